@@ -1,0 +1,9 @@
+// Package logical holds resolved logical plans: trees of typed nodes whose expressions are bound
+// (package expr) and whose output schema is known. The analyzer builds them from package plan's
+// unresolved relations; the planner (package planner) turns them into flow pipelines; explain
+// prints them.
+//
+// Every Node reports its output Schema (user columns only; the flow-event columns _marker and
+// _retracted are added by the planner), its Children, whether it reads an unbounded source
+// (IsStreaming), and a one-line description for explain trees. Nodes are immutable once built.
+package logical
