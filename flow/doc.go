@@ -1,0 +1,34 @@
+// Package flow is Weir's dataflow runtime: pipelines of operators over flow-event batches,
+// joined by bounded channels, run by a JobRunner.
+//
+// # Flow events
+//
+// Every batch moving between operators is an Arrow record whose first two columns are
+// `_marker` (binary, nullable) and `_retracted` (boolean), then the user's columns. A batch is
+// either a data batch (every `_marker` null; `_retracted` true marks a retraction of a row emitted
+// earlier) or a marker batch of exactly one row whose `_marker` encodes a Marker: Barrier{epoch},
+// Watermark{ts}, EndOfData. See event.go.
+//
+// # Operators
+//
+// An Operator processes one data batch at a time (Process) and emits batches through an Emitter.
+// Optional interfaces let it react to control events: InputEnder (one input ended),
+// EndOfDataHandler (all inputs ended: blocking operators emit here), WatermarkHandler,
+// BarrierHandler, and Closer (release state). The runtime owns the loop, end-of-data counting,
+// barrier alignment and watermark merging; operators never see marker batches.
+//
+// # Graphs and runners
+//
+// A Graph is a DAG of Nodes. A leaf Node runs a Source; an inner Node runs one Operator instance
+// per partition (NewOperator). Each input edge has an Exchange: Forward (partition i → i),
+// Partition (a Partitioner splits each batch across the consumer's partitions, e.g. by hash),
+// Broadcast (every batch to every partition) or Gather (everything to partition 0). The graph's
+// Output node's batches are what a Job yields.
+//
+// A JobRunner starts a Graph and returns a Job. LocalRunner runs each (node, partition) in its own
+// goroutine. Ownership: the runner owns every goroutine it starts and stops them all when the job
+// ends, fails or is closed; every channel is written by its senders and never closed (receivers
+// count EndOfData markers instead), so no send can panic on a closed channel. A batch passed to
+// Process is released by the runtime after Process returns (Retain it to keep it); a batch given
+// to Emit belongs to the runtime from then on.
+package flow

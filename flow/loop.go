@@ -1,0 +1,143 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/weirhq/weir/barrier"
+)
+
+// loop is one operator instance's receive loop: it owns end-of-data counting, barrier alignment
+// (holding data of senders that are ahead) and watermark merging, and calls the operator.
+type loop struct {
+	t       *task
+	op      Operator
+	out     *taskEmitter
+	aligner *barrier.Aligner
+	held    []envelope // data and markers of blocked senders, in arrival order
+	done    bool
+}
+
+func newLoop(t *task, op Operator, out *taskEmitter) *loop {
+	return &loop{t: t, op: op, out: out, aligner: barrier.NewAligner(t.senders)}
+}
+
+func (l *loop) run(ctx context.Context) error {
+	defer func() {
+		for _, e := range l.held {
+			e.rec.Release()
+		}
+	}()
+	// An instance with no senders at all (e.g. partitions > 0 of a gather) ends at once.
+	if total(l.t.senders) == 0 {
+		return l.finish(ctx)
+	}
+	for !l.done {
+		select {
+		case e := <-l.t.inbox:
+			if err := l.handle(ctx, e); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func total(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+func (l *loop) handle(ctx context.Context, e envelope) error {
+	id := barrier.SenderID{Input: e.input, Sender: e.sender}
+	if l.aligner.Blocked(id) {
+		l.held = append(l.held, e)
+		return nil
+	}
+	m, isMarker, err := MarkerOf(e.rec)
+	if err != nil {
+		e.rec.Release()
+		return err
+	}
+	if !isMarker {
+		defer e.rec.Release()
+		if err := l.op.Process(ctx, e.input, e.rec, l.out); err != nil {
+			return fmt.Errorf("%s: %w", l.t.node.Name, err)
+		}
+		return nil
+	}
+	e.rec.Release()
+	switch m.Kind {
+	case MarkerBarrier:
+		if l.aligner.Barrier(id, m.Epoch) {
+			return l.barrierAligned(ctx, m.Epoch)
+		}
+	case MarkerWatermark:
+		if ts, adv := l.aligner.Watermark(id, m.Timestamp); adv {
+			if h, ok := l.op.(WatermarkHandler); ok {
+				if err := h.Watermark(ctx, ts, l.out); err != nil {
+					return err
+				}
+			}
+			return l.out.emitMarker(ctx, Marker{Kind: MarkerWatermark, Timestamp: ts})
+		}
+	case MarkerEndOfData:
+		epoch := l.aligner.Pending()
+		aligned, inputEnded, allEnded := l.aligner.End(id)
+		if aligned {
+			if err := l.barrierAligned(ctx, epoch); err != nil {
+				return err
+			}
+		}
+		if inputEnded {
+			if h, ok := l.op.(InputEnder); ok {
+				if err := h.InputEnded(ctx, e.input, l.out); err != nil {
+					return err
+				}
+			}
+		}
+		if allEnded {
+			return l.finish(ctx)
+		}
+	}
+	return nil
+}
+
+// barrierAligned snapshots (through the operator's hook), forwards the barrier and replays the
+// data held back during alignment.
+func (l *loop) barrierAligned(ctx context.Context, epoch int64) error {
+	if h, ok := l.op.(BarrierHandler); ok {
+		if err := h.Barrier(ctx, epoch, l.out); err != nil {
+			return err
+		}
+	}
+	if err := l.out.emitMarker(ctx, Marker{Kind: MarkerBarrier, Epoch: epoch}); err != nil {
+		return err
+	}
+	held := l.held
+	l.held = nil
+	for i, e := range held {
+		if err := l.handle(ctx, e); err != nil {
+			for _, rest := range held[i+1:] {
+				rest.rec.Release()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loop) finish(ctx context.Context) error {
+	l.done = true
+	if h, ok := l.op.(EndOfDataHandler); ok {
+		if err := h.EndOfData(ctx, l.out); err != nil {
+			return err
+		}
+	}
+	return l.out.emitMarker(ctx, Marker{Kind: MarkerEndOfData})
+}

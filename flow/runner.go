@@ -1,0 +1,327 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// JobRunner starts graphs. LocalRunner runs them in this process; a distributed runner would
+// place partitions elsewhere behind the same interface.
+type JobRunner interface {
+	Start(ctx context.Context, g *Graph) (Job, error)
+}
+
+// Job is a running graph.
+type Job interface {
+	// Next returns the next batch of the graph's output node: data batches and markers other
+	// than EndOfData. It returns io.EOF once every output partition ended, or the job's error.
+	// The caller releases the batch.
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	// Close stops the job (if still running), waits for all its goroutines and releases
+	// buffered batches. It is safe to call more than once.
+	Close()
+}
+
+// LocalRunner runs every (node, partition) as a goroutine in this process.
+type LocalRunner struct {
+	mem      memory.Allocator
+	capacity int
+}
+
+// RunnerOption configures a LocalRunner.
+type RunnerOption func(*LocalRunner)
+
+// WithAllocator sets the allocator operators and sources use.
+func WithAllocator(mem memory.Allocator) RunnerOption {
+	return func(r *LocalRunner) { r.mem = mem }
+}
+
+// WithChannelCapacity sets the bound of every inbox channel (default 8 batches).
+func WithChannelCapacity(n int) RunnerOption {
+	return func(r *LocalRunner) { r.capacity = n }
+}
+
+// NewLocalRunner returns a runner.
+func NewLocalRunner(opts ...RunnerOption) *LocalRunner {
+	r := &LocalRunner{mem: memory.DefaultAllocator, capacity: 8}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// envelope is one batch in an inbox, with where it came from.
+type envelope struct {
+	input, sender int
+	rec           arrow.RecordBatch
+}
+
+// route is one consumer edge of a producer.
+type route struct {
+	tasks []*task
+	input int
+	edge  Input
+}
+
+// task is one partition of one node.
+type task struct {
+	node    *Node
+	env     Env
+	inbox   chan envelope
+	senders []int // senders per input
+	routes  []route
+}
+
+type localJob struct {
+	cancel  context.CancelFunc
+	ctx     context.Context
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	err     error
+	out     chan envelope
+	outLeft int
+	tasks   []*task
+	closed  sync.Once
+}
+
+// Start builds one task per (node, partition), wires the edges and starts the goroutines.
+func (r *LocalRunner) Start(ctx context.Context, g *Graph) (Job, error) {
+	order, err := g.nodes()
+	if err != nil {
+		return nil, err
+	}
+	tasks := map[*Node][]*task{}
+	var all []*task
+	for _, n := range order {
+		ts := make([]*task, n.Parallelism)
+		for p := range ts {
+			ts[p] = &task{
+				node:    n,
+				env:     Env{Mem: r.mem, Partition: p, Partitions: n.Parallelism, OutSchema: n.Schema},
+				inbox:   make(chan envelope, r.capacity),
+				senders: make([]int, len(n.Inputs)),
+			}
+		}
+		tasks[n] = ts
+		all = append(all, ts...)
+	}
+	for _, n := range order {
+		for i, in := range n.Inputs {
+			for p, t := range tasks[n] {
+				t.senders[i] = sendersInto(in, p)
+			}
+			for _, prod := range tasks[in.From] {
+				prod.routes = append(prod.routes, route{tasks: tasks[n], input: i, edge: in})
+			}
+		}
+	}
+	jctx, cancel := context.WithCancel(ctx)
+	j := &localJob{cancel: cancel, ctx: jctx, out: make(chan envelope, r.capacity),
+		outLeft: g.Output.Parallelism, tasks: all}
+	for _, t := range tasks[g.Output] {
+		t.routes = append(t.routes, route{input: -1})
+	}
+	for _, t := range all {
+		j.wg.Add(1)
+		go func(t *task) {
+			defer j.wg.Done()
+			if err := j.runTask(jctx, t); err != nil {
+				j.fail(err)
+			}
+		}(t)
+	}
+	return j, nil
+}
+
+// sendersInto counts the producer partitions that send into consumer partition p over in.
+func sendersInto(in Input, p int) int {
+	switch in.Exchange {
+	case Forward:
+		return 1
+	case Gather:
+		if p == 0 {
+			return in.From.Parallelism
+		}
+		return 0
+	}
+	return in.From.Parallelism
+}
+
+func (j *localJob) fail(err error) {
+	j.mu.Lock()
+	if j.err == nil && !errors.Is(err, context.Canceled) {
+		j.err = err
+	}
+	j.mu.Unlock()
+	j.cancel()
+}
+
+func (j *localJob) firstErr() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+func (j *localJob) runTask(ctx context.Context, t *task) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("flow: node %q partition %d panicked: %v", t.node.Name, t.env.Partition, r)
+		}
+	}()
+	em := &taskEmitter{job: j, t: t}
+	if t.node.Source != nil {
+		if err := t.node.Source.Run(ctx, t.env, em); err != nil {
+			return fmt.Errorf("%s: %w", t.node.Name, err)
+		}
+		return em.emitMarker(ctx, Marker{Kind: MarkerEndOfData})
+	}
+	op, err := t.node.NewOperator(t.env)
+	if err != nil {
+		return err
+	}
+	if c, ok := op.(Closer); ok {
+		defer c.Close()
+	}
+	l := newLoop(t, op, em)
+	return l.run(ctx)
+}
+
+// Next implements Job.
+func (j *localJob) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if j.outLeft == 0 {
+			return nil, io.EOF
+		}
+		select {
+		case e := <-j.out:
+			m, isMarker, err := MarkerOf(e.rec)
+			if err != nil {
+				e.rec.Release()
+				return nil, err
+			}
+			if isMarker && m.Kind == MarkerEndOfData {
+				e.rec.Release()
+				j.outLeft--
+				continue
+			}
+			return e.rec, nil
+		case <-j.ctx.Done():
+			if err := j.firstErr(); err != nil {
+				return nil, err
+			}
+			return nil, j.ctx.Err()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Close implements Job.
+func (j *localJob) Close() {
+	j.closed.Do(func() {
+		j.cancel()
+		j.wg.Wait()
+		for _, t := range j.tasks {
+			drain(t.inbox)
+		}
+		drain(j.out)
+	})
+}
+
+func drain(c chan envelope) {
+	for {
+		select {
+		case e := <-c:
+			e.rec.Release()
+		default:
+			return
+		}
+	}
+}
+
+// taskEmitter routes a task's output batches along its routes.
+type taskEmitter struct {
+	job *localJob
+	t   *task
+	rr  int
+}
+
+func (em *taskEmitter) emitMarker(ctx context.Context, m Marker) error {
+	return em.Emit(ctx, NewMarkerBatch(em.t.env.Mem, em.t.node.Schema, m))
+}
+
+// Emit implements Emitter.
+func (em *taskEmitter) Emit(ctx context.Context, rec arrow.RecordBatch) error {
+	defer rec.Release()
+	_, isMarker, err := MarkerOf(rec)
+	if err != nil {
+		return err
+	}
+	p := em.t.env.Partition
+	for _, r := range em.t.routes {
+		if r.input < 0 {
+			if err := em.send(ctx, em.job.out, envelope{input: 0, sender: p, rec: retained(rec)}); err != nil {
+				return err
+			}
+			continue
+		}
+		switch {
+		case r.edge.Exchange == Forward:
+			err = em.send(ctx, r.tasks[p].inbox, envelope{r.input, p, retained(rec)})
+		case r.edge.Exchange == Gather:
+			err = em.send(ctx, r.tasks[0].inbox, envelope{r.input, p, retained(rec)})
+		case r.edge.Exchange == Broadcast || isMarker:
+			for _, t := range r.tasks {
+				if err = em.send(ctx, t.inbox, envelope{r.input, p, retained(rec)}); err != nil {
+					break
+				}
+			}
+		default:
+			err = em.split(ctx, r, rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (em *taskEmitter) split(ctx context.Context, r route, rec arrow.RecordBatch) error {
+	parts, err := r.edge.Partitioner.Split(em.t.env, rec, len(r.tasks))
+	if err != nil {
+		return err
+	}
+	for i, part := range parts {
+		if part == nil {
+			continue
+		}
+		if part.NumRows() == 0 || err != nil {
+			part.Release()
+			continue
+		}
+		err = em.send(ctx, r.tasks[i].inbox, envelope{r.input, em.t.env.Partition, part})
+	}
+	return err
+}
+
+// send delivers e or, if ctx ends first, releases it.
+func (em *taskEmitter) send(ctx context.Context, c chan envelope, e envelope) error {
+	select {
+	case c <- e:
+		return nil
+	case <-ctx.Done():
+		e.rec.Release()
+		return ctx.Err()
+	}
+}
+
+func retained(rec arrow.RecordBatch) arrow.RecordBatch {
+	rec.Retain()
+	return rec
+}
