@@ -2,42 +2,158 @@ package engine
 
 import (
 	"context"
+	"io"
+	"runtime"
+	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/analyzer"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// Session is one Spark session's server-side state.
+// Session is one Spark session's server-side state: configuration and temp views, and the
+// pipeline that runs plans.
 type Session struct {
-	conf *Conf
+	conf    *Conf
+	views   *catalog
+	mem     memory.Allocator
+	runner  flow.JobRunner
+	sources analyzer.SourceSchemas
+	now     func() time.Time
 }
 
+// SessionOption configures a Session.
+type SessionOption func(*Session)
+
+// WithAllocator sets the Arrow allocator the session's jobs use.
+func WithAllocator(mem memory.Allocator) SessionOption { return func(s *Session) { s.mem = mem } }
+
+// WithRunner sets the JobRunner (default: a LocalRunner).
+func WithRunner(r flow.JobRunner) SessionOption { return func(s *Session) { s.runner = r } }
+
+// WithClock sets the time source for current_timestamp() and friends.
+func WithClock(now func() time.Time) SessionOption { return func(s *Session) { s.now = now } }
+
 // NewSession returns a session with default configuration.
-func NewSession() *Session {
-	return &Session{conf: NewConf()}
+func NewSession(opts ...SessionOption) *Session {
+	s := &Session{conf: NewConf(), views: newCatalog(), mem: memory.DefaultAllocator, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.runner == nil {
+		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))
+	}
+	return s
 }
 
 // Conf returns the session's configuration.
 func (s *Session) Conf() *Conf { return s.conf }
 
+func (s *Session) exprOptions() expr.Options {
+	return expr.Options{ANSI: s.conf.Bool("spark.sql.ansi.enabled", true), TimeZone: s.timeZone()}
+}
+
+func (s *Session) timeZone() string { return s.conf.GetOr("spark.sql.session.timeZone", "UTC") }
+
+func (s *Session) analyzer() *analyzer.Analyzer {
+	return &analyzer.Analyzer{
+		Catalog:       s.views,
+		Sources:       s.sources,
+		Options:       s.exprOptions(),
+		CaseSensitive: s.conf.Bool("spark.sql.caseSensitive", false),
+	}
+}
+
 // Analyze resolves rel into a logical plan (for schema, explain, isStreaming).
 func (s *Session) Analyze(ctx context.Context, rel plan.Relation) (logical.Node, error) {
-	return nil, sparkerr.Unsupported("engine: analyze not built yet")
+	if show, ok := rel.(*plan.ShowString); ok {
+		if _, err := s.analyzer().Resolve(ctx, show.Input); err != nil {
+			return nil, err
+		}
+		return showStringSchemaNode(), nil
+	}
+	return s.analyzer().Resolve(ctx, rel)
 }
 
-// Execute runs rel and returns its rows.
+// Execute runs rel and returns its rows: the one pipeline every query takes.
 func (s *Session) Execute(ctx context.Context, rel plan.Relation) (*Result, error) {
-	return nil, sparkerr.Unsupported("engine: execute not built yet")
+	if show, ok := rel.(*plan.ShowString); ok {
+		return s.showString(ctx, show)
+	}
+	node, err := s.Analyze(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	if logical.IsStreaming(node) {
+		return nil, sparkerr.Analysis("UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK", "42KDE",
+			"Queries with streaming sources must be executed with writeStream.start();")
+	}
+	return s.run(ctx, node)
 }
 
-// RunCommand executes a command; commands that show something (SHOW TABLES, DESCRIBE, SET,
-// EXPLAIN, a query) return their rows, others an empty result with an empty schema.
-func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, error) {
-	return nil, sparkerr.Unsupported("engine: commands not built yet")
+// evalContext is the evaluation context of one statement.
+func (s *Session) evalContext() (*expr.Context, error) {
+	loc, err := time.LoadLocation(s.timeZone())
+	if err != nil {
+		return nil, sparkerr.Newf(sparkerr.IllegalArgumentException, "INVALID_CONF_VALUE.TIME_ZONE", "22022",
+			"The value '%s' in the config \"spark.sql.session.timeZone\" is invalid. Cannot resolve the given timezone.", s.timeZone())
+	}
+	return &expr.Context{Mem: s.mem, Location: loc, ANSI: s.exprOptions().ANSI, Now: s.now().UnixMicro()}, nil
 }
 
-// Explain renders rel's plan in a mode ("simple", "extended", "codegen", "cost", "formatted").
-func (s *Session) Explain(ctx context.Context, rel plan.Relation, mode string) (string, error) {
-	return "", sparkerr.Unsupported("engine: explain not built yet")
+// run plans and starts node, and streams its user columns.
+func (s *Session) run(ctx context.Context, node logical.Node) (*Result, error) {
+	ectx, err := s.evalContext()
+	if err != nil {
+		return nil, err
+	}
+	g, err := planner.Build(node, planner.Options{Mem: s.mem, Partitions: runtime.NumCPU(), Expr: ectx})
+	if err != nil {
+		return nil, err
+	}
+	job, err := s.runner.Start(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	next := func(ctx context.Context) (arrow.RecordBatch, error) {
+		for {
+			rec, err := job.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if _, isMarker, _ := flow.MarkerOf(rec); isMarker {
+				rec.Release()
+				continue
+			}
+			user := flow.UserColumns(rec)
+			rec.Release()
+			return user, nil
+		}
+	}
+	return NewResult(node.Schema(), next, job.Close), nil
+}
+
+// collect drains a result into memory (for show and command paths).
+func collect(ctx context.Context, r *Result) ([]arrow.RecordBatch, error) {
+	defer r.Close()
+	var recs []arrow.RecordBatch
+	for {
+		rec, err := r.Next(ctx)
+		if err == io.EOF {
+			return recs, nil
+		}
+		if err != nil {
+			for _, r := range recs {
+				r.Release()
+			}
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
 }

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// catalog holds a session's temp views: name (lower-cased) → analyzed plan, as Spark keeps them.
+type catalog struct {
+	mu    sync.RWMutex
+	views map[string]logical.Node
+}
+
+func newCatalog() *catalog { return &catalog{views: map[string]logical.Node{}} }
+
+// TempView implements analyzer.Catalog.
+func (c *catalog) TempView(name string) (logical.Node, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n, ok := c.views[strings.ToLower(name)]
+	return n, ok
+}
+
+func (c *catalog) create(name string, n logical.Node, replace bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := strings.ToLower(name)
+	if _, exists := c.views[key]; exists && !replace {
+		return sparkerr.Newf(sparkerr.TempTableAlreadyExists, "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS", "42P07",
+			"Cannot create the temporary view %s because it already exists.", sparkerr.Quote(name)).
+			WithParams("relationName", sparkerr.Quote(name))
+	}
+	c.views[key] = n
+	return nil
+}
+
+func (c *catalog) drop(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := strings.ToLower(name)
+	_, ok := c.views[key]
+	delete(c.views, key)
+	return ok
+}
+
+func (c *catalog) names() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]string, 0, len(c.views))
+	for k := range c.views {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+func stringField(name string) sqltypes.Field {
+	return sqltypes.Field{Name: name, Type: sqltypes.StringType, Nullable: true}
+}
+
+// RunCommand executes a command. Commands that show something (SHOW TABLES, DESCRIBE, SET,
+// EXPLAIN, a query) return their rows; others return an empty result with an empty schema.
+func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, error) {
+	switch c := cmd.(type) {
+	case plan.Query:
+		return s.Execute(ctx, c.Input)
+	case *plan.Query:
+		return s.Execute(ctx, c.Input)
+	case plan.CreateView:
+		return s.createView(ctx, &c)
+	case *plan.CreateView:
+		return s.createView(ctx, c)
+	case plan.DropView:
+		return s.dropView(&c)
+	case *plan.DropView:
+		return s.dropView(c)
+	case plan.ShowTables:
+		return s.showTables(&c)
+	case *plan.ShowTables:
+		return s.showTables(c)
+	case plan.Describe:
+		return s.describe(ctx, &c)
+	case *plan.Describe:
+		return s.describe(ctx, c)
+	case plan.SetConf:
+		return s.setConf(&c)
+	case *plan.SetConf:
+		return s.setConf(c)
+	case plan.ResetConf:
+		return s.resetConf(&c)
+	case *plan.ResetConf:
+		return s.resetConf(c)
+	case plan.Explain:
+		return s.explainCommand(ctx, &c)
+	case *plan.Explain:
+		return s.explainCommand(ctx, c)
+	case plan.ShowFunctions:
+		return s.showFunctions(&c)
+	case *plan.ShowFunctions:
+		return s.showFunctions(c)
+	case plan.ShowColumns:
+		return s.showColumns(ctx, &c)
+	case *plan.ShowColumns:
+		return s.showColumns(ctx, c)
+	case plan.ShowDatabases, *plan.ShowDatabases:
+		return s.rowsResult(sqltypes.Schema{stringField("namespace")}, [][]any{{"default"}})
+	case plan.UseDatabase:
+		return s.useDatabase(c.Name)
+	case *plan.UseDatabase:
+		return s.useDatabase(c.Name)
+	}
+	return nil, sparkerr.Unsupported("command %T is not supported", cmd)
+}
+
+func (s *Session) empty() (*Result, error) { return NewResult(nil, nil, nil), nil }
+
+func (s *Session) createView(ctx context.Context, c *plan.CreateView) (*Result, error) {
+	node, err := s.Analyze(ctx, c.Input)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Columns) > 0 {
+		schema := node.Schema()
+		if len(c.Columns) != len(schema) {
+			return nil, sparkerr.Analysis("CREATE_VIEW_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS", "21S01",
+				"Cannot create view %s, the reason is not enough data columns: View columns: %s. Data columns: %s.",
+				sparkerr.Quote(c.Name), strings.Join(c.Columns, ", "), strings.Join(schema.Names(), ", "))
+		}
+		exprs := make([]expr.Expr, len(schema))
+		for i, f := range schema {
+			exprs[i] = &expr.Alias{Child: &expr.Column{Index: i, Name: f.Name, T: f.Type, Null: f.Nullable}, Name: c.Columns[i]}
+		}
+		node = &logical.Project{Input: node, Exprs: exprs}
+	}
+	if _, exists := s.views.TempView(c.Name); exists && c.IfNotExists {
+		return s.empty()
+	}
+	if err := s.views.create(c.Name, node, c.Replace); err != nil {
+		return nil, err
+	}
+	return s.empty()
+}
+
+func (s *Session) dropView(c *plan.DropView) (*Result, error) {
+	name := c.Name[len(c.Name)-1]
+	if !s.views.drop(name) && !c.IfExists {
+		return nil, sparkerr.TableNotFound(c.Name)
+	}
+	return s.empty()
+}
+
+func (s *Session) showTables(c *plan.ShowTables) (*Result, error) {
+	schema := sqltypes.Schema{stringField("namespace"), stringField("tableName"),
+		{Name: "isTemporary", Type: sqltypes.BooleanType, Nullable: true}}
+	var rows [][]any
+	for _, n := range s.views.names() {
+		if c.Pattern != "" && !likeSparkPattern(c.Pattern, n) {
+			continue
+		}
+		rows = append(rows, []any{"", n, true})
+	}
+	return s.rowsResult(schema, rows)
+}
+
+// likeSparkPattern matches SHOW TABLES patterns: '*' any characters, '|' alternatives.
+func likeSparkPattern(pattern, name string) bool {
+	for _, alt := range strings.Split(pattern, "|") {
+		if ok, _ := path.Match(strings.ToLower(strings.TrimSpace(alt)), name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) describe(ctx context.Context, c *plan.Describe) (*Result, error) {
+	var schema sqltypes.Schema
+	if c.Query != nil {
+		n, err := s.Analyze(ctx, c.Query)
+		if err != nil {
+			return nil, err
+		}
+		schema = n.Schema()
+	} else {
+		n, err := s.Analyze(ctx, &plan.NamedTable{Name: c.Table})
+		if err != nil {
+			return nil, err
+		}
+		schema = n.Schema()
+	}
+	out := sqltypes.Schema{stringField("col_name"), stringField("data_type"), stringField("comment")}
+	rows := make([][]any, len(schema))
+	for i, f := range schema {
+		rows[i] = []any{f.Name, f.Type.String(), nil}
+	}
+	return s.rowsResult(out, rows)
+}
+
+func (s *Session) setConf(c *plan.SetConf) (*Result, error) {
+	schema := sqltypes.Schema{stringField("key"), stringField("value")}
+	switch {
+	case c.Key == "":
+		var rows [][]any
+		for _, kv := range s.conf.All("") {
+			rows = append(rows, []any{kv[0], kv[1]})
+		}
+		return s.rowsResult(schema, rows)
+	case c.Value == nil:
+		v, ok := s.conf.Get(c.Key)
+		if !ok {
+			v = "<undefined>"
+		}
+		return s.rowsResult(schema, [][]any{{c.Key, v}})
+	}
+	if err := s.conf.Set(c.Key, *c.Value); err != nil {
+		return nil, err
+	}
+	return s.rowsResult(schema, [][]any{{c.Key, *c.Value}})
+}
+
+func (s *Session) resetConf(c *plan.ResetConf) (*Result, error) {
+	if c.Key == "" {
+		for _, kv := range s.conf.All("") {
+			s.conf.Unset(kv[0])
+		}
+	} else {
+		s.conf.Unset(c.Key)
+	}
+	return s.empty()
+}
+
+func (s *Session) showFunctions(c *plan.ShowFunctions) (*Result, error) {
+	var rows [][]any
+	for _, n := range expr.FunctionNames() {
+		if c.Pattern != "" && !likeSparkPattern(c.Pattern, n) {
+			continue
+		}
+		rows = append(rows, []any{n})
+	}
+	return s.rowsResult(sqltypes.Schema{stringField("function")}, rows)
+}
+
+func (s *Session) showColumns(ctx context.Context, c *plan.ShowColumns) (*Result, error) {
+	n, err := s.Analyze(ctx, &plan.NamedTable{Name: c.Table})
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]any
+	for _, name := range n.Schema().Names() {
+		rows = append(rows, []any{name})
+	}
+	return s.rowsResult(sqltypes.Schema{stringField("col_name")}, rows)
+}
+
+func (s *Session) useDatabase(name []string) (*Result, error) {
+	if len(name) != 1 || !strings.EqualFold(name[0], "default") {
+		return nil, sparkerr.Analysis("SCHEMA_NOT_FOUND", "42704",
+			"The schema %s cannot be found.", sparkerr.Quote(name...))
+	}
+	return s.empty()
+}
+
+func (s *Session) explainCommand(ctx context.Context, c *plan.Explain) (*Result, error) {
+	mode := strings.ToLower(c.Mode)
+	if mode == "" {
+		mode = "simple"
+	}
+	text, err := s.Explain(ctx, c.Input, mode)
+	if err != nil {
+		return nil, err
+	}
+	return s.rowsResult(sqltypes.Schema{stringField("plan")}, [][]any{{text}})
+}
+
+// Explain renders rel's plan in a mode ("simple", "extended", "codegen", "cost", "formatted").
+func (s *Session) Explain(ctx context.Context, rel plan.Relation, mode string) (string, error) {
+	node, err := s.Analyze(ctx, rel)
+	if err != nil {
+		return "", err
+	}
+	tree := logical.TreeString(node)
+	switch strings.ToLower(mode) {
+	case "extended", "cost":
+		schema := make([]string, 0, len(node.Schema()))
+		for _, f := range node.Schema() {
+			schema = append(schema, f.Name+": "+f.Type.String())
+		}
+		return "== Analyzed Logical Plan ==\n" + strings.Join(schema, ", ") + "\n" + tree +
+			"\n== Optimized Logical Plan ==\n" + tree + "\n== Physical Plan ==\n" + tree, nil
+	}
+	return "== Physical Plan ==\n" + tree, nil
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every Weir test on a fresh machine: installs what it needs (Go modules, a Python venv with
+# the pinned PySpark client and pytest), builds the server, runs the Go tests (race detector on
+# the concurrent packages) and the PySpark end-to-end suite against the real server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+echo "== installing Go modules"
+go mod download
+
+echo "== installing the Python test environment (.venv)"
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/pip install --disable-pip-version-check -q -r scripts/python-requirements.txt
+
+echo "== building weir"
+mkdir -p bin
+go build -o bin/weir ./cmd/weir
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test"
+race_pkgs="./flow/... ./barrier/... ./connect/..."
+go test -count=1 ./...
+go test -count=1 -race $race_pkgs
+
+echo "== pytest (PySpark end to end)"
+WEIR_BIN="$root/bin/weir" .venv/bin/python -m pytest -q -p no:cacheprovider tests/e2e

@@ -1,0 +1,75 @@
+"""Starts the real weir server binary and hands tests a stock PySpark Connect session."""
+import os
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, port: int, proc: subprocess.Popen, log_path: str):
+        self.port = port
+        self.proc = proc
+        self.log_path = log_path
+        self.url = f"sc://127.0.0.1:{port}"
+
+    def log(self) -> str:
+        with open(self.log_path) as f:
+            return f.read()
+
+
+def start_server(extra_args=(), env=None) -> Server:
+    binary = os.environ.get("WEIR_BIN") or os.path.join(os.path.dirname(__file__), "../../bin/weir")
+    port = _free_port()
+    state = tempfile.mkdtemp(prefix="weir-e2e-")
+    log_path = os.path.join(state, "server.log")
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [binary, "--listen", f"127.0.0.1:{port}", "--state-dir", state, *extra_args],
+        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"weir exited early:\n{open(log_path).read()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return Server(port, proc, log_path)
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("weir did not start listening")
+
+
+def stop_server(server: Server) -> None:
+    server.proc.terminate()
+    try:
+        server.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        raise
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = start_server()
+    yield s
+    stop_server(s)
+    assert s.proc.returncode == 0, f"weir did not stop cleanly on SIGTERM:\n{s.log()}"
+
+
+@pytest.fixture(scope="session")
+def spark(server):
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.builder.remote(server.url).getOrCreate()
+    yield session
+    session.stop()
