@@ -16,13 +16,15 @@ type loop struct {
 	aligner *barrier.Aligner
 	held    []envelope // data and markers of blocked senders, in arrival order
 	done    bool
+	// endSent: EndOfData went downstream; allEnded: every sender ended.
+	endSent, allEnded bool
 }
 
 func newLoop(t *task, op Operator, out *taskEmitter) *loop {
 	return &loop{t: t, op: op, out: out, aligner: barrier.NewAligner(t.senders)}
 }
 
-func (l *loop) run(ctx context.Context) error {
+func (l *loop) run(ctx context.Context, j *localJob) error {
 	defer func() {
 		for _, e := range l.held {
 			e.rec.Release()
@@ -32,14 +34,61 @@ func (l *loop) run(ctx context.Context) error {
 	if total(l.t.senders) == 0 {
 		return l.finish(ctx)
 	}
+	fin, _ := l.op.(Finisher)
 	for !l.done {
 		select {
 		case e := <-l.t.inbox:
 			if err := l.handle(ctx, e); err != nil {
+				if j.stoppedEarly(l.t) {
+					return l.drain(j)
+				}
 				return err
 			}
+			if fin != nil && !l.done && fin.Done() {
+				if err := l.finish(ctx); err != nil && !j.stoppedEarly(l.t) {
+					return err
+				}
+				return l.drain(j)
+			}
 		case <-ctx.Done():
+			if j.stoppedEarly(l.t) {
+				return l.drain(j)
+			}
 			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// drain is the end of an instance that needs no more input: it makes sure EndOfData went
+// downstream, lets the job stop producers nobody needs, and discards input until every sender
+// ended (senders never block on it).
+func (l *loop) drain(j *localJob) error {
+	j.markNeedless(l.t)
+	if !l.endSent {
+		if err := l.out.emitMarker(j.ctx, Marker{Kind: MarkerEndOfData}); err != nil {
+			return err
+		}
+		l.endSent = true
+	}
+	ended := l.allEnded
+	discard := func(e envelope) {
+		if m, ok, _ := MarkerOf(e.rec); ok && m.Kind == MarkerEndOfData && !ended {
+			_, _, ended = l.aligner.End(barrier.SenderID{Input: e.input, Sender: e.sender})
+		}
+		e.rec.Release()
+	}
+	held := l.held
+	l.held = nil
+	for _, e := range held {
+		discard(e)
+	}
+	for !ended {
+		select {
+		case e := <-l.t.inbox:
+			discard(e)
+		case <-j.ctx.Done():
+			return j.ctx.Err()
 		}
 	}
 	return nil
@@ -66,7 +115,12 @@ func (l *loop) handle(ctx context.Context, e envelope) error {
 	}
 	if !isMarker {
 		defer e.rec.Release()
-		if err := l.op.Process(ctx, e.input, e.rec, l.out); err != nil {
+		if sa, ok := l.op.(SenderAware); ok {
+			err = sa.ProcessFrom(ctx, e.input, e.sender, e.rec, l.out)
+		} else {
+			err = l.op.Process(ctx, e.input, e.rec, l.out)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", l.t.node.Name, err)
 		}
 		return nil
@@ -89,8 +143,14 @@ func (l *loop) handle(ctx context.Context, e envelope) error {
 	case MarkerEndOfData:
 		epoch := l.aligner.Pending()
 		aligned, inputEnded, allEnded := l.aligner.End(id)
+		l.allEnded = allEnded
 		if aligned {
 			if err := l.barrierAligned(ctx, epoch); err != nil {
+				return err
+			}
+		}
+		if sa, ok := l.op.(SenderAware); ok {
+			if err := sa.SenderEnded(ctx, e.input, e.sender, l.out); err != nil {
 				return err
 			}
 		}
@@ -139,5 +199,9 @@ func (l *loop) finish(ctx context.Context) error {
 			return err
 		}
 	}
-	return l.out.emitMarker(ctx, Marker{Kind: MarkerEndOfData})
+	if err := l.out.emitMarker(ctx, Marker{Kind: MarkerEndOfData}); err != nil {
+		return err
+	}
+	l.endSent = true
+	return nil
 }

@@ -73,3 +73,21 @@ type SourceFunc func(ctx context.Context, env Env, out Emitter) error
 
 // Run implements Source.
 func (f SourceFunc) Run(ctx context.Context, env Env, out Emitter) error { return f(ctx, env, out) }
+
+// Finisher is an optional Operator extension for operators that can complete before their
+// input ends (a limit that has its rows). The runtime asks Done after each Process; once it is
+// true the runtime finishes the instance at once (EndOfData handler, then EndOfData downstream),
+// discards its further input, and stops every upstream task all of whose consumers need no more
+// input (their context is cancelled; they send EndOfData and drain their own inputs).
+type Finisher interface {
+	Done() bool
+}
+
+// SenderAware is an optional Operator extension for operators that need to know which producer
+// partition sent each batch (an order-preserving gather). The runtime then calls ProcessFrom
+// instead of Process, and SenderEnded when one sender of input `in` delivered EndOfData (before
+// InputEnded).
+type SenderAware interface {
+	ProcessFrom(ctx context.Context, in, sender int, rec arrow.RecordBatch, out Emitter) error
+	SenderEnded(ctx context.Context, in, sender int, out Emitter) error
+}

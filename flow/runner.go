@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -76,6 +77,17 @@ type task struct {
 	inbox   chan envelope
 	senders []int // senders per input
 	routes  []route
+
+	// ctx is the task's own context (a child of the job's); stopping cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// targets are the consumer tasks this task sends to; output tasks also send to the job.
+	targets   []*task
+	producers []*task
+	output    bool
+	// needless: the task needs no more input (it finished early or was stopped); stopped: its
+	// consumers all need no more input, so it was cancelled.
+	needless, stopped atomic.Bool
 }
 
 type localJob struct {
@@ -88,6 +100,7 @@ type localJob struct {
 	outLeft int
 	tasks   []*task
 	closed  sync.Once
+	stopMu  sync.Mutex
 }
 
 // Start builds one task per (node, partition), wires the edges and starts the goroutines.
@@ -122,16 +135,22 @@ func (r *LocalRunner) Start(ctx context.Context, g *Graph) (Job, error) {
 		}
 	}
 	jctx, cancel := context.WithCancel(ctx)
+	for _, t := range all {
+		t.ctx, t.cancel = context.WithCancel(jctx)
+	}
+	linkTargets(order, tasks)
 	j := &localJob{cancel: cancel, ctx: jctx, out: make(chan envelope, r.capacity),
 		outLeft: g.Output.Parallelism, tasks: all}
 	for _, t := range tasks[g.Output] {
 		t.routes = append(t.routes, route{input: -1})
+		t.output = true
 	}
 	for _, t := range all {
 		j.wg.Add(1)
 		go func(t *task) {
 			defer j.wg.Done()
-			if err := j.runTask(jctx, t); err != nil {
+			defer t.cancel()
+			if err := j.runTask(t.ctx, t); err != nil {
 				j.fail(err)
 			}
 		}(t)
@@ -176,10 +195,11 @@ func (j *localJob) runTask(ctx context.Context, t *task) (err error) {
 	}()
 	em := &taskEmitter{job: j, t: t}
 	if t.node.Source != nil {
-		if err := t.node.Source.Run(ctx, t.env, em); err != nil {
+		if err := t.node.Source.Run(ctx, t.env, em); err != nil && !j.stoppedEarly(t) {
 			return fmt.Errorf("%s: %w", t.node.Name, err)
 		}
-		return em.emitMarker(ctx, Marker{Kind: MarkerEndOfData})
+		// EndOfData goes out under the job's context: a stopped source still ends its edges.
+		return em.emitMarker(j.ctx, Marker{Kind: MarkerEndOfData})
 	}
 	op, err := t.node.NewOperator(t.env)
 	if err != nil {
@@ -189,7 +209,7 @@ func (j *localJob) runTask(ctx context.Context, t *task) (err error) {
 		defer c.Close()
 	}
 	l := newLoop(t, op, em)
-	return l.run(ctx)
+	return l.run(ctx, j)
 }
 
 // Next implements Job.
