@@ -296,8 +296,9 @@ func TestWatermarkIsMinimumOverSenders(t *testing.T) {
 	checkLeaks(t)
 	mem := newMem(t)
 	wm := func(ts int64) step { return step{marker: &Marker{Kind: MarkerWatermark, Timestamp: ts}} }
+	a, b := make(chan struct{}), make(chan struct{})
 	src := &Node{Name: "src", Parallelism: 2, Schema: testSchema, Source: scripted(
-		[]step{wm(5), wm(9)}, []step{wm(3), wm(7)})}
+		[]step{wm(5), {signal: a}, {wait: b}, wm(9)}, []step{{wait: a}, wm(3), {signal: b}, wm(7)})}
 	var mu sync.Mutex
 	var events []string
 	op := &Node{Name: "op", Parallelism: 1, Schema: testSchema, Inputs: []Input{{From: src, Exchange: Gather}},
@@ -310,11 +311,13 @@ func TestWatermarkIsMinimumOverSenders(t *testing.T) {
 	for _, m := range ms {
 		got = append(got, m.Timestamp)
 	}
-	if len(got) == 0 || got[len(got)-1] != 7 || !slices.IsSorted(got) || slices.Compact(slices.Clone(got))[0] < 3 {
+	// 3 is the minimum once both senders reported; later values depend on interleaving (an
+	// ended sender stops holding the watermark back) but only ever advance.
+	if len(got) == 0 || got[0] != 3 || !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
 		t.Fatalf("watermarks %v", got)
 	}
 	for _, ts := range got {
-		if ts != 3 && ts != 5 && ts != 7 {
+		if ts != 3 && ts != 5 && ts != 7 && ts != 9 {
 			t.Fatalf("watermark %d is not a minimum over senders: %v", ts, got)
 		}
 	}
