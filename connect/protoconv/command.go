@@ -1,0 +1,46 @@
+package protoconv
+
+import (
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// Command converts c. spark.sql's SqlCommand becomes plan.Query wrapping a plan.SQLQuery (the
+// connect service decides whether the text is a query or a statement); createTempView and
+// friends become plan.CreateView. On error, Arrow records decoded so far are released.
+func (c Converter) Command(cmd *pb.Command) (plan.Command, error) {
+	if cmd == nil || cmd.CommandType == nil {
+		return nil, invalidPlan("Command is missing command_type")
+	}
+	switch x := cmd.CommandType.(type) {
+	case *pb.Command_SqlCommand:
+		s := x.SqlCommand
+		if s.GetInput() != nil {
+			in, err := c.Relation(s.GetInput())
+			if err != nil {
+				return nil, err
+			}
+			return plan.Query{Input: in}, nil
+		}
+		q, err := sqlQuery(s.GetSql(), s.GetArgs(), s.GetPosArgs(), s.GetNamedArguments(), s.GetPosArguments())
+		if err != nil {
+			return nil, err
+		}
+		return plan.Query{Input: q}, nil
+	case *pb.Command_CreateDataframeView:
+		v := x.CreateDataframeView
+		if v.GetName() == "" {
+			return nil, invalidPlan("CreateDataFrameViewCommand is missing name")
+		}
+		if v.GetInput() == nil {
+			return nil, invalidPlan("CreateDataFrameViewCommand is missing its input relation")
+		}
+		in, err := c.Relation(v.GetInput())
+		if err != nil {
+			return nil, err
+		}
+		return plan.CreateView{Name: v.GetName(), Input: in, Replace: v.GetReplace(), IsGlobal: v.GetIsGlobal()}, nil
+	}
+	return nil, sparkerr.Unsupported("command type %s is not supported", oneofCase(cmd, "command_type"))
+}

@@ -1,0 +1,125 @@
+package protoconv
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// decimalLiteral converts a decimal literal the way Spark's LiteralValueProtoConverter does: the
+// value's own precision and scale (java.math.BigDecimal's, with Spark's adjustments) widened by
+// the precision and scale the client sent. A data type dictated by a parent or by data_type
+// wins, and the value is rescaled to it.
+func decimalLiteral(d *pb.Expression_Literal_Decimal, want *sqltypes.DataType) (plan.Literal, error) {
+	unscaled, valScale, err := parseBigDecimal(d.GetValue())
+	if err != nil {
+		return plan.Literal{}, err
+	}
+	var t sqltypes.DataType
+	if want != nil {
+		if want.Kind != sqltypes.Decimal {
+			return plan.Literal{}, invalidPlan("decimal literal does not match its data type %s", want)
+		}
+		t = *want
+	} else {
+		prec, scale := int32(len(new(big.Int).Abs(unscaled).String())), valScale
+		if prec < scale {
+			prec = scale
+		}
+		if d.Precision != nil && d.GetPrecision() > prec {
+			prec = d.GetPrecision()
+		}
+		if d.Scale != nil && d.GetScale() > scale {
+			scale = d.GetScale()
+		}
+		if t, err = decimalType(max(prec, scale), scale); err != nil {
+			return plan.Literal{}, err
+		}
+	}
+	num, err := rescaleDecimal(unscaled, valScale, t)
+	if err != nil {
+		return plan.Literal{}, err
+	}
+	return plan.Literal{Value: num, Type: t}, nil
+}
+
+// rescaleDecimal turns unscaled×10^-scale into t's scale and checks it fits t's precision.
+func rescaleDecimal(unscaled *big.Int, scale int32, t sqltypes.DataType) (decimal128.Num, error) {
+	v := new(big.Int).Set(unscaled)
+	ten := big.NewInt(10)
+	if t.Scale > scale {
+		v.Mul(v, new(big.Int).Exp(ten, big.NewInt(int64(t.Scale-scale)), nil))
+	} else if t.Scale < scale {
+		q, r := new(big.Int).QuoRem(v, new(big.Int).Exp(ten, big.NewInt(int64(scale-t.Scale)), nil), new(big.Int))
+		if r.Sign() != 0 {
+			return decimal128.Num{}, numericOutOfRange(unscaled, scale, t)
+		}
+		v = q
+	}
+	if len(new(big.Int).Abs(v).String()) > int(t.Precision) {
+		return decimal128.Num{}, numericOutOfRange(unscaled, scale, t)
+	}
+	return decimal128.FromBigInt(v), nil
+}
+
+func numericOutOfRange(unscaled *big.Int, scale int32, t sqltypes.DataType) *sparkerr.Error {
+	val := new(big.Float).SetInt(unscaled)
+	val.Quo(val, new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
+	s := val.Text('f', int(scale))
+	return sparkerr.Newf(sparkerr.ArithmeticException, "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", "22003",
+		"The %s rounded half up from %s cannot be represented as Decimal(%d, %d).", s, s, t.Precision, t.Scale).
+		WithParams("roundedValue", s, "originalValue", s, "precision", itoa(int64(t.Precision)), "scale", itoa(int64(t.Scale)))
+}
+
+// parseBigDecimal parses a decimal string like java.math.BigDecimal(String): sign, digits with
+// an optional point, optional exponent. It returns the unscaled value and the scale; a
+// negative scale (1E+3) is normalised to 0 as Spark does without negative-scale decimals.
+func parseBigDecimal(s string) (*big.Int, int32, error) {
+	bad := func() error {
+		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "Invalid decimal literal value %q", s)
+	}
+	str := strings.TrimSpace(s)
+	exp := int64(0)
+	if i := strings.IndexAny(str, "eE"); i >= 0 {
+		e, err := strconv.ParseInt(str[i+1:], 10, 32)
+		if err != nil {
+			return nil, 0, bad()
+		}
+		exp, str = e, str[:i]
+	}
+	neg := false
+	if str != "" && (str[0] == '+' || str[0] == '-') {
+		neg, str = str[0] == '-', str[1:]
+	}
+	intPart, frac, _ := strings.Cut(str, ".")
+	digits := intPart + frac
+	if digits == "" || strings.Trim(digits, "0123456789") != "" || strings.Contains(frac, ".") {
+		return nil, 0, bad()
+	}
+	unscaled, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		return nil, 0, bad()
+	}
+	if neg {
+		unscaled.Neg(unscaled)
+	}
+	scale := int64(len(frac)) - exp
+	if scale < 0 {
+		if -scale > 2*maxDecimalPrecision {
+			return nil, 0, bad()
+		}
+		unscaled.Mul(unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(-scale), nil))
+		scale = 0
+	}
+	if scale > 2*maxDecimalPrecision {
+		return nil, 0, bad()
+	}
+	return unscaled, int32(scale), nil
+}
