@@ -1,0 +1,33 @@
+// Package analyzer resolves package plan's unresolved relations into typed logical plans
+// (package logical), binding expressions with package expr, following Spark's analyzer rules as
+// a PySpark user sees them.
+//
+// Analyzer.Resolve walks a plan.Relation bottom-up. Every resolved node carries a scope: its
+// output columns with their names, optional qualifiers (from SubqueryAlias, table aliases and
+// temp view names) and the plan ids (plan.RelCommon.PlanID) of the relations they come from, so
+// that df["col"] (ColumnRef with a PlanID) resolves against the relation it was taken from even
+// in self-joins, and `t.a` resolves by qualifier. Names compare case-insensitively unless
+// Analyzer.CaseSensitive.
+//
+// Rules implemented here, each as Spark applies them:
+//   - column resolution: qualified names, plan ids, struct field access for dotted names that do
+//     not name a column, star expansion (bare, qualified, struct.*; count(*) is count(1));
+//     unknown names fail with UNRESOLVED_COLUMN and Spark's ordered suggestion list, ambiguous
+//     ones with AMBIGUOUS_REFERENCE;
+//   - aggregation: aggregate calls are extracted into logical.Aggregate, expressions over them and
+//     over grouping expressions become a logical.Project on top; a Project with aggregate calls
+//     and no GROUP BY is a global aggregate; GROUP BY ordinals, select-list aliases and ALL;
+//     ROLLUP, CUBE and GROUPING SETS expand into a Union of Aggregates; HAVING and ORDER BY over
+//     aggregates add hidden aggregates and project them away;
+//   - ORDER BY columns missing from a projection are added to it and projected away afterwards
+//     (ResolveMissingReferences); ORDER BY ordinals;
+//   - set operations widen column types (expr.CommonType) and insert casts; joins split their
+//     condition into equi-join keys and a residual, USING joins add Spark's output projection,
+//     outer joins make the outer side nullable;
+//   - data frame operations (withColumns, withColumnsRenamed, drop, toDF, to(schema), na.fill,
+//     na.drop, …) become Projects and Filters.
+//
+// Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
+// resolve (window functions, lambdas, subqueries, PIVOT) fail with sparkerr.Unsupported naming
+// them.
+package analyzer
