@@ -1,0 +1,101 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// rowFunc is the generic row-wise scalar function: it converts each argument array to Go values,
+// computes one result per row, and builds the output array. Every function without a vectorized
+// kernel evaluates this way.
+type rowFunc struct {
+	name string
+	args []Expr
+	t    sqltypes.DataType
+	null bool
+	// str is the rendered SQL; empty means name(arg, …).
+	str string
+	// strict functions return NULL when any argument is NULL, without calling fn.
+	strict bool
+	fn     func(ctx *Context, args []any) (any, error)
+}
+
+func (f *rowFunc) Type() sqltypes.DataType { return f.t }
+func (f *rowFunc) Nullable() bool          { return f.null }
+func (f *rowFunc) Children() []Expr        { return f.args }
+
+func (f *rowFunc) String() string {
+	if f.str != "" {
+		return f.str
+	}
+	return callString(f.name, f.args)
+}
+
+// callString renders name(a, b, …).
+func callString(name string, args []Expr) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.String()
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func (f *rowFunc) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	n := int(batch.NumRows())
+	cols, err := evalAll(ctx, f.args, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(cols)
+	out := make([]any, n)
+	row := make([]any, len(cols))
+rows:
+	for i := 0; i < n; i++ {
+		for j, c := range cols {
+			row[j] = ValueAt(c, i, f.args[j].Type())
+			if f.strict && row[j] == nil {
+				continue rows
+			}
+		}
+		v, err := f.fn(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return BuildArray(ctx.mem(), f.t, ctx.tz(), out), nil
+}
+
+// evalAll evaluates exprs over batch; on error it releases what it made.
+func evalAll(ctx *Context, exprs []Expr, batch arrow.RecordBatch) ([]arrow.Array, error) {
+	cols := make([]arrow.Array, 0, len(exprs))
+	for _, e := range exprs {
+		c, err := e.Eval(ctx, batch)
+		if err != nil {
+			releaseAll(cols)
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	return cols, nil
+}
+
+func releaseAll(cols []arrow.Array) {
+	for _, c := range cols {
+		if c != nil {
+			c.Release()
+		}
+	}
+}
+
+// anyNullable reports whether any expression is nullable.
+func anyNullable(args []Expr) bool {
+	for _, a := range args {
+		if a.Nullable() {
+			return true
+		}
+	}
+	return false
+}
