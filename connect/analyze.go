@@ -1,0 +1,215 @@
+package connect
+
+import (
+	"context"
+	"hash/fnv"
+	"strings"
+
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql"
+	"github.com/weirhq/weir/sqltypes"
+	"google.golang.org/protobuf/proto"
+)
+
+// AnalyzePlan answers the client's questions about a plan without running it.
+func (s *Server) AnalyzePlan(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error) {
+	sess, err := s.sessions.getOrCreate(req)
+	if err != nil {
+		return nil, toStatus(nil, err)
+	}
+	resp := &pb.AnalyzePlanResponse{SessionId: sess.id, ServerSideSessionId: sess.serverSideID}
+	if err := s.analyze(ctx, sess, req, resp); err != nil {
+		return nil, toStatus(sess, err)
+	}
+	return resp, nil
+}
+
+// planRelation converts the root relation of an analyzed plan.
+func (s *Server) planRelation(sess *session, p *pb.Plan) (plan.Relation, error) {
+	root, ok := p.GetOpType().(*pb.Plan_Root)
+	if !ok {
+		if _, compressed := p.GetOpType().(*pb.Plan_CompressedOperation_); compressed {
+			return nil, sparkerr.New(invalidPlanInput, "CONNECT_INVALID_PLAN.CANNOT_PARSE", "",
+				"Compressed plans are not supported by this server; send the plan uncompressed.")
+		}
+		return nil, invalidPlan("AnalyzePlan needs a plan with a root relation.")
+	}
+	return s.relation(sess, root.Root)
+}
+
+func (s *Server) analyzed(ctx context.Context, sess *session, p *pb.Plan) (logical.Node, error) {
+	rel, err := s.planRelation(sess, p)
+	if err != nil {
+		return nil, err
+	}
+	return sess.engine.Analyze(ctx, rel)
+}
+
+var explainModes = map[pb.AnalyzePlanRequest_Explain_ExplainMode]string{
+	pb.AnalyzePlanRequest_Explain_EXPLAIN_MODE_UNSPECIFIED: "simple",
+	pb.AnalyzePlanRequest_Explain_EXPLAIN_MODE_SIMPLE:      "simple",
+	pb.AnalyzePlanRequest_Explain_EXPLAIN_MODE_EXTENDED:    "extended",
+	pb.AnalyzePlanRequest_Explain_EXPLAIN_MODE_CODEGEN:     "codegen",
+	pb.AnalyzePlanRequest_Explain_EXPLAIN_MODE_COST:        "cost",
+	pb.AnalyzePlanRequest_Explain_EXPLAIN_MODE_FORMATTED:   "formatted",
+}
+
+// defaultPersistLevel is MEMORY_AND_DISK_DESER, Spark's level for df.persist()/cache().
+func defaultPersistLevel() *pb.StorageLevel {
+	return &pb.StorageLevel{UseDisk: true, UseMemory: true, Deserialized: true, Replication: 1}
+}
+
+// relationKey identifies a relation for persist bookkeeping.
+func relationKey(rel *pb.Relation) string {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(rel)
+	return string(b)
+}
+
+func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlanRequest, resp *pb.AnalyzePlanResponse) error {
+	switch a := req.GetAnalyze().(type) {
+	case *pb.AnalyzePlanRequest_Schema_:
+		n, err := s.analyzed(ctx, sess, a.Schema.GetPlan())
+		if err != nil {
+			return err
+		}
+		resp.Result = &pb.AnalyzePlanResponse_Schema_{Schema: &pb.AnalyzePlanResponse_Schema{Schema: s.schemaToProto(n.Schema())}}
+	case *pb.AnalyzePlanRequest_Explain_:
+		mode, ok := explainModes[a.Explain.GetExplainMode()]
+		if !ok {
+			return sparkerr.IllegalArgument("Unsupported explain mode %v.", a.Explain.GetExplainMode())
+		}
+		rel, err := s.planRelation(sess, a.Explain.GetPlan())
+		if err != nil {
+			return err
+		}
+		text, err := sess.engine.Explain(ctx, rel, mode)
+		if err != nil {
+			return err
+		}
+		resp.Result = &pb.AnalyzePlanResponse_Explain_{Explain: &pb.AnalyzePlanResponse_Explain{ExplainString: text}}
+	case *pb.AnalyzePlanRequest_TreeString_:
+		n, err := s.analyzed(ctx, sess, a.TreeString.GetPlan())
+		if err != nil {
+			return err
+		}
+		level := int(a.TreeString.GetLevel())
+		resp.Result = &pb.AnalyzePlanResponse_TreeString_{TreeString: &pb.AnalyzePlanResponse_TreeString{
+			TreeString: treeStringToLevel(n.Schema().TreeString(), level),
+		}}
+	case *pb.AnalyzePlanRequest_IsLocal_:
+		n, err := s.analyzed(ctx, sess, a.IsLocal.GetPlan())
+		if err != nil {
+			return err
+		}
+		_, local := n.(*logical.LocalData)
+		resp.Result = &pb.AnalyzePlanResponse_IsLocal_{IsLocal: &pb.AnalyzePlanResponse_IsLocal{IsLocal: local}}
+	case *pb.AnalyzePlanRequest_IsStreaming_:
+		n, err := s.analyzed(ctx, sess, a.IsStreaming.GetPlan())
+		if err != nil {
+			return err
+		}
+		resp.Result = &pb.AnalyzePlanResponse_IsStreaming_{IsStreaming: &pb.AnalyzePlanResponse_IsStreaming{IsStreaming: logical.IsStreaming(n)}}
+	case *pb.AnalyzePlanRequest_InputFiles_:
+		if _, err := s.analyzed(ctx, sess, a.InputFiles.GetPlan()); err != nil {
+			return err
+		}
+		resp.Result = &pb.AnalyzePlanResponse_InputFiles_{InputFiles: &pb.AnalyzePlanResponse_InputFiles{Files: []string{}}}
+	case *pb.AnalyzePlanRequest_SparkVersion_:
+		resp.Result = &pb.AnalyzePlanResponse_SparkVersion_{SparkVersion: &pb.AnalyzePlanResponse_SparkVersion{Version: s.opts.sparkVersion}}
+	case *pb.AnalyzePlanRequest_DdlParse:
+		t, err := parseDDL(a.DdlParse.GetDdlString())
+		if err != nil {
+			return err
+		}
+		resp.Result = &pb.AnalyzePlanResponse_DdlParse{DdlParse: &pb.AnalyzePlanResponse_DDLParse{Parsed: s.dataTypeToProto(t)}}
+	case *pb.AnalyzePlanRequest_SameSemantics_:
+		target, err := s.analyzed(ctx, sess, a.SameSemantics.GetTargetPlan())
+		if err != nil {
+			return err
+		}
+		other, err := s.analyzed(ctx, sess, a.SameSemantics.GetOtherPlan())
+		if err != nil {
+			return err
+		}
+		same := logical.TreeString(target) == logical.TreeString(other)
+		resp.Result = &pb.AnalyzePlanResponse_SameSemantics_{SameSemantics: &pb.AnalyzePlanResponse_SameSemantics{Result: same}}
+	case *pb.AnalyzePlanRequest_SemanticHash_:
+		n, err := s.analyzed(ctx, sess, a.SemanticHash.GetPlan())
+		if err != nil {
+			return err
+		}
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(logical.TreeString(n)))
+		resp.Result = &pb.AnalyzePlanResponse_SemanticHash_{SemanticHash: &pb.AnalyzePlanResponse_SemanticHash{Result: int32(h.Sum32())}}
+	case *pb.AnalyzePlanRequest_Persist_:
+		rel := a.Persist.GetRelation()
+		if rel == nil {
+			return invalidPlan("Persist needs a relation.")
+		}
+		level := a.Persist.GetStorageLevel()
+		if level == nil {
+			level = defaultPersistLevel()
+		}
+		sess.mu.Lock()
+		sess.persisted[relationKey(rel)] = level
+		sess.mu.Unlock()
+		resp.Result = &pb.AnalyzePlanResponse_Persist_{Persist: &pb.AnalyzePlanResponse_Persist{}}
+	case *pb.AnalyzePlanRequest_Unpersist_:
+		sess.mu.Lock()
+		delete(sess.persisted, relationKey(a.Unpersist.GetRelation()))
+		sess.mu.Unlock()
+		resp.Result = &pb.AnalyzePlanResponse_Unpersist_{Unpersist: &pb.AnalyzePlanResponse_Unpersist{}}
+	case *pb.AnalyzePlanRequest_GetStorageLevel_:
+		sess.mu.Lock()
+		level, ok := sess.persisted[relationKey(a.GetStorageLevel.GetRelation())]
+		sess.mu.Unlock()
+		if !ok {
+			level = &pb.StorageLevel{Replication: 1} // StorageLevel.NONE
+		}
+		resp.Result = &pb.AnalyzePlanResponse_GetStorageLevel_{GetStorageLevel: &pb.AnalyzePlanResponse_GetStorageLevel{StorageLevel: level}}
+	case *pb.AnalyzePlanRequest_JsonToDdl:
+		return sparkerr.Unsupported("Converting a JSON schema to DDL is not supported yet.")
+	case nil:
+		return invalidPlan("AnalyzePlanRequest has no analysis.")
+	default:
+		return invalidPlan("Unknown analysis %T.", a)
+	}
+	return nil
+}
+
+// parseDDL parses a type string as Spark's DataType.fromDDL does: as a data type first, then
+// as a table schema; when both fail the first error is reported.
+func parseDDL(text string) (sqltypes.DataType, error) {
+	t, err := sql.ParseDataType(text)
+	if err == nil {
+		return t, nil
+	}
+	schema, err2 := sql.ParseTableSchema(text)
+	if err2 == nil {
+		return schema.AsStruct(), nil
+	}
+	return sqltypes.DataType{}, err
+}
+
+// treeStringToLevel keeps the lines of a schema tree string nested at most level deep
+// (level <= 0: everything).
+func treeStringToLevel(tree string, level int) string {
+	if level <= 0 {
+		return tree
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(tree, "\n") {
+		if line == "" {
+			continue
+		}
+		i := strings.Index(line, "|-- ")
+		if i >= 0 && strings.Count(line[:i+1], "|") > level {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}

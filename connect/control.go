@@ -1,0 +1,73 @@
+package connect
+
+import (
+	"context"
+
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+)
+
+// Interrupt cancels the session's running operations: all of them, those with a tag, or one
+// by id. It answers with the ids it interrupted.
+func (s *Server) Interrupt(ctx context.Context, req *pb.InterruptRequest) (*pb.InterruptResponse, error) {
+	sess, err := s.sessions.getOrCreate(req)
+	if err != nil {
+		return nil, toStatus(nil, err)
+	}
+	var match func(*execution) bool
+	switch req.GetInterruptType() {
+	case pb.InterruptRequest_INTERRUPT_TYPE_ALL:
+		match = func(*execution) bool { return true }
+	case pb.InterruptRequest_INTERRUPT_TYPE_TAG:
+		tag := req.GetOperationTag()
+		if tag == "" {
+			return nil, toStatus(sess, invalidPlan("Interrupt by tag needs an operation_tag."))
+		}
+		match = func(e *execution) bool { return e.hasTag(tag) }
+	case pb.InterruptRequest_INTERRUPT_TYPE_OPERATION_ID:
+		id := req.GetOperationId()
+		if id == "" {
+			return nil, toStatus(sess, invalidPlan("Interrupt by operation id needs an operation_id."))
+		}
+		match = func(e *execution) bool { return e.id == id }
+	default:
+		return nil, toStatus(sess, invalidPlan("Unknown interrupt type %v.", req.GetInterruptType()))
+	}
+	resp := &pb.InterruptResponse{SessionId: sess.id, ServerSideSessionId: sess.serverSideID, InterruptedIds: []string{}}
+	for _, e := range sess.executionsWhere(func(e *execution) bool { return !e.isDone() && match(e) }) {
+		e.cancel(operationCanceled())
+		resp.InterruptedIds = append(resp.InterruptedIds, e.id)
+	}
+	return resp, nil
+}
+
+// ReleaseSession cancels the session's operations and drops the session.
+func (s *Server) ReleaseSession(ctx context.Context, req *pb.ReleaseSessionRequest) (*pb.ReleaseSessionResponse, error) {
+	if !isUUID(req.GetSessionId()) {
+		return nil, toStatus(nil, handleFormat(req.GetSessionId()))
+	}
+	sess, err := s.sessions.release(req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetAllowReconnect())
+	if err != nil {
+		return nil, toStatus(nil, err)
+	}
+	resp := &pb.ReleaseSessionResponse{SessionId: req.GetSessionId()}
+	if sess != nil {
+		resp.ServerSideSessionId = sess.serverSideID
+	}
+	return resp, nil
+}
+
+// FetchErrorDetails returns the full details of an error the session reported with an
+// errorId; an unknown id yields an empty answer (the client keeps the short message).
+func (s *Server) FetchErrorDetails(ctx context.Context, req *pb.FetchErrorDetailsRequest) (*pb.FetchErrorDetailsResponse, error) {
+	sess, err := s.sessions.get(req)
+	if err != nil {
+		return nil, toStatus(nil, err)
+	}
+	resp := &pb.FetchErrorDetailsResponse{SessionId: sess.id, ServerSideSessionId: sess.serverSideID}
+	if e, ok := sess.errors.take(req.GetErrorId()); ok {
+		root := int32(0)
+		resp.RootErrorIdx = &root
+		resp.Errors = errorDetails(e)
+	}
+	return resp, nil
+}

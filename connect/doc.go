@@ -1,0 +1,24 @@
+// Package connect is Weir's Spark Connect front door: a gRPC server implementing
+// spark.connect.SparkConnectService for stock PySpark 4.x clients.
+//
+// Contract:
+//   - NewServer(opts...) builds a server; Serve(ctx, listener) runs it until ctx ends, then
+//     cancels running executions and stops gracefully.
+//   - Sessions are keyed by session_id and owned by one user_id; each has a stable
+//     server_side_session_id (a UUID), its own engine session, its executions, recent errors
+//     (for FetchErrorDetails) and artifacts. Idle sessions expire.
+//   - ExecutePlan runs each operation in its own goroutine that produces responses into a
+//     bounded replay buffer; the RPC stream (and any ReattachExecute) consumes that buffer, so a
+//     cut stream loses nothing. Every response carries session_id, server_side_session_id,
+//     operation_id and a unique response_id; a stream ends with ResultComplete.
+//   - Query results are sent as ExecutePlanResponse.arrow_batch messages, each a complete Arrow
+//     IPC stream holding one record batch of at most spark.sql.execution.arrow.maxRecordsPerBatch
+//     rows and about 4 MiB, with contiguous start_offset.
+//   - Every error leaves the server through one mapping (toStatus): a *sparkerr.Error becomes a
+//     gRPC status with a google.rpc.ErrorInfo PySpark converts into the matching Python
+//     exception; anything else becomes an INTERNAL_ERROR SparkException. Panics in handlers are
+//     recovered into internal errors.
+//
+// gRPC and protobuf types stop here: below connect/ only package plan, engine and sparkerr
+// types flow.
+package connect

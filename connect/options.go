@@ -1,0 +1,110 @@
+package connect
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/engine"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/plan"
+)
+
+// EngineSession is what the service needs from one engine session; *engine.Session satisfies
+// it. Tests substitute fakes through WithEngine.
+type EngineSession interface {
+	Conf() *engine.Conf
+	Analyze(ctx context.Context, rel plan.Relation) (logical.Node, error)
+	Execute(ctx context.Context, rel plan.Relation) (*engine.Result, error)
+	RunCommand(ctx context.Context, cmd plan.Command) (*engine.Result, error)
+	Explain(ctx context.Context, rel plan.Relation, mode string) (string, error)
+}
+
+var _ EngineSession = (*engine.Session)(nil)
+
+// Option configures a Server.
+type Option func(*options)
+
+type options struct {
+	token            string
+	tlsCert, tlsKey  string
+	sparkVersion     string
+	sessionTimeout   time.Duration
+	detachedTimeout  time.Duration
+	reapInterval     time.Duration
+	stateDir         string
+	logger           *slog.Logger
+	newEngine        func() EngineSession
+	replayBytes      int
+	maxBatchBytes    int
+	maxErrorsPerSess int
+	alloc            memory.Allocator
+}
+
+// DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says
+// otherwise.
+const DefaultSparkVersion = "4.1.0"
+
+func defaultOptions() options {
+	return options{
+		sparkVersion:     DefaultSparkVersion,
+		sessionTimeout:   60 * time.Minute,
+		detachedTimeout:  5 * time.Minute,
+		reapInterval:     30 * time.Second,
+		logger:           slog.New(slog.DiscardHandler),
+		newEngine:        func() EngineSession { return engine.NewSession() },
+		replayBytes:      64 << 20,
+		maxBatchBytes:    4 << 20,
+		maxErrorsPerSess: 64,
+		alloc:            memory.DefaultAllocator,
+	}
+}
+
+// WithToken requires every RPC to carry "authorization: Bearer <token>".
+func WithToken(token string) Option { return func(o *options) { o.token = token } }
+
+// WithTLS serves TLS with the certificate and key in these PEM files.
+func WithTLS(certFile, keyFile string) Option {
+	return func(o *options) { o.tlsCert, o.tlsKey = certFile, keyFile }
+}
+
+// WithSparkVersion sets the version AnalyzePlan.spark_version reports.
+func WithSparkVersion(v string) Option { return func(o *options) { o.sparkVersion = v } }
+
+// WithSessionTimeout sets how long an idle session lives (default 60 minutes).
+func WithSessionTimeout(d time.Duration) Option { return func(o *options) { o.sessionTimeout = d } }
+
+// WithDetachedTimeout sets how long a reattachable execution may stay without a client stream
+// before it is cancelled and released (default 5 minutes).
+func WithDetachedTimeout(d time.Duration) Option {
+	return func(o *options) { o.detachedTimeout = d }
+}
+
+// WithStateDir sets the directory where the server keeps session artifacts (files, jars,
+// pyfiles). Without it artifacts stay in memory.
+func WithStateDir(dir string) Option { return func(o *options) { o.stateDir = dir } }
+
+// WithLogger sets the server's logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithEngine sets the constructor of per-session engine sessions (default engine.NewSession).
+func WithEngine(newSession func() EngineSession) Option {
+	return func(o *options) { o.newEngine = newSession }
+}
+
+// WithReplayBuffer sets the bytes of responses an execution buffers for reattachment
+// (default 64 MiB).
+func WithReplayBuffer(bytes int) Option { return func(o *options) { o.replayBytes = bytes } }
+
+// WithMaxArrowBatchBytes sets the target size of one arrow_batch response (default 4 MiB,
+// Spark's spark.connect.grpc.arrow.maxBatchSize).
+func WithMaxArrowBatchBytes(bytes int) Option {
+	return func(o *options) { o.maxBatchBytes = bytes }
+}
+
+// WithAllocator sets the Arrow allocator used to encode and decode IPC data.
+func WithAllocator(a memory.Allocator) Option { return func(o *options) { o.alloc = a } }
+
+// withReapInterval sets how often expired sessions and abandoned executions are swept.
+func withReapInterval(d time.Duration) Option { return func(o *options) { o.reapInterval = d } }

@@ -1,0 +1,221 @@
+package connect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/engine"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// runPlan executes a Plan (a relation to return or a command to run), emitting responses.
+func (s *Server) runPlan(ctx context.Context, sess *session, p *pb.Plan, emit func(*pb.ExecutePlanResponse) error) error {
+	switch op := p.GetOpType().(type) {
+	case *pb.Plan_Root:
+		rel, err := s.relation(sess, op.Root)
+		if err != nil {
+			return err
+		}
+		res, err := sess.engine.Execute(ctx, rel)
+		if err != nil {
+			return err
+		}
+		return s.streamResult(ctx, sess, res, emit)
+	case *pb.Plan_Command:
+		return s.runCommand(ctx, sess, op.Command, emit)
+	case *pb.Plan_CompressedOperation_:
+		return sparkerr.New(invalidPlanInput, "CONNECT_INVALID_PLAN.CANNOT_PARSE", "",
+			"Compressed plans are not supported by this server; send the plan uncompressed.")
+	case nil:
+		return invalidPlan("The plan has neither a root relation nor a command.")
+	default:
+		return invalidPlan("Unknown plan type %T.", op)
+	}
+}
+
+// relation converts a proto relation after resolving cached local relations.
+func (s *Server) relation(sess *session, rel *pb.Relation) (plan.Relation, error) {
+	if rel == nil {
+		return nil, invalidPlan("The relation is missing.")
+	}
+	resolved, err := resolveCachedRelations(sess, s.opts.alloc, rel)
+	if err != nil {
+		return nil, err
+	}
+	return s.convertRelation(resolved)
+}
+
+// streamResult sends a result as Spark does: its schema, then its rows as Arrow batches.
+func (s *Server) streamResult(ctx context.Context, sess *session, res *engine.Result, emit func(*pb.ExecutePlanResponse) error) error {
+	defer res.Close()
+	conf := sess.engine.Conf()
+	if err := emit(&pb.ExecutePlanResponse{Schema: s.schemaToProto(res.Schema)}); err != nil {
+		return err
+	}
+	maxRows, err := strconv.ParseInt(lookupConf(conf, "spark.sql.execution.arrow.maxRecordsPerBatch", "10000"), 10, 64)
+	if err != nil {
+		maxRows = 10000
+	}
+	b := &arrowBatcher{
+		schema:   sqltypes.ToArrowSchema(res.Schema, lookupConf(conf, "spark.sql.session.timeZone", "UTC")),
+		maxRows:  maxRows,
+		maxBytes: s.opts.maxBatchBytes,
+		alloc:    s.opts.alloc,
+		emit:     emit,
+	}
+	for {
+		rec, err := res.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = b.add(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return b.finish()
+}
+
+// runCommand executes a Command.
+func (s *Server) runCommand(ctx context.Context, sess *session, cmd *pb.Command, emit func(*pb.ExecutePlanResponse) error) error {
+	switch c := cmd.GetCommandType().(type) {
+	case nil:
+		return invalidPlan("The command has no command type.")
+	case *pb.Command_SqlCommand:
+		return s.runSQLCommand(ctx, sess, c.SqlCommand, emit)
+	case *pb.Command_WriteStreamOperationStart:
+		return sparkerr.Unsupported("Streaming queries (writeStream.start) are not supported yet.")
+	case *pb.Command_StreamingQueryCommand:
+		return sparkerr.Unsupported("Streaming query commands are not supported yet.")
+	case *pb.Command_StreamingQueryManagerCommand:
+		return sparkerr.Unsupported("Streaming query manager commands are not supported yet.")
+	case *pb.Command_StreamingQueryListenerBusCommand:
+		return sparkerr.Unsupported("The streaming query listener bus is not supported yet.")
+	}
+	resolved, err := resolveCachedRelations(sess, s.opts.alloc, cmd)
+	if err != nil {
+		return err
+	}
+	pc, err := s.convertCommand(resolved)
+	if err != nil {
+		return err
+	}
+	res, err := sess.engine.RunCommand(ctx, pc)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	for {
+		rec, err := res.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec.Release()
+	}
+}
+
+// sqlText finds the SQL text of a spark.sql relation: SQL, or WithRelations over SQL.
+func sqlText(rel *pb.Relation) (string, bool) {
+	switch r := rel.GetRelType().(type) {
+	case *pb.Relation_Sql:
+		return r.Sql.GetQuery(), true
+	case *pb.Relation_WithRelations:
+		return sqlText(r.WithRelations.GetRoot())
+	}
+	return "", false
+}
+
+// runSQLCommand is spark.sql(text): a query is answered with the relation to run lazily (as
+// Spark does); any other statement runs now and is answered with its rows as a LocalRelation.
+func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlCommand, emit func(*pb.ExecutePlanResponse) error) error {
+	input := c.GetInput()
+	if input == nil {
+		input = &pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{
+			Query:          c.GetSql(),
+			Args:           c.GetArgs(),
+			PosArgs:        c.GetPosArgs(),
+			NamedArguments: c.GetNamedArguments(),
+			PosArguments:   c.GetPosArguments(),
+		}}}
+	}
+	text, ok := sqlText(input)
+	if !ok {
+		return invalidPlan("SQL command input must be a SQL relation, got %T.", input.GetRelType())
+	}
+	stmt, err := sql.ParseStatement(text)
+	if err != nil {
+		return err
+	}
+	var relation *pb.Relation
+	switch stmt.(type) {
+	case plan.Query, *plan.Query:
+		relation = input
+	default:
+		res, err := sess.engine.RunCommand(ctx, stmt)
+		if err != nil {
+			return err
+		}
+		data, err := s.collectIPC(ctx, sess, res)
+		if err != nil {
+			return err
+		}
+		relation = &pb.Relation{RelType: &pb.Relation_LocalRelation{LocalRelation: &pb.LocalRelation{Data: data}}}
+	}
+	return emit(&pb.ExecutePlanResponse{
+		ResponseType: &pb.ExecutePlanResponse_SqlCommandResult_{SqlCommandResult: &pb.ExecutePlanResponse_SqlCommandResult{
+			Relation: relation,
+		}},
+	})
+}
+
+// collectIPC drains a result into one Arrow IPC stream (schema, then every batch).
+func (s *Server) collectIPC(ctx context.Context, sess *session, res *engine.Result) ([]byte, error) {
+	defer res.Close()
+	schema := sqltypes.ToArrowSchema(res.Schema, lookupConf(sess.engine.Conf(), "spark.sql.session.timeZone", "UTC"))
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(s.opts.alloc))
+	write := func(rec arrow.RecordBatch) error {
+		conformed, err := conformRecord(rec, schema)
+		if err != nil {
+			return err
+		}
+		defer conformed.Release()
+		return w.Write(conformed)
+	}
+	for {
+		rec, err := res.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			_ = w.Close()
+			return nil, err
+		}
+		err = write(rec)
+		rec.Release()
+		if err != nil {
+			_ = w.Close()
+			return nil, sparkerr.Internal("encoding command result: %v", err).Wrap(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, sparkerr.Internal("encoding command result: %v", err).Wrap(err)
+	}
+	return buf.Bytes(), nil
+}

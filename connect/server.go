@@ -1,0 +1,181 @@
+package connect
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/weirhq/weir/connect/protoconv"
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// maxMessageSize matches Spark's spark.connect.grpc.maxInboundMessageSize and the PySpark
+// client's channel limits.
+const maxMessageSize = 128 << 20
+
+// shutdownGrace is how long Serve waits for RPCs to finish once its context ends.
+const shutdownGrace = 10 * time.Second
+
+// Server is the Spark Connect service.
+type Server struct {
+	pb.UnimplementedSparkConnectServiceServer
+
+	opts     options
+	sessions *sessionManager
+
+	convertRelation func(*pb.Relation) (plan.Relation, error)
+	convertCommand  func(*pb.Command) (plan.Command, error)
+	schemaToProto   func(sqltypes.Schema) *pb.DataType
+	dataTypeToProto func(sqltypes.DataType) *pb.DataType
+}
+
+// NewServer builds a server from options.
+func NewServer(opts ...Option) (*Server, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return nil, errors.New("connect: TLS needs both a certificate and a key file")
+	}
+	if o.stateDir != "" {
+		if err := os.MkdirAll(o.stateDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{
+		opts:            o,
+		convertRelation: protoconv.Relation,
+		convertCommand:  protoconv.Command,
+		schemaToProto:   protoconv.SchemaToProto,
+		dataTypeToProto: protoconv.DataTypeToProto,
+	}
+	s.sessions = newSessionManager(&s.opts)
+	return s, nil
+}
+
+// grpcServer builds the gRPC server with the service's limits and interceptors.
+func (s *Server) grpcServer() (*grpc.Server, error) {
+	sopts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(maxMessageSize),
+		grpc.MaxSendMsgSize(maxMessageSize),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainUnaryInterceptor(s.recoverUnary, s.authUnary),
+		grpc.ChainStreamInterceptor(s.recoverStream, s.authStream),
+	}
+	if s.opts.tlsCert != "" {
+		creds, err := credentials.NewServerTLSFromFile(s.opts.tlsCert, s.opts.tlsKey)
+		if err != nil {
+			return nil, err
+		}
+		sopts = append(sopts, grpc.Creds(creds))
+	}
+	gs := grpc.NewServer(sopts...)
+	pb.RegisterSparkConnectServiceServer(gs, s)
+	return gs, nil
+}
+
+// Serve serves on lis until ctx ends, then cancels every session's operations and stops
+// gracefully (forcibly after a grace period).
+func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	gs, err := s.grpcServer()
+	if err != nil {
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- gs.Serve(lis) }()
+	ticker := time.NewTicker(s.opts.reapInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case err := <-served:
+			s.sessions.closeAll()
+			return err
+		case <-ticker.C:
+			s.sessions.reap()
+		case <-ctx.Done():
+			s.sessions.closeAll()
+			stopped := make(chan struct{})
+			go func() { gs.GracefulStop(); close(stopped) }()
+			select {
+			case <-stopped:
+			case <-time.After(shutdownGrace):
+				gs.Stop()
+			}
+			<-served
+			return nil
+		}
+	}
+}
+
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// checkToken enforces the bearer token, if the server has one.
+func (s *Server) checkToken(ctx context.Context) error {
+	if s.opts.token == "" {
+		return nil
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	vals := md.Get("authorization")
+	if len(vals) == 0 {
+		return status.Error(codes.Unauthenticated, "No authentication token provided")
+	}
+	got, ok := strings.CutPrefix(vals[0], "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.token)) != 1 {
+		return status.Error(codes.Unauthenticated, "Invalid authentication token")
+	}
+	return nil
+}
+
+func (s *Server) authUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := s.checkToken(ctx); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+func (s *Server) authStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := s.checkToken(ss.Context()); err != nil {
+		return err
+	}
+	return handler(srv, ss)
+}
+
+// panicError turns a recovered panic into an internal error (and logs it with its stack).
+func (s *Server) panicError(method string, r any) error {
+	s.opts.logger.Error("panic in handler", "method", method, "panic", r, "stack", string(debug.Stack()))
+	return toStatus(nil, sparkerr.Internal("The server failed while handling %s: %v", method, r))
+}
+
+func (s *Server) recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp, err = nil, s.panicError(info.FullMethod, r)
+		}
+	}()
+	return handler(ctx, req)
+}
+
+func (s *Server) recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = s.panicError(info.FullMethod, r)
+		}
+	}()
+	return handler(srv, ss)
+}

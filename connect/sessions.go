@@ -1,0 +1,183 @@
+package connect
+
+import (
+	"path/filepath"
+	"sync"
+	"time"
+
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+)
+
+// maxTombstones bounds how many closed session ids are remembered (Spark's
+// closedSessionsTombstonesSize).
+const maxTombstones = 1000
+
+// sessionRequest is what every Spark Connect request says about its session.
+type sessionRequest interface {
+	GetSessionId() string
+	GetUserContext() *pb.UserContext
+	GetClientObservedServerSideSessionId() string
+}
+
+// sessionManager owns the server's sessions, keyed by session_id, each owned by one user.
+type sessionManager struct {
+	opts *options
+	now  func() time.Time
+
+	mu         sync.Mutex
+	sessions   map[string]*session
+	tombstones map[string]bool
+	tombOrder  []string
+}
+
+func newSessionManager(opts *options) *sessionManager {
+	return &sessionManager{
+		opts:       opts,
+		now:        time.Now,
+		sessions:   map[string]*session{},
+		tombstones: map[string]bool{},
+	}
+}
+
+// getOrCreate returns the request's session, creating it on first use.
+func (m *sessionManager) getOrCreate(req sessionRequest) (*session, error) {
+	return m.lookup(req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetClientObservedServerSideSessionId(), true)
+}
+
+// get returns the request's existing session.
+func (m *sessionManager) get(req sessionRequest) (*session, error) {
+	return m.lookup(req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetClientObservedServerSideSessionId(), false)
+}
+
+func (m *sessionManager) lookup(id, user, observed string, create bool) (*session, error) {
+	if !isUUID(id) {
+		return nil, handleFormat(id)
+	}
+	m.mu.Lock()
+	sess, ok := m.sessions[id]
+	if !ok {
+		if m.tombstones[id] {
+			m.mu.Unlock()
+			return nil, sessionClosed(id)
+		}
+		if !create {
+			m.mu.Unlock()
+			return nil, sessionNotFound(id)
+		}
+		if observed != "" {
+			// The client saw a session this server does not have: the server restarted.
+			m.mu.Unlock()
+			return nil, sessionChanged(id)
+		}
+		serverSideID := newUUID()
+		artifactDir := ""
+		if m.opts.stateDir != "" {
+			artifactDir = filepath.Join(m.opts.stateDir, "artifacts", serverSideID)
+		}
+		sess = &session{
+			id:           id,
+			userID:       user,
+			serverSideID: serverSideID,
+			engine:       m.opts.newEngine(),
+			errors:       newErrorStore(m.opts.maxErrorsPerSess),
+			artifacts:    newArtifactStore(artifactDir),
+			executions:   map[string]*execution{},
+			persisted:    map[string]*pb.StorageLevel{},
+		}
+		m.sessions[id] = sess
+		m.opts.logger.Info("session created", "session_id", id, "user_id", user, "server_side_session_id", sess.serverSideID)
+	}
+	m.mu.Unlock()
+	if sess.userID != user {
+		return nil, sessionOfOtherUser(id)
+	}
+	if observed != "" && observed != sess.serverSideID {
+		return nil, sessionChanged(id)
+	}
+	sess.touch(m.now())
+	return sess, nil
+}
+
+// release closes and forgets the session (if any) and, unless allowReconnect, tombstones its
+// id so it cannot be used again.
+func (m *sessionManager) release(id, user string, allowReconnect bool) (*session, error) {
+	m.mu.Lock()
+	sess, ok := m.sessions[id]
+	if ok && sess.userID != user {
+		m.mu.Unlock()
+		return nil, sessionOfOtherUser(id)
+	}
+	if ok {
+		delete(m.sessions, id)
+	}
+	if !allowReconnect {
+		m.tombstoneLocked(id)
+	}
+	m.mu.Unlock()
+	if ok {
+		sess.close()
+		sess.artifacts.drop()
+		m.opts.logger.Info("session released", "session_id", id)
+	}
+	return sess, nil
+}
+
+func (m *sessionManager) tombstoneLocked(id string) {
+	if m.tombstones[id] {
+		return
+	}
+	m.tombstones[id] = true
+	m.tombOrder = append(m.tombOrder, id)
+	if len(m.tombOrder) > maxTombstones {
+		delete(m.tombstones, m.tombOrder[0])
+		m.tombOrder = m.tombOrder[1:]
+	}
+}
+
+// all returns every live session.
+func (m *sessionManager) all() []*session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+// reap expires idle sessions and cancels reattachable executions left without a client.
+func (m *sessionManager) reap() {
+	now := m.now()
+	for _, sess := range m.all() {
+		for _, e := range sess.executionsWhere(func(e *execution) bool { return e.abandoned(now, m.opts.detachedTimeout) }) {
+			m.opts.logger.Info("execution abandoned", "session_id", sess.id, "operation_id", e.id)
+			e.cancel(operationCanceled())
+			sess.removeExecution(e)
+		}
+		sess.mu.Lock()
+		idle := now.Sub(sess.lastUsed)
+		sess.mu.Unlock()
+		if idle > m.opts.sessionTimeout && !sess.busy() {
+			m.opts.logger.Info("session expired", "session_id", sess.id, "idle", idle)
+			m.mu.Lock()
+			if m.sessions[sess.id] == sess {
+				delete(m.sessions, sess.id)
+				m.tombstoneLocked(sess.id)
+			}
+			m.mu.Unlock()
+			sess.close()
+			sess.artifacts.drop()
+		}
+	}
+}
+
+// closeAll closes every session (server shutdown).
+func (m *sessionManager) closeAll() {
+	m.mu.Lock()
+	sessions := m.sessions
+	m.sessions = map[string]*session{}
+	m.mu.Unlock()
+	for _, s := range sessions {
+		s.close()
+	}
+}
