@@ -42,7 +42,7 @@ func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*re
 	if err != nil {
 		return nil, err
 	}
-	spec := groupSpec{grouping: n.Grouping, aggs: n.Aggs}
+	spec := groupSpec{grouping: n.Grouping, aggs: n.Aggs, global: len(n.Grouping) == 0}
 	switch n.Type {
 	case plan.GroupBy:
 		return a.resolveGrouped(ctx, in, spec)
@@ -200,6 +200,10 @@ func (b *aggBuild) rewrite(bd *binder, e plan.Expr) (expr.Expr, bool, error) {
 		return x, true, err
 	}
 	if containsAggregate(e) {
+		return nil, false, nil
+	}
+	if _, ok := asAlias(e); ok {
+		// Bind the child, keep the alias's name.
 		return nil, false, nil
 	}
 	if _, ok := asStar(e); ok {
@@ -408,7 +412,7 @@ func (a *Analyzer) resolveHaving(ctx context.Context, n *plan.Aggregate, cond pl
 	if err != nil {
 		return nil, err
 	}
-	b, err := a.newAggBuild(in, groupSpec{grouping: n.Grouping, aggs: n.Aggs}, nil)
+	b, err := a.newAggBuild(in, groupSpec{grouping: n.Grouping, aggs: n.Aggs, global: len(n.Grouping) == 0}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,7 @@ func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *pla
 	if err != nil {
 		return nil, err
 	}
-	b, err := a.newAggBuild(in, groupSpec{grouping: agg.Grouping, aggs: agg.Aggs}, nil)
+	b, err := a.newAggBuild(in, groupSpec{grouping: agg.Grouping, aggs: agg.Aggs, global: len(agg.Grouping) == 0}, nil)
 	if err != nil {
 		return nil, err
 	}
