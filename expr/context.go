@@ -32,3 +32,5 @@ func (c *Context) tz() string {
 }
 
 func (c *Context) ansi() bool { return c != nil && c.ANSI }
+
+func nil2utc() *time.Location { return time.UTC }
