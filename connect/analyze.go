@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
@@ -171,7 +172,11 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 		}
 		resp.Result = &pb.AnalyzePlanResponse_GetStorageLevel_{GetStorageLevel: &pb.AnalyzePlanResponse_GetStorageLevel{StorageLevel: level}}
 	case *pb.AnalyzePlanRequest_JsonToDdl:
-		return sparkerr.Unsupported("Converting a JSON schema to DDL is not supported yet.")
+		ddl, err := jsonToDDL(a.JsonToDdl.GetJsonString())
+		if err != nil {
+			return err
+		}
+		resp.Result = &pb.AnalyzePlanResponse_JsonToDdl{JsonToDdl: &pb.AnalyzePlanResponse_JsonToDDL{DdlString: ddl}}
 	case nil:
 		return invalidPlan("AnalyzePlanRequest has no analysis.")
 	default:
@@ -212,4 +217,38 @@ func treeStringToLevel(tree string, level int) string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// jsonToDDL renders a JSON schema string as Spark's StructType.toDDL does.
+func jsonToDDL(text string) (string, error) {
+	t, err := protoconv.ParseJSONType(text)
+	if err != nil {
+		return "", err
+	}
+	if t.Kind != sqltypes.Struct {
+		return t.SQL(), nil
+	}
+	parts := make([]string, len(t.Fields))
+	for i, f := range t.Fields {
+		p := quoteIfNeeded(f.Name) + " " + f.Type.SQL()
+		if !f.Nullable {
+			p += " NOT NULL"
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// quoteIfNeeded backquotes an identifier unless it is a plain one (Spark's quoteIfNeeded).
+func quoteIfNeeded(name string) string {
+	plain := name != ""
+	for i, c := range name {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			plain = false
+		}
+	}
+	if plain {
+		return name
+	}
+	return sparkerr.Quote(name)
 }

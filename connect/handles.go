@@ -6,10 +6,10 @@ import (
 
 // Java classes of the errors the service itself raises (beyond sparkerr's constants).
 const (
-	sparkSQLException        = "org.apache.spark.SparkSQLException"
-	sparkNoSuchElement       = "org.apache.spark.SparkNoSuchElementException"
-	sparkSecurityException   = "org.apache.spark.SparkSecurityException"
-	invalidPlanInput         = "org.apache.spark.sql.connect.common.InvalidPlanInput"
+	sparkSQLException      = "org.apache.spark.SparkSQLException"
+	sparkNoSuchElement     = "org.apache.spark.SparkNoSuchElementException"
+	sparkSecurityException = "org.apache.spark.SparkSecurityException"
+	invalidPlanInput       = "org.apache.spark.sql.connect.common.InvalidPlanInput"
 )
 
 // invalidHandle is Spark's INVALID_HANDLE.<sub> (SparkSQLException, SQLSTATE HY000).

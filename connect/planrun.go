@@ -13,7 +13,6 @@ import (
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -158,7 +157,7 @@ func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlComm
 	if !ok {
 		return invalidPlan("SQL command input must be a SQL relation, got %T.", input.GetRelType())
 	}
-	stmt, err := sql.ParseStatement(text)
+	stmt, err := s.parseStatement(text)
 	if err != nil {
 		return err
 	}

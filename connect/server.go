@@ -15,6 +15,7 @@ import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql"
 	"github.com/weirhq/weir/sqltypes"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -42,6 +43,7 @@ type Server struct {
 	convertCommand  func(*pb.Command) (plan.Command, error)
 	schemaToProto   func(sqltypes.Schema) *pb.DataType
 	dataTypeToProto func(sqltypes.DataType) *pb.DataType
+	parseStatement  func(string) (plan.Command, error)
 }
 
 // NewServer builds a server from options.
@@ -64,6 +66,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		convertCommand:  protoconv.Command,
 		schemaToProto:   protoconv.SchemaToProto,
 		dataTypeToProto: protoconv.DataTypeToProto,
+		parseStatement:  sql.ParseStatement,
 	}
 	s.sessions = newSessionManager(&s.opts)
 	return s, nil

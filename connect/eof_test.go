@@ -1,0 +1,5 @@
+package connect
+
+import "io"
+
+var errEOF = io.EOF
