@@ -197,10 +197,12 @@ func (p *parser) prefix() plan.Expr {
 		p.pos++
 		return plan.Fn("~", p.expr(bpUnary))
 	case t.is("EXISTS") && p.peekAt(1).isOp("("):
+		// EXISTS (query); exists(array, lambda) is the higher-order function.
 		p.pos += 2
-		q := p.query()
-		p.expectOp(")")
-		return plan.Exists{Plan: q}
+		if q, ok := p.parenQuery(); ok {
+			return plan.Exists{Plan: q}
+		}
+		p.pos -= 2
 	}
 	return p.postfix(p.primary())
 }
