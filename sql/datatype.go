@@ -19,31 +19,10 @@ func (p *parser) dataType() sqltypes.DataType {
 	}
 	p.pos++
 	name := strings.ToUpper(start.text)
+	if t, ok := primitiveTypes[name]; ok && !p.peek().isOp("(") {
+		return t
+	}
 	switch name {
-	case "BOOLEAN":
-		return sqltypes.BooleanType
-	case "TINYINT", "BYTE":
-		return sqltypes.ByteType
-	case "SMALLINT", "SHORT":
-		return sqltypes.ShortType
-	case "INT", "INTEGER":
-		return sqltypes.IntegerType
-	case "BIGINT", "LONG":
-		return sqltypes.LongType
-	case "FLOAT", "REAL":
-		return sqltypes.FloatType
-	case "DOUBLE":
-		return sqltypes.DoubleType
-	case "DATE":
-		return sqltypes.DateType
-	case "TIMESTAMP", "TIMESTAMP_LTZ":
-		return sqltypes.TimestampType
-	case "TIMESTAMP_NTZ":
-		return sqltypes.TimestampNTZType
-	case "BINARY":
-		return sqltypes.BinaryType
-	case "VOID":
-		return sqltypes.NullType
 	case "STRING":
 		t := sqltypes.StringType
 		if p.accept("COLLATE") {
@@ -91,6 +70,9 @@ func (p *parser) dataType() sqltypes.DataType {
 		p.closeAngle()
 		return sqltypes.MapType(k, v, true)
 	case "STRUCT":
+		if p.acceptOp("<>") {
+			return sqltypes.StructType()
+		}
 		p.expectOp("<")
 		var fields []sqltypes.Field
 		if !p.atCloseAngle() {
@@ -113,6 +95,15 @@ func (p *parser) dataType() sqltypes.DataType {
 	p.fail(sparkerr.Newf(sparkerr.ParseException, "UNSUPPORTED_DATATYPE", "0A000",
 		"Unsupported data type %q.", strings.ToUpper(text)).WithParams("typeName", `"`+strings.ToUpper(text)+`"`))
 	return sqltypes.DataType{}
+}
+
+var primitiveTypes = map[string]sqltypes.DataType{
+	"BOOLEAN": sqltypes.BooleanType, "TINYINT": sqltypes.ByteType, "BYTE": sqltypes.ByteType,
+	"SMALLINT": sqltypes.ShortType, "SHORT": sqltypes.ShortType, "INT": sqltypes.IntegerType,
+	"INTEGER": sqltypes.IntegerType, "BIGINT": sqltypes.LongType, "LONG": sqltypes.LongType,
+	"FLOAT": sqltypes.FloatType, "REAL": sqltypes.FloatType, "DOUBLE": sqltypes.DoubleType,
+	"DATE": sqltypes.DateType, "TIMESTAMP": sqltypes.TimestampType, "TIMESTAMP_LTZ": sqltypes.TimestampType,
+	"TIMESTAMP_NTZ": sqltypes.TimestampNTZType, "BINARY": sqltypes.BinaryType, "VOID": sqltypes.NullType,
 }
 
 // typeParams parses (n[, n…]) with at most max integers.

@@ -125,13 +125,21 @@ func (p *parser) expectEnd() {
 	for p.acceptOp(";") {
 	}
 	if t := p.peek(); t.kind != tokEOF {
-		p.syntaxErrorAt(t, ": extra input "+t.display())
+		// Like ANTLR's "extraneous input": the hint is given when dropping this one token
+		// would complete the statement.
+		hint := ""
+		if p.atEndFrom(p.pos + 1) {
+			hint = ": extra input " + t.display()
+		}
+		p.syntaxErrorAt(t, hint)
 	}
 }
 
 // atEnd reports whether only semicolons remain.
-func (p *parser) atEnd() bool {
-	for i := p.pos; i < len(p.toks); i++ {
+func (p *parser) atEnd() bool { return p.atEndFrom(p.pos) }
+
+func (p *parser) atEndFrom(pos int) bool {
+	for i := pos; i < len(p.toks); i++ {
 		if !p.toks[i].isOp(";") {
 			return p.toks[i].kind == tokEOF
 		}

@@ -33,7 +33,7 @@ func TestDataDriven(t *testing.T) {
 				for _, line := range strings.Split(text, "\n") {
 					dt, err := ParseDataType(line)
 					if err != nil {
-						fmt.Fprintf(&out, "%s → error: %s\n", line, errString(err))
+						fmt.Fprintf(&out, "%s → error: %s\n", line, strings.TrimSpace(errString(err)))
 						continue
 					}
 					fmt.Fprintf(&out, "%s → %s\n", line, dt.String())
