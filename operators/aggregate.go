@@ -1,0 +1,355 @@
+package operators
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// AggregateSpec describes a hash aggregation. Group keys are input columns (the planner
+// projects evaluated grouping expressions into columns before the exchange); aggregate
+// arguments are evaluated over the input's user columns. Output: the keys, then the aggregates.
+type AggregateSpec struct {
+	KeyCols  []int
+	KeyTypes []sqltypes.DataType
+	Aggs     []expr.AggFunc
+	// TZ is the session time zone timestamp key columns are built with.
+	TZ string
+	// Streaming emits, at every aligned barrier (and at end of data), the groups that changed
+	// since the last emission: a retraction of the row emitted before (if any) then the new row
+	// (none when the group became empty). Batch (false) emits every group once at end of data.
+	Streaming bool
+}
+
+// HashAggregate groups rows by key columns into dense group ids and feeds each aggregate's
+// grouped accumulator. Retracted input rows are retracted from the accumulators. Without keys
+// there is exactly one group, emitted even for empty input (count(*) = 0).
+func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
+	return func(env flow.Env) (flow.Operator, error) {
+		c := instanceContext(ctx, env)
+		a := &hashAggregate{env: env, ctx: c, spec: spec, table: newRowTable()}
+		for _, f := range spec.Aggs {
+			a.accs = append(a.accs, f.NewAccumulator(c))
+		}
+		for _, t := range spec.KeyTypes {
+			a.outTypes = append(a.outTypes, t)
+		}
+		for _, f := range spec.Aggs {
+			a.outTypes = append(a.outTypes, f.Type())
+		}
+		if len(spec.KeyCols) == 0 {
+			a.addGroup()
+		}
+		return a, nil
+	}
+}
+
+type hashAggregate struct {
+	env      flow.Env
+	ctx      *expr.Context
+	spec     AggregateSpec
+	table    *rowTable
+	accs     []expr.GroupedAccumulator
+	counts   []int64 // live rows per group
+	changed  []bool
+	emitted  [][]any // streaming: the row last emitted per group
+	outTypes []sqltypes.DataType
+}
+
+func (a *hashAggregate) addGroup() uint32 {
+	g := uint32(len(a.counts))
+	a.counts = append(a.counts, 0)
+	a.changed = append(a.changed, true)
+	a.emitted = append(a.emitted, nil)
+	for _, acc := range a.accs {
+		acc.Grow(len(a.counts))
+	}
+	return g
+}
+
+func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+	n := int(rec.NumRows())
+	if n == 0 {
+		return nil
+	}
+	user := flow.UserColumns(rec)
+	defer user.Release()
+	groups := make([]uint32, n)
+	if len(a.spec.KeyCols) > 0 {
+		keys := make([]arrow.Array, len(a.spec.KeyCols))
+		for i, c := range a.spec.KeyCols {
+			keys[i] = user.Column(c)
+		}
+		a.table.lookup(keys, groups, true, func() uint32 { return a.addGroup() })
+	}
+	ret := flow.Retracted(rec)
+	var ins, rets []int64
+	for i := 0; i < n; i++ {
+		g := groups[i]
+		a.changed[g] = true
+		if ret.Value(i) {
+			a.counts[g]--
+			rets = append(rets, int64(i))
+		} else {
+			a.counts[g]++
+			ins = append(ins, int64(i))
+		}
+	}
+	for k, f := range a.spec.Aggs {
+		args, err := evalUser(a.ctx, f.Args(), user)
+		if err != nil {
+			return err
+		}
+		err = a.feed(a.accs[k], groups, args, ins, rets)
+		releaseAll(args)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// feed updates acc with the inserted rows and retracts the retracted ones.
+func (a *hashAggregate) feed(acc expr.GroupedAccumulator, groups []uint32, args []arrow.Array, ins, rets []int64) error {
+	if len(rets) == 0 {
+		return acc.Update(groups, args)
+	}
+	for _, part := range []struct {
+		idx     []int64
+		retract bool
+	}{{ins, false}, {rets, true}} {
+		if len(part.idx) == 0 {
+			continue
+		}
+		sub, err := take(a.env.Mem, args, part.idx, nil)
+		if err != nil {
+			return err
+		}
+		gs := make([]uint32, len(part.idx))
+		for i, r := range part.idx {
+			gs[i] = groups[r]
+		}
+		if part.retract {
+			err = acc.Retract(gs, sub)
+		} else {
+			err = acc.Update(gs, sub)
+		}
+		releaseAll(sub)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// live reports whether group g has a row to show: a global aggregate always does.
+func (a *hashAggregate) live(g uint32) bool {
+	return len(a.spec.KeyCols) == 0 || a.counts[g] > 0
+}
+
+func (a *hashAggregate) Barrier(ctx context.Context, _ int64, out flow.Emitter) error {
+	if !a.spec.Streaming {
+		return nil
+	}
+	return a.emitChanges(ctx, out)
+}
+
+func (a *hashAggregate) EndOfData(ctx context.Context, out flow.Emitter) error {
+	if a.spec.Streaming {
+		return a.emitChanges(ctx, out)
+	}
+	var gs []uint32
+	for g := range a.counts {
+		if a.live(uint32(g)) {
+			gs = append(gs, uint32(g))
+		}
+	}
+	for lo := 0; lo < len(gs); lo += BatchRows {
+		cols, err := a.rows(gs[lo:min(len(gs), lo+BatchRows)])
+		if err != nil {
+			return err
+		}
+		err = emitColumns(ctx, a.env, out, cols, nil)
+		releaseAll(cols)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rows builds the output columns (keys, then aggregate results) of groups gs.
+func (a *hashAggregate) rows(gs []uint32) ([]arrow.Array, error) {
+	cols := make([]arrow.Array, 0, len(a.outTypes))
+	for k := range a.spec.KeyCols {
+		vals := make([]any, len(gs))
+		for i, g := range gs {
+			vals[i] = a.table.keyValue(g, k, a.spec.KeyTypes[k])
+		}
+		cols = append(cols, expr.BuildArray(a.env.Mem, a.spec.KeyTypes[k], a.spec.TZ, vals))
+	}
+	for _, acc := range a.accs {
+		r, err := acc.Result(a.ctx, gs)
+		if err != nil {
+			releaseAll(cols)
+			return nil, err
+		}
+		cols = append(cols, r)
+	}
+	return cols, nil
+}
+
+// emitChanges emits, for each changed group in id order, the retraction of its previous row
+// and its new row.
+func (a *hashAggregate) emitChanges(ctx context.Context, out flow.Emitter) error {
+	var changed []uint32
+	for g, c := range a.changed {
+		if c {
+			changed = append(changed, uint32(g))
+			a.changed[g] = false
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	cols, err := a.rows(changed)
+	if err != nil {
+		return err
+	}
+	current := make([][]any, len(changed))
+	for i := range changed {
+		current[i] = valuesAt(cols, i, a.outTypes)
+	}
+	releaseAll(cols)
+	var rows [][]any
+	var retracted []bool
+	for i, g := range changed {
+		old := a.emitted[g]
+		if a.live(g) && old != nil && sameRow(old, current[i], a.outTypes) {
+			continue
+		}
+		if old != nil {
+			rows = append(rows, old)
+			retracted = append(retracted, true)
+			a.emitted[g] = nil
+		}
+		if a.live(g) {
+			rows = append(rows, current[i])
+			retracted = append(retracted, false)
+			a.emitted[g] = current[i]
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	outCols := make([]arrow.Array, len(a.outTypes))
+	for c, t := range a.outTypes {
+		vals := make([]any, len(rows))
+		for r, row := range rows {
+			vals[r] = row[c]
+		}
+		outCols[c] = expr.BuildArray(a.env.Mem, t, a.spec.TZ, vals)
+	}
+	defer releaseAll(outCols)
+	r := boolArray(a.env.Mem, retracted)
+	defer r.Release()
+	return emitInChunks(ctx, a.env, out, outCols, r)
+}
+
+// sameRow compares two rows of Go values through one-row arrays of their types.
+func sameRow(x, y []any, ts []sqltypes.DataType) bool {
+	for c, t := range ts {
+		if (x[c] == nil) != (y[c] == nil) {
+			return false
+		}
+		if x[c] == nil {
+			continue
+		}
+		ax := expr.BuildArray(nil, t, "UTC", []any{x[c]})
+		ay := expr.BuildArray(nil, t, "UTC", []any{y[c]})
+		eq := compareAt(ax, 0, ay, 0) == 0
+		ax.Release()
+		ay.Release()
+		if !eq {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *hashAggregate) Close() { a.table.release() }
+
+// rowTable maps key rows to dense ids: a hash map from key hash to the ids with that hash,
+// with collisions resolved by comparing the stored key rows. Key rows are kept as references
+// into the (retained) key columns of the batches that introduced them.
+type rowTable struct {
+	byHash  map[uint64][]uint32
+	batches [][]arrow.Array
+	refs    []rowRef
+}
+
+type rowRef struct{ batch, row int32 }
+
+func newRowTable() *rowTable { return &rowTable{byHash: map[uint64][]uint32{}} }
+
+// lookup sets ids[i] to the id of row i of keys, creating ids with create when insert is true
+// (else NotFound).
+func (t *rowTable) lookup(keys []arrow.Array, ids []uint32, insert bool, create func() uint32) {
+	hs := make([]uint64, len(ids))
+	hashColumns(keys, 0, hs)
+	kept := -1
+	for i, h := range hs {
+		ids[i] = notFound
+		for _, id := range t.byHash[h] {
+			ref := t.refs[id]
+			if rowsEqual(t.batches[ref.batch], int(ref.row), keys, i) {
+				ids[i] = id
+				break
+			}
+		}
+		if ids[i] != notFound || !insert {
+			continue
+		}
+		if kept < 0 {
+			stored := append([]arrow.Array(nil), keys...)
+			for _, k := range stored {
+				k.Retain()
+			}
+			t.batches = append(t.batches, stored)
+			kept = len(t.batches) - 1
+		}
+		id := create()
+		if int(id) != len(t.refs) {
+			panic("operators: row table ids must be dense")
+		}
+		t.refs = append(t.refs, rowRef{int32(kept), int32(i)})
+		t.byHash[h] = append(t.byHash[h], id)
+		ids[i] = id
+	}
+}
+
+const notFound = ^uint32(0)
+
+// keyValue is key column k of row id as a Go value.
+func (t *rowTable) keyValue(id uint32, k int, typ sqltypes.DataType) any {
+	ref := t.refs[id]
+	return expr.ValueAt(t.batches[ref.batch][k], int(ref.row), typ)
+}
+
+// key returns the stored key columns and row of id.
+func (t *rowTable) key(id uint32) ([]arrow.Array, int) {
+	ref := t.refs[id]
+	return t.batches[ref.batch], int(ref.row)
+}
+
+func (t *rowTable) len() int { return len(t.refs) }
+
+func (t *rowTable) release() {
+	for _, b := range t.batches {
+		releaseAll(b)
+	}
+	t.batches = nil
+}

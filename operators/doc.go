@@ -1,0 +1,19 @@
+// Package operators holds Weir's flow operators: the per-partition building blocks the planner
+// wires into flow graphs. Each constructor returns a Factory (flow.Node.NewOperator) that builds
+// one instance per partition.
+//
+// Stateless: Project, Filter, Pass (union, repartition), Sample. Order: Concat (the
+// order-preserving gather: partition 0's rows, then partition 1's…), Limit (reports
+// flow.Finisher Done once it has its rows, so upstream stops), Tail, Sort (stable, at end of
+// data). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
+// ids, retractions, streaming emission at barriers), HashJoin (every join type; right input
+// built, left probed), Distinct, SetOp. Partitioners: HashPartitioner, RoundRobinPartitioner,
+// OffsetPartitioner.
+//
+// Contract: every batch in and out is in flow-event form; outputs use the node's schema
+// (env.OutSchema). Blocking operators emit at end of data in batches of at most BatchRows
+// rows. Operators follow flow's ownership rules: they Retain what they keep past Process and
+// release it in Close. Rows compare with Spark's grouping semantics: NULL equals NULL for
+// grouping, distinct and set operations, never for join keys; NaN equals NaN; integers of any
+// width hash alike.
+package operators

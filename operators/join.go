@@ -1,0 +1,326 @@
+package operators
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// JoinSpec describes a join of input 0 (left, probed) with input 1 (right, built).
+type JoinSpec struct {
+	Type plan.JoinType
+	// LeftKeys[i] = RightKeys[i] are the equi-join keys, evaluated over each side; none means a
+	// nested-loop join over every pair.
+	LeftKeys, RightKeys []expr.Expr
+	// Residual is checked on candidate pairs, over the left++right user columns.
+	Residual expr.Expr
+	// LeftSchema and RightSchema are the inputs' flow-event schemas.
+	LeftSchema, RightSchema *arrow.Schema
+}
+
+// HashJoin builds a hash table over the whole right input (its keys' hash → rows), then probes
+// it with left batches; left batches that arrive before the right input ended are buffered.
+// NULL keys never match. Outer joins pad the missing side with NULLs; right and full outer
+// joins emit the right rows nothing matched at end of data (the planner makes sure every right
+// row lives in exactly one partition). Semi and anti joins emit left rows only. Output rows
+// follow left row order.
+func HashJoin(ctx *expr.Context, spec JoinSpec) Factory {
+	return func(env flow.Env) (flow.Operator, error) {
+		if len(spec.LeftKeys) != len(spec.RightKeys) {
+			return nil, sparkerr.Internal("join has %d left keys and %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
+		}
+		return &hashJoin{env: env, ctx: instanceContext(ctx, env), spec: spec}, nil
+	}
+}
+
+type hashJoin struct {
+	env   flow.Env
+	ctx   *expr.Context
+	spec  JoinSpec
+	right []arrow.RecordBatch // right batches until built
+	early []arrow.RecordBatch // left batches that came before the build side ended
+	built bool
+
+	rightCols []arrow.Array
+	rightKeys []arrow.Array
+	table     map[uint64][]int32
+	matched   []bool
+}
+
+func (j *hashJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch, out flow.Emitter) error {
+	if in == 1 {
+		rec.Retain()
+		j.right = append(j.right, rec)
+		return nil
+	}
+	if !j.built {
+		rec.Retain()
+		j.early = append(j.early, rec)
+		return nil
+	}
+	return j.probe(ctx, rec, out)
+}
+
+func (j *hashJoin) InputEnded(ctx context.Context, in int, out flow.Emitter) error {
+	if in != 1 {
+		return nil
+	}
+	if err := j.build(); err != nil {
+		return err
+	}
+	early := j.early
+	j.early = nil
+	for i, rec := range early {
+		err := j.probe(ctx, rec, out)
+		rec.Release()
+		if err != nil {
+			releaseRecords(early[i+1:])
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *hashJoin) build() error {
+	cols, err := concatColumns(j.env.Mem, j.spec.RightSchema, j.right)
+	releaseRecords(j.right)
+	j.right = nil
+	if err != nil {
+		return err
+	}
+	j.rightCols = cols
+	j.built = true
+	n := cols[0].Len()
+	j.matched = make([]bool, n)
+	if len(j.spec.RightKeys) == 0 {
+		return nil
+	}
+	user := array.NewRecordBatch(flow.UserSchema(j.spec.RightSchema), cols, int64(n))
+	defer user.Release()
+	j.rightKeys, err = evalUser(j.ctx, j.spec.RightKeys, user)
+	if err != nil {
+		return err
+	}
+	hs := make([]uint64, n)
+	hashColumns(j.rightKeys, 0, hs)
+	j.table = make(map[uint64][]int32, n)
+	for r, h := range hs {
+		if !anyNull(j.rightKeys, r) {
+			j.table[h] = append(j.table[h], int32(r))
+		}
+	}
+	return nil
+}
+
+// probe joins one left batch, a slice of rows at a time so that candidate pairs stay bounded.
+func (j *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch, out flow.Emitter) error {
+	n := rec.NumRows()
+	step := int64(BatchRows)
+	if len(j.spec.LeftKeys) == 0 && len(j.matched) > 0 {
+		step = max(1, int64(8*BatchRows/len(j.matched)))
+	}
+	for lo := int64(0); lo < n; lo += step {
+		part := rec.NewSlice(lo, min(n, lo+step))
+		err := j.probeSlice(ctx, part, out)
+		part.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out flow.Emitter) error {
+	left := flow.UserColumns(rec)
+	defer left.Release()
+	n := int(left.NumRows())
+	var li, ri []int64
+	if len(j.spec.LeftKeys) > 0 {
+		keys, err := evalUser(j.ctx, j.spec.LeftKeys, left)
+		if err != nil {
+			return err
+		}
+		hs := make([]uint64, n)
+		hashColumns(keys, 0, hs)
+		for i, h := range hs {
+			if anyNull(keys, i) {
+				continue
+			}
+			for _, r := range j.table[h] {
+				if rowsEqual(keys, i, j.rightKeys, int(r)) {
+					li = append(li, int64(i))
+					ri = append(ri, int64(r))
+				}
+			}
+		}
+		releaseAll(keys)
+	} else {
+		for i := 0; i < n; i++ {
+			for r := range j.matched {
+				li = append(li, int64(i))
+				ri = append(ri, int64(r))
+			}
+		}
+	}
+	if j.spec.Residual != nil && len(li) > 0 {
+		var err error
+		if li, ri, err = j.checkResidual(left, li, ri); err != nil {
+			return err
+		}
+	}
+	for _, r := range ri {
+		j.matched[r] = true
+	}
+	switch j.spec.Type {
+	case plan.LeftSemiJoin, plan.LeftAntiJoin:
+		hit := make([]bool, n)
+		for _, i := range li {
+			hit[i] = true
+		}
+		var keep []int64
+		for i, h := range hit {
+			if h == (j.spec.Type == plan.LeftSemiJoin) {
+				keep = append(keep, int64(i))
+			}
+		}
+		return emitRows(ctx, j.env, out, rec, keep)
+	case plan.LeftOuterJoin, plan.FullOuterJoin:
+		li, ri = padLeft(n, li, ri)
+	}
+	return j.emitPairs(ctx, left.Columns(), li, ri, out)
+}
+
+// padLeft adds a (i, NULL) pair, in order, for every left row without a pair (ri -1).
+func padLeft(n int, li, ri []int64) ([]int64, []int64) {
+	var ol, or []int64
+	k := 0
+	for i := 0; i < n; i++ {
+		found := false
+		for k < len(li) && li[k] == int64(i) {
+			ol, or = append(ol, li[k]), append(or, ri[k])
+			k++
+			found = true
+		}
+		if !found {
+			ol, or = append(ol, int64(i)), append(or, -1)
+		}
+	}
+	return ol, or
+}
+
+// checkResidual keeps the pairs whose residual condition is true.
+func (j *hashJoin) checkResidual(left arrow.RecordBatch, li, ri []int64) ([]int64, []int64, error) {
+	cols, err := j.pairColumns(left.Columns(), li, ri)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer releaseAll(cols)
+	fields := append(append([]arrow.Field(nil), left.Schema().Fields()...), flow.UserSchema(j.spec.RightSchema).Fields()...)
+	pairs := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(len(li)))
+	defer pairs.Release()
+	res, err := evalUser(j.ctx, []expr.Expr{j.spec.Residual}, pairs)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer releaseAll(res)
+	b, ok := res[0].(*array.Boolean)
+	if !ok {
+		return nil, nil, sparkerr.Internal("join condition evaluated to %s", res[0].DataType())
+	}
+	var ol, or []int64
+	for k := range li {
+		if b.IsValid(k) && b.Value(k) {
+			ol, or = append(ol, li[k]), append(or, ri[k])
+		}
+	}
+	return ol, or, nil
+}
+
+// pairColumns gathers left rows li next to right rows ri (-1: NULLs).
+func (j *hashJoin) pairColumns(left []arrow.Array, li, ri []int64) ([]arrow.Array, error) {
+	lidx, lvalid := nullable(li)
+	ridx, rvalid := nullable(ri)
+	lc, err := take(j.env.Mem, left, lidx, lvalid)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := take(j.env.Mem, j.rightCols, ridx, rvalid)
+	if err != nil {
+		releaseAll(lc)
+		return nil, err
+	}
+	return append(lc, rc...), nil
+}
+
+// nullable maps -1 entries to NULL indices.
+func nullable(idx []int64) ([]int64, []bool) {
+	var valid []bool
+	out := idx
+	for k, x := range idx {
+		if x >= 0 {
+			continue
+		}
+		if valid == nil {
+			valid = make([]bool, len(idx))
+			for i := range valid {
+				valid[i] = true
+			}
+			out = append([]int64(nil), idx...)
+		}
+		valid[k] = false
+		out[k] = 0
+	}
+	return out, valid
+}
+
+func (j *hashJoin) emitPairs(ctx context.Context, left []arrow.Array, li, ri []int64, out flow.Emitter) error {
+	for lo := 0; lo < len(li); lo += BatchRows {
+		hi := min(len(li), lo+BatchRows)
+		cols, err := j.pairColumns(left, li[lo:hi], ri[lo:hi])
+		if err != nil {
+			return err
+		}
+		err = emitColumns(ctx, j.env, out, cols, nil)
+		releaseAll(cols)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *hashJoin) EndOfData(ctx context.Context, out flow.Emitter) error {
+	if !j.built {
+		if err := j.build(); err != nil {
+			return err
+		}
+	}
+	if j.spec.Type != plan.RightOuterJoin && j.spec.Type != plan.FullOuterJoin {
+		return nil
+	}
+	var li, ri []int64
+	for r, m := range j.matched {
+		if !m {
+			li, ri = append(li, -1), append(ri, int64(r))
+		}
+	}
+	empty, err := concatColumns(j.env.Mem, j.spec.LeftSchema, nil)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(empty)
+	return j.emitPairs(ctx, empty, li, ri, out)
+}
+
+func (j *hashJoin) Close() {
+	releaseRecords(j.right)
+	releaseRecords(j.early)
+	releaseAll(j.rightCols)
+	releaseAll(j.rightKeys)
+	j.right, j.early, j.rightCols, j.rightKeys = nil, nil, nil, nil
+}

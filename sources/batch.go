@@ -1,0 +1,113 @@
+package sources
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// RangeBatchRows is how many ids a Range batch holds.
+const RangeBatchRows = 8192
+
+// Range produces ids start, start+step, … below end (above end for a negative step) in one
+// int64 user column, split like Spark's Range: partition i of n gets the contiguous slice of
+// element indexes [i·count/n, (i+1)·count/n).
+type Range struct {
+	Start, End, Step int64
+}
+
+// Count is the number of ids the range holds.
+func (r Range) Count() *big.Int {
+	if r.Step == 0 {
+		return new(big.Int)
+	}
+	span := new(big.Int).Sub(big.NewInt(r.End), big.NewInt(r.Start))
+	step := big.NewInt(r.Step)
+	if span.Sign() == 0 || span.Sign() != step.Sign() {
+		return new(big.Int)
+	}
+	// ceil(span / step) for same-signed operands.
+	q, m := new(big.Int).QuoRem(span, step, new(big.Int))
+	if m.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}
+
+// Slice is partition p of n's first element index and element count.
+func (r Range) Slice(p, n int) (first, count int64) {
+	total := r.Count()
+	lo := new(big.Int).Div(new(big.Int).Mul(total, big.NewInt(int64(p))), big.NewInt(int64(n)))
+	hi := new(big.Int).Div(new(big.Int).Mul(total, big.NewInt(int64(p+1))), big.NewInt(int64(n)))
+	return lo.Int64(), new(big.Int).Sub(hi, lo).Int64()
+}
+
+// Run implements flow.Source.
+func (r Range) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
+	if r.Step == 0 {
+		return sparkerr.IllegalArgument("requirement failed: The step of range must not be 0")
+	}
+	first, count := r.Slice(env.Partition, env.Partitions)
+	return r.emit(ctx, env, out, first, count)
+}
+
+// emit sends count ids from element index first on; the offset of a partition is simply how
+// many of its ids were emitted.
+func (r Range) emit(ctx context.Context, env flow.Env, out flow.Emitter, first, count int64) error {
+	b := array.NewInt64Builder(env.Mem)
+	defer b.Release()
+	next := r.Start + first*r.Step // wraps like Spark's for ranges near the int64 limits
+	for done := int64(0); done < count; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(RangeBatchRows, count-done)
+		b.Reserve(int(n))
+		for k := int64(0); k < n; k++ {
+			b.UnsafeAppend(next)
+			next += r.Step
+		}
+		done += n
+		ids := b.NewArray()
+		rec := flow.NewDataBatch(env.Mem, env.OutSchema, []arrow.Array{ids}, nil)
+		ids.Release()
+		if err := out.Emit(ctx, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LocalData emits inline records (user columns of the node's user schema) from one partition.
+// The records stay owned by the caller; the source retains what it sends.
+type LocalData struct {
+	Records []arrow.RecordBatch
+}
+
+// Run implements flow.Source.
+func (l LocalData) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
+	if env.Partition != 0 {
+		return nil
+	}
+	for _, rec := range l.Records {
+		if rec.NumRows() == 0 {
+			continue
+		}
+		if int(rec.NumCols())+flow.UserOffset != env.OutSchema.NumFields() {
+			return sparkerr.Internal("local data has %d columns, its schema %d", rec.NumCols(), env.OutSchema.NumFields()-flow.UserOffset)
+		}
+		for i, c := range rec.Columns() {
+			if want := env.OutSchema.Field(i + flow.UserOffset).Type; !arrow.TypeEqual(c.DataType(), want) {
+				return sparkerr.Internal("local data column %d is %s, its schema says %s", i, c.DataType(), want)
+			}
+		}
+		if err := out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
