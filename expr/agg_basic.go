@@ -90,8 +90,10 @@ func (s *sumAcc) Grow(n int) {
 
 func (s *sumAcc) SizeBytes() int64 { return int64(len(s.n)) * 24 }
 
-func (s *sumAcc) Update(groups []uint32, args []arrow.Array) error  { return s.add(groups, args[0], 1) }
-func (s *sumAcc) Retract(groups []uint32, args []arrow.Array) error { return s.add(groups, args[0], -1) }
+func (s *sumAcc) Update(groups []uint32, args []arrow.Array) error { return s.add(groups, args[0], 1) }
+func (s *sumAcc) Retract(groups []uint32, args []arrow.Array) error {
+	return s.add(groups, args[0], -1)
+}
 
 func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 	switch x := a.(type) {

@@ -1,0 +1,891 @@
+package expr
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// String functions.
+
+func init() {
+	registerScalar(1, 1, stringMap(strings.ToUpper), "upper", "ucase")
+	registerScalar(1, 1, stringMap(strings.ToLower), "lower", "lcase")
+	registerScalar(1, 1, stringMap(reverseString), "reverse")
+	registerScalar(1, 1, stringMap(initcap), "initcap")
+	registerScalar(1, 1, bindLength, "length", "char_length", "character_length", "len")
+	registerScalar(1, 1, bindByteLength, "octet_length", "bit_length")
+	registerScalar(1, 2, bindTrim, "trim", "ltrim", "rtrim", "btrim")
+	registerScalar(2, 3, bindSubstring, "substring", "substr")
+	registerScalar(0, -1, bindConcat, "concat")
+	registerScalar(1, -1, bindConcatWs, "concat_ws")
+	registerScalar(2, 3, bindReplace, "replace")
+	registerScalar(2, 2, bindInstr, "instr")
+	registerScalar(2, 3, bindLocate, "locate", "position")
+	registerScalar(2, 3, bindPad, "lpad", "rpad")
+	registerScalar(2, 2, bindRepeat, "repeat")
+	registerScalar(2, 3, bindSplit, "split")
+	registerScalar(2, 2, bindStringPredicate, "startswith", "endswith", "contains")
+	registerScalar(3, 4, bindRegexpReplace, "regexp_replace")
+	registerScalar(2, 3, bindRegexpExtract, "regexp_extract")
+	registerScalar(2, 2, bindRegexpLike, "rlike", "regexp", "regexp_like")
+	registerScalar(2, 3, bindLike, "like", "ilike")
+	registerScalar(1, -1, bindFormatString, "format_string", "printf")
+	registerScalar(1, 1, bindASCII, "ascii")
+	registerScalar(2, 2, bindLeftRight, "left", "right")
+	registerScalar(3, 3, bindTranslate, "translate")
+	registerScalar(3, 3, bindSubstringIndex, "substring_index")
+	registerScalar(3, 3, bindSplitPart, "split_part")
+	registerScalar(1, 1, bindChr, "chr", "char")
+	registerScalar(2, 2, bindLevenshtein, "levenshtein")
+}
+
+func reverseString(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+func initcap(s string) string {
+	r := []rune(s)
+	start := true
+	for i, c := range r {
+		if start {
+			r[i] = unicode.ToUpper(c)
+		} else {
+			r[i] = unicode.ToLower(c)
+		}
+		start = c == ' '
+	}
+	return string(r)
+}
+
+// stringMap binds a string → string function.
+func stringMap(fn func(string) string) func(string, []Expr, Options) (Expr, error) {
+	return func(name string, args []Expr, opts Options) (Expr, error) {
+		if name == "reverse" && args[0].Type().Kind == sqltypes.Array {
+			t := args[0].Type()
+			return strict(name, args, t, func(_ *Context, a []any) (any, error) {
+				in := a[0].([]any)
+				out := make([]any, len(in))
+				for i, v := range in {
+					out[len(in)-1-i] = v
+				}
+				return out, nil
+			}), nil
+		}
+		cs, err := coerceArgs(name, args, opts, sqltypes.StringType)
+		if err != nil {
+			return nil, err
+		}
+		f := strict(name, cs, sqltypes.StringType, func(_ *Context, a []any) (any, error) {
+			return fn(a[0].(string)), nil
+		})
+		f.str = callString(name, args)
+		return f, nil
+	}
+}
+
+// strFunc binds a function over string arguments (all coerced to string) with result type t.
+func strFunc(name string, args []Expr, opts Options, t sqltypes.DataType, types []sqltypes.DataType, fn func(a []any) (any, error)) (Expr, error) {
+	if types == nil {
+		types = []sqltypes.DataType{sqltypes.StringType}
+	}
+	cs, err := coerceArgs(name, args, opts, types...)
+	if err != nil {
+		return nil, err
+	}
+	f := strict(name, cs, t, func(_ *Context, a []any) (any, error) { return fn(a) })
+	f.str = callString(name, args)
+	return f, nil
+}
+
+var (
+	strType = sqltypes.StringType
+	intType = sqltypes.IntegerType
+)
+
+func bindLength(name string, args []Expr, opts Options) (Expr, error) {
+	if args[0].Type().Kind == sqltypes.Binary {
+		return strict(name, args, intType, func(_ *Context, a []any) (any, error) {
+			return int32(len(a[0].([]byte))), nil
+		}), nil
+	}
+	return strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
+		return int32(utf8.RuneCountInString(a[0].(string))), nil
+	})
+}
+
+func bindByteLength(name string, args []Expr, opts Options) (Expr, error) {
+	mul := int32(1)
+	if name == "bit_length" {
+		mul = 8
+	}
+	if args[0].Type().Kind == sqltypes.Binary {
+		return strict(name, args, intType, func(_ *Context, a []any) (any, error) {
+			return int32(len(a[0].([]byte))) * mul, nil
+		}), nil
+	}
+	return strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
+		return int32(len(a[0].(string))) * mul, nil
+	})
+}
+
+func bindTrim(name string, args []Expr, opts Options) (Expr, error) {
+	e, err := strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
+		s := a[0].(string)
+		cut := " "
+		if len(a) == 2 {
+			cut = a[1].(string)
+		}
+		switch name {
+		case "ltrim":
+			return strings.TrimLeft(s, cut), nil
+		case "rtrim":
+			return strings.TrimRight(s, cut), nil
+		}
+		return strings.Trim(s, cut), nil
+	})
+	if err == nil && len(args) == 2 {
+		mode := map[string]string{"trim": "BOTH", "btrim": "BOTH", "ltrim": "LEADING", "rtrim": "TRAILING"}[name]
+		e.(*rowFunc).str = "TRIM(" + mode + " " + args[1].String() + " FROM " + args[0].String() + ")"
+	}
+	return e, err
+}
+
+// substringSQL is UTF8String.substringSQL: 1-based pos, 0 acts as 1, negative counts from the end.
+func substringSQL(s string, pos, length int64) string {
+	r := []rune(s)
+	n := int64(len(r))
+	var start int64
+	switch {
+	case pos > 0:
+		start = pos - 1
+	case pos < 0:
+		start = n + pos
+	}
+	end := n
+	if length < n+1 {
+		end = start + length
+	}
+	if start < 0 {
+		start = 0
+	}
+	if end > n {
+		end = n
+	}
+	if start >= end {
+		return ""
+	}
+	return string(r[start:end])
+}
+
+func bindSubstring(name string, args []Expr, opts Options) (Expr, error) {
+	if args[0].Type().Kind == sqltypes.Binary {
+		cs, err := coerceArgs(name, args, opts, sqltypes.BinaryType, intType)
+		if err != nil {
+			return nil, err
+		}
+		return strict(name, cs, sqltypes.BinaryType, func(_ *Context, a []any) (any, error) {
+			b := a[0].([]byte)
+			l := int64(1 << 40)
+			if len(a) == 3 {
+				l = toInt64(a[2])
+			}
+			return []byte(substringBytes(b, toInt64(a[1]), l)), nil
+		}), nil
+	}
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType}, func(a []any) (any, error) {
+		l := int64(1 << 40)
+		if len(a) == 3 {
+			l = toInt64(a[2])
+		}
+		return substringSQL(a[0].(string), toInt64(a[1]), l), nil
+	})
+}
+
+func substringBytes(b []byte, pos, length int64) []byte {
+	n := int64(len(b))
+	var start int64
+	switch {
+	case pos > 0:
+		start = pos - 1
+	case pos < 0:
+		start = n + pos
+	}
+	end := n
+	if length < n+1 {
+		end = start + length
+	}
+	start, end = max(start, 0), min(end, n)
+	if start >= end {
+		return []byte{}
+	}
+	return b[start:end]
+}
+
+func bindConcat(name string, args []Expr, opts Options) (Expr, error) {
+	if len(args) > 0 && args[0].Type().Kind == sqltypes.Array {
+		t, ok := commonTypeOf(args)
+		if !ok || t.Kind != sqltypes.Array {
+			return nil, typeMismatch("DATA_DIFF_TYPES", quoteSQL(callString(name, args)),
+				"Input to `concat` should all be the same type, but it's [%s].", typesList(args))
+		}
+		cs, err := castAll(args, t, opts)
+		if err != nil {
+			return nil, err
+		}
+		f := strict(name, cs, t, func(_ *Context, a []any) (any, error) {
+			var out []any
+			for _, x := range a {
+				out = append(out, x.([]any)...)
+			}
+			if out == nil {
+				out = []any{}
+			}
+			return out, nil
+		})
+		f.str = callString(name, args)
+		return f, nil
+	}
+	allBinary := len(args) > 0
+	for _, a := range args {
+		allBinary = allBinary && a.Type().Kind == sqltypes.Binary
+	}
+	if allBinary {
+		return strict(name, args, sqltypes.BinaryType, func(_ *Context, a []any) (any, error) {
+			var out []byte
+			for _, x := range a {
+				out = append(out, x.([]byte)...)
+			}
+			return out, nil
+		}), nil
+	}
+	if len(args) == 0 {
+		return &renamed{Expr: NewLiteral("", strType), name: "concat()"}, nil
+	}
+	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
+		var b strings.Builder
+		for _, x := range a {
+			b.WriteString(x.(string))
+		}
+		return b.String(), nil
+	})
+}
+
+func bindConcatWs(name string, args []Expr, opts Options) (Expr, error) {
+	cs := make([]Expr, len(args))
+	for i, a := range args {
+		if i > 0 && a.Type().Kind == sqltypes.Array {
+			c, err := implicitCast(a, sqltypes.ArrayType(strType, true), opts)
+			if err != nil {
+				return nil, err
+			}
+			cs[i] = c
+			continue
+		}
+		c, err := coerceArg(name, args, i, strType, opts)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = c
+	}
+	f := &rowFunc{name: name, args: cs, t: strType, null: cs[0].Nullable(), str: callString(name, args),
+		fn: func(_ *Context, a []any) (any, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			var parts []string
+			for _, x := range a[1:] {
+				switch v := x.(type) {
+				case string:
+					parts = append(parts, v)
+				case []any:
+					for _, e := range v {
+						if e != nil {
+							parts = append(parts, e.(string))
+						}
+					}
+				}
+			}
+			return strings.Join(parts, a[0].(string)), nil
+		}}
+	return f, nil
+}
+
+func bindReplace(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
+		s, search := a[0].(string), a[1].(string)
+		rep := ""
+		if len(a) == 3 {
+			rep = a[2].(string)
+		}
+		if search == "" {
+			return s, nil
+		}
+		return strings.ReplaceAll(s, search, rep), nil
+	})
+}
+
+// runeIndex is the 0-based character index of sub in s at or after character from, or -1.
+func runeIndex(s, sub string, from int) int {
+	r := []rune(s)
+	if from > len(r) {
+		return -1
+	}
+	i := strings.Index(string(r[from:]), sub)
+	if i < 0 {
+		return -1
+	}
+	return from + utf8.RuneCountInString(string(r[from:])[:i])
+}
+
+func bindInstr(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
+		return int32(runeIndex(a[0].(string), a[1].(string), 0) + 1), nil
+	})
+}
+
+func bindLocate(name string, args []Expr, opts Options) (Expr, error) {
+	types := []sqltypes.DataType{strType, strType, intType}
+	cs, err := coerceArgs(name, args, opts, types...)
+	if err != nil {
+		return nil, err
+	}
+	f := &rowFunc{name: name, args: cs, t: intType, null: cs[0].Nullable() || cs[1].Nullable(), str: callString(name, args),
+		fn: func(_ *Context, a []any) (any, error) {
+			pos := int64(1)
+			if len(a) == 3 {
+				if a[2] == nil {
+					return int32(0), nil
+				}
+				pos = toInt64(a[2])
+			}
+			if a[0] == nil || a[1] == nil {
+				return nil, nil
+			}
+			if pos < 1 {
+				return int32(0), nil
+			}
+			return int32(runeIndex(a[1].(string), a[0].(string), int(pos-1)) + 1), nil
+		}}
+	return f, nil
+}
+
+func bindPad(name string, args []Expr, opts Options) (Expr, error) {
+	if len(args) == 2 {
+		args = append(args, NewLiteral(" ", strType))
+	}
+	e, err := strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType, strType}, func(a []any) (any, error) {
+		s, n, pad := []rune(a[0].(string)), int(toInt64(a[1])), []rune(a[2].(string))
+		if n <= 0 {
+			return "", nil
+		}
+		if len(s) >= n {
+			return string(s[:n]), nil
+		}
+		if len(pad) == 0 {
+			return string(s), nil
+		}
+		fill := make([]rune, 0, n-len(s))
+		for len(fill) < n-len(s) {
+			fill = append(fill, pad[len(fill)%len(pad)])
+		}
+		if name == "lpad" {
+			return string(fill) + string(s), nil
+		}
+		return string(s) + string(fill), nil
+	})
+	return e, err
+}
+
+func bindRepeat(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType}, func(a []any) (any, error) {
+		n := toInt64(a[1])
+		if n <= 0 {
+			return "", nil
+		}
+		return strings.Repeat(a[0].(string), int(n)), nil
+	})
+}
+
+var regexCache sync.Map
+
+// compileJavaRegex compiles a Java regex (RE2 subset) with caching.
+func compileJavaRegex(p string) (*regexp.Regexp, error) {
+	if r, ok := regexCache.Load(p); ok {
+		return r.(*regexp.Regexp), nil
+	}
+	r, err := regexp.Compile(p)
+	if err != nil {
+		return nil, sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_PARAMETER_VALUE.PATTERN", "22023",
+			"The value of parameter(s) `regexp` in `regexp` is invalid: %s", err).Wrap(err)
+	}
+	regexCache.Store(p, r)
+	return r, nil
+}
+
+func bindSplit(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, sqltypes.ArrayType(strType, false), []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
+		limit := -1
+		if len(a) == 3 {
+			limit = int(toInt64(a[2]))
+		}
+		if limit == 0 {
+			limit = -1
+		}
+		s := a[0].(string)
+		var parts []string
+		if a[1].(string) == "" {
+			parts = strings.Split(s, "")
+			if limit > 0 && len(parts) > limit {
+				parts = append(parts[:limit-1], strings.Join(parts[limit-1:], ""))
+			}
+		} else {
+			re, err := compileJavaRegex(a[1].(string))
+			if err != nil {
+				return nil, err
+			}
+			parts = re.Split(s, limit)
+		}
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	})
+}
+
+func bindStringPredicate(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
+		s, p := a[0].(string), a[1].(string)
+		switch name {
+		case "startswith":
+			return strings.HasPrefix(s, p), nil
+		case "endswith":
+			return strings.HasSuffix(s, p), nil
+		}
+		return strings.Contains(s, p), nil
+	})
+}
+
+// javaReplacement converts Java's $n / ${name} replacement syntax to Go's.
+func javaReplacement(r string) string {
+	var b strings.Builder
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c == '\\' && i+1 < len(r):
+			i++
+			if r[i] == '$' {
+				b.WriteString("$$")
+			} else {
+				b.WriteByte(r[i])
+			}
+		case c == '$' && i+1 < len(r) && r[i+1] >= '0' && r[i+1] <= '9':
+			j := i + 1
+			for j < len(r) && r[j] >= '0' && r[j] <= '9' {
+				j++
+			}
+			b.WriteString("${" + r[i+1:j] + "}")
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func bindRegexpReplace(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, strType, intType}, func(a []any) (any, error) {
+		re, err := compileJavaRegex(a[1].(string))
+		if err != nil {
+			return nil, err
+		}
+		s := a[0].(string)
+		pos := int64(1)
+		if len(a) == 4 {
+			pos = toInt64(a[3])
+		}
+		r := []rune(s)
+		if pos < 1 {
+			pos = 1
+		}
+		if int(pos-1) > len(r) {
+			return s, nil
+		}
+		prefix, rest := string(r[:pos-1]), string(r[pos-1:])
+		return prefix + re.ReplaceAllString(rest, javaReplacement(a[2].(string))), nil
+	})
+}
+
+func bindRegexpExtract(name string, args []Expr, opts Options) (Expr, error) {
+	if len(args) == 2 {
+		args = append(args, NewLiteral(int32(1), intType))
+	}
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
+		re, err := compileJavaRegex(a[1].(string))
+		if err != nil {
+			return nil, err
+		}
+		idx := int(toInt64(a[2]))
+		if idx < 0 || idx > re.NumSubexp() {
+			return nil, sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", "22023",
+				"The value of parameter(s) `idx` in `regexp_extract` is invalid: Expects group index between 0 and %d, but got %d.", re.NumSubexp(), idx)
+		}
+		m := re.FindStringSubmatch(a[0].(string))
+		if m == nil {
+			return "", nil
+		}
+		return m[idx], nil
+	})
+}
+
+func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
+	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
+		re, err := compileJavaRegex(a[1].(string))
+		if err != nil {
+			return nil, err
+		}
+		return re.MatchString(a[0].(string)), nil
+	})
+	if err == nil {
+		e.(*rowFunc).str = strings.ToUpper(name) + "(" + args[0].String() + ", " + args[1].String() + ")"
+	}
+	return e, err
+}
+
+// likeToRegex converts a SQL LIKE pattern with escape character esc to an anchored regex.
+func likeToRegex(p string, esc rune, ci bool) string {
+	var b strings.Builder
+	b.WriteString("(?s)")
+	if ci {
+		b.WriteString("(?i)")
+	}
+	b.WriteString("^")
+	r := []rune(p)
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c == esc && i+1 < len(r):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(r[i])))
+		case c == '%':
+			b.WriteString(".*")
+		case c == '_':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return b.String()
+}
+
+func bindLike(name string, args []Expr, opts Options) (Expr, error) {
+	esc := '\\'
+	if len(args) == 3 {
+		v, ok := literalValue(args[2])
+		s, _ := v.(string)
+		if !ok || utf8.RuneCountInString(s) != 1 {
+			return nil, typeMismatch("INVALID_ESCAPE_CHAR", quoteSQL(callString(name, args)), "the escape character must be a single character string literal")
+		}
+		esc, _ = utf8.DecodeRuneInString(s)
+		args = args[:2]
+	}
+	ci := name == "ilike"
+	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
+		re, err := compileJavaRegex(likeToRegex(a[1].(string), esc, ci))
+		if err != nil {
+			return nil, err
+		}
+		return re.MatchString(a[0].(string)), nil
+	})
+	if err == nil {
+		e.(*rowFunc).str = args[0].String() + " " + strings.ToUpper(name) + " " + args[1].String()
+	}
+	return e, err
+}
+
+func bindFormatString(name string, args []Expr, opts Options) (Expr, error) {
+	f0, err := coerceArg(name, args, 0, strType, opts)
+	if err != nil {
+		return nil, err
+	}
+	cs := append([]Expr{f0}, args[1:]...)
+	return &rowFunc{name: name, args: cs, t: strType, null: f0.Nullable(), str: callString(name, args),
+		fn: func(ctx *Context, a []any) (any, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			vals := make([]any, len(a)-1)
+			for i, v := range a[1:] {
+				vals[i] = formatArg(v, cs[i+1].Type(), ctx)
+			}
+			return javaFormat(a[0].(string), vals), nil
+		}}, nil
+}
+
+func formatArg(v any, t sqltypes.DataType, ctx *Context) any {
+	switch t.Kind {
+	case sqltypes.Decimal:
+		if v != nil {
+			return decimalToFloat(v.(decimalNum), t.Scale)
+		}
+	case sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.Array, sqltypes.Map, sqltypes.Struct:
+		if v != nil {
+			return valueString(v, t, ctx.loc())
+		}
+	}
+	return v
+}
+
+// javaFormat implements the common subset of java.util.Formatter: %s %d %f %e %x %c %b %% %n
+// with flags, width and precision; null arguments render "null".
+func javaFormat(f string, args []any) string {
+	var b strings.Builder
+	argi := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		j := i + 1
+		for j < len(f) && strings.IndexByte("-+ 0,#(123456789.$", f[j]) >= 0 {
+			j++
+		}
+		if j >= len(f) {
+			b.WriteString(f[i:])
+			break
+		}
+		spec, verb := f[i+1:j], f[j]
+		i = j
+		switch verb {
+		case '%':
+			b.WriteByte('%')
+			continue
+		case 'n':
+			b.WriteByte('\n')
+			continue
+		}
+		if k := strings.IndexByte(spec, '$'); k >= 0 {
+			var n int
+			fmt.Sscanf(spec[:k], "%d", &n)
+			argi = n - 1
+			spec = spec[k+1:]
+		}
+		var arg any
+		if argi < len(args) {
+			arg = args[argi]
+		}
+		argi++
+		spec = strings.ReplaceAll(spec, ",", "")
+		switch verb {
+		case 's', 'S':
+			s := "null"
+			if arg != nil {
+				s = fmt.Sprint(formatPlain(arg))
+			}
+			if verb == 'S' {
+				s = strings.ToUpper(s)
+			}
+			b.WriteString(fmt.Sprintf("%"+spec+"s", s))
+		case 'd':
+			if arg == nil {
+				b.WriteString("null")
+			} else {
+				b.WriteString(fmt.Sprintf("%"+spec+"d", toInt64(arg)))
+			}
+		case 'f', 'e', 'E', 'g':
+			if arg == nil {
+				b.WriteString("null")
+			} else {
+				if !strings.Contains(spec, ".") {
+					spec += ".6"
+				}
+				b.WriteString(fmt.Sprintf("%"+spec+string(verb), toFloat64(arg)))
+			}
+		case 'x', 'X', 'o':
+			if arg == nil {
+				b.WriteString("null")
+			} else {
+				b.WriteString(fmt.Sprintf("%"+spec+string(verb), toInt64(arg)))
+			}
+		case 'c':
+			if arg == nil {
+				b.WriteString("null")
+			} else if s, ok := arg.(string); ok {
+				b.WriteString(s)
+			} else {
+				b.WriteRune(rune(toInt64(arg)))
+			}
+		case 'b', 'B':
+			if arg == nil {
+				b.WriteString("false")
+			} else if x, ok := arg.(bool); ok {
+				b.WriteString(fmt.Sprint(x))
+			} else {
+				b.WriteString("true")
+			}
+		default:
+			b.WriteString("%" + spec + string(verb))
+		}
+	}
+	return b.String()
+}
+
+func formatPlain(v any) any {
+	switch x := v.(type) {
+	case float64:
+		return formatDouble(x)
+	case float32:
+		return formatFloat(x)
+	}
+	return v
+}
+
+func bindASCII(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
+		s := a[0].(string)
+		if s == "" {
+			return int32(0), nil
+		}
+		r, _ := utf8.DecodeRuneInString(s)
+		return int32(r), nil
+	})
+}
+
+func bindLeftRight(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType}, func(a []any) (any, error) {
+		r := []rune(a[0].(string))
+		n := int(toInt64(a[1]))
+		if n <= 0 {
+			return "", nil
+		}
+		if n > len(r) {
+			n = len(r)
+		}
+		if name == "left" {
+			return string(r[:n]), nil
+		}
+		return string(r[len(r)-n:]), nil
+	})
+}
+
+func bindTranslate(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
+		from, to := []rune(a[1].(string)), []rune(a[2].(string))
+		m := map[rune]rune{}
+		for i, c := range from {
+			if _, seen := m[c]; seen {
+				continue
+			}
+			if i < len(to) {
+				m[c] = to[i]
+			} else {
+				m[c] = -1
+			}
+		}
+		var b strings.Builder
+		for _, c := range a[0].(string) {
+			if r, ok := m[c]; ok {
+				if r >= 0 {
+					b.WriteRune(r)
+				}
+				continue
+			}
+			b.WriteRune(c)
+		}
+		return b.String(), nil
+	})
+}
+
+func bindSubstringIndex(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
+		s, delim, n := a[0].(string), a[1].(string), int(toInt64(a[2]))
+		if delim == "" || n == 0 {
+			return "", nil
+		}
+		parts := strings.Split(s, delim)
+		if n > 0 {
+			if n >= len(parts) {
+				return s, nil
+			}
+			return strings.Join(parts[:n], delim), nil
+		}
+		if -n >= len(parts) {
+			return s, nil
+		}
+		return strings.Join(parts[len(parts)+n:], delim), nil
+	})
+}
+
+func bindSplitPart(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
+		s, delim, n := a[0].(string), a[1].(string), int(toInt64(a[2]))
+		if n == 0 {
+			return nil, sparkerr.New(sparkerr.SparkRuntimeException, "INVALID_INDEX_OF_ZERO", "22003",
+				"The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).")
+		}
+		var parts []string
+		if delim == "" {
+			parts = []string{s}
+		} else {
+			parts = strings.Split(s, delim)
+		}
+		if n < 0 {
+			n = len(parts) + n + 1
+		}
+		if n < 1 || n > len(parts) {
+			return "", nil
+		}
+		return parts[n-1], nil
+	})
+}
+
+func bindChr(name string, args []Expr, opts Options) (Expr, error) {
+	cs, err := coerceArgs(name, args, opts, sqltypes.LongType)
+	if err != nil {
+		return nil, err
+	}
+	f := strict(name, cs, strType, func(_ *Context, a []any) (any, error) {
+		n := toInt64(a[0])
+		if n < 0 {
+			return "", nil
+		}
+		return string(rune(n % 256)), nil
+	})
+	f.str = callString(name, args)
+	return f, nil
+}
+
+func bindLevenshtein(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
+		x, y := []rune(a[0].(string)), []rune(a[1].(string))
+		prev := make([]int, len(y)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(x); i++ {
+			cur := make([]int, len(y)+1)
+			cur[0] = i
+			for j := 1; j <= len(y); j++ {
+				cost := 1
+				if x[i-1] == y[j-1] {
+					cost = 0
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			}
+			prev = cur
+		}
+		return int32(prev[len(y)]), nil
+	})
+}
