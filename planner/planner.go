@@ -1,0 +1,220 @@
+package planner
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// Options configure Build.
+type Options struct {
+	// Mem is the allocator the evaluation context falls back to.
+	Mem memory.Allocator
+	// Partitions is the default parallelism of exchanges (runtime.NumCPU() when ≤ 0).
+	Partitions int
+	// Expr is the evaluation context (time zone, ANSI mode, statement time).
+	Expr *expr.Context
+	// Streaming makes aggregates emit their changed groups at every barrier (as retraction of
+	// the old row and insert of the new one) instead of once at end of data.
+	Streaming bool
+	// Sources resolves a source scan to a flow source and its partition count; without it a
+	// SourceScan cannot be planned.
+	Sources func(scan *logical.SourceScan) (flow.Source, int, error)
+}
+
+// Build plans root. The graph's output node has parallelism 1 and yields rows in the plan's
+// order.
+func Build(root logical.Node, opts Options) (*flow.Graph, error) {
+	if opts.Partitions <= 0 {
+		opts.Partitions = runtime.NumCPU()
+	}
+	ctx := expr.Context{}
+	if opts.Expr != nil {
+		ctx = *opts.Expr
+	}
+	if ctx.Mem == nil {
+		ctx.Mem = opts.Mem
+	}
+	b := &builder{opts: opts, ctx: &ctx, tz: timeZone(ctx.Location)}
+	out, err := b.plan(root)
+	if err != nil {
+		return nil, err
+	}
+	if out.Parallelism > 1 {
+		out = b.concat(out)
+	}
+	return &flow.Graph{Output: out}, nil
+}
+
+// timeZone is the zone name Arrow timestamp columns carry (as expr.Context uses it).
+func timeZone(loc *time.Location) string {
+	if loc == nil || loc == time.Local {
+		return "UTC"
+	}
+	return loc.String()
+}
+
+type builder struct {
+	opts  Options
+	ctx   *expr.Context
+	tz    string
+	count int
+}
+
+func (b *builder) schema(n logical.Node) *arrow.Schema {
+	return flow.EventSchema(sqltypes.ToArrowSchema(n.Schema(), b.tz))
+}
+
+func (b *builder) name(kind string) string {
+	b.count++
+	return fmt.Sprintf("%s#%d", kind, b.count)
+}
+
+// node builds an inner node.
+func (b *builder) node(kind string, par int, schema *arrow.Schema, f operators.Factory, ins ...flow.Input) *flow.Node {
+	return &flow.Node{Name: b.name(kind), Parallelism: par, Schema: schema, NewOperator: f, Inputs: ins}
+}
+
+func forward(n *flow.Node) flow.Input { return flow.Input{From: n, Exchange: flow.Forward} }
+
+func (b *builder) hashed(n *flow.Node, keys []expr.Expr) flow.Input {
+	return flow.Input{From: n, Exchange: flow.Partition, Partitioner: operators.HashPartitioner(b.ctx, keys)}
+}
+
+// concat gathers n's partitions in order into one.
+func (b *builder) concat(n *flow.Node) *flow.Node {
+	return b.node("Concat", 1, n.Schema, operators.Concat(), flow.Input{From: n, Exchange: flow.Gather})
+}
+
+// single makes n one partition, keeping partition order.
+func (b *builder) single(n *flow.Node) *flow.Node {
+	if n.Parallelism == 1 {
+		return n
+	}
+	return b.concat(n)
+}
+
+func (b *builder) plan(n logical.Node) (*flow.Node, error) {
+	switch n := n.(type) {
+	case *logical.Range:
+		par := n.Partitions
+		if par <= 0 {
+			par = b.opts.Partitions
+		}
+		return &flow.Node{Name: b.name("Range"), Parallelism: par, Schema: b.schema(n),
+			Source: sources.Range{Start: n.Start, End: n.End, Step: n.Step}}, nil
+	case *logical.LocalData:
+		return &flow.Node{Name: b.name("LocalData"), Parallelism: 1, Schema: b.schema(n),
+			Source: sources.LocalData{Records: n.Records}}, nil
+	case *logical.SourceScan:
+		if b.opts.Sources == nil {
+			return nil, sparkerr.Unsupported("streaming sources arrive with the streaming issue")
+		}
+		src, par, err := b.opts.Sources(n)
+		if err != nil {
+			return nil, err
+		}
+		return &flow.Node{Name: b.name("Scan " + n.Format), Parallelism: max(1, par), Schema: b.schema(n), Source: src}, nil
+	}
+	ins := make([]*flow.Node, len(n.Children()))
+	for i, c := range n.Children() {
+		in, err := b.plan(c)
+		if err != nil {
+			return nil, err
+		}
+		ins[i] = in
+	}
+	return b.planInner(n, ins)
+}
+
+func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error) {
+	schema := b.schema(n)
+	switch n := n.(type) {
+	case *logical.Project:
+		return b.node("Project", ins[0].Parallelism, schema, operators.Project(b.ctx, n.Exprs), forward(ins[0])), nil
+	case *logical.Filter:
+		return b.node("Filter", ins[0].Parallelism, schema, operators.Filter(b.ctx, n.Cond), forward(ins[0])), nil
+	case *logical.Sample:
+		return b.node("Sample", ins[0].Parallelism, schema,
+			operators.Sample(n.Lower, n.Upper, n.WithReplacement, n.Seed), forward(ins[0])), nil
+	case *logical.Aggregate:
+		return b.aggregate(n, ins[0], schema)
+	case *logical.Sort:
+		keys := make([]operators.SortKey, len(n.Keys))
+		for i, k := range n.Keys {
+			keys[i] = operators.SortKey{Expr: k.Expr, Descending: k.Descending, NullsFirst: k.NullsFirst}
+		}
+		in := ins[0]
+		if n.Global {
+			in = b.single(in)
+		}
+		return b.node("Sort", in.Parallelism, schema, operators.Sort(b.ctx, keys), forward(in)), nil
+	case *logical.Limit:
+		return b.limit(n, ins[0], schema), nil
+	case *logical.Tail:
+		return b.node("Tail", 1, schema, operators.Tail(n.N), forward(b.single(ins[0]))), nil
+	case *logical.Join:
+		return b.join(n, ins[0], ins[1], schema)
+	case *logical.Union:
+		par := 0
+		var edges []flow.Input
+		for _, in := range ins {
+			edges = append(edges, flow.Input{From: in, Exchange: flow.Partition, Partitioner: operators.OffsetPartitioner(par)})
+			par += in.Parallelism
+		}
+		return b.node("Union", par, schema, operators.Pass(), edges...), nil
+	case *logical.Distinct:
+		keys := n.Keys
+		if keys == nil {
+			keys = allColumns(len(n.Schema()))
+		}
+		return b.node("Deduplicate", b.opts.Partitions, schema, operators.Distinct(keys),
+			b.hashed(ins[0], columns(n.Input.Schema(), keys))), nil
+	case *logical.SetOp:
+		if n.Type != plan.Intersect && n.Type != plan.Except {
+			return nil, sparkerr.Internal("set operation %d is not INTERSECT or EXCEPT", n.Type)
+		}
+		all := allColumns(len(n.Schema()))
+		return b.node(n.Describe(), b.opts.Partitions, schema, operators.SetOp(n.Type, n.All),
+			b.hashed(ins[0], columns(n.Left.Schema(), all)), b.hashed(ins[1], columns(n.Right.Schema(), all))), nil
+	case *logical.Repartition:
+		par := n.Partitions
+		if par <= 0 {
+			par = b.opts.Partitions
+		}
+		var p flow.Partitioner = operators.RoundRobinPartitioner()
+		if len(n.Keys) > 0 {
+			p = operators.HashPartitioner(b.ctx, n.Keys)
+		}
+		return b.node("Exchange", par, schema, operators.Pass(), flow.Input{From: ins[0], Exchange: flow.Partition, Partitioner: p}), nil
+	}
+	return nil, sparkerr.Unsupported("planning %s is not supported", n.Describe())
+}
+
+func allColumns(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// columns are column references to fields idx of s.
+func columns(s sqltypes.Schema, idx []int) []expr.Expr {
+	out := make([]expr.Expr, len(idx))
+	for i, c := range idx {
+		out[i] = &expr.Column{Index: c, Name: s[c].Name, T: s[c].Type, Null: s[c].Nullable}
+	}
+	return out
+}

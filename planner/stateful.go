@@ -1,0 +1,79 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/plan"
+)
+
+// aggregate plans a hash aggregation: grouping expressions become columns (a projection
+// appends the ones that are not plain columns), the input is hash-partitioned on them, and each
+// partition aggregates its groups. Without grouping the input gathers into one partition.
+func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming}
+	for _, g := range n.Groups {
+		spec.KeyTypes = append(spec.KeyTypes, g.Type())
+	}
+	if len(n.Groups) == 0 {
+		return b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, spec),
+			flow.Input{From: in, Exchange: flow.Gather}), nil
+	}
+	inSchema := n.Input.Schema()
+	plain := true
+	for _, g := range n.Groups {
+		if c, ok := g.(*expr.Column); ok {
+			spec.KeyCols = append(spec.KeyCols, c.Index)
+		} else {
+			plain = false
+		}
+	}
+	if !plain {
+		// Keep the input columns (aggregate arguments refer to them) and append the keys.
+		exprs := columns(inSchema, allColumns(len(inSchema)))
+		spec.KeyCols = spec.KeyCols[:0]
+		for i, g := range n.Groups {
+			spec.KeyCols = append(spec.KeyCols, len(inSchema)+i)
+			exprs = append(exprs, &expr.Alias{Child: g, Name: keyName(i)})
+		}
+		pre := &logical.Project{Input: n.Input, Exprs: exprs}
+		in = b.node("Project", in.Parallelism, b.schema(pre), operators.Project(b.ctx, exprs), forward(in))
+		inSchema = pre.Schema()
+	}
+	return b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, spec),
+		b.hashed(in, columns(inSchema, spec.KeyCols))), nil
+}
+
+func keyName(i int) string { return fmt.Sprintf("_groupingexpression%d", i) }
+
+// limit plans LIMIT/OFFSET: each partition keeps at most offset+n rows, then the partitions are
+// concatenated in order and the global limit applies.
+func (b *builder) limit(n *logical.Limit, in *flow.Node, schema *arrow.Schema) *flow.Node {
+	if in.Parallelism > 1 && n.N >= 0 {
+		in = b.node("LocalLimit", in.Parallelism, schema, operators.Limit(n.N+n.Offset, 0), forward(in))
+	}
+	return b.node("GlobalLimit", 1, schema, operators.Limit(n.N, n.Offset), forward(b.single(in)))
+}
+
+// join plans a join: equi-joins hash-partition both sides on their keys; joins without keys
+// broadcast the right side to the left's partitions, except right and full outer joins, whose
+// unmatched right rows must be decided in one place: both sides gather to one partition.
+func (b *builder) join(n *logical.Join, left, right *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	spec := operators.JoinSpec{Type: n.Type, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual,
+		LeftSchema: left.Schema, RightSchema: right.Schema}
+	f := operators.HashJoin(b.ctx, spec)
+	switch {
+	case len(n.LeftKeys) > 0:
+		return b.node("HashJoin", b.opts.Partitions, schema, f,
+			b.hashed(left, n.LeftKeys), b.hashed(right, n.RightKeys)), nil
+	case n.Type == plan.RightOuterJoin || n.Type == plan.FullOuterJoin:
+		return b.node("NestedLoopJoin", 1, schema, f,
+			flow.Input{From: left, Exchange: flow.Gather}, flow.Input{From: right, Exchange: flow.Gather}), nil
+	}
+	return b.node("NestedLoopJoin", left.Parallelism, schema, f,
+		forward(left), flow.Input{From: right, Exchange: flow.Broadcast}), nil
+}
