@@ -152,23 +152,6 @@ func stripPlanAlias(e plan.Expr) plan.Expr {
 	return e
 }
 
-// planExprSQL renders an unresolved expression briefly for error messages.
-func planExprSQL(e plan.Expr) string {
-	switch x := e.(type) {
-	case plan.ColumnRef:
-		return `"` + strings.Join(x.Name, ".") + `"`
-	case *plan.ColumnRef:
-		return `"` + strings.Join(x.Name, ".") + `"`
-	}
-	if c, ok := asCall(e); ok {
-		return callSQL(c)
-	}
-	if al, ok := asAlias(e); ok {
-		return planExprSQL(al.Child)
-	}
-	return `"expression"`
-}
-
 func toInt(v any) int {
 	switch x := v.(type) {
 	case int8:

@@ -252,7 +252,7 @@ func (a *Analyzer) bindCondition(in *resolved, cond plan.Expr) (expr.Expr, error
 	b.aggError = func(c plan.Call) error {
 		return sparkerr.Analysis("INVALID_WHERE_CONDITION", "42903",
 			"The WHERE condition %s contains invalid expressions: %s.\nRewrite the query to avoid window functions, aggregate functions, and generator functions in the WHERE clause.",
-			callSQL(c), callSQL(c)).WithParams("condition", callSQL(c), "expressionList", callSQL(c))
+			planExprSQL(cond), callSQL(c)).WithParams("condition", planExprSQL(cond), "expressionList", callSQL(c))
 	}
 	x, err := b.bind(cond)
 	if err != nil {

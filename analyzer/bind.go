@@ -7,6 +7,7 @@ import (
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -183,10 +184,11 @@ func (b *binder) bindCall(c plan.Call) (expr.Expr, error) {
 	return expr.Bind(name, args, b.a.Options)
 }
 
-// callSQL renders an unresolved call for error messages.
-func callSQL(c plan.Call) string {
-	return `"` + strings.ToLower(c.Name) + `(…)"`
-}
+// callSQL renders an unresolved call for error messages, quoted like Spark's toSQLExpr.
+func callSQL(c plan.Call) string { return planExprSQL(c) }
+
+// planExprSQL renders an unresolved expression for error messages, quoted.
+func planExprSQL(e plan.Expr) string { return `"` + sql.FormatExpr(e) + `"` }
 
 func (b *binder) bindAlias(al plan.Alias) (expr.Expr, error) {
 	child, err := b.bind(al.Child)

@@ -89,7 +89,7 @@ var planCases = map[string]func() plan.Relation{
 		return project(tbl("t", 0), star("zz"))
 	},
 	"star-in-function": func() plan.Relation {
-		return project(tbl("s", 0), fn("struct", star()))
+		return project(tbl("s", 0), fn("coalesce", star()))
 	},
 	"count-star": func() plan.Relation {
 		return groupBy(tbl("t", 0), exprs(col("b")), col("b"), fn("count", star()),
@@ -295,5 +295,15 @@ var planCases = map[string]func() plan.Relation{
 		seed := int64(7)
 		return &plan.Sample{Input: &plan.Hint{Name: "broadcast", Input: &plan.WithWatermark{Input: tbl("t", 0),
 			EventTime: "b", Delay: "1 minute"}}, LowerBound: 0, UpperBound: 0.5, Seed: &seed}
+	},
+	"sql-named-param": func() plan.Relation {
+		return &plan.SQLQuery{Query: "SELECT a FROM t WHERE a > :lo AND b = :name",
+			Args: map[string]plan.Expr{"lo": i32(1), "name": str("x")}}
+	},
+	"sql-positional-param": func() plan.Relation {
+		return &plan.SQLQuery{Query: "SELECT a + ? AS z FROM t", PosArgs: exprs(i64(10))}
+	},
+	"sql-unbound-param": func() plan.Relation {
+		return &plan.SQLQuery{Query: "SELECT a FROM t WHERE a > :lo", Args: map[string]plan.Expr{"hi": i32(1)}}
 	},
 }

@@ -186,7 +186,13 @@ func (a *Analyzer) resolveSQLQuery(ctx context.Context, n *plan.SQLQuery) (*reso
 	if n.Statement != nil {
 		return nil, notAQuery()
 	}
-	cmd, err := sql.ParseStatement(n.Query)
+	var cmd plan.Command
+	var err error
+	if len(n.Args) > 0 || len(n.PosArgs) > 0 {
+		cmd, err = sql.ParseStatementWithParams(n.Query, n.Args, n.PosArgs)
+	} else {
+		cmd, err = sql.ParseStatement(n.Query)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -199,11 +205,7 @@ func (a *Analyzer) resolveSQLQuery(ctx context.Context, n *plan.SQLQuery) (*reso
 	if !ok {
 		return nil, notAQuery()
 	}
-	rel, err := bindParameters(q.Input, n.Args, n.PosArgs)
-	if err != nil {
-		return nil, err
-	}
-	return a.resolve(ctx, rel)
+	return a.resolve(ctx, q.Input)
 }
 
 func notAQuery() *sparkerr.Error {
