@@ -4,13 +4,14 @@
 //	     [--spark-version V]
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (flags override them). Logs go to
-// stderr; stdout stays free for query output.
+// stderr as text; stdout stays free for query output.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -21,62 +22,83 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "weir:", err)
 		os.Exit(1)
 	}
 }
 
-func envOr(key, def string) string {
-	if v, ok := os.LookupEnv(key); ok && v != "" {
-		return v
-	}
-	return def
+// config is the server's command-line configuration.
+type config struct {
+	listen       string
+	stateDir     string
+	token        string
+	tlsCert      string
+	tlsKey       string
+	sparkVersion string
 }
 
-func run(args []string) error {
+// parseConfig reads flags over environment variables over defaults. "server" as the first
+// argument is accepted (and means the same as none).
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	if len(args) > 0 && args[0] == "server" {
 		args = args[1:]
 	}
+	envOr := func(key, def string) string {
+		if v := getenv(key); v != "" {
+			return v
+		}
+		return def
+	}
+	var c config
 	fs := flag.NewFlagSet("weir", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
-	listen := fs.String("listen", envOr("WEIR_LISTEN", "127.0.0.1:15002"), "address to serve Spark Connect on (HOST:PORT)")
-	stateDir := fs.String("state-dir", envOr("WEIR_STATE_DIR", "./weir-state"), "directory for server state")
-	token := fs.String("token", envOr("WEIR_TOKEN", ""), "bearer token clients must present (sc://host/;token=...)")
-	tlsCert := fs.String("tls-cert", "", "TLS certificate file (PEM)")
-	tlsKey := fs.String("tls-key", "", "TLS key file (PEM)")
-	sparkVersion := fs.String("spark-version", connect.DefaultSparkVersion, "Spark version reported to clients")
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", envOr("WEIR_LISTEN", "127.0.0.1:15002"), "address to serve Spark Connect on (HOST:PORT)")
+	fs.StringVar(&c.stateDir, "state-dir", envOr("WEIR_STATE_DIR", "./weir-state"), "directory for server state")
+	fs.StringVar(&c.token, "token", envOr("WEIR_TOKEN", ""), "bearer token clients must present (sc://host/;token=...)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate file (PEM)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS key file (PEM)")
+	fs.StringVar(&c.sparkVersion, "spark-version", connect.DefaultSparkVersion, "Spark version reported to clients")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return config{}, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+		return config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	return c, nil
+}
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+// run serves until ctx ends.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	c, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := []connect.Option{
 		connect.WithLogger(logger),
-		connect.WithStateDir(*stateDir),
-		connect.WithSparkVersion(*sparkVersion),
+		connect.WithStateDir(c.stateDir),
+		connect.WithSparkVersion(c.sparkVersion),
 	}
-	if *token != "" {
-		opts = append(opts, connect.WithToken(*token))
+	if c.token != "" {
+		opts = append(opts, connect.WithToken(c.token))
 	}
-	if *tlsCert != "" || *tlsKey != "" {
-		opts = append(opts, connect.WithTLS(*tlsCert, *tlsKey))
+	if c.tlsCert != "" || c.tlsKey != "" {
+		opts = append(opts, connect.WithTLS(c.tlsCert, c.tlsKey))
 	}
 	srv, err := connect.NewServer(opts...)
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", *listen)
+	lis, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	logger.Info("listening", "address", lis.Addr().String(), "spark_version", *sparkVersion,
-		"tls", *tlsCert != "", "auth", *token != "")
+	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
+		"tls", c.tlsCert != "", "auth", c.token != "")
 	if err := srv.Serve(ctx, lis); err != nil {
 		return err
 	}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestParseConfig(t *testing.T) {
+	c, err := parseConfig(nil, env(nil), &bytes.Buffer{})
+	if err != nil || c.listen != "127.0.0.1:15002" || c.stateDir != "./weir-state" || c.token != "" || c.sparkVersion == "" {
+		t.Fatalf("defaults: %+v %v", c, err)
+	}
+	e := env(map[string]string{"WEIR_LISTEN": "0.0.0.0:1", "WEIR_STATE_DIR": "/s", "WEIR_TOKEN": "tok"})
+	c, err = parseConfig([]string{"server"}, e, &bytes.Buffer{})
+	if err != nil || c.listen != "0.0.0.0:1" || c.stateDir != "/s" || c.token != "tok" {
+		t.Fatalf("env: %+v %v", c, err)
+	}
+	c, err = parseConfig([]string{"server", "--listen", "127.0.0.1:2", "--token", "flag", "--spark-version", "4.0.0"}, e, &bytes.Buffer{})
+	if err != nil || c.listen != "127.0.0.1:2" || c.token != "flag" || c.stateDir != "/s" || c.sparkVersion != "4.0.0" {
+		t.Fatalf("flags over env: %+v %v", c, err)
+	}
+	if _, err := parseConfig([]string{"serve"}, e, &bytes.Buffer{}); err == nil {
+		t.Fatal("unknown argument accepted")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger and the test to share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestRunServesAndStops(t *testing.T) {
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, env(nil), logs)
+	}()
+	addrRe := regexp.MustCompile(`msg=listening address=(\S+)`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addrRe.FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("no listening log: %s", logs.String())
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	resp, err := pb.NewSparkConnectServiceClient(conn).AnalyzePlan(context.Background(), &pb.AnalyzePlanRequest{
+		SessionId: "00112233-4455-4677-8899-aabbccddeeff", UserContext: &pb.UserContext{UserId: "u"},
+		Analyze: &pb.AnalyzePlanRequest_SparkVersion_{SparkVersion: &pb.AnalyzePlanRequest_SparkVersion{}},
+	})
+	if err != nil || !strings.HasPrefix(resp.GetSparkVersion().GetVersion(), "4.") {
+		t.Fatalf("spark version: %v %v", resp, err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("server did not stop")
+	}
+	if !strings.Contains(logs.String(), "msg=stopped") {
+		t.Fatalf("logs: %s", logs.String())
+	}
+}
