@@ -2,8 +2,6 @@ package operators
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/maphash"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,117 +11,15 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-// Row hashing, equality and ordering over Arrow columns. These are the operators' own: they
-// need only what grouping, joining and sorting need (Spark's semantics: integers of any width
-// hash alike, NaN equals NaN, -0.0 equals 0.0, NULL sorts first ascending).
+// Row hashing, equality and ordering over Arrow columns (Spark's semantics: NaN equals NaN and
+// sorts above every number, -0.0 equals 0.0, NULL sorts first ascending).
 
-// hashSeed is fixed for the process so every partition hashes alike.
-var hashSeed = maphash.MakeSeed()
-
-const nullHash = 0x9e3779b97f4a7c15
-
-// hashColumns sets out[i] to the hash of row i over cols (seed mixes in first).
-func hashColumns(cols []arrow.Array, seed uint64, out []uint64) {
-	for i := range out {
-		out[i] = seed
-	}
-	var h maphash.Hash
-	h.SetSeed(hashSeed)
-	var buf [8]byte
-	for _, c := range cols {
-		for i := range out {
-			h.Reset()
-			binary.LittleEndian.PutUint64(buf[:], out[i])
-			h.Write(buf[:])
-			hashValue(&h, c, i)
-			out[i] = h.Sum64()
-		}
-	}
-}
-
-func writeU64(h *maphash.Hash, v uint64) {
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], v)
-	h.Write(buf[:])
-}
-
-func normFloat(f float64) uint64 {
-	if f == 0 {
-		return 0
-	}
-	if math.IsNaN(f) {
-		return 0x7ff8000000000001
-	}
-	return math.Float64bits(f)
-}
-
-// hashValue writes row i of a into h.
-func hashValue(h *maphash.Hash, a arrow.Array, i int) {
-	if a.IsNull(i) {
-		writeU64(h, nullHash)
-		return
-	}
-	switch c := a.(type) {
-	case *array.Int8:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.Int16:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.Int32:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.Int64:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.Date32:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.Timestamp:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.Duration:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.MonthInterval:
-		writeU64(h, uint64(c.Value(i)))
-	case *array.Boolean:
-		if c.Value(i) {
-			writeU64(h, 1)
-		} else {
-			writeU64(h, 0)
-		}
-	case *array.Float32:
-		writeU64(h, normFloat(float64(c.Value(i))))
-	case *array.Float64:
-		writeU64(h, normFloat(c.Value(i)))
-	case *array.String:
-		h.WriteString(c.Value(i))
-	case *array.Binary:
-		h.Write(c.Value(i))
-	case *array.Decimal128:
-		v := c.Value(i)
-		writeU64(h, v.LowBits())
-		writeU64(h, uint64(v.HighBits()))
-	case array.ListLike:
-		start, end := c.ValueOffsets(i)
-		writeU64(h, uint64(end-start))
-		vals := c.ListValues()
-		for j := int(start); j < int(end); j++ {
-			hashValue(h, vals, j)
-		}
-	case *array.Struct:
-		for f := 0; f < c.NumField(); f++ {
-			hashValue(h, c.Field(f), i)
-		}
-	default:
-		h.WriteString(a.ValueStr(i))
-	}
-}
-
-// rowsEqual reports whether row i of a equals row j of b column by column, NULL equal to NULL
-// (grouping semantics; joins check nulls first).
-func rowsEqual(a []arrow.Array, i int, b []arrow.Array, j int) bool {
-	for c := range a {
-		if compareAt(a[c], i, b[c], j) != 0 {
-			return false
-		}
-	}
-	return true
-}
+// hashColumns and rowsEqual are expr's: equal rows (NULL = NULL, NaN = NaN, -0.0 = 0.0) hash
+// alike.
+var (
+	hashColumns = expr.HashColumns
+	rowsEqual   = expr.RowsEqual
+)
 
 // anyNull reports whether row i has a NULL in any of cols.
 func anyNull(cols []arrow.Array, i int) bool {

@@ -104,7 +104,9 @@ func (t *tail) Close() { releaseRecords(t.recs); t.recs = nil }
 // earlier ones ended. The planner puts it on every plan output of more than one partition, so
 // a plan without an exchange returns rows in partition order (spark.range(10) gives 0..9).
 func Concat() Factory {
-	return func(env flow.Env) (flow.Operator, error) { return &concat{env: env, held: map[int][]arrow.RecordBatch{}, ended: map[int]bool{}}, nil }
+	return func(env flow.Env) (flow.Operator, error) {
+		return &concat{env: env, held: map[int][]arrow.RecordBatch{}, ended: map[int]bool{}}, nil
+	}
 }
 
 type concat struct {
