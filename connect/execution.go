@@ -3,9 +3,8 @@ package connect
 import (
 	"context"
 	"fmt"
-	"time"
-
 	"sync"
+	"time"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/sparkerr"
@@ -77,12 +76,13 @@ func (e *execution) start(produce func(ctx context.Context, emit func(*pb.Execut
 			e.finish(err)
 		}()
 		err = produce(e.ctx, e.emit)
-		if err == nil && e.ctx.Err() == nil {
+		if err == nil {
 			err = e.emit(&pb.ExecutePlanResponse{
 				ResponseType: &pb.ExecutePlanResponse_ResultComplete_{ResultComplete: &pb.ExecutePlanResponse_ResultComplete{}},
 			})
 		}
-		if e.ctx.Err() != nil {
+		if err != nil && e.ctx.Err() != nil {
+			// Whatever the producer saw, the client sees why the execution was stopped.
 			err = context.Cause(e.ctx)
 		}
 	}()
@@ -260,6 +260,11 @@ func (e *execution) next(idx, gen int) step {
 	defer e.mu.Unlock()
 	if e.gen != gen {
 		return step{finished: true, err: cursorDisconnected(e.id)}
+	}
+	if e.done && e.err != nil && e.ctx.Err() != nil {
+		// Cancelled (interrupt, release, shutdown): report it now rather than after the
+		// responses still buffered.
+		return step{finished: true, err: e.err}
 	}
 	if idx < e.base {
 		return step{finished: true, err: cursorPositionNotAvailable(e.id, fmt.Sprintf("#%d", idx))}
