@@ -32,7 +32,9 @@ type aggBuild struct {
 	aggKeys   map[string]int
 	// nulled marks grouping expressions rolled up in this grouping set (they read as NULL).
 	nulled map[int]bool
-	in     *resolved
+	// pivotGuard, when set, restricts every aggregate call to the rows of one pivot value.
+	pivotGuard expr.Expr
+	in         *resolved
 	spec   groupSpec
 	a      *Analyzer
 }
@@ -49,7 +51,7 @@ func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*re
 	case plan.GroupRollup, plan.GroupCube, plan.GroupingSets:
 		return a.resolveGroupingSets(in, n)
 	case plan.GroupPivot:
-		return nil, sparkerr.Unsupported("PIVOT is not supported yet")
+		return a.resolvePivot(in, n)
 	}
 	return nil, sparkerr.Unsupported("grouping type %d is not supported", n.Type)
 }
@@ -243,9 +245,6 @@ func (b *aggBuild) liveGroups() []expr.Expr {
 // addAggregate binds an aggregate call over the input and references its output column.
 func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 	name := strings.ToLower(c.Name)
-	if c.Filter != nil {
-		return nil, sparkerr.Unsupported("aggregate FILTER (WHERE …) clauses are not supported yet")
-	}
 	inner := b.a.binderOver(b.in)
 	inner.aggError = func(c plan.Call) error {
 		return sparkerr.Analysis("NESTED_AGGREGATE_FUNCTION", "42607",
@@ -264,16 +263,41 @@ func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := fn.String()
+	display := fn.String()
+	key := display
 	for _, x := range args {
 		key += "|" + exprKey(x)
+	}
+	var cond expr.Expr
+	if c.Filter != nil {
+		if cond, err = inner.bind(c.Filter); err != nil {
+			return nil, err
+		}
+		if err := checkBoolean(cond); err != nil {
+			return nil, err
+		}
+		display += " FILTER (WHERE " + cond.String() + ")"
+		key += "|filter|" + exprKey(cond)
+	}
+	if b.pivotGuard != nil {
+		key += "|pivot|" + exprKey(b.pivotGuard)
+		if cond == nil {
+			cond = b.pivotGuard
+		} else if cond, err = expr.Bind("and", []expr.Expr{cond, b.pivotGuard}, b.a.Options); err != nil {
+			return nil, err
+		}
+	}
+	if cond != nil {
+		if fn, err = b.filtered(name, args, c.Distinct, cond); err != nil {
+			return nil, err
+		}
 	}
 	j, ok := b.aggKeys[key]
 	if !ok {
 		j = len(b.aggs)
 		b.aggKeys[key] = j
 		b.aggs = append(b.aggs, fn)
-		b.aggNames = append(b.aggNames, fn.String())
+		b.aggNames = append(b.aggNames, display)
 	}
 	return &expr.Column{Index: len(b.liveGroups()) + j, Name: b.aggNames[j], T: fn.Type(), Null: fn.Nullable()}, nil
 }
@@ -412,4 +436,25 @@ func (a *Analyzer) resolveHaving(ctx context.Context, n *plan.Aggregate, cond pl
 	b.finish()
 	filtered := a.keepScope(b.agg, &logical.Filter{Input: b.agg.node, Cond: c})
 	return filtered.project(b.outputs).withPlanID(n.PlanID), nil
+}
+
+// filtered binds agg(args) FILTER (WHERE cond) as agg(CASE WHEN cond THEN arg END, …): rows
+// failing the filter feed NULLs, which the null-ignoring aggregates skip.
+func (b *aggBuild) filtered(name string, args []expr.Expr, distinct bool, cond expr.Expr) (expr.AggFunc, error) {
+	switch name {
+	case "first", "last", "first_value", "last_value", "any_value":
+		return nil, sparkerr.Unsupported("FILTER (WHERE …) on %s is not supported", name)
+	}
+	if len(args) == 0 {
+		args = []expr.Expr{expr.NewLiteral(int32(1), sqltypes.IntegerType)}
+	}
+	guarded := make([]expr.Expr, len(args))
+	for i, x := range args {
+		g, err := expr.Bind("when", []expr.Expr{cond, x}, b.a.Options)
+		if err != nil {
+			return nil, err
+		}
+		guarded[i] = g
+	}
+	return expr.BindAggregate(name, guarded, distinct, b.a.Options)
 }

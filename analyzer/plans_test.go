@@ -275,9 +275,19 @@ var planCases = map[string]func() plan.Relation{
 		return &plan.Aggregate{Input: tbl("t", 0), Type: plan.GroupRollup, Grouping: exprs(col("b"), col("a")),
 			Aggs: exprs(col("b"), col("a"), fn("sum", col("c")))}
 	},
-	"pivot": func() plan.Relation {
+	"pivot-without-values": func() plan.Relation {
 		return &plan.Aggregate{Input: tbl("t", 0), Type: plan.GroupPivot, Grouping: exprs(col("b")),
 			Aggs: exprs(fn("sum", col("c"))), PivotCol: col("a")}
+	},
+	"pivot": func() plan.Relation {
+		return &plan.Aggregate{Input: tbl("t", 0), Type: plan.GroupPivot, Grouping: exprs(col("b")),
+			Aggs: exprs(fn("sum", col("c"))), PivotCol: col("a"),
+			PivotValues: []plan.Literal{{Value: int32(1), Type: sqltypes.IntegerType}, {Type: sqltypes.NullType}}}
+	},
+	"pivot-two-aggregates": func() plan.Relation {
+		return &plan.Aggregate{Input: tbl("t", 0), Type: plan.GroupPivot, Grouping: exprs(col("a")),
+			Aggs: exprs(as(fn("count", star()), "n"), fn("max", col("c"))), PivotCol: col("b"),
+			PivotValues: []plan.Literal{{Value: "x", Type: sqltypes.StringType}, {Value: "y", Type: sqltypes.StringType}}}
 	},
 	"struct-field": func() plan.Relation {
 		return project(tbl("n", 0), col("n", "st", "f"), col("st", "g"))
@@ -305,5 +315,10 @@ var planCases = map[string]func() plan.Relation{
 	},
 	"sql-unbound-param": func() plan.Relation {
 		return &plan.SQLQuery{Query: "SELECT a FROM t WHERE a > :lo", Args: map[string]plan.Expr{"hi": i32(1)}}
+	},
+	"aggregate-filter": func() plan.Relation {
+		return groupBy(tbl("t", 0), exprs(col("b")), col("b"),
+			plan.Call{Name: "count", Args: exprs(star()), Filter: fn(">", col("a"), i32(1))},
+			plan.Call{Name: "sum", Args: exprs(col("c")), Filter: fn("<", col("a"), i32(5))})
 	},
 }

@@ -106,9 +106,6 @@ func (a *Analyzer) resolveValues(n *plan.Values) (*resolved, error) {
 			"Invalid inline table. Inline table expected %d columns but found %d columns in row 0.",
 			len(n.Names), width)
 	}
-	ctx := &expr.Context{Mem: memory.DefaultAllocator, ANSI: a.Options.ANSI}
-	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
-	defer one.Release()
 	schema := make(sqltypes.Schema, width)
 	cols := make([]arrow.Array, width)
 	defer func() {
@@ -140,12 +137,11 @@ func (a *Analyzer) resolveValues(n *plan.Values) (*resolved, error) {
 				}
 				e = x
 			}
-			arr, err := e.Eval(ctx, one)
+			v, err := a.evalConst(e)
 			if err != nil {
 				return nil, err
 			}
-			values[r] = expr.ValueAt(arr, 0, t)
-			arr.Release()
+			values[r] = v
 			nullable = nullable || values[r] == nil
 		}
 		cols[c] = expr.BuildArray(memory.DefaultAllocator, t, a.Options.TimeZone, values)
@@ -210,4 +206,17 @@ func (a *Analyzer) resolveSQLQuery(ctx context.Context, n *plan.SQLQuery) (*reso
 
 func notAQuery() *sparkerr.Error {
 	return sparkerr.Unsupported("the SQL text is a command, not a query; run it as a command")
+}
+
+// evalConst evaluates an expression that reads no column, as a Go value.
+func (a *Analyzer) evalConst(e expr.Expr) (any, error) {
+	ctx := &expr.Context{Mem: memory.DefaultAllocator, ANSI: a.Options.ANSI}
+	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer one.Release()
+	arr, err := e.Eval(ctx, one)
+	if err != nil {
+		return nil, err
+	}
+	defer arr.Release()
+	return expr.ValueAt(arr, 0, e.Type()), nil
 }
