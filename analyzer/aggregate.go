@@ -35,8 +35,8 @@ type aggBuild struct {
 	// pivotGuard, when set, restricts every aggregate call to the rows of one pivot value.
 	pivotGuard expr.Expr
 	in         *resolved
-	spec   groupSpec
-	a      *Analyzer
+	spec       groupSpec
+	a          *Analyzer
 }
 
 func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*resolved, error) {
