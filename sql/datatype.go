@@ -13,6 +13,8 @@ import (
 // char/varchar(n) (as string), array<…>, map<…,…>, struct<name[:] type [NOT NULL] [COMMENT
 // '…'], …> and ANSI interval types.
 func (p *parser) dataType() sqltypes.DataType {
+	p.enter()
+	defer p.leave()
 	start := p.peek()
 	if start.kind != tokWord {
 		p.syntaxError()

@@ -44,6 +44,8 @@ func (p *parser) valueExpression() plan.Expr { return p.expr(bpPredicate) }
 
 // expr is the Pratt loop: a prefix expression, then infix operators binding tighter than minBP.
 func (p *parser) expr(minBP int) plan.Expr {
+	p.enter()
+	defer p.leave()
 	start := p.pos
 	left := p.prefix()
 	for {

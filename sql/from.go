@@ -86,6 +86,8 @@ func (p *parser) joinType() (plan.JoinType, bool) {
 // relationPrimary parses a table name, table-valued function, VALUES, (query) or (relation),
 // with an optional alias.
 func (p *parser) relationPrimary() plan.Relation {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	var rel plan.Relation
 	switch {

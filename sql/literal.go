@@ -26,7 +26,7 @@ func binaryLiteral(digits string) plan.Expr {
 	}
 	b, err := hex.DecodeString(digits)
 	if err != nil {
-		panic(parseFailure{invalidTypedLiteral("X", digits)})
+		panic(parseFailure{err: invalidTypedLiteral("X", digits)})
 	}
 	return plan.Lit(b, sqltypes.BinaryType)
 }

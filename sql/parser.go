@@ -25,10 +25,30 @@ type parser struct {
 	rowCtorAt map[int]bool
 	// windowRefs counts OVER name references waiting for a WINDOW clause.
 	windowRefs int
+	// depth is the current nesting of expressions and queries (bounded by maxDepth).
+	depth int
 }
 
+// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const maxDepth = 1000
+
+// enter increments the nesting depth, failing beyond maxDepth; callers defer p.leave().
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		panic(parseFailure{err: sparkerr.Newf(sparkerr.ParseException, "", "",
+			"The SQL text is nested too deeply (more than %d levels).", maxDepth), fatal: true})
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
 // parseFailure carries a parse error through panics inside the parser.
-type parseFailure struct{ err *sparkerr.Error }
+type parseFailure struct {
+	err *sparkerr.Error
+	// fatal failures (nesting too deep) are not retried by speculative parsing.
+	fatal bool
+}
 
 func newParser(text string, params bool) (*parser, error) {
 	toks, err := lex(text, params)
@@ -54,7 +74,7 @@ func run[T any](f func() T) (out T, err error) {
 }
 
 // fail aborts the parse with err.
-func (p *parser) fail(err *sparkerr.Error) { panic(parseFailure{err}) }
+func (p *parser) fail(err *sparkerr.Error) { panic(parseFailure{err: err}) }
 
 // syntaxError aborts with PARSE_SYNTAX_ERROR at the current token.
 func (p *parser) syntaxError() { p.syntaxErrorAt(p.peek(), "") }

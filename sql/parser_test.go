@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
 )
 
 // TestDataDriven runs testdata/*: parse (statement → plan tree), parse-expr, parse-type,
@@ -64,4 +66,49 @@ func errString(err error) string {
 		return cls + ": " + e.Error() + "\n"
 	}
 	return "untyped: " + err.Error() + "\n"
+}
+
+// TestDeepNesting checks that pathological nesting is an error, not a stack overflow.
+func TestDeepNesting(t *testing.T) {
+	for _, text := range []string{
+		"SELECT " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000),
+		"SELECT " + strings.Repeat("-", 100000) + "a",
+		strings.Repeat("(", 50000) + "SELECT 1" + strings.Repeat(")", 50000),
+		"SELECT * FROM " + strings.Repeat("(", 50000) + "t" + strings.Repeat(")", 50000),
+		"SELECT CAST(a AS " + strings.Repeat("array<", 50000) + "int" + strings.Repeat(">", 50000) + ")",
+	} {
+		_, err := ParseStatement(text)
+		e, ok := sparkerr.As(err)
+		if !ok || e.JavaClass != sparkerr.ParseException {
+			t.Fatalf("%.40s…: want ParseException, got %v", text, err)
+		}
+	}
+	// Moderate nesting still parses.
+	text := "SELECT " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200)
+	if _, err := ParseStatement(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestParams checks :name and ? parameter markers.
+func TestParams(t *testing.T) {
+	one := plan.Lit(int32(1), sqltypes.IntegerType)
+	cmd, err := ParseStatementWithParams("SELECT :x + ?, ? FROM t WHERE a = :x LIMIT 1",
+		map[string]plan.Expr{"x": plan.Col("c")}, []plan.Expr{one, plan.Lit("s", sqltypes.StringType)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := FormatCommand(cmd)
+	want := "Limit 1\n+- Project [+(c, 1), 's']\n   +- Filter ==(a, c)\n      +- NamedTable t"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	// A ':' in a type is not a parameter.
+	if _, err := ParseStatement("SELECT CAST(a AS struct<x:int>)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseStatementWithParams("SELECT ?, ?", nil, []plan.Expr{one}); err == nil ||
+		!strings.Contains(err.Error(), "UNBOUND_SQL_PARAMETER") {
+		t.Fatalf("want UNBOUND_SQL_PARAMETER, got %v", err)
+	}
 }

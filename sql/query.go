@@ -20,13 +20,13 @@ func (p *parser) startsQuery() bool {
 // speculate runs f; if it fails with a parse error, the parser state is restored and ok is
 // false.
 func (p *parser) speculate(f func()) (ok bool) {
-	pos, ctes, next := p.pos, len(p.ctes), p.nextPos
+	pos, ctes, next, depth := p.pos, len(p.ctes), p.nextPos, p.depth
 	defer func() {
 		if r := recover(); r != nil {
-			if _, isParse := r.(parseFailure); !isParse {
+			if pf, isParse := r.(parseFailure); !isParse || pf.fatal {
 				panic(r)
 			}
-			p.pos, p.ctes, p.nextPos = pos, p.ctes[:ctes], next
+			p.pos, p.ctes, p.nextPos, p.depth = pos, p.ctes[:ctes], next, depth
 			ok = false
 		}
 	}()
@@ -36,6 +36,8 @@ func (p *parser) speculate(f func()) (ok bool) {
 
 // query parses [WITH …] queryNoWith.
 func (p *parser) query() plan.Relation {
+	p.enter()
+	defer p.leave()
 	if p.accept("WITH") {
 		return p.withQuery()
 	}
