@@ -235,15 +235,52 @@ func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved
 	}
 	cond, err := a.bindCondition(in, n.Condition)
 	if err != nil {
-		if agg, ok := n.Input.(*plan.Aggregate); ok && isUnresolvedColumn(err) {
+		if !isUnresolvedColumn(err) {
+			return nil, err
+		}
+		switch child := n.Input.(type) {
+		case *plan.Aggregate:
 			// HAVING on a grouping column that is not in the select list.
-			if r, herr := a.resolveHaving(ctx, agg, n.Condition); herr == nil {
+			if r, herr := a.resolveHaving(ctx, child, n.Condition); herr == nil {
 				return r, nil
+			}
+		case *plan.Project:
+			// A filter over a select may use the select's input columns.
+			if child.Input != nil && !anyAggregate(child.Exprs) {
+				if r, ferr := a.filterOverProject(ctx, n, child); ferr == nil {
+					return r, nil
+				}
 			}
 		}
 		return nil, err
 	}
 	return a.keepScope(in, &logical.Filter{Input: in.node, Cond: cond}), nil
+}
+
+// filterOverProject resolves a filter whose condition reads columns the Project below drops.
+func (a *Analyzer) filterOverProject(ctx context.Context, n *plan.Filter, p *plan.Project) (*resolved, error) {
+	w, err := a.widenProject(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	b := a.binderOver(w.proj)
+	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
+		if _, ok := asColumnRef(x); !ok {
+			return nil, false, nil
+		}
+		bound, err := w.bind(x)
+		return bound, true, err
+	}
+	cond, err := b.bind(n.Condition)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBoolean(cond); err != nil {
+		return nil, err
+	}
+	return w.finish(func(wide *resolved) *resolved {
+		return a.keepScope(wide, &logical.Filter{Input: wide.node, Cond: cond})
+	}), nil
 }
 
 // bindCondition binds a WHERE condition and checks it is boolean.

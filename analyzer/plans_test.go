@@ -321,4 +321,8 @@ var planCases = map[string]func() plan.Relation{
 			plan.Call{Name: "count", Args: exprs(star()), Filter: fn(">", col("a"), i32(1))},
 			plan.Call{Name: "sum", Args: exprs(col("c")), Filter: fn("<", col("a"), i32(5))})
 	},
+	"filter-missing-column": func() plan.Relation {
+		// df.select("a").filter(col("c") > 1)
+		return &plan.Filter{Input: project(tbl("t", 0), col("a")), Condition: fn(">", col("c"), i32(1))}
+	},
 }

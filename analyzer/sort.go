@@ -83,6 +83,32 @@ func (a *Analyzer) bindSortKeys(in *resolved, order []plan.SortOrder, bind func(
 // sortOverProject adds the input columns the sort keys need to the Project, sorts, and
 // projects them away.
 func (a *Analyzer) sortOverProject(ctx context.Context, n *plan.Sort, p *plan.Project) (*resolved, error) {
+	w, err := a.widenProject(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := a.bindSortKeys(w.proj, n.Order, w.bind)
+	if err != nil {
+		return nil, err
+	}
+	return w.finish(func(wide *resolved) *resolved {
+		return a.keepScope(wide, &logical.Sort{Input: wide.node, Keys: keys, Global: n.IsGlobal})
+	}), nil
+}
+
+// widened is a Project being resolved with room for hidden columns: expressions the
+// projection lacks but its input has (Spark's ResolveMissingReferences for ORDER BY and
+// filters over a select).
+type widened struct {
+	a          *Analyzer
+	below      *resolved // the Project's input
+	proj       *resolved // the Project as written
+	exprs      []expr.Expr
+	visible    int
+	projPlanID int64
+}
+
+func (a *Analyzer) widenProject(ctx context.Context, p *plan.Project) (*widened, error) {
 	below, err := a.resolve(ctx, p.Input)
 	if err != nil {
 		return nil, err
@@ -91,34 +117,37 @@ func (a *Analyzer) sortOverProject(ctx context.Context, n *plan.Sort, p *plan.Pr
 	if err != nil {
 		return nil, err
 	}
-	visible := len(exprs)
-	proj := below.project(exprs).withPlanID(p.PlanID)
-	extended := exprs
-	bind := func(e plan.Expr) (expr.Expr, error) {
-		x, err := a.binderOver(proj).bind(e)
-		if err == nil || !isUnresolvedColumn(err) {
-			return x, err
-		}
-		hidden, herr := a.binderOver(below).bind(e)
-		if herr != nil {
-			return nil, err
-		}
-		extended = append(extended, hidden)
-		i := len(extended) - 1
-		return &expr.Column{Index: i, Name: expr.OutputName(hidden), T: hidden.Type(), Null: hidden.Nullable()}, nil
+	return &widened{a: a, below: below, proj: below.project(exprs).withPlanID(p.PlanID), exprs: exprs,
+		visible: len(exprs), projPlanID: p.PlanID}, nil
+}
+
+// bind binds e over the Project's output, or else over its input as a hidden column.
+func (w *widened) bind(e plan.Expr) (expr.Expr, error) {
+	x, err := w.a.binderOver(w.proj).bind(e)
+	if err == nil || !isUnresolvedColumn(err) {
+		return x, err
 	}
-	keys, err := a.bindSortKeys(proj, n.Order, bind)
-	if err != nil {
+	hidden, herr := w.a.binderOver(w.below).bind(e)
+	if herr != nil {
 		return nil, err
 	}
-	wide := below.project(extended).withPlanID(p.PlanID)
-	sorted := a.keepScope(wide, &logical.Sort{Input: wide.node, Keys: keys, Global: n.IsGlobal})
-	refs := make([]expr.Expr, visible)
-	for i := range refs {
-		refs[i] = sorted.ref(i)
+	w.exprs = append(w.exprs, hidden)
+	i := len(w.exprs) - 1
+	return &expr.Column{Index: i, Name: expr.OutputName(hidden), T: hidden.Type(), Null: hidden.Nullable()}, nil
+}
+
+// finish builds op over the widened Project and projects the hidden columns away.
+func (w *widened) finish(op func(wide *resolved) *resolved) *resolved {
+	wide := w.below.project(w.exprs).withPlanID(w.projPlanID)
+	done := op(wide)
+	if len(w.exprs) == w.visible {
+		return done
 	}
-	out := sorted.project(refs)
-	return out, nil
+	refs := make([]expr.Expr, w.visible)
+	for i := range refs {
+		refs[i] = done.ref(i)
+	}
+	return done.project(refs)
 }
 
 // sortOverAggregate resolves ORDER BY over [HAVING over] an Aggregate, with keys that may
