@@ -8,13 +8,14 @@ import (
 // startsQuery reports whether a query starts at the current token (possibly after opening
 // parentheses).
 func (p *parser) startsQuery() bool {
-	for i := 0; ; i++ {
+	for i := 0; i <= maxDepth; i++ {
 		t := p.peekAt(i)
 		if t.isOp("(") {
 			continue
 		}
 		return t.is("SELECT") || t.is("WITH") || t.is("VALUES") || t.is("TABLE") || t.is("FROM")
 	}
+	return false
 }
 
 // speculate runs f; if it fails with a parse error, the parser state is restored and ok is
