@@ -46,7 +46,12 @@ func (a *Analyzer) resolveColumn(r *resolved, ref plan.ColumnRef) (expr.Expr, er
 	if err != nil {
 		return nil, err
 	}
-	return extractFields(r.ref(i), rest)
+	x, err := extractFields(r.ref(i), rest)
+	if err != nil || len(rest) == 0 {
+		return x, err
+	}
+	// Spark names a dotted field access after its last part.
+	return &expr.Alias{Child: x, Name: rest[len(rest)-1]}, nil
 }
 
 // locateColumn finds the one column of r that ref names, and the struct fields to extract.

@@ -241,10 +241,15 @@ func (a *Analyzer) resolveNAFill(ctx context.Context, n *plan.NAFill) (*resolved
 		if v == nil || v.Value == nil || !fillApplies(v.Type, in.cols[i].typ) {
 			continue
 		}
-		val, err := expr.NewCast(expr.NewLiteral(v.Value, v.Type), in.cols[i].typ, plan.CastLegacy, a.Options)
+		cast, err := expr.NewCast(expr.NewLiteral(v.Value, v.Type), in.cols[i].typ, plan.CastLegacy, a.Options)
 		if err != nil {
 			return nil, err
 		}
+		folded, err := a.evalConst(cast)
+		if err != nil {
+			return nil, err
+		}
+		val := expr.NewLiteral(folded, in.cols[i].typ)
 		x, err := expr.Bind("coalesce", []expr.Expr{in.ref(i), val}, a.Options)
 		if err != nil {
 			return nil, err
