@@ -5,7 +5,10 @@
 //
 // Entry points:
 //   - Relation, Command and Expression translate a plan message. Every relation carries the
-//     client's plan id (RelationCommon.plan_id) in plan.RelCommon.PlanID.
+//     client's plan id (RelationCommon.plan_id) in plan.RelCommon.PlanID, and column and star
+//     references carry the plan id they are pinned to, all shifted by one: client id n is
+//     stored as n+1 so that PySpark's first plan (id 0) differs from "no plan id" (see
+//     PlanIDFromClient / ClientPlanID).
 //   - DataTypeFromProto, DataTypeToProto and SchemaToProto convert types; ParseJSONType and
 //     JSONType read and write Spark's JSON type strings (StructType.json(), which PySpark sends
 //     as the schema of createDataFrame).

@@ -105,11 +105,11 @@ func attribute(a *pb.Expression_UnresolvedAttribute) (plan.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan.ColumnRef{Name: parts, PlanID: a.GetPlanId(), IsMetadata: a.GetIsMetadataColumn()}, nil
+	return plan.ColumnRef{Name: parts, PlanID: PlanIDFromClient(a.PlanId), IsMetadata: a.GetIsMetadataColumn()}, nil
 }
 
 func star(s *pb.Expression_UnresolvedStar) (plan.Expr, error) {
-	st := plan.Star{PlanID: s.GetPlanId()}
+	st := plan.Star{PlanID: PlanIDFromClient(s.PlanId)}
 	if s.UnparsedTarget == nil {
 		return st, nil
 	}
@@ -246,13 +246,13 @@ func regex(r *pb.Expression_UnresolvedRegex) (plan.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return plan.ColumnRef{Name: parts, PlanID: r.GetPlanId()}, nil
+		return plan.ColumnRef{Name: parts, PlanID: PlanIDFromClient(r.PlanId)}, nil
 	}
 	switch {
 	case pattern == ".*" || pattern == ".+":
-		return plan.Star{Target: qualifier, PlanID: r.GetPlanId()}, nil
+		return plan.Star{Target: qualifier, PlanID: PlanIDFromClient(r.PlanId)}, nil
 	case plainName.MatchString(pattern):
-		return plan.ColumnRef{Name: append(qualifier, pattern), PlanID: r.GetPlanId()}, nil
+		return plan.ColumnRef{Name: append(qualifier, pattern), PlanID: PlanIDFromClient(r.PlanId)}, nil
 	}
 	return nil, sparkerr.Unsupported("column regular expression %s is not supported", name)
 }

@@ -64,7 +64,9 @@ func (t *translation) relation(r *pb.Relation) (plan.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel.Common().PlanID = r.GetCommon().GetPlanId()
+	if c := r.GetCommon(); c != nil {
+		rel.Common().PlanID = PlanIDFromClient(c.PlanId)
+	}
 	return rel, nil
 }
 
