@@ -29,6 +29,7 @@ var binaryOps = map[string]struct {
 }{
 	"=": {bpCompare, "=="}, "==": {bpCompare, "=="}, "<>": {bpCompare, "!="}, "!=": {bpCompare, "!="},
 	"<": {bpCompare, "<"}, "<=": {bpCompare, "<="}, ">": {bpCompare, ">"}, ">=": {bpCompare, ">="},
+	"!>": {bpCompare, "<="}, "!<": {bpCompare, ">="},
 	"<=>": {bpCompare, "<=>"}, "|": {bpBitOr, "|"}, "^": {bpBitXor, "^"}, "&": {bpBitAnd, "&"},
 	"<<": {bpShift, "shiftleft"}, ">>": {bpShift, "shiftright"}, ">>>": {bpShift, "shiftrightunsigned"},
 	"+": {bpAdditive, "+"}, "-": {bpAdditive, "-"}, "||": {bpAdditive, "concat"},
@@ -209,7 +210,7 @@ func (p *parser) prefix() plan.Expr {
 	return p.postfix(p.primary())
 }
 
-// postfix applies [index], .field, .* and ::type to e.
+// postfix applies [index], .field, .*, ::type and COLLATE name to e.
 func (p *parser) postfix(e plan.Expr) plan.Expr {
 	for {
 		switch {
@@ -235,6 +236,9 @@ func (p *parser) postfix(e plan.Expr) plan.Expr {
 			}
 		case p.acceptOp("::"):
 			e = plan.Cast{Child: e, To: p.dataType(), Mode: plan.CastDefault}
+		case p.peek().is("COLLATE") && (p.peekAt(1).kind == tokWord || p.peekAt(1).kind == tokQuotedIdent):
+			p.pos++
+			e = plan.Fn("collate", e, stringLiteral(p.anyIdentifier()))
 		default:
 			return e
 		}

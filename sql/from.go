@@ -101,13 +101,7 @@ func (p *parser) relationPrimary() plan.Relation {
 		}
 	case t.is("VALUES"):
 		p.pos++
-		v := p.values(nil)
-		name, cols, ok := p.tableAlias()
-		if !ok {
-			return v
-		}
-		v.Names = cols
-		return &plan.SubqueryAlias{Input: v, Alias: name}
+		return p.valuesWithAlias()
 	case t.is("LATERAL"):
 		p.fail(unsupported("LATERAL subqueries are not supported"))
 	default:
@@ -198,4 +192,16 @@ func wrongNumArgs(fn string, n int) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.AnalysisException, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
 		"The %s requires [1, 2, 3, 4] parameters but the actual number is %d. Please, refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
 		sparkerr.Quote(fn), n).WithParams("functionName", sparkerr.Quote(fn), "expectedNum", "[1, 2, 3, 4]", "actualNum", itoa(n))
+}
+
+// valuesWithAlias parses the rows of VALUES and an optional alias t(a, b), which becomes
+// SubqueryAlias{t, Values{Names: [a b]}}.
+func (p *parser) valuesWithAlias() plan.Relation {
+	v := p.values(nil)
+	name, cols, ok := p.tableAlias()
+	if !ok {
+		return v
+	}
+	v.Names = cols
+	return &plan.SubqueryAlias{Input: v, Alias: name}
 }

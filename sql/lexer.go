@@ -89,7 +89,7 @@ func (l *lexer) skipSpace() error {
 
 // operators, longest first.
 var operators = []string{
-	"<=>", ">>>", "<=", ">=", "<>", "!=", "==", "||", "::", "->", "=>", "<<", ">>",
+	"<=>", ">>>", "<=", ">=", "<>", "!=", "!>", "!<", "==", "||", "::", "->", "=>", "<<", ">>",
 	"=", "<", ">", "!", "+", "-", "*", "/", "%", "~", "&", "|", "^", "(", ")", "[", "]", ",", ".", ";", ":",
 }
 
@@ -199,8 +199,9 @@ var paramPrecedingKeywords = map[string]struct{}{
 	"ON": {}, "IS": {}, "VALUES": {}, "DISTINCT": {}, "ALL": {},
 }
 
-// quoted reads a string literal opened by q at l.pos. Spark unescapes backslash sequences
-// (unless raw) and a doubled quote stands for one quote.
+// quoted reads a string literal opened by q at l.pos, unescaping backslash sequences unless
+// raw. As in Spark's lexer, a doubled quote is not an escape: 'a''b' is two adjacent literals,
+// which the parser concatenates ("ab").
 func (l *lexer) quoted(q byte, raw bool) (string, error) {
 	start := l.pos
 	l.pos++
@@ -211,11 +212,6 @@ func (l *lexer) quoted(q byte, raw bool) (string, error) {
 		}
 		c := l.src[l.pos]
 		if c == q {
-			if !raw && l.peekByte(1) == q {
-				b.WriteByte(q)
-				l.pos += 2
-				continue
-			}
 			l.pos++
 			return b.String(), nil
 		}

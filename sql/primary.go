@@ -12,6 +12,7 @@ import (
 // '(' (left('abc', 1), like(a, b)).
 var functionsAllowedReserved = map[string]bool{
 	"LEFT": true, "RIGHT": true, "LIKE": true, "ILIKE": true, "RLIKE": true, "REGEXP": true,
+	"FILTER": true,
 }
 
 // primary parses a primary expression (Spark's primaryExpression without postfixes).
@@ -100,6 +101,42 @@ func (p *parser) wordPrimary(t token) plan.Expr {
 			if e, ok := p.specialForm(kw); ok {
 				return e
 			}
+		}
+	case "STRUCT":
+		if next.isOp("(") {
+			p.pos += 2
+			c := plan.Call{Name: "struct"}
+			if !p.peek().isOp(")") {
+				c.Args = []plan.Expr{p.namedExpression()}
+				for p.acceptOp(",") {
+					c.Args = append(c.Args, p.namedExpression())
+				}
+			}
+			p.expectOp(")")
+			return c
+		}
+	case "FIRST", "LAST", "ANY_VALUE":
+		if next.isOp("(") && p.hasInnerIgnoreNulls() {
+			p.pos += 2
+			arg := p.expression()
+			p.expectSeq("IGNORE", "NULLS")
+			p.expectOp(")")
+			return plan.Fn(strings.ToLower(kw), arg, boolLit(true))
+		}
+	case "TIMESTAMPADD", "DATEADD", "DATE_ADD", "TIMESTAMPDIFF", "DATEDIFF", "DATE_DIFF", "TIMEDIFF":
+		if next.isOp("(") && datetimeUnits[strings.ToUpper(p.peekAt(2).text)] && p.peekAt(2).kind == tokWord && p.peekAt(3).isOp(",") {
+			p.pos += 2
+			unit := strings.ToUpper(p.advance().text)
+			p.expectOp(",")
+			a := p.valueExpression()
+			p.expectOp(",")
+			b := p.valueExpression()
+			p.expectOp(")")
+			name := "timestampadd"
+			if strings.Contains(kw, "DIFF") {
+				name = "timestampdiff"
+			}
+			return plan.Fn(name, stringLiteral(unit), a, b)
 		}
 	case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER":
 		if !next.isOp("(") {
@@ -383,3 +420,35 @@ func (p *parser) parenQuery() (q plan.Relation, ok bool) {
 }
 
 func isName(s, name string) bool { return strings.EqualFold(s, name) }
+
+// datetimeUnits are the units of TIMESTAMPADD/TIMESTAMPDIFF.
+var datetimeUnits = map[string]bool{
+	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "DAYOFYEAR": true,
+	"HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true,
+}
+
+// hasInnerIgnoreNulls reports whether the parenthesised argument list starting at the next
+// token but one ends with IGNORE NULLS (first(x IGNORE NULLS)).
+func (p *parser) hasInnerIgnoreNulls() bool {
+	depth := 0
+	for i := 1; ; i++ {
+		t := p.peekAt(i)
+		switch {
+		case t.kind == tokEOF:
+			return false
+		case t.isOp("(") || t.isOp("["):
+			depth++
+		case t.isOp(")") || t.isOp("]"):
+			depth--
+			if depth == 0 {
+				return p.peekAt(i-2).is("IGNORE") && p.peekAt(i-1).is("NULLS")
+			}
+		}
+	}
+}
+
+func (p *parser) expectSeq(kws ...string) {
+	for _, kw := range kws {
+		p.expect(kw)
+	}
+}

@@ -158,7 +158,7 @@ func (p *parser) primaryQuery() plan.Relation {
 		return p.selectBlock(from)
 	case t.is("VALUES"):
 		p.pos++
-		return p.values(nil)
+		return p.valuesWithAlias()
 	case t.is("TABLE"):
 		p.pos++
 		return p.tableRef(p.multipartName())

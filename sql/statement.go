@@ -255,8 +255,10 @@ func (p *parser) setStatement() plan.Command {
 		p.expectEnd()
 		return plan.SetConf{Key: key, Value: &v}
 	}
-	if p.peekAt(1).is("VAR") || p.peekAt(1).is("VARIABLE") {
-		p.fail(unsupported("SET VARIABLE is not supported"))
+	for _, kw := range []string{"VAR", "VARIABLE", "CATALOG", "COLLATION", "ROLE"} {
+		if p.peekAt(1).is(kw) && !p.peekAt(2).isOp("=") {
+			p.fail(unsupported("SET %s is not supported", kw))
+		}
 	}
 	rest := p.rawRest()
 	if rest == "" || rest == "-v" {

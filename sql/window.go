@@ -14,10 +14,17 @@ type windowRef struct {
 	name string
 }
 
-// windowSpec parses the specification after OVER for call.
+// windowSpec parses the specification after OVER for call: a window name, (name) or
+// ([PARTITION|DISTRIBUTE|CLUSTER BY …] [ORDER|SORT BY …] [frame]).
 func (p *parser) windowSpec(call plan.Call) plan.Expr {
-	if !p.peek().isOp("(") {
+	named := p.peek().isOp("(") && (p.peekAt(1).kind == tokWord || p.peekAt(1).kind == tokQuotedIdent) &&
+		p.peekAt(2).isOp(")") && !p.peekAt(1).is("ORDER")
+	if !p.peek().isOp("(") || named {
+		paren := p.acceptOp("(")
 		name := p.anyIdentifier()
+		if paren {
+			p.expectOp(")")
+		}
 		p.windowRefs++
 		return plan.Window{Func: call, PartitionBy: []plan.Expr{windowRef{name: name}}}
 	}
@@ -30,7 +37,7 @@ func (p *parser) windowSpec(call plan.Call) plan.Expr {
 func (p *parser) windowBody() plan.Window {
 	p.expectOp("(")
 	var w plan.Window
-	if p.acceptSeq("PARTITION", "BY") || p.acceptSeq("DISTRIBUTE", "BY") {
+	if p.acceptSeq("PARTITION", "BY") || p.acceptSeq("DISTRIBUTE", "BY") || p.acceptSeq("CLUSTER", "BY") {
 		w.PartitionBy = p.expressionList()
 	}
 	if p.acceptSeq("ORDER", "BY") || p.acceptSeq("SORT", "BY") {
