@@ -200,7 +200,7 @@ var paramPrecedingKeywords = map[string]struct{}{
 }
 
 // quoted reads a string literal opened by q at l.pos, unescaping backslash sequences unless
-// raw. As in Spark's lexer, a doubled quote is not an escape: 'a''b' is two adjacent literals,
+// raw. As in Spark's lexer, a doubled quote is not an escape: 'a”b' is two adjacent literals,
 // which the parser concatenates ("ab").
 func (l *lexer) quoted(q byte, raw bool) (string, error) {
 	start := l.pos
