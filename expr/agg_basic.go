@@ -40,7 +40,7 @@ func (c *countAcc) add(groups []uint32, args []arrow.Array, d int64) error {
 rows:
 	for i, g := range groups {
 		for _, a := range args {
-			if a.IsNull(i) {
+			if isNullAt(a, i) {
 				continue rows
 			}
 		}

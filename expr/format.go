@@ -210,6 +210,9 @@ func formatDayTime(us int64, t sqltypes.DataType) string {
 		}
 		return s
 	}
+	if t.StartField == 0 && t.EndField == 0 {
+		return "INTERVAL '" + sign + strconv.FormatInt(days, 10) + "' DAY"
+	}
 	body := sign + strconv.FormatInt(days, 10) + " " + two(h) + ":" + two(m) + ":" + secStr
 	return "INTERVAL '" + body + "' DAY TO SECOND"
 }

@@ -8,7 +8,8 @@ import (
 // Operators: arithmetic, comparison, boolean logic, null tests, CASE, IN.
 
 func init() {
-	registerScalar(2, 2, bindArith, "+", "-", "*", "/", "%", "div", "pmod", "mod")
+	registerScalar(2, 2, bindArith, "+", "*", "/", "%", "div", "pmod", "mod")
+	registerScalar(1, 2, bindMinus, "-")
 	registerScalar(2, 2, bindComparison, "==", "=", "<=>", "<", "<=", ">", ">=", "!=", "<>", "equal_null")
 	registerScalar(2, 2, bindLogic, "and", "or")
 	registerScalar(1, 1, bindNot, "not", "!")
@@ -348,6 +349,18 @@ func bindIf(name string, args []Expr, opts Options) (Expr, error) {
 	}
 	e.(*caseWhen).str = "(IF(" + args[0].String() + ", " + args[1].String() + ", " + args[2].String() + "))"
 	return e, nil
+}
+
+// bindMinus is binary subtraction, or unary minus rendered "(- a)".
+func bindMinus(name string, args []Expr, opts Options) (Expr, error) {
+	if len(args) == 2 {
+		return bindArith(name, args, opts)
+	}
+	e, err := bindNegative("negative", args, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &renamed{Expr: e, name: "(- " + args[0].String() + ")"}, nil
 }
 
 func bindNegative(name string, args []Expr, opts Options) (Expr, error) {

@@ -146,7 +146,7 @@ func RowsEqual(colsA []arrow.Array, i int, colsB []arrow.Array, j int) bool {
 }
 
 func valuesEqualAt(a arrow.Array, i int, b arrow.Array, j int) bool {
-	an, bn := a.IsNull(i), b.IsNull(j)
+	an, bn := isNullAt(a, i), isNullAt(b, j)
 	if an || bn {
 		return an && bn
 	}

@@ -73,3 +73,5 @@ func mustBind(t *testing.T, name string, opts Options, args ...Expr) Expr {
 	}
 	return e
 }
+
+func nan() float64 { var z float64; return z / z }

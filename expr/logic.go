@@ -165,11 +165,11 @@ func (n *nullTest) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, err
 	switch n.kind {
 	case "null":
 		for i := range vals {
-			vals[i] = a.IsNull(i)
+			vals[i] = isNullAt(a, i)
 		}
 	case "notnull":
 		for i := range vals {
-			vals[i] = a.IsValid(i)
+			vals[i] = !isNullAt(a, i)
 		}
 	default:
 		for i := range vals {
@@ -305,7 +305,7 @@ func (c *coalesce) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, err
 		}
 		left := false
 		for i := 0; i < n; i++ {
-			if open[i] && va.IsValid(i) {
+			if open[i] && !isNullAt(va, i) {
 				out[i], open[i] = ValueAt(va, i, c.t), false
 			}
 			left = left || open[i]

@@ -50,7 +50,7 @@ func validity(arrs ...arrow.Array) []bool {
 			continue
 		}
 		for i := 0; i < n; i++ {
-			if a.IsNull(i) {
+			if isNullAt(a, i) {
 				v[i] = false
 			}
 		}
@@ -85,4 +85,9 @@ func buildBools(mem memory.Allocator, vals []bool, valid []bool) arrow.Array {
 	defer b.Release()
 	b.AppendValues(vals, valid)
 	return b.NewArray()
+}
+
+// isNullAt is IsNull that also treats every row of a null-typed array as NULL.
+func isNullAt(a arrow.Array, i int) bool {
+	return a.DataType().ID() == arrow.NULL || a.IsNull(i)
 }
