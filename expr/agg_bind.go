@@ -13,8 +13,6 @@ type aggFunc struct {
 	distinct bool
 	t        sqltypes.DataType
 	null     bool
-	// suffix is appended to the rendering (" IGNORE NULLS").
-	suffix string
 	newAcc func(ctx *Context) GroupedAccumulator
 }
 
@@ -33,7 +31,7 @@ func (a *aggFunc) String() string {
 	if a.distinct {
 		d = "DISTINCT "
 	}
-	return a.name + "(" + d + strings.Join(parts, ", ") + ")" + a.suffix
+	return a.name + "(" + d + strings.Join(parts, ", ") + ")"
 }
 
 func (a *aggFunc) NewAccumulator(ctx *Context) GroupedAccumulator {
@@ -165,9 +163,6 @@ func bindFirstLast(name string, args []Expr, distinct bool, opts Options) (AggFu
 	t := args[0].Type()
 	f := &aggFunc{name: name, args: args[:1], t: t, null: true,
 		newAcc: func(*Context) GroupedAccumulator { return newValuesAcc(kind, t, false, ignoreNulls) }}
-	if ignoreNulls && name != "any_value" {
-		f.suffix = " ignore nulls"
-	}
 	return f, nil
 }
 

@@ -18,6 +18,8 @@ type arith struct {
 	left, right Expr
 	in, t       sqltypes.DataType
 	ansi        bool
+	// try turns every error (overflow, division by zero) into NULL (try_add etc.).
+	try bool
 }
 
 func (a *arith) Type() sqltypes.DataType { return a.t }
@@ -32,7 +34,7 @@ func (a *arith) Nullable() bool {
 }
 
 func (a *arith) String() string {
-	if a.op == "pmod" {
+	if a.op == "pmod" || a.op == "mod" {
 		return "pmod(" + a.left.String() + ", " + a.right.String() + ")"
 	}
 	return "(" + a.left.String() + " " + a.op + " " + a.right.String() + ")"
@@ -44,7 +46,7 @@ func (a *arith) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error)
 		return nil, err
 	}
 	defer releaseAll(cols)
-	if a.in.Equal(a.t) {
+	if a.in.Equal(a.t) && !a.try {
 		switch a.t.Kind {
 		case sqltypes.Integer:
 			return arithFast[int32](ctx, a, cols[0], cols[1])
@@ -67,6 +69,9 @@ func (a *arith) evalRows(ctx *Context, l, r arrow.Array) (arrow.Array, error) {
 		}
 		v, err := a.apply(x, y)
 		if err != nil {
+			if a.try {
+				continue
+			}
 			return nil, err
 		}
 		out[i] = v

@@ -356,10 +356,10 @@ func bindSortArray(name string, args []Expr, opts Options) (Expr, error) {
 		sort.SliceStable(out, func(i, j int) bool {
 			x, y := out[i], out[j]
 			if x == nil || y == nil {
-				if nullsLast {
+				if nullsLast || !asc {
 					return y == nil && x != nil
 				}
-				return x == nil && y != nil == asc
+				return x == nil && y != nil
 			}
 			c := Compare(x, y, et)
 			if asc {

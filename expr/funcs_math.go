@@ -539,11 +539,12 @@ func bindShift(name string, args []Expr, opts Options) (Expr, error) {
 
 func bindTryArith(name string, args []Expr, opts Options) (Expr, error) {
 	op := map[string]string{"try_add": "+", "try_subtract": "-", "try_multiply": "*", "try_divide": "/", "try_mod": "%"}[name]
-	lenient := opts
-	lenient.ANSI = false
-	e, err := bindArith(op, args, lenient)
+	e, err := bindArith(op, args, opts)
 	if err != nil {
 		return nil, err
+	}
+	if a, ok := e.(*arith); ok {
+		a.ansi, a.try = true, true
 	}
 	return &renamed{Expr: e, name: callString(name, args)}, nil
 }

@@ -40,7 +40,11 @@ func diffTypes(op string, l, r Expr) error {
 func bindArith(name string, args []Expr, opts Options) (Expr, error) {
 	op := name
 	if op == "mod" {
-		op = "%"
+		e, err := bindArith("%", args, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &renamed{Expr: e, name: callString("mod", args)}, nil
 	}
 	l, r := args[0], args[1]
 	lt, rt := l.Type(), r.Type()
