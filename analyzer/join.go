@@ -67,8 +67,16 @@ func (a *Analyzer) joinOutput(j *logical.Join, left, right *resolved) *resolved 
 
 // splitCondition binds cond over left++right and sorts its conjuncts into keys and residual.
 func (a *Analyzer) splitCondition(j *logical.Join, left, right, both *resolved, cond plan.Expr) error {
-	if _, err := a.bindCondition(both, cond); err != nil {
+	whole, err := a.binderOver(both).bind(cond)
+	if err != nil {
 		return err
+	}
+	if !isBooleanish(whole.Type()) {
+		q := "`" + whole.String() + "`"
+		t := `"` + whole.Type().SQL() + `"`
+		return sparkerr.Analysis("JOIN_CONDITION_IS_NOT_BOOLEAN_TYPE", "42K0E",
+			"The join condition %s has the invalid type %s, expected \"BOOLEAN\".", q, t).
+			WithParams("joinCondition", q, "conditionType", t)
 	}
 	nl := len(left.cols)
 	var residual []expr.Expr

@@ -325,4 +325,34 @@ var planCases = map[string]func() plan.Relation{
 		// df.select("a").filter(col("c") > 1)
 		return &plan.Filter{Input: project(tbl("t", 0), col("a")), Condition: fn(">", col("c"), i32(1))}
 	},
+	"join-expression-keys": func() plan.Relation {
+		cond := fn("and", fn("==", fn("+", col("t", "a"), i32(1)), col("s", "a")), fn("<=>", col("t", "c"), col("s", "d")))
+		return &plan.Join{Left: tbl("t", 0), Right: tbl("s", 0), Type: plan.LeftAntiJoin, Condition: cond}
+	},
+	"join-condition-not-boolean": func() plan.Relation {
+		return &plan.Join{Left: tbl("t", 0), Right: tbl("s", 0), Type: plan.InnerJoin, Condition: col("t", "a")}
+	},
+	"having-global": func() plan.Relation {
+		return &plan.Filter{Input: groupBy(tbl("t", 0), nil, fn("count", star())),
+			Condition: fn(">", fn("max", col("a")), i32(0))}
+	},
+	"group-by-aliased-grouping": func() plan.Relation {
+		// df.groupBy(col("b").alias("k")).count(), with the grouping expressions leading the outputs.
+		k := as(col("b"), "k")
+		return groupBy(tbl("t", 0), exprs(k), k, as(fn("count", i32(1)), "count"))
+	},
+	"cube": func() plan.Relation {
+		return &plan.Aggregate{Input: tbl("t", 0), Type: plan.GroupCube, Grouping: exprs(col("a"), col("b")),
+			Aggs: exprs(col("a"), col("b"), fn("count", star()))}
+	},
+	"plan-id-after-aggregate": func() plan.Relation {
+		// df.groupBy(df.b).count().filter(df.b == "x")
+		agg := &plan.Aggregate{RelCommon: plan.RelCommon{PlanID: 2}, Input: tbl("t", 1), Type: plan.GroupBy,
+			Grouping: exprs(pcol(1, "b")), Aggs: exprs(pcol(1, "b"), as(fn("count", i32(1)), "count"))}
+		return &plan.Filter{Input: agg, Condition: fn("==", pcol(1, "b"), str("x"))}
+	},
+	"self-join-same-plan-ambiguous": func() plan.Relation {
+		// df.join(df, df.a == df.a): both sides are the same relation.
+		return project(&plan.Join{Left: tbl("t", 1), Right: tbl("t", 1), Type: plan.InnerJoin}, pcol(1, "a"))
+	},
 }
