@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"strings"
-
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -19,33 +17,19 @@ func ParseStatement(text string) (plan.Command, error) {
 func ParseStatementWithParams(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
 	p, err := newParser(text, true)
 	if err != nil {
-		// SET and RESET take the raw rest of the text, which need not be valid SQL tokens.
-		if w := firstWord(text); w == "SET" || w == "RESET" {
-			return run(func() plan.Command {
-				rp := &parser{text: text, toks: []token{
-					{kind: tokWord, text: w, raw: text[strings.Index(strings.ToUpper(text), w):][:len(w)], pos: strings.Index(strings.ToUpper(text), w)},
-					{kind: tokEOF, pos: len(text)},
-				}}
-				if w == "SET" {
-					return rp.setStatement()
-				}
-				return rp.resetStatement()
-			})
+		// SET and RESET take the raw rest of the text, which need not consist of SQL tokens.
+		l := lexer{src: text}
+		if first, ferr := l.next(); ferr == nil && (first.is("SET") || first.is("RESET")) {
+			rp := &parser{text: text, toks: []token{first, {kind: tokEOF, pos: len(text)}}}
+			if first.is("SET") {
+				return run(rp.setStatement)
+			}
+			return run(rp.resetStatement)
 		}
 		return nil, err
 	}
 	p.named, p.positional = named, positional
 	return run(p.statement)
-}
-
-// firstWord returns the upper-cased first word of text after leading whitespace.
-func firstWord(text string) string {
-	t := strings.TrimLeft(text, " \t\r\n")
-	end := 0
-	for end < len(t) && isIdentByte(t[end]) {
-		end++
-	}
-	return strings.ToUpper(t[:end])
 }
 
 // ParseExpression parses a standalone expression, possibly with an alias ("a + 1 AS b").
@@ -93,5 +77,36 @@ func ParseTableSchema(text string) (sqltypes.Schema, error) {
 		fields := p.columns()
 		p.expectEnd()
 		return sqltypes.Schema(fields)
+	})
+}
+
+// ParseDDL parses a DDL type string the way Spark's DataType.fromDDL does: as a data type
+// ("int", "struct<a:int>"), or else as a table schema ("a int, b string"), which becomes a
+// struct type. If both fail, the data type error is returned.
+func ParseDDL(text string) (sqltypes.DataType, error) {
+	t, err := ParseDataType(text)
+	if err == nil {
+		return t, nil
+	}
+	if s, serr := ParseTableSchema(text); serr == nil {
+		return s.AsStruct(), nil
+	}
+	return sqltypes.DataType{}, err
+}
+
+// ParseMultipartIdentifier splits a possibly qualified, possibly backquoted name such as
+// db.`my table` into its parts (spark.table, DataFrameReader.table, Catalog APIs).
+func ParseMultipartIdentifier(text string) ([]string, error) {
+	p, err := newParser(text, false)
+	if err != nil {
+		return nil, err
+	}
+	return run(func() []string {
+		parts := []string{p.anyIdentifier()}
+		for p.acceptOp(".") {
+			parts = append(parts, p.anyIdentifier())
+		}
+		p.expectEnd()
+		return parts
 	})
 }

@@ -112,3 +112,46 @@ func TestParams(t *testing.T) {
 		t.Fatalf("want UNBOUND_SQL_PARAMETER, got %v", err)
 	}
 }
+
+// TestParseDDLAndIdentifiers checks the DDL fallback and multi-part identifiers.
+func TestParseDDLAndIdentifiers(t *testing.T) {
+	for text, want := range map[string]string{
+		"int":                     "int",
+		"a int, b string":         "struct<a:int,b:string>",
+		"struct<a:int>":           "struct<a:int>",
+		"a:bigint,b:array<int>":   "struct<a:bigint,b:array<int>>",
+		"map<string, double>":     "map<string,double>",
+		"x decimal(5,2) NOT NULL": "struct<x:decimal(5,2)>",
+	} {
+		got, err := ParseDDL(text)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if got.String() != want {
+			t.Fatalf("%q: got %s want %s", text, got, want)
+		}
+	}
+	if _, err := ParseDDL("foo bar baz"); err == nil {
+		t.Fatal("want an error")
+	}
+	for text, want := range map[string]string{
+		"t":                 "[t]",
+		"db.t":              "[db t]",
+		"`my db`.`a.b`":     "[my db a.b]",
+		"cat.select.from":   "[cat select from]",
+		"global_temp.view1": "[global_temp view1]",
+	} {
+		got, err := ParseMultipartIdentifier(text)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if fmt.Sprint(got) != want {
+			t.Fatalf("%q: got %v want %s", text, got, want)
+		}
+	}
+	for _, bad := range []string{"", "a.", "a b", "`a"} {
+		if _, err := ParseMultipartIdentifier(bad); err == nil {
+			t.Fatalf("%q: want an error", bad)
+		}
+	}
+}
