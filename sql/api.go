@@ -29,7 +29,11 @@ func ParseStatementWithParams(text string, named map[string]plan.Expr, positiona
 		return nil, err
 	}
 	p.named, p.positional = named, positional
-	return run(p.statement)
+	return run(func() plan.Command {
+		cmd := p.statement()
+		p.checkWindowRefs()
+		return cmd
+	})
 }
 
 // ParseExpression parses a standalone expression, possibly with an alias ("a + 1 AS b").

@@ -23,8 +23,10 @@ type parser struct {
 	ctes []cteScope
 	// rowCtorAt marks token positions where a parenthesised row constructor (a, b) began.
 	rowCtorAt map[int]bool
-	// windowRefs counts OVER name references waiting for a WINDOW clause.
-	windowRefs int
+	// windowRefs counts OVER name references waiting for a WINDOW clause; lastWindowRef is the
+	// name of the latest one (for the error when one is never defined).
+	windowRefs    int
+	lastWindowRef string
 	// depth is the current nesting of expressions and queries (bounded by maxDepth).
 	depth int
 }

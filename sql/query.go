@@ -21,13 +21,13 @@ func (p *parser) startsQuery() bool {
 // speculate runs f; if it fails with a parse error, the parser state is restored and ok is
 // false.
 func (p *parser) speculate(f func()) (ok bool) {
-	pos, ctes, next, depth := p.pos, len(p.ctes), p.nextPos, p.depth
+	pos, ctes, next, depth, refs := p.pos, len(p.ctes), p.nextPos, p.depth, p.windowRefs
 	defer func() {
 		if r := recover(); r != nil {
 			if pf, isParse := r.(parseFailure); !isParse || pf.fatal {
 				panic(r)
 			}
-			p.pos, p.ctes, p.nextPos, p.depth = pos, p.ctes[:ctes], next, depth
+			p.pos, p.ctes, p.nextPos, p.depth, p.windowRefs = pos, p.ctes[:ctes], next, depth, refs
 			ok = false
 		}
 	}()
@@ -212,6 +212,10 @@ func (p *parser) selectBlock(from plan.Relation) plan.Relation {
 	}
 	exprs = p.resolveWindowRefs(exprs, defs)
 	having = p.resolveWindowRefsIn(having, defs)
+	where = p.resolveWindowRefsIn(where, defs)
+	if agg != nil {
+		agg.Grouping = p.resolveWindowRefs(agg.Grouping, defs)
+	}
 
 	rel := from
 	if where != nil {

@@ -26,6 +26,7 @@ func (p *parser) windowSpec(call plan.Call) plan.Expr {
 			p.expectOp(")")
 		}
 		p.windowRefs++
+		p.lastWindowRef = name
 		return plan.Window{Func: call, PartitionBy: []plan.Expr{windowRef{name: name}}}
 	}
 	w := p.windowBody()
@@ -178,4 +179,12 @@ func (p *parser) resolveWindowRefsIn(e plan.Expr, defs map[string]plan.Window) p
 func windowNotDefined(name string) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.ParseException, "", "",
 		"Window specification %s is not defined in the WINDOW clause.", name)
+}
+
+// checkWindowRefs fails if an OVER name reference was left outside any WINDOW clause's reach
+// (e.g. in ORDER BY of a set operation).
+func (p *parser) checkWindowRefs() {
+	if p.windowRefs > 0 {
+		p.fail(windowNotDefined(p.lastWindowRef))
+	}
 }
