@@ -19,7 +19,7 @@ func (a *Analyzer) lookup(r *resolved, ref plan.ColumnRef) (idx []int, rest []st
 		cands[i] = i
 	}
 	if ref.PlanID != 0 {
-		if pinned := columnsWithPlanID(r.cols, cands, ref.PlanID); len(pinned) > 0 {
+		if pinned := columnsCarrying(r.cols, ref.PlanID); len(pinned) > 0 {
 			cands = pinned
 		}
 	}
@@ -29,11 +29,16 @@ func (a *Analyzer) lookup(r *resolved, ref plan.ColumnRef) (idx []int, rest []st
 		var hits []int
 		for _, i := range cands {
 			c := r.cols[i]
-			if a.nameEq(c.name, name) && (k == 0 || a.qualifierMatches(c.qualifier, q)) {
+			if a.nameEq(c.name, name) && (k == 0 || a.answersTo(c, q)) {
 				hits = append(hits, i)
 			}
 		}
 		if len(hits) > 0 {
+			if ref.PlanID != 0 && len(hits) > 1 {
+				if nearest := columnsWithPlanID(r.cols, hits, ref.PlanID); len(nearest) > 0 {
+					hits = nearest
+				}
+			}
 			return hits, parts[k+1:], true
 		}
 	}

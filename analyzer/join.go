@@ -329,7 +329,19 @@ func (a *Analyzer) resolveUsingJoin(left, right *resolved, n *plan.Join) (*resol
 			}
 		}
 	}
-	return joined.project(exprs), nil
+	out := joined.project(exprs)
+	if n.Type == plan.InnerJoin || n.Type == plan.CrossJoin {
+		// Both sides' USING columns hold the same values: the output column answers to the
+		// right side's qualifier and plan ids too (Spark keeps the right one as hidden output).
+		for k := range n.UsingColumns {
+			rc := right.cols[ri[k]]
+			c := &out.cols[k]
+			c.alsoQualified = append(append([][]string{}, c.alsoQualified...), rc.qualifier)
+			c.alsoQualified = append(c.alsoQualified, rc.alsoQualified...)
+			c.planIDs = append(append([]int64{}, c.planIDs...), rc.planIDs...)
+		}
+	}
+	return out, nil
 }
 
 // usingColumnError is UNRESOLVED_USING_COLUMN_FOR_JOIN.

@@ -355,4 +355,9 @@ var planCases = map[string]func() plan.Relation{
 		// df.join(df, df.a == df.a): both sides are the same relation.
 		return project(&plan.Join{Left: tbl("t", 1), Right: tbl("t", 1), Type: plan.InnerJoin}, pcol(1, "a"))
 	},
+	"join-using-right-reference": func() plan.Relation {
+		// df.join(df2, "a").select(df2["a"], col("u.a"), df2["x"])
+		j := &plan.Join{Left: tbl("t", 1), Right: tbl("u", 2), Type: plan.InnerJoin, UsingColumns: []string{"a"}}
+		return project(j, pcol(2, "a"), col("u", "a"), pcol(2, "x"))
+	},
 }

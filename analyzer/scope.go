@@ -12,6 +12,9 @@ import (
 type column struct {
 	name      string
 	qualifier []string
+	// alsoQualified are further qualifiers the column answers to: the USING column of an inner
+	// join is both sides' column.
+	alsoQualified [][]string
 	// planIDs are the plan ids of the relations this column flows out of, nearest first.
 	planIDs  []int64
 	typ      sqltypes.DataType
@@ -52,6 +55,7 @@ func (r *resolved) withQualifier(q []string) *resolved {
 	cols := make([]column, len(r.cols))
 	for i, c := range r.cols {
 		c.qualifier = q
+		c.alsoQualified = nil
 		cols[i] = c
 	}
 	return &resolved{node: r.node, cols: cols}
@@ -83,6 +87,7 @@ func (r *resolved) project(exprs []expr.Expr) *resolved {
 	for i, e := range exprs {
 		if c, ok := e.(*expr.Column); ok {
 			out.cols[i].qualifier = r.cols[c.Index].qualifier
+			out.cols[i].alsoQualified = r.cols[c.Index].alsoQualified
 			out.cols[i].planIDs = r.cols[c.Index].planIDs
 		}
 	}
@@ -126,6 +131,20 @@ func (a *Analyzer) qualifierMatches(q, want []string) bool {
 	return true
 }
 
+// columnsCarrying lists the columns that flow out of the relation with plan id id.
+func columnsCarrying(cols []column, id int64) []int {
+	var out []int
+	for i, c := range cols {
+		for _, p := range c.planIDs {
+			if p == id {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // columnsWithPlanID restricts candidate column indexes to those coming from the relation with
 // plan id id, keeping the nearest occurrences. It returns nil if no column carries the id.
 func columnsWithPlanID(cols []column, idx []int, id int64) []int {
@@ -147,4 +166,17 @@ func columnsWithPlanID(cols []column, idx []int, id int64) []int {
 		}
 	}
 	return out
+}
+
+// answersTo reports whether column c is qualified by q (any of its qualifiers).
+func (a *Analyzer) answersTo(c column, q []string) bool {
+	if a.qualifierMatches(c.qualifier, q) {
+		return true
+	}
+	for _, alt := range c.alsoQualified {
+		if a.qualifierMatches(alt, q) {
+			return true
+		}
+	}
+	return false
 }
