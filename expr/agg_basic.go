@@ -312,11 +312,14 @@ func (m *momentsAcc) Update(groups []uint32, args []arrow.Array) error {
 		if x.IsNull(i) {
 			continue
 		}
+		// Spark's CentralMomentAgg update, for identical rounding.
 		v := vals[i]
-		m.n[g]++
-		d := v - m.mean[g]
-		m.mean[g] += d / m.n[g]
-		m.m2[g] += d * (v - m.mean[g])
+		newN := m.n[g] + 1
+		delta := v - m.mean[g]
+		deltaN := delta / newN
+		m.mean[g] += deltaN
+		m.m2[g] += delta * (delta - deltaN)
+		m.n[g] = newN
 	}
 	return nil
 }
@@ -333,10 +336,11 @@ func (m *momentsAcc) Retract(groups []uint32, args []arrow.Array) error {
 			m.n[g], m.mean[g], m.m2[g] = 0, 0, 0
 			continue
 		}
-		old := m.mean[g]
+		newN := m.n[g]
 		m.n[g]--
-		m.mean[g] = (old*(m.n[g]+1) - v) / m.n[g]
-		m.m2[g] -= (v - old) * (v - m.mean[g])
+		m.mean[g] = (m.mean[g]*newN - v) / m.n[g]
+		delta := v - m.mean[g]
+		m.m2[g] -= delta * (delta - delta/newN)
 		if m.m2[g] < 0 {
 			m.m2[g] = 0
 		}

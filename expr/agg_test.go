@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -105,5 +106,96 @@ func TestAggregatesUpdateRetract(t *testing.T) {
 		if f.String() != c.str || fmt.Sprint(got) != c.want {
 			t.Errorf("%s retract=%v: %s = %v, want %s = %s", c.name, c.retract, f.String(), got, c.str, c.want)
 		}
+	}
+}
+
+func TestAggregatesTypes(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	dec := sqltypes.DecimalType(5, 2)
+	d := func(n int64) any { return NewLiteral(n, dec).(*Literal).Value }
+	decs := []any{d(100), d(250), nil, d(-50)}
+	strs := []any{"b", "a", nil, "c"}
+	dbls := []any{1.0, 2.0, nil, 4.0}
+	bools := []any{true, false, nil, true}
+	g := []uint32{0, 0, 0, 0}
+	cases := []struct {
+		name     string
+		distinct bool
+		field    sqltypes.Field
+		vals     []any
+		str, typ string
+		want     string
+	}{
+		{"sum", false, sqltypes.Field{Name: "d", Type: dec}, decs, "sum(d)", "decimal(15,2)", "[300.00 null]"},
+		{"avg", false, sqltypes.Field{Name: "d", Type: dec}, decs, "avg(d)", "decimal(9,6)", "[100.000000 null]"},
+		{"min", false, sqltypes.Field{Name: "s", Type: sqltypes.StringType}, strs, "min(s)", "string", "[a null]"},
+		{"max", false, sqltypes.Field{Name: "s", Type: sqltypes.StringType}, strs, "max(s)", "string", "[c null]"},
+		{"stddev", false, sqltypes.Field{Name: "x", Type: sqltypes.DoubleType}, dbls, "stddev(x)", "double", "[1.5275252316519465 null]"},
+		{"var_pop", false, sqltypes.Field{Name: "x", Type: sqltypes.DoubleType}, dbls, "var_pop(x)", "double", "[1.5555555555555554 null]"},
+		{"collect_set", false, sqltypes.Field{Name: "s", Type: sqltypes.StringType}, []any{"a", "b", "a", nil}, "collect_set(s)", "array<string>", "[[a, b] []]"},
+		{"count_if", false, sqltypes.Field{Name: "p", Type: sqltypes.BooleanType}, bools, "count_if(p)", "bigint", "[2 0]"},
+		{"bool_and", false, sqltypes.Field{Name: "p", Type: sqltypes.BooleanType}, bools, "bool_and(p)", "boolean", "[false null]"},
+		{"bool_or", false, sqltypes.Field{Name: "p", Type: sqltypes.BooleanType}, bools, "bool_or(p)", "boolean", "[true null]"},
+		{"sum", false, sqltypes.Field{Name: "x", Type: sqltypes.DoubleType}, dbls, "sum(x)", "double", "[7.0 null]"},
+		{"avg", true, sqltypes.Field{Name: "x", Type: sqltypes.DoubleType}, []any{1.0, 1.0, 4.0, nil}, "avg(DISTINCT x)", "double", "[2.5 null]"},
+	}
+	for _, c := range cases {
+		c.field.Nullable = true
+		f, got := runAgg(t, env, c.name, c.distinct, []sqltypes.Field{c.field}, g, 2, nil, c.vals)
+		// group 1 never receives rows: the global-aggregate-over-no-rows result.
+		shown := make([]string, len(got))
+		for i, v := range got {
+			shown[i] = valueString(v, f.Type(), env.ctx.loc())
+		}
+		if f.String() != c.str || f.Type().String() != c.typ || fmt.Sprint(shown) != c.want {
+			t.Errorf("%s: %s %s = %v, want %s %s = %s", c.name, f.String(), f.Type(), got, c.str, c.typ, c.want)
+		}
+	}
+}
+
+func TestCountDistinctMultiAndStar(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	fields := []sqltypes.Field{{Name: "a", Type: sqltypes.IntegerType, Nullable: true}, {Name: "b", Type: sqltypes.StringType, Nullable: true}}
+	as := []any{int32(1), int32(1), int32(2), nil, int32(1)}
+	bs := []any{"x", "x", "x", "y", nil}
+	f, got := runAgg(t, env, "count", true, fields, []uint32{0, 0, 0, 0, 0}, 1, nil, as, bs)
+	if f.String() != "count(DISTINCT a, b)" || fmt.Sprint(got) != "[2]" {
+		t.Fatalf("%s = %v", f, got)
+	}
+	_, got = runAgg(t, env, "count", true, fields, []uint32{0, 0, 0, 0, 0}, 1, []int{0}, as, bs)
+	if fmt.Sprint(got) != "[2]" {
+		t.Fatalf("after retracting one duplicate: %v", got)
+	}
+	_, got = runAgg(t, env, "count", true, fields, []uint32{0, 0, 0, 0, 0}, 1, []int{0, 1}, as, bs)
+	if fmt.Sprint(got) != "[1]" {
+		t.Fatalf("after retracting both duplicates: %v", got)
+	}
+	star, err := BindAggregate("count", nil, false, Options{})
+	if err != nil || star.String() != "count(1)" || star.Nullable() {
+		t.Fatalf("count(*): %v %v", star, err)
+	}
+	if _, err := BindAggregate("sum", []Expr{NewLiteral(true, sqltypes.BooleanType)}, false, Options{}); err == nil {
+		t.Fatal("sum(boolean) should fail")
+	}
+	if !IsAggregate("COUNT") || IsAggregate("upper") {
+		t.Fatal("IsAggregate")
+	}
+}
+
+func TestSumOverflowANSI(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	f, err := BindAggregate("sum", []Expr{col(0, "x", sqltypes.LongType)}, false, Options{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := f.NewAccumulator(env.ctx)
+	acc.Grow(1)
+	b := env.batch([]sqltypes.Field{{Name: "x", Type: sqltypes.LongType}}, []any{int64(math.MaxInt64), int64(1)})
+	defer b.Release()
+	if err := acc.Update([]uint32{0, 0}, b.Columns()); err == nil {
+		t.Fatal("expected ARITHMETIC_OVERFLOW")
 	}
 }
