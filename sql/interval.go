@@ -141,7 +141,7 @@ func (p *parser) unitsInterval(pairs [][2]string, text string) plan.Expr {
 			}
 			p.fail(intervalError("Cannot parse the INTERVAL value: '%s'.", text))
 		}
-		v, ok := scaledValue(pr[0], u.scale, !u.yearMonth && (w == "SECOND" || w == "MILLISECOND"))
+		v, ok := scaledValue(pr[0], u.scale, w != "MONTH" && w != "MICROSECOND")
 		if !ok {
 			p.fail(intervalError("Cannot parse the INTERVAL value %s for unit %s.", pr[0], w))
 		}
