@@ -71,11 +71,11 @@ func errString(err error) string {
 // TestDeepNesting checks that pathological nesting is an error, not a stack overflow.
 func TestDeepNesting(t *testing.T) {
 	for _, text := range []string{
-		"SELECT " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000),
-		"SELECT " + strings.Repeat("-", 100000) + "a",
-		strings.Repeat("(", 50000) + "SELECT 1" + strings.Repeat(")", 50000),
-		"SELECT * FROM " + strings.Repeat("(", 50000) + "t" + strings.Repeat(")", 50000),
-		"SELECT CAST(a AS " + strings.Repeat("array<", 50000) + "int" + strings.Repeat(">", 50000) + ")",
+		"SELECT " + strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000),
+		"SELECT " + strings.Repeat("-", 20000) + "a",
+		strings.Repeat("(", 20000) + "SELECT 1" + strings.Repeat(")", 20000),
+		"SELECT * FROM " + strings.Repeat("(", 20000) + "t" + strings.Repeat(")", 20000),
+		"SELECT CAST(a AS " + strings.Repeat("array<", 20000) + "int" + strings.Repeat(">", 20000) + ")",
 	} {
 		_, err := ParseStatement(text)
 		e, ok := sparkerr.As(err)
