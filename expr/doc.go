@@ -13,4 +13,20 @@
 // Errors are *sparkerr.Error: binding errors are AnalysisException (UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry
 // Spark's runtime classes.
+//
+// Evaluation has two layers. Hot operators (arithmetic and comparisons over int32/int64/float64,
+// AND/OR/NOT with three-valued logic, IS [NOT] NULL, widening casts) run vectorized over raw value
+// slices and validity bitmaps. Everything else runs through the generic row-wise path (rowFunc):
+// each argument row is read as a Go value with ValueAt, the function computes one value, and
+// BuildArray builds the output. ValueAt and BuildArray follow the sqltypes Go value conventions
+// and are exported for other packages (results, show()).
+//
+// Binding (Bind, BindAggregate, NewCast, BindExtractValue) applies Spark 4's implicit coercion:
+// numeric widening, DecimalPrecision result types, string promotion in arithmetic and
+// comparisons, date/timestamp coercion. Options.ANSI selects ANSI behaviour (errors on overflow,
+// invalid casts and division by zero) or legacy behaviour (NULL). String() renders expressions
+// like Spark's toPrettySQL, which the analyzer uses for auto-generated column names.
+//
+// Compare, HashColumns and RowsEqual give Spark's ordering and grouping equality (NULL = NULL,
+// NaN = NaN, -0.0 = 0.0) to sorts, group-bys, DISTINCT and hash joins.
 package expr

@@ -97,8 +97,16 @@ func normalizeValue(v any, t sqltypes.DataType) any {
 		switch x := v.(type) {
 		case decimal128.Num:
 			return x
-		case int64, int32, int:
+		case int64, int32, int16, int8, int:
 			return bigToNum(rescale(decimal128.FromI64(toInt64(x)).BigInt(), 0, t.Scale))
+		case float64, float32:
+			if b, ok := decimalFromFloat(toFloat64(x), t.Scale); ok {
+				return bigToNum(b)
+			}
+		case string:
+			if b, s, ok := parseDecimalString(x); ok {
+				return bigToNum(rescale(b, s, t.Scale))
+			}
 		}
 	case sqltypes.String:
 		if b, ok := v.([]byte); ok {
