@@ -13,7 +13,7 @@ type aggFunc struct {
 	distinct bool
 	t        sqltypes.DataType
 	null     bool
-	newAcc func(ctx *Context) GroupedAccumulator
+	newAcc   func(ctx *Context) GroupedAccumulator
 }
 
 func (a *aggFunc) Name() string            { return a.name }
