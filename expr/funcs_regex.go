@@ -1,0 +1,198 @@
+package expr
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// Regular expression and LIKE functions (Java regex syntax, run with RE2).
+
+var regexCache sync.Map
+
+// compileJavaRegex compiles a Java regex (RE2 subset) with caching.
+func compileJavaRegex(p string) (*regexp.Regexp, error) {
+	if r, ok := regexCache.Load(p); ok {
+		return r.(*regexp.Regexp), nil
+	}
+	r, err := regexp.Compile(p)
+	if err != nil {
+		return nil, sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_PARAMETER_VALUE.PATTERN", "22023",
+			"The value of parameter(s) `regexp` in `regexp` is invalid: %s", err).Wrap(err)
+	}
+	regexCache.Store(p, r)
+	return r, nil
+}
+
+func bindSplit(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, sqltypes.ArrayType(strType, false), []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
+		limit := -1
+		if len(a) == 3 {
+			limit = int(toInt64(a[2]))
+		}
+		if limit == 0 {
+			limit = -1
+		}
+		s := a[0].(string)
+		var parts []string
+		if a[1].(string) == "" {
+			parts = strings.Split(s, "")
+			if limit > 0 && len(parts) > limit {
+				parts = append(parts[:limit-1], strings.Join(parts[limit-1:], ""))
+			}
+		} else {
+			re, err := compileJavaRegex(a[1].(string))
+			if err != nil {
+				return nil, err
+			}
+			parts = re.Split(s, limit)
+		}
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	})
+}
+
+// javaReplacement converts Java's $n / ${name} replacement syntax to Go's.
+func javaReplacement(r string) string {
+	var b strings.Builder
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c == '\\' && i+1 < len(r):
+			i++
+			if r[i] == '$' {
+				b.WriteString("$$")
+			} else {
+				b.WriteByte(r[i])
+			}
+		case c == '$' && i+1 < len(r) && r[i+1] >= '0' && r[i+1] <= '9':
+			j := i + 1
+			for j < len(r) && r[j] >= '0' && r[j] <= '9' {
+				j++
+			}
+			b.WriteString("${" + r[i+1:j] + "}")
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func bindRegexpReplace(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, strType, intType}, func(a []any) (any, error) {
+		re, err := compileJavaRegex(a[1].(string))
+		if err != nil {
+			return nil, err
+		}
+		s := a[0].(string)
+		pos := int64(1)
+		if len(a) == 4 {
+			pos = toInt64(a[3])
+		}
+		r := []rune(s)
+		if pos < 1 {
+			pos = 1
+		}
+		if int(pos-1) > len(r) {
+			return s, nil
+		}
+		prefix, rest := string(r[:pos-1]), string(r[pos-1:])
+		return prefix + re.ReplaceAllString(rest, javaReplacement(a[2].(string))), nil
+	})
+}
+
+func bindRegexpExtract(name string, args []Expr, opts Options) (Expr, error) {
+	if len(args) == 2 {
+		args = append(args, NewLiteral(int32(1), intType))
+	}
+	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
+		re, err := compileJavaRegex(a[1].(string))
+		if err != nil {
+			return nil, err
+		}
+		idx := int(toInt64(a[2]))
+		if idx < 0 || idx > re.NumSubexp() {
+			return nil, sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", "22023",
+				"The value of parameter(s) `idx` in `regexp_extract` is invalid: Expects group index between 0 and %d, but got %d.", re.NumSubexp(), idx)
+		}
+		m := re.FindStringSubmatch(a[0].(string))
+		if m == nil {
+			return "", nil
+		}
+		return m[idx], nil
+	})
+}
+
+func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
+	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
+		re, err := compileJavaRegex(a[1].(string))
+		if err != nil {
+			return nil, err
+		}
+		return re.MatchString(a[0].(string)), nil
+	})
+	if err == nil {
+		e.(*rowFunc).str = strings.ToUpper(name) + "(" + args[0].String() + ", " + args[1].String() + ")"
+	}
+	return e, err
+}
+
+// likeToRegex converts a SQL LIKE pattern with escape character esc to an anchored regex.
+func likeToRegex(p string, esc rune, ci bool) string {
+	var b strings.Builder
+	b.WriteString("(?s)")
+	if ci {
+		b.WriteString("(?i)")
+	}
+	b.WriteString("^")
+	r := []rune(p)
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c == esc && i+1 < len(r):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(r[i])))
+		case c == '%':
+			b.WriteString(".*")
+		case c == '_':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return b.String()
+}
+
+func bindLike(name string, args []Expr, opts Options) (Expr, error) {
+	esc := '\\'
+	if len(args) == 3 {
+		v, ok := literalValue(args[2])
+		s, _ := v.(string)
+		if !ok || utf8.RuneCountInString(s) != 1 {
+			return nil, typeMismatch("INVALID_ESCAPE_CHAR", quoteSQL(callString(name, args)), "the escape character must be a single character string literal")
+		}
+		esc, _ = utf8.DecodeRuneInString(s)
+		args = args[:2]
+	}
+	ci := name == "ilike"
+	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
+		re, err := compileJavaRegex(likeToRegex(a[1].(string), esc, ci))
+		if err != nil {
+			return nil, err
+		}
+		return re.MatchString(a[0].(string)), nil
+	})
+	if err == nil {
+		e.(*rowFunc).str = args[0].String() + " " + strings.ToUpper(name) + " " + args[1].String()
+	}
+	return e, err
+}
