@@ -139,7 +139,7 @@ func bindMinMax(name string, args []Expr, distinct bool, opts Options) (AggFunc,
 	t := x.Type()
 	isMax := name == "max"
 	return &aggFunc{name: name, args: args, t: t, null: true,
-		newAcc: func(*Context) GroupedAccumulator { return newValuesAcc(valuesMinMax, t, isMax, false) }}, nil
+		newAcc: func(*Context) GroupedAccumulator { return newMinMaxAcc(t, isMax) }}, nil
 }
 
 func bindFirstLast(name string, args []Expr, distinct bool, opts Options) (AggFunc, error) {

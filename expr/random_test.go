@@ -182,3 +182,61 @@ func TestValueRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestMinMaxKernelMatchesGeneric runs random updates and retractions through the typed min/max
+// kernel and the generic multiset accumulator and compares results; the seed is printed.
+func TestMinMaxKernelMatchesGeneric(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 2))
+	for iter := 0; iter < 100; iter++ {
+		env := newEnv(t, true)
+		ty := []sqltypes.DataType{sqltypes.IntegerType, sqltypes.LongType, sqltypes.DoubleType}[r.IntN(3)]
+		isMax := r.IntN(2) == 0
+		fast, slow := newMinMaxAcc(ty, isMax), newValuesAcc(valuesMinMax, ty, isMax, false)
+		fast.Grow(4)
+		slow.Grow(4)
+		var live [][2]any // (group, value) rows added and not yet retracted
+		for step := 0; step < 6; step++ {
+			n := 1 + r.IntN(20)
+			vals := make([]any, n)
+			groups := make([]uint32, n)
+			retract := step > 0 && r.IntN(3) == 0 && len(live) >= n
+			for i := range vals {
+				if retract {
+					j := r.IntN(len(live))
+					groups[i], vals[i] = live[j][0].(uint32), live[j][1]
+					live = append(live[:j], live[j+1:]...)
+				} else {
+					groups[i], vals[i] = uint32(r.IntN(4)), randomValue(r, ty)
+					live = append(live, [2]any{groups[i], vals[i]})
+				}
+			}
+			arr := BuildArray(env.mem, ty, "UTC", vals)
+			for _, acc := range []GroupedAccumulator{fast, slow} {
+				var err error
+				if retract {
+					err = acc.Retract(groups, []arrow.Array{arr})
+				} else {
+					err = acc.Update(groups, []arrow.Array{arr})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			arr.Release()
+			ids := []uint32{0, 1, 2, 3}
+			fa, _ := fast.Result(env.ctx, ids)
+			sa, _ := slow.Result(env.ctx, ids)
+			fv, sv := valuesOf(fa, ty), valuesOf(sa, ty)
+			fa.Release()
+			sa.Release()
+			for g := range fv {
+				if !sameValue(fv[g], sv[g]) {
+					t.Fatalf("seed %d iter %d step %d %s max=%v group %d: kernel %v, generic %v", seed, iter, step, ty, isMax, g, fv[g], sv[g])
+				}
+			}
+		}
+		env.close()
+	}
+}
