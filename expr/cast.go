@@ -43,12 +43,23 @@ func (c *castExpr) Type() sqltypes.DataType { return c.to }
 func (c *castExpr) Children() []Expr        { return []Expr{c.child} }
 
 func (c *castExpr) Nullable() bool {
-	if c.child.Nullable() || !c.ansi {
+	if c.child.Nullable() || c.try {
 		return true
 	}
+	if c.ansi {
+		// ANSI casts fail instead of producing NULL.
+		return false
+	}
 	from := c.child.Type()
-	// ANSI casts that can only fail (not give NULL) keep the child's nullability.
-	return from.Kind == sqltypes.String && c.to.Kind != sqltypes.String && c.to.Kind != sqltypes.Binary
+	switch {
+	case c.to.Kind == sqltypes.String, c.to.Kind == sqltypes.Binary && from.Kind == sqltypes.String:
+		return false
+	case from.IsNumeric() && c.to.IsNumeric() && c.to.Kind != sqltypes.Decimal && !(from.IsFractional() && c.to.IsIntegral()):
+		return false
+	case from.Kind == sqltypes.Date && (c.to.Kind == sqltypes.Timestamp || c.to.Kind == sqltypes.TimestampNTZ):
+		return false
+	}
+	return true
 }
 
 func (c *castExpr) String() string {
