@@ -74,6 +74,9 @@ func evalLine(t *testing.T, env *testEnv, line string, opts Options) string {
 
 func errClass(err error) string {
 	if e, ok := sparkerr.As(err); ok {
+		if e.Class == "" {
+			return e.JavaClass
+		}
 		return e.Class
 	}
 	return err.Error()
