@@ -47,12 +47,16 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 	case *pb.DataType_Double_:
 		return sqltypes.DoubleType, nil
 	case *pb.DataType_Decimal_:
-		p, s := int32(defaultDecimalPrecision), int32(0)
-		if k.Decimal.Precision != nil {
-			p = k.Decimal.GetPrecision()
+		d := k.Decimal
+		if d == nil {
+			d = &pb.DataType_Decimal{}
 		}
-		if k.Decimal.Scale != nil {
-			s = k.Decimal.GetScale()
+		p, s := int32(defaultDecimalPrecision), int32(0)
+		if d.Precision != nil {
+			p = d.GetPrecision()
+		}
+		if d.Scale != nil {
+			s = d.GetScale()
 		}
 		return decimalType(p, s)
 	case *pb.DataType_String_:
@@ -71,9 +75,15 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		return sqltypes.TimestampNTZType, nil
 	case *pb.DataType_YearMonthInterval_:
 		ym := k.YearMonthInterval
+		if ym == nil {
+			ym = &pb.DataType_YearMonthInterval{}
+		}
 		return intervalType(sqltypes.YearMonthInterval, ym.StartField, ym.EndField, intervalYear, intervalMonth)
 	case *pb.DataType_DayTimeInterval_:
 		dt := k.DayTimeInterval
+		if dt == nil {
+			dt = &pb.DataType_DayTimeInterval{}
+		}
 		return intervalType(sqltypes.DayTimeInterval, dt.StartField, dt.EndField, intervalDay, intervalSecond)
 	case *pb.DataType_Array_:
 		if k.Array.GetElementType() == nil {

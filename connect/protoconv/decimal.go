@@ -18,6 +18,9 @@ import (
 // the precision and scale the client sent. A data type dictated by a parent or by data_type
 // wins, and the value is rescaled to it.
 func decimalLiteral(d *pb.Expression_Literal_Decimal, want *sqltypes.DataType) (plan.Literal, error) {
+	if d == nil {
+		d = &pb.Expression_Literal_Decimal{}
+	}
 	unscaled, valScale, err := parseBigDecimal(d.GetValue())
 	if err != nil {
 		return plan.Literal{}, err

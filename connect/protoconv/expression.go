@@ -101,6 +101,9 @@ func expressions(es []*pb.Expression) ([]plan.Expr, error) {
 }
 
 func attribute(a *pb.Expression_UnresolvedAttribute) (plan.Expr, error) {
+	if a == nil {
+		a = &pb.Expression_UnresolvedAttribute{}
+	}
 	parts, err := SplitIdentifier(a.GetUnparsedIdentifier())
 	if err != nil {
 		return nil, err
@@ -109,6 +112,9 @@ func attribute(a *pb.Expression_UnresolvedAttribute) (plan.Expr, error) {
 }
 
 func star(s *pb.Expression_UnresolvedStar) (plan.Expr, error) {
+	if s == nil {
+		s = &pb.Expression_UnresolvedStar{}
+	}
 	st := plan.Star{PlanID: PlanIDFromClient(s.PlanId)}
 	if s.UnparsedTarget == nil {
 		return st, nil
@@ -126,6 +132,9 @@ func star(s *pb.Expression_UnresolvedStar) (plan.Expr, error) {
 }
 
 func alias(a *pb.Expression_Alias) (plan.Alias, error) {
+	if a == nil {
+		a = &pb.Expression_Alias{}
+	}
 	child, err := required(a.GetExpr(), "Alias.expr")
 	if err != nil {
 		return plan.Alias{}, err
@@ -140,6 +149,9 @@ func alias(a *pb.Expression_Alias) (plan.Alias, error) {
 }
 
 func cast(c *pb.Expression_Cast) (plan.Expr, error) {
+	if c == nil {
+		c = &pb.Expression_Cast{}
+	}
 	child, err := required(c.GetExpr(), "Cast.expr")
 	if err != nil {
 		return nil, err
@@ -230,6 +242,9 @@ var (
 // ordinary column reference. A backquoted regex is supported when it selects everything (".*",
 // ".+") or is a plain name; other regular expressions are unsupported.
 func regex(r *pb.Expression_UnresolvedRegex) (plan.Expr, error) {
+	if r == nil {
+		r = &pb.Expression_UnresolvedRegex{}
+	}
 	name := r.GetColName()
 	var qualifier []string
 	pattern := ""

@@ -38,6 +38,9 @@ func (t *translation) filter(f *pb.Filter) (plan.Relation, error) {
 
 // sort is orderBy (global, the default when is_global is unset) or sortWithinPartitions.
 func (t *translation) sort(s *pb.Sort) (plan.Relation, error) {
+	if s == nil {
+		s = &pb.Sort{}
+	}
 	in, err := t.input(s.GetInput(), "Sort")
 	if err != nil {
 		return nil, err
@@ -258,6 +261,9 @@ func (t *translation) subqueryAlias(s *pb.SubqueryAlias) (plan.Relation, error) 
 
 // sample is df.sample; without a seed the engine picks one, as Spark's server does.
 func (t *translation) sample(s *pb.Sample) (plan.Relation, error) {
+	if s == nil {
+		s = &pb.Sample{}
+	}
 	in, err := t.input(s.GetInput(), "Sample")
 	if err != nil {
 		return nil, err
@@ -306,6 +312,9 @@ func (t *translation) repartition(r *pb.Repartition) (plan.Relation, error) {
 
 // repartitionByExpression is repartition(n?, *cols) / repartitionByRange; always a shuffle.
 func (t *translation) repartitionByExpression(r *pb.RepartitionByExpression) (plan.Relation, error) {
+	if r == nil {
+		r = &pb.RepartitionByExpression{}
+	}
 	in, err := t.input(r.GetInput(), "RepartitionByExpression")
 	if err != nil {
 		return nil, err
@@ -355,6 +364,9 @@ func (t *translation) naFill(f *pb.NAFill) (plan.Relation, error) {
 }
 
 func (t *translation) naDrop(d *pb.NADrop) (plan.Relation, error) {
+	if d == nil {
+		d = &pb.NADrop{}
+	}
 	in, err := t.input(d.GetInput(), "NADrop")
 	if err != nil {
 		return nil, err

@@ -2,8 +2,10 @@ package protoconv
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
@@ -13,8 +15,17 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
+// Bounds on decoding LocalRelation data (see decodeIPC).
+const (
+	ipcExpansionLimit = 16
+	ipcBudgetSlack    = 1 << 20
+)
+
 // rangeRel is spark.range: start defaults to 0 and step 0 (unset) to 1.
 func rangeRel(r *pb.Range) (plan.Relation, error) {
+	if r == nil {
+		r = &pb.Range{}
+	}
 	step := r.GetStep()
 	if step == 0 {
 		step = 1
@@ -27,6 +38,9 @@ func rangeRel(r *pb.Range) (plan.Relation, error) {
 
 // localRelation decodes createDataFrame data: an Arrow IPC stream and/or a schema string.
 func (t *translation) localRelation(l *pb.LocalRelation) (plan.Relation, error) {
+	if l == nil {
+		l = &pb.LocalRelation{}
+	}
 	out := &plan.LocalRelation{}
 	if l.Schema != nil {
 		s, err := ParseSchema(l.GetSchema())
@@ -41,26 +55,61 @@ func (t *translation) localRelation(l *pb.LocalRelation) (plan.Relation, error) 
 		}
 		return out, nil
 	}
-	rd, err := ipc.NewReader(bytes.NewReader(l.GetData()), ipc.WithAllocator(t.alloc))
+	recs, arrowSchema, err := t.decodeIPC(l.GetData())
 	if err != nil {
-		return nil, invalidPlan("LocalRelation data is not an Arrow IPC stream: %v", err).Wrap(err)
+		return nil, err
 	}
-	defer rd.Release()
-	out.ArrowSchema = rd.Schema()
-	for rd.Next() {
-		rec := rd.RecordBatch()
-		rec.Retain()
-		t.decoded = append(t.decoded, rec)
-		out.Records = append(out.Records, rec)
-	}
-	if err := rd.Err(); err != nil {
-		return nil, invalidPlan("LocalRelation data is not a valid Arrow IPC stream: %v", err).Wrap(err)
-	}
+	out.Records, out.ArrowSchema = recs, arrowSchema
 	if out.Schema != nil && len(*out.Schema) != len(out.ArrowSchema.Fields()) {
 		return nil, invalidPlan("LocalRelation schema has %d fields but its data has %d columns",
 			len(*out.Schema), len(out.ArrowSchema.Fields()))
 	}
 	return out, nil
+}
+
+// decodeIPC reads every record of an Arrow IPC stream, retained; on success they are also
+// recorded in t.decoded (released if the rest of the translation fails).
+//
+// Decoding is bounded: an uncompressed stream's buffers all come from data, so the decoded
+// records may use at most ipcExpansionLimit times its size (plus ipcBudgetSlack for padding
+// and small streams); a stream claiming more is rejected as corrupt.
+func (t *translation) decodeIPC(data []byte) (recs []arrow.RecordBatch, schema *arrow.Schema, err error) {
+	scope := newScopedAllocator(t.alloc, ipcExpansionLimit*len(data)+ipcBudgetSlack)
+	fail := func(format string, err error) ([]arrow.RecordBatch, *arrow.Schema, error) {
+		for _, r := range recs {
+			r.Release()
+		}
+		scope.freeLive()
+		return nil, nil, invalidPlan(format, err).Wrap(err)
+	}
+	defer func() {
+		// The reader recovers from most panics on malformed input itself; this catches the rest.
+		if p := recover(); p != nil {
+			recs, schema, err = fail("LocalRelation data is not a valid Arrow IPC stream: %v", fmt.Errorf("%v", p))
+		}
+	}()
+	if err := checkIPCStream(data); err != nil {
+		return fail("LocalRelation data is not a valid Arrow IPC stream: %v", err)
+	}
+	rd, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(scope),
+		ipc.WithMetadataSizeLimit(int64(len(data))), ipc.WithBodySizeLimit(int64(len(data))))
+	if err != nil {
+		return fail("LocalRelation data is not an Arrow IPC stream: %v", err)
+	}
+	schema = rd.Schema()
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	err = rd.Err()
+	rd.Release()
+	if err != nil {
+		return fail("LocalRelation data is not a valid Arrow IPC stream: %v", err)
+	}
+	scope.detach()
+	t.decoded = append(t.decoded, recs...)
+	return recs, schema, nil
 }
 
 // ParseSchema parses a schema string as Spark's Connect server does: JSON
