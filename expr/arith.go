@@ -56,6 +56,11 @@ func (a *arith) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error)
 			return arithFast[float64](ctx, a, cols[0], cols[1])
 		}
 	}
+	if a.t.Kind == sqltypes.Decimal {
+		if out, ok, err := a.decimalFast(ctx, cols[0], cols[1]); ok || err != nil {
+			return out, err
+		}
+	}
 	return a.evalRows(ctx, cols[0], cols[1])
 }
 

@@ -119,6 +119,9 @@ func sameArrowTZ(in arrow.Array, t sqltypes.DataType, ctx *Context) bool {
 // fastCast handles int32/int64/float64 widening over raw slices; nil when not applicable.
 func fastCast(ctx *Context, in arrow.Array, from, to sqltypes.DataType) arrow.Array {
 	mem := ctx.mem()
+	if to.Kind == sqltypes.Decimal && from.IsIntegral() {
+		return fastIntegralToDecimal(ctx, in, to)
+	}
 	switch a := in.(type) {
 	case *array.Int32:
 		switch to.Kind {
