@@ -53,32 +53,46 @@ func decimalLiteral(d *pb.Expression_Literal_Decimal, want *sqltypes.DataType) (
 	return plan.Literal{Value: num, Type: t}, nil
 }
 
-// rescaleDecimal turns unscaled×10^-scale into t's scale and checks it fits t's precision.
+// rescaleDecimal turns unscaled×10^-scale into t's scale, rounding half up like Spark's
+// Decimal.changePrecision, and checks the result fits t's precision.
 func rescaleDecimal(unscaled *big.Int, scale int32, t sqltypes.DataType) (decimal128.Num, error) {
 	v := new(big.Int).Set(unscaled)
 	ten := big.NewInt(10)
 	if t.Scale > scale {
 		v.Mul(v, new(big.Int).Exp(ten, big.NewInt(int64(t.Scale-scale)), nil))
 	} else if t.Scale < scale {
-		q, r := new(big.Int).QuoRem(v, new(big.Int).Exp(ten, big.NewInt(int64(scale-t.Scale)), nil), new(big.Int))
-		if r.Sign() != 0 {
-			return decimal128.Num{}, numericOutOfRange(unscaled, scale, t)
+		div := new(big.Int).Exp(ten, big.NewInt(int64(scale-t.Scale)), nil)
+		q, r := new(big.Int).QuoRem(v, div, new(big.Int))
+		if new(big.Int).Mul(new(big.Int).Abs(r), big.NewInt(2)).Cmp(div) >= 0 {
+			q.Add(q, big.NewInt(int64(v.Sign())))
 		}
 		v = q
 	}
 	if len(new(big.Int).Abs(v).String()) > int(t.Precision) {
-		return decimal128.Num{}, numericOutOfRange(unscaled, scale, t)
+		return decimal128.Num{}, numericOutOfRange(decimalText(v, t.Scale), decimalText(unscaled, scale), t)
 	}
 	return decimal128.FromBigInt(v), nil
 }
 
-func numericOutOfRange(unscaled *big.Int, scale int32, t sqltypes.DataType) *sparkerr.Error {
-	val := new(big.Float).SetInt(unscaled)
-	val.Quo(val, new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
-	s := val.Text('f', int(scale))
+func numericOutOfRange(rounded, original string, t sqltypes.DataType) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.ArithmeticException, "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", "22003",
-		"The %s rounded half up from %s cannot be represented as Decimal(%d, %d).", s, s, t.Precision, t.Scale).
-		WithParams("roundedValue", s, "originalValue", s, "precision", itoa(int64(t.Precision)), "scale", itoa(int64(t.Scale)))
+		"The %s rounded half up from %s cannot be represented as Decimal(%d, %d).", rounded, original, t.Precision, t.Scale).
+		WithParams("roundedValue", rounded, "originalValue", original, "precision", itoa(int64(t.Precision)), "scale", itoa(int64(t.Scale)))
+}
+
+// decimalText renders unscaled×10^-scale exactly ("-0.015").
+func decimalText(unscaled *big.Int, scale int32) string {
+	digits := new(big.Int).Abs(unscaled).String()
+	if scale > 0 {
+		if pad := int(scale) + 1 - len(digits); pad > 0 {
+			digits = strings.Repeat("0", pad) + digits
+		}
+		digits = digits[:len(digits)-int(scale)] + "." + digits[len(digits)-int(scale):]
+	}
+	if unscaled.Sign() < 0 {
+		return "-" + digits
+	}
+	return digits
 }
 
 // parseBigDecimal parses a decimal string like java.math.BigDecimal(String): sign, digits with
