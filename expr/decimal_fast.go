@@ -3,7 +3,9 @@ package expr
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -36,10 +38,11 @@ func (a *arith) decimalFast(ctx *Context, la, ra arrow.Array) (arrow.Array, bool
 	}
 	xs, ys := l.Values(), r.Values()
 	n := len(xs)
-	vals := make([]decimal128.Num, n)
+	buf, vals := newDecimalValues(ctx.mem(), n)
 	valid := validity(l, r)
 	for i := 0; i < n; i++ {
 		if valid != nil && !valid[i] {
+			vals[i] = decimal128.Num{}
 			continue
 		}
 		var z decimal128.Num
@@ -53,6 +56,7 @@ func (a *arith) decimalFast(ctx *Context, la, ra arrow.Array) (arrow.Array, bool
 		}
 		if !z.FitsInPrecision(out.Precision) {
 			if a.ansi && !a.try {
+				buf.Release()
 				return nil, true, decimalOverflow(formatDecimal(z, out.Scale), out.Precision, out.Scale)
 			}
 			if valid == nil {
@@ -62,14 +66,12 @@ func (a *arith) decimalFast(ctx *Context, la, ra arrow.Array) (arrow.Array, bool
 				}
 			}
 			valid[i] = false
+			vals[i] = decimal128.Num{}
 			continue
 		}
 		vals[i] = z
 	}
-	b := array.NewDecimal128Builder(ctx.mem(), &arrow.Decimal128Type{Precision: out.Precision, Scale: out.Scale})
-	defer b.Release()
-	b.AppendValues(vals, valid)
-	return b.NewArray(), true, nil
+	return decimalArray(ctx.mem(), out, buf, valid, n), true, nil
 }
 
 // fastIntegralToDecimal casts an integer array to decimal natively; nil when a value does not
@@ -93,19 +95,53 @@ func fastIntegralToDecimal(ctx *Context, in arrow.Array, to sqltypes.DataType) a
 	}
 	mul := decimal128.GetScaleMultiplier(int(to.Scale))
 	n := in.Len()
-	vals := make([]decimal128.Num, n)
+	buf, vals := newDecimalValues(ctx.mem(), n)
 	for i := 0; i < n; i++ {
 		if in.IsNull(i) {
+			vals[i] = decimal128.Num{}
 			continue
 		}
 		v := decimal128.FromI64(get(i)).Mul(mul)
 		if !v.FitsInPrecision(to.Precision) {
+			buf.Release()
 			return nil
 		}
 		vals[i] = v
 	}
-	b := array.NewDecimal128Builder(ctx.mem(), &arrow.Decimal128Type{Precision: to.Precision, Scale: to.Scale})
-	defer b.Release()
-	b.AppendValues(vals, validity(in))
-	return b.NewArray()
+	return decimalArray(ctx.mem(), to, buf, validity(in), n)
+}
+
+// decimalArray wraps values and validity (nil = all valid) in a decimal128 array without
+// copying through a builder.
+func decimalArray(mem memory.Allocator, t sqltypes.DataType, vals *memory.Buffer, valid []bool, n int) arrow.Array {
+	var bitmap *memory.Buffer
+	nulls := 0
+	if valid != nil {
+		bitmap = memory.NewResizableBuffer(mem)
+		bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
+		bits := bitmap.Bytes()
+		for i, ok := range valid {
+			if ok {
+				bitutil.SetBit(bits, i)
+			} else {
+				bitutil.ClearBit(bits, i)
+				nulls++
+			}
+		}
+	}
+	data := array.NewData(&arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}, n, []*memory.Buffer{bitmap, vals}, nil, nulls, 0)
+	out := array.MakeFromData(data)
+	data.Release()
+	vals.Release()
+	if bitmap != nil {
+		bitmap.Release()
+	}
+	return out
+}
+
+// newDecimalValues allocates an n-value decimal buffer and its typed view.
+func newDecimalValues(mem memory.Allocator, n int) (*memory.Buffer, []decimal128.Num) {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(n * arrow.Decimal128SizeBytes)
+	return buf, arrow.Decimal128Traits.CastFromBytes(buf.Bytes())
 }

@@ -3,6 +3,7 @@ package expr
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -64,6 +65,13 @@ func repeatValue(ctx *Context, v any, t sqltypes.DataType, n int) arrow.Array {
 			b.UnsafeAppend(x)
 		}
 		return b.NewArray()
+	case sqltypes.Decimal:
+		buf, vals := newDecimalValues(mem, n)
+		x := v.(decimal128.Num)
+		for i := range vals {
+			vals[i] = x
+		}
+		return decimalArray(mem, t, buf, nil, n)
 	case sqltypes.Boolean:
 		b := array.NewBooleanBuilder(mem)
 		defer b.Release()
