@@ -121,7 +121,7 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 	case *pb.AnalyzePlanRequest_SparkVersion_:
 		resp.Result = &pb.AnalyzePlanResponse_SparkVersion_{SparkVersion: &pb.AnalyzePlanResponse_SparkVersion{Version: s.opts.sparkVersion}}
 	case *pb.AnalyzePlanRequest_DdlParse:
-		t, err := parseDDL(a.DdlParse.GetDdlString())
+		t, err := sql.ParseDDL(a.DdlParse.GetDdlString())
 		if err != nil {
 			return err
 		}
@@ -183,20 +183,6 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 		return invalidPlan("Unknown analysis %T.", a)
 	}
 	return nil
-}
-
-// parseDDL parses a type string as Spark's DataType.fromDDL does: as a data type first, then
-// as a table schema; when both fail the first error is reported.
-func parseDDL(text string) (sqltypes.DataType, error) {
-	t, err := sql.ParseDataType(text)
-	if err == nil {
-		return t, nil
-	}
-	schema, err2 := sql.ParseTableSchema(text)
-	if err2 == nil {
-		return schema.AsStruct(), nil
-	}
-	return sqltypes.DataType{}, err
 }
 
 // treeStringToLevel keeps the lines of a schema tree string nested at most level deep

@@ -524,7 +524,7 @@ func TestSQLCommand(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
 	ts := newTestServer(t, WithAllocator(alloc))
-	ts.srv.parseStatement = func(text string) (plan.Command, error) {
+	ts.srv.parseStatement = func(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
 		if strings.HasPrefix(text, "SELECT") {
 			return plan.Query{Input: &plan.Range{}}, nil
 		}
@@ -576,6 +576,32 @@ func TestSQLCommand(t *testing.T) {
 	if rows != 2 || len(ran) != 1 {
 		t.Fatalf("command: %d rows, ran %v", rows, ran)
 	}
+	// Parameter values reach the parser, converted like any relation's arguments.
+	var gotNamed map[string]plan.Expr
+	ts.srv.parseStatement = func(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
+		gotNamed = named
+		return plan.Query{Input: &plan.Range{}}, nil
+	}
+	ts.srv.convertRelation = func(r *pb.Relation) (plan.Relation, error) {
+		args := map[string]plan.Expr{}
+		for k := range r.GetSql().GetNamedArguments() {
+			args[k] = plan.Literal{Value: int32(41), Type: sqltypes.IntegerType}
+		}
+		return &plan.SQLQuery{Query: r.GetSql().GetQuery(), Args: args}, nil
+	}
+	withArgs := sqlCmd("SELECT :x + 1")
+	withArgs.GetCommand().GetSqlCommand().GetInput().GetSql().NamedArguments = map[string]*pb.Expression{"x": {}}
+	stream, err = ts.client.ExecutePlan(context.Background(), executeRequest(sid, withArgs, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collect(t, stream); err != nil {
+		t.Fatal(err)
+	}
+	if lit, ok := gotNamed["x"].(plan.Literal); !ok || lit.Value != int32(41) {
+		t.Fatalf("named args reached the parser as %v", gotNamed)
+	}
+
 	// Streaming commands are refused cleanly.
 	stream, err = ts.client.ExecutePlan(context.Background(), executeRequest(sid, &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{
 		CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{}},

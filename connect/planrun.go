@@ -129,15 +129,20 @@ func (s *Server) runCommand(ctx context.Context, sess *session, cmd *pb.Command,
 	}
 }
 
-// sqlText finds the SQL text of a spark.sql relation: SQL, or WithRelations over SQL.
-func sqlText(rel *pb.Relation) (string, bool) {
+// sqlRelation finds the SQL relation of a spark.sql input: SQL, or WithRelations over SQL.
+func sqlRelation(rel *pb.Relation) *pb.Relation {
 	switch r := rel.GetRelType().(type) {
 	case *pb.Relation_Sql:
-		return r.Sql.GetQuery(), true
+		return rel
 	case *pb.Relation_WithRelations:
-		return sqlText(r.WithRelations.GetRoot())
+		return sqlRelation(r.WithRelations.GetRoot())
 	}
-	return "", false
+	return nil
+}
+
+// hasSQLArgs reports whether a spark.sql call carries parameter values.
+func hasSQLArgs(q *pb.SQL) bool {
+	return len(q.GetArgs())+len(q.GetPosArgs())+len(q.GetNamedArguments())+len(q.GetPosArguments()) > 0
 }
 
 // runSQLCommand is spark.sql(text): a query is answered with the relation to run lazily (as
@@ -153,11 +158,23 @@ func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlComm
 			PosArguments:   c.GetPosArguments(),
 		}}}
 	}
-	text, ok := sqlText(input)
-	if !ok {
+	sqlRel := sqlRelation(input)
+	if sqlRel == nil {
 		return invalidPlan("SQL command input must be a SQL relation, got %T.", input.GetRelType())
 	}
-	stmt, err := s.parseStatement(text)
+	text := sqlRel.GetSql().GetQuery()
+	var named map[string]plan.Expr
+	var positional []plan.Expr
+	if hasSQLArgs(sqlRel.GetSql()) {
+		converted, err := s.convertRelation(sqlRel)
+		if err != nil {
+			return err
+		}
+		if q, ok := converted.(*plan.SQLQuery); ok {
+			named, positional = q.Args, q.PosArgs
+		}
+	}
+	stmt, err := s.parseStatement(text, named, positional)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ type Server struct {
 	convertCommand  func(*pb.Command) (plan.Command, error)
 	schemaToProto   func(sqltypes.Schema) *pb.DataType
 	dataTypeToProto func(sqltypes.DataType) *pb.DataType
-	parseStatement  func(string) (plan.Command, error)
+	parseStatement  func(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error)
 }
 
 // NewServer builds a server from options.
@@ -66,7 +66,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		convertCommand:  protoconv.Command,
 		schemaToProto:   protoconv.SchemaToProto,
 		dataTypeToProto: protoconv.DataTypeToProto,
-		parseStatement:  sql.ParseStatement,
+		parseStatement:  sql.ParseStatementWithParams,
 	}
 	s.sessions = newSessionManager(&s.opts)
 	return s, nil
