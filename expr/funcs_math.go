@@ -385,7 +385,7 @@ func bindRand(name string, args []Expr, opts Options) (Expr, error) {
 		args = []Expr{NewLiteral(seed, sqltypes.LongType)}
 	}
 	gauss := name == "randn"
-	src := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	src := newXORShiftRandom(seed)
 	return &rowFunc{name: name, args: nil, t: sqltypes.DoubleType, str: callString(name, args),
 		fn: func(_ *Context, _ []any) (any, error) {
 			if gauss {
