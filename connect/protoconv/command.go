@@ -10,6 +10,16 @@ import (
 // connect service decides whether the text is a query or a statement); createTempView and
 // friends become plan.CreateView. On error, Arrow records decoded so far are released.
 func (c Converter) Command(cmd *pb.Command) (plan.Command, error) {
+	t := c.translation()
+	out, err := t.command(cmd)
+	if err != nil {
+		t.releaseAll()
+		return nil, err
+	}
+	return out, nil
+}
+
+func (t *translation) command(cmd *pb.Command) (plan.Command, error) {
 	if cmd == nil || cmd.CommandType == nil {
 		return nil, invalidPlan("Command is missing command_type")
 	}
@@ -17,13 +27,13 @@ func (c Converter) Command(cmd *pb.Command) (plan.Command, error) {
 	case *pb.Command_SqlCommand:
 		s := x.SqlCommand
 		if s.GetInput() != nil {
-			in, err := c.Relation(s.GetInput())
+			in, err := t.relation(s.GetInput())
 			if err != nil {
 				return nil, err
 			}
 			return plan.Query{Input: in}, nil
 		}
-		q, err := sqlQuery(s.GetSql(), s.GetArgs(), s.GetPosArgs(), s.GetNamedArguments(), s.GetPosArguments())
+		q, err := t.sqlQuery(s.GetSql(), s.GetArgs(), s.GetPosArgs(), s.GetNamedArguments(), s.GetPosArguments())
 		if err != nil {
 			return nil, err
 		}
@@ -36,7 +46,7 @@ func (c Converter) Command(cmd *pb.Command) (plan.Command, error) {
 		if v.GetInput() == nil {
 			return nil, invalidPlan("CreateDataFrameViewCommand is missing its input relation")
 		}
-		in, err := c.Relation(v.GetInput())
+		in, err := t.relation(v.GetInput())
 		if err != nil {
 			return nil, err
 		}

@@ -10,8 +10,20 @@ import (
 	"github.com/weirhq/weir/sql"
 )
 
-// Expression converts a Spark Connect expression to an unresolved plan expression.
+// Expression converts a Spark Connect expression to an unresolved plan expression. A
+// SubqueryExpression needs the references of its enclosing WithRelations, so standalone it is
+// an invalid plan.
 func Expression(e *pb.Expression) (plan.Expr, error) {
+	t := Converter{}.translation()
+	x, err := t.expr(e)
+	if err != nil {
+		t.releaseAll()
+		return nil, err
+	}
+	return x, nil
+}
+
+func (t *translation) expr(e *pb.Expression) (plan.Expr, error) {
 	if e == nil || e.ExprType == nil {
 		return nil, invalidPlan("Expression is missing expr_type")
 	}
@@ -19,15 +31,15 @@ func Expression(e *pb.Expression) (plan.Expr, error) {
 	case *pb.Expression_Literal_:
 		return Literal(x.Literal)
 	case *pb.Expression_UnresolvedAttribute_:
-		return attribute(x.UnresolvedAttribute)
+		return t.attribute(x.UnresolvedAttribute)
 	case *pb.Expression_UnresolvedStar_:
-		return star(x.UnresolvedStar)
+		return t.star(x.UnresolvedStar)
 	case *pb.Expression_UnresolvedFunction_:
 		f := x.UnresolvedFunction
 		if f.GetFunctionName() == "" {
 			return nil, invalidPlan("UnresolvedFunction is missing function_name")
 		}
-		args, err := expressions(f.GetArguments())
+		args, err := t.expressions(f.GetArguments())
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +49,7 @@ func Expression(e *pb.Expression) (plan.Expr, error) {
 		if f.GetFunctionName() == "" {
 			return nil, invalidPlan("CallFunction is missing function_name")
 		}
-		args, err := expressions(f.GetArguments())
+		args, err := t.expressions(f.GetArguments())
 		if err != nil {
 			return nil, err
 		}
@@ -45,29 +57,31 @@ func Expression(e *pb.Expression) (plan.Expr, error) {
 	case *pb.Expression_ExpressionString_:
 		return sql.ParseExpression(x.ExpressionString.GetExpression())
 	case *pb.Expression_Alias_:
-		return alias(x.Alias)
+		return t.alias(x.Alias)
 	case *pb.Expression_Cast_:
-		return cast(x.Cast)
+		return t.cast(x.Cast)
 	case *pb.Expression_SortOrder_:
-		return sortOrder(x.SortOrder)
+		return t.sortOrder(x.SortOrder)
 	case *pb.Expression_UnresolvedRegex_:
-		return regex(x.UnresolvedRegex)
+		return t.regex(x.UnresolvedRegex)
 	case *pb.Expression_UnresolvedExtractValue_:
-		child, err := required(x.UnresolvedExtractValue.GetChild(), "UnresolvedExtractValue.child")
+		child, err := t.required(x.UnresolvedExtractValue.GetChild(), "UnresolvedExtractValue.child")
 		if err != nil {
 			return nil, err
 		}
-		extraction, err := required(x.UnresolvedExtractValue.GetExtraction(), "UnresolvedExtractValue.extraction")
+		extraction, err := t.required(x.UnresolvedExtractValue.GetExtraction(), "UnresolvedExtractValue.extraction")
 		if err != nil {
 			return nil, err
 		}
 		return plan.ExtractValue{Child: child, Extraction: extraction}, nil
 	case *pb.Expression_LambdaFunction_:
-		return lambda(x.LambdaFunction)
+		return t.lambda(x.LambdaFunction)
 	case *pb.Expression_UnresolvedNamedLambdaVariable_:
-		return lambdaVar(x.UnresolvedNamedLambdaVariable)
+		return t.lambdaVar(x.UnresolvedNamedLambdaVariable)
 	case *pb.Expression_Window_:
-		return window(x.Window)
+		return t.window(x.Window)
+	case *pb.Expression_SubqueryExpression:
+		return t.subquery(x.SubqueryExpression)
 	case *pb.Expression_UpdateFields_:
 		return nil, sparkerr.Unsupported("expression type UpdateFields (Column.withField / dropFields) is not supported")
 	case *pb.Expression_CommonInlineUserDefinedFunction:
@@ -78,20 +92,20 @@ func Expression(e *pb.Expression) (plan.Expr, error) {
 }
 
 // required converts a sub-expression that must be present.
-func required(e *pb.Expression, what string) (plan.Expr, error) {
+func (t *translation) required(e *pb.Expression, what string) (plan.Expr, error) {
 	if e == nil {
 		return nil, invalidPlan("%s is missing", what)
 	}
-	return Expression(e)
+	return t.expr(e)
 }
 
-func expressions(es []*pb.Expression) ([]plan.Expr, error) {
+func (t *translation) expressions(es []*pb.Expression) ([]plan.Expr, error) {
 	if len(es) == 0 {
 		return nil, nil
 	}
 	out := make([]plan.Expr, len(es))
 	for i, e := range es {
-		x, err := Expression(e)
+		x, err := t.expr(e)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +114,7 @@ func expressions(es []*pb.Expression) ([]plan.Expr, error) {
 	return out, nil
 }
 
-func attribute(a *pb.Expression_UnresolvedAttribute) (plan.Expr, error) {
+func (t *translation) attribute(a *pb.Expression_UnresolvedAttribute) (plan.Expr, error) {
 	if a == nil {
 		a = &pb.Expression_UnresolvedAttribute{}
 	}
@@ -111,7 +125,7 @@ func attribute(a *pb.Expression_UnresolvedAttribute) (plan.Expr, error) {
 	return plan.ColumnRef{Name: parts, PlanID: PlanIDFromClient(a.PlanId), IsMetadata: a.GetIsMetadataColumn()}, nil
 }
 
-func star(s *pb.Expression_UnresolvedStar) (plan.Expr, error) {
+func (t *translation) star(s *pb.Expression_UnresolvedStar) (plan.Expr, error) {
 	if s == nil {
 		s = &pb.Expression_UnresolvedStar{}
 	}
@@ -131,11 +145,11 @@ func star(s *pb.Expression_UnresolvedStar) (plan.Expr, error) {
 	return st, nil
 }
 
-func alias(a *pb.Expression_Alias) (plan.Alias, error) {
+func (t *translation) alias(a *pb.Expression_Alias) (plan.Alias, error) {
 	if a == nil {
 		a = &pb.Expression_Alias{}
 	}
-	child, err := required(a.GetExpr(), "Alias.expr")
+	child, err := t.required(a.GetExpr(), "Alias.expr")
 	if err != nil {
 		return plan.Alias{}, err
 	}
@@ -148,11 +162,11 @@ func alias(a *pb.Expression_Alias) (plan.Alias, error) {
 	return plan.Alias{Child: child, Names: append([]string(nil), a.GetName()...), Metadata: a.GetMetadata()}, nil
 }
 
-func cast(c *pb.Expression_Cast) (plan.Expr, error) {
+func (t *translation) cast(c *pb.Expression_Cast) (plan.Expr, error) {
 	if c == nil {
 		c = &pb.Expression_Cast{}
 	}
-	child, err := required(c.GetExpr(), "Cast.expr")
+	child, err := t.required(c.GetExpr(), "Cast.expr")
 	if err != nil {
 		return nil, err
 	}
@@ -187,11 +201,11 @@ func cast(c *pb.Expression_Cast) (plan.Expr, error) {
 
 // sortOrder converts an ordering; unspecified direction is ascending and unspecified null
 // ordering follows Spark (ascending: nulls first, descending: nulls last).
-func sortOrder(s *pb.Expression_SortOrder) (plan.SortOrder, error) {
+func (t *translation) sortOrder(s *pb.Expression_SortOrder) (plan.SortOrder, error) {
 	if s == nil {
 		return plan.SortOrder{}, invalidPlan("SortOrder is missing")
 	}
-	child, err := required(s.GetChild(), "SortOrder.child")
+	child, err := t.required(s.GetChild(), "SortOrder.child")
 	if err != nil {
 		return plan.SortOrder{}, err
 	}
@@ -216,13 +230,13 @@ func sortOrder(s *pb.Expression_SortOrder) (plan.SortOrder, error) {
 	return out, nil
 }
 
-func sortOrders(ss []*pb.Expression_SortOrder) ([]plan.SortOrder, error) {
+func (t *translation) sortOrders(ss []*pb.Expression_SortOrder) ([]plan.SortOrder, error) {
 	if len(ss) == 0 {
 		return nil, nil
 	}
 	out := make([]plan.SortOrder, len(ss))
 	for i, s := range ss {
-		o, err := sortOrder(s)
+		o, err := t.sortOrder(s)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +255,7 @@ var (
 // regex converts Column.colRegex / df.colRegex. Like Spark, a name that is not backquoted is an
 // ordinary column reference. A backquoted regex is supported when it selects everything (".*",
 // ".+") or is a plain name; other regular expressions are unsupported.
-func regex(r *pb.Expression_UnresolvedRegex) (plan.Expr, error) {
+func (t *translation) regex(r *pb.Expression_UnresolvedRegex) (plan.Expr, error) {
 	if r == nil {
 		r = &pb.Expression_UnresolvedRegex{}
 	}
@@ -272,15 +286,15 @@ func regex(r *pb.Expression_UnresolvedRegex) (plan.Expr, error) {
 	return nil, sparkerr.Unsupported("column regular expression %s is not supported", name)
 }
 
-func lambdaVar(v *pb.Expression_UnresolvedNamedLambdaVariable) (plan.LambdaVar, error) {
+func (t *translation) lambdaVar(v *pb.Expression_UnresolvedNamedLambdaVariable) (plan.LambdaVar, error) {
 	if len(v.GetNameParts()) == 0 {
 		return plan.LambdaVar{}, invalidPlan("UnresolvedNamedLambdaVariable is missing name_parts")
 	}
 	return plan.LambdaVar{Name: strings.Join(v.GetNameParts(), ".")}, nil
 }
 
-func lambda(l *pb.Expression_LambdaFunction) (plan.Expr, error) {
-	body, err := required(l.GetFunction(), "LambdaFunction.function")
+func (t *translation) lambda(l *pb.Expression_LambdaFunction) (plan.Expr, error) {
+	body, err := t.required(l.GetFunction(), "LambdaFunction.function")
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +303,7 @@ func lambda(l *pb.Expression_LambdaFunction) (plan.Expr, error) {
 	}
 	params := make([]string, len(l.GetArguments()))
 	for i, a := range l.GetArguments() {
-		v, err := lambdaVar(a)
+		v, err := t.lambdaVar(a)
 		if err != nil {
 			return nil, err
 		}
@@ -298,16 +312,16 @@ func lambda(l *pb.Expression_LambdaFunction) (plan.Expr, error) {
 	return plan.Lambda{Params: params, Body: body}, nil
 }
 
-func window(w *pb.Expression_Window) (plan.Expr, error) {
-	fn, err := required(w.GetWindowFunction(), "Window.window_function")
+func (t *translation) window(w *pb.Expression_Window) (plan.Expr, error) {
+	fn, err := t.required(w.GetWindowFunction(), "Window.window_function")
 	if err != nil {
 		return nil, err
 	}
-	part, err := expressions(w.GetPartitionSpec())
+	part, err := t.expressions(w.GetPartitionSpec())
 	if err != nil {
 		return nil, err
 	}
-	order, err := sortOrders(w.GetOrderSpec())
+	order, err := t.sortOrders(w.GetOrderSpec())
 	if err != nil {
 		return nil, err
 	}
@@ -321,10 +335,10 @@ func window(w *pb.Expression_Window) (plan.Expr, error) {
 		default:
 			return nil, invalidPlan("Window frame is missing frame_type")
 		}
-		if frame.Lower, err = frameBound(f.GetLower(), "lower"); err != nil {
+		if frame.Lower, err = t.frameBound(f.GetLower(), "lower"); err != nil {
 			return nil, err
 		}
-		if frame.Upper, err = frameBound(f.GetUpper(), "upper"); err != nil {
+		if frame.Upper, err = t.frameBound(f.GetUpper(), "upper"); err != nil {
 			return nil, err
 		}
 		out.Frame = frame
@@ -332,18 +346,54 @@ func window(w *pb.Expression_Window) (plan.Expr, error) {
 	return out, nil
 }
 
-func frameBound(b *pb.Expression_Window_WindowFrame_FrameBoundary, which string) (*plan.FrameBound, error) {
+func (t *translation) frameBound(b *pb.Expression_Window_WindowFrame_FrameBoundary, which string) (*plan.FrameBound, error) {
 	switch v := b.GetBoundary().(type) {
 	case *pb.Expression_Window_WindowFrame_FrameBoundary_CurrentRow:
 		return &plan.FrameBound{CurrentRow: true}, nil
 	case *pb.Expression_Window_WindowFrame_FrameBoundary_Unbounded:
 		return &plan.FrameBound{Unbounded: true}, nil
 	case *pb.Expression_Window_WindowFrame_FrameBoundary_Value:
-		off, err := required(v.Value, "Window frame "+which+" value")
+		off, err := t.required(v.Value, "Window frame "+which+" value")
 		if err != nil {
 			return nil, err
 		}
 		return &plan.FrameBound{Offset: off}, nil
 	}
 	return nil, invalidPlan("Window frame %s boundary is missing", which)
+}
+
+// subquery converts DataFrame.scalar() / exists() / isin(df): the subquery plan is the
+// WithRelations reference with the expression's plan id.
+func (t *translation) subquery(s *pb.SubqueryExpression) (plan.Expr, error) {
+	kind := s.GetSubqueryType()
+	if kind == pb.SubqueryExpression_SUBQUERY_TYPE_TABLE_ARG {
+		return nil, sparkerr.Unsupported("table argument subqueries (DataFrame.asTable) are not supported")
+	}
+	ref, ok := t.refs[s.GetPlanId()]
+	if !ok {
+		return nil, invalidPlan("SubqueryExpression refers to plan id %d, which is not a WithRelations reference", s.GetPlanId())
+	}
+	// A reference may itself contain subqueries; stop cycles between references.
+	delete(t.refs, s.GetPlanId())
+	rel, err := t.relation(ref)
+	t.refs[s.GetPlanId()] = ref
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case pb.SubqueryExpression_SUBQUERY_TYPE_SCALAR:
+		return plan.ScalarSubquery{Plan: rel}, nil
+	case pb.SubqueryExpression_SUBQUERY_TYPE_EXISTS:
+		return plan.Exists{Plan: rel}, nil
+	case pb.SubqueryExpression_SUBQUERY_TYPE_IN:
+		values, err := t.expressions(s.GetInSubqueryValues())
+		if err != nil {
+			return nil, err
+		}
+		if len(values) == 0 {
+			return nil, invalidPlan("IN subquery has no values")
+		}
+		return plan.InSubquery{Values: values, Plan: rel}, nil
+	}
+	return nil, invalidPlan("SubqueryExpression has an unknown subquery_type %s", kind)
 }

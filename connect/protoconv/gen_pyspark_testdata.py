@@ -154,6 +154,9 @@ rel("spark.read.json", spark.read.json(["/tmp/a.json", "/tmp/b.json"]))
 rel("spark.readStream rate", spark.readStream.format("rate").option("rowsPerSecond", "5").load())
 rel("select star", r.select("*"))
 rel("selectExpr", r.selectExpr("id + 1 AS x"))
+rel("scalar subquery", r.select(F.col("id"), r2.select(F.max("id")).scalar().alias("m")))
+rel("exists subquery", r.where(r2.where(F.col("id") == F.col("id").outer()).exists()))
+rel("in subquery", r.where(F.col("id").isin(r2.select("id"))))
 
 # Unsupported relations.
 rel("sampleBy", r.sampleBy("id", {0: 0.5}))

@@ -254,6 +254,16 @@ func formatExpr(e plan.Expr) string {
 		return "λ" + e.Name
 	case plan.Lambda:
 		return "(" + strings.Join(e.Params, ", ") + ") -> " + formatExpr(e.Body)
+	case plan.ScalarSubquery:
+		return "scalar" + inlineRelation(e.Plan)
+	case plan.Exists:
+		return map[bool]string{false: "exists", true: "not-exists"}[e.Not] + inlineRelation(e.Plan)
+	case plan.InSubquery:
+		op := " IN "
+		if e.Not {
+			op = " NOT IN "
+		}
+		return formatExprs(e.Values) + op + inlineRelation(e.Plan)
 	case plan.Window:
 		s := formatExpr(e.Func) + " OVER ("
 		if len(e.PartitionBy) > 0 {
@@ -272,6 +282,17 @@ func formatExpr(e plan.Expr) string {
 		return s + ")"
 	}
 	return fmt.Sprintf("%T%+v", e, e)
+}
+
+// inlineRelation renders a relation tree on one line: {Node; child; …}.
+func inlineRelation(r plan.Relation) string {
+	var b strings.Builder
+	printRelation(&b, r, "")
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return "{" + strings.Join(lines, "; ") + "}"
 }
 
 func formatBound(b *plan.FrameBound) string {

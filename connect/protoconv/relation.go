@@ -23,10 +23,7 @@ func Command(c *pb.Command) (plan.Command, error) { return Converter{}.Command(c
 
 // Relation converts r. On error, Arrow records decoded so far are released.
 func (c Converter) Relation(r *pb.Relation) (plan.Relation, error) {
-	t := &translation{alloc: c.Alloc}
-	if t.alloc == nil {
-		t.alloc = memory.DefaultAllocator
-	}
+	t := c.translation()
 	rel, err := t.relation(r)
 	if err != nil {
 		t.releaseAll()
@@ -35,10 +32,20 @@ func (c Converter) Relation(r *pb.Relation) (plan.Relation, error) {
 	return rel, nil
 }
 
-// translation is the state of one conversion: the records it decoded, to release on failure.
+func (c Converter) translation() *translation {
+	t := &translation{alloc: c.Alloc}
+	if t.alloc == nil {
+		t.alloc = memory.DefaultAllocator
+	}
+	return t
+}
+
+// translation is the state of one conversion: the records it decoded (to release on failure)
+// and the references of the enclosing WithRelations nodes, by client plan id.
 type translation struct {
 	alloc   memory.Allocator
 	decoded []arrow.RecordBatch
+	refs    map[int64]*pb.Relation
 }
 
 func (t *translation) releaseAll() {
@@ -83,9 +90,9 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 	case *pb.Relation_ChunkedCachedLocalRelation:
 		return nil, invalidPlan("ChunkedCachedLocalRelation must be resolved from the session's artifact cache before plan translation")
 	case *pb.Relation_Sql:
-		return sqlRelation(x.Sql)
+		return t.sqlRelation(x.Sql)
 	case *pb.Relation_Read:
-		return read(x.Read)
+		return t.read(x.Read)
 	case *pb.Relation_Project:
 		return t.project(x.Project)
 	case *pb.Relation_Filter:
@@ -162,7 +169,7 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 	case *pb.Relation_Unknown:
 		return nil, sparkerr.Unsupported("relation type Unknown is not supported")
 	case *pb.Relation_WithRelations:
-		return nil, sparkerr.Unsupported("relation type WithRelations (DataFrame arguments to spark.sql, DataFrame subqueries) is not supported")
+		return t.withRelations(x.WithRelations)
 	}
 	return nil, sparkerr.Unsupported("relation type %s is not supported", oneofCase(r, "rel_type"))
 }
@@ -183,4 +190,33 @@ func cloneMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// withRelations is a plan whose expressions use other DataFrames (DataFrame.scalar(),
+// exists(), isin(df)): the references are translated where a SubqueryExpression names them,
+// and the result is the root, under the WithRelations node's plan id. spark.sql with DataFrame
+// arguments (references named by alias in the SQL text) is not supported.
+func (t *translation) withRelations(w *pb.WithRelations) (plan.Relation, error) {
+	root := w.GetRoot()
+	if root == nil {
+		return nil, invalidPlan("WithRelations is missing root")
+	}
+	if _, isSQL := root.GetRelType().(*pb.Relation_Sql); isSQL && len(w.GetReferences()) > 0 {
+		return nil, sparkerr.Unsupported("DataFrame arguments to spark.sql (WithRelations over SQL) are not supported")
+	}
+	saved := t.refs
+	t.refs = make(map[int64]*pb.Relation, len(saved)+len(w.GetReferences()))
+	for id, r := range saved {
+		t.refs[id] = r
+	}
+	for i, ref := range w.GetReferences() {
+		if ref.GetCommon() == nil || ref.GetCommon().PlanId == nil {
+			t.refs = saved
+			return nil, invalidPlan("WithRelations reference %d has no plan id", i)
+		}
+		t.refs[ref.GetCommon().GetPlanId()] = ref
+	}
+	rel, err := t.relation(root)
+	t.refs = saved
+	return rel, err
 }

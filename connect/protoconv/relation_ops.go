@@ -17,7 +17,7 @@ func (t *translation) project(p *pb.Project) (plan.Relation, error) {
 			return nil, err
 		}
 	}
-	exprs, err := expressions(p.GetExpressions())
+	exprs, err := t.expressions(p.GetExpressions())
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (t *translation) filter(f *pb.Filter) (plan.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	cond, err := required(f.GetCondition(), "Filter.condition")
+	cond, err := t.required(f.GetCondition(), "Filter.condition")
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (t *translation) sort(s *pb.Sort) (plan.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	order, err := sortOrders(s.GetOrder())
+	order, err := t.sortOrders(s.GetOrder())
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +62,10 @@ func (t *translation) aggregate(a *pb.Aggregate) (plan.Relation, error) {
 		return nil, err
 	}
 	out := &plan.Aggregate{Input: in}
-	if out.Grouping, err = expressions(a.GetGroupingExpressions()); err != nil {
+	if out.Grouping, err = t.expressions(a.GetGroupingExpressions()); err != nil {
 		return nil, err
 	}
-	if out.Aggs, err = expressions(a.GetAggregateExpressions()); err != nil {
+	if out.Aggs, err = t.expressions(a.GetAggregateExpressions()); err != nil {
 		return nil, err
 	}
 	switch a.GetGroupType() {
@@ -81,7 +81,7 @@ func (t *translation) aggregate(a *pb.Aggregate) (plan.Relation, error) {
 		if p == nil {
 			return nil, invalidPlan("Aggregate with GROUP_TYPE_PIVOT is missing pivot")
 		}
-		if out.PivotCol, err = required(p.GetCol(), "Aggregate.pivot.col"); err != nil {
+		if out.PivotCol, err = t.required(p.GetCol(), "Aggregate.pivot.col"); err != nil {
 			return nil, err
 		}
 		for _, v := range p.GetValues() {
@@ -94,7 +94,7 @@ func (t *translation) aggregate(a *pb.Aggregate) (plan.Relation, error) {
 	case pb.Aggregate_GROUP_TYPE_GROUPING_SETS:
 		out.Type = plan.GroupingSets
 		for _, gs := range a.GetGroupingSets() {
-			set, err := expressions(gs.GetGroupingSet())
+			set, err := t.expressions(gs.GetGroupingSet())
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +184,7 @@ func (t *translation) join(j *pb.Join) (plan.Relation, error) {
 	}
 	out := &plan.Join{Left: left, Right: right, Type: jt, UsingColumns: cloneStrings(j.GetUsingColumns())}
 	if j.GetJoinCondition() != nil {
-		if out.Condition, err = Expression(j.GetJoinCondition()); err != nil {
+		if out.Condition, err = t.expr(j.GetJoinCondition()); err != nil {
 			return nil, err
 		}
 	}
@@ -198,7 +198,7 @@ func (t *translation) withColumns(w *pb.WithColumns) (plan.Relation, error) {
 	}
 	out := &plan.WithColumns{Input: in}
 	for _, a := range w.GetAliases() {
-		al, err := alias(a)
+		al, err := t.alias(a)
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +240,7 @@ func (t *translation) drop(d *pb.Drop) (plan.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols, err := expressions(d.GetColumns())
+	cols, err := t.expressions(d.GetColumns())
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +322,7 @@ func (t *translation) repartitionByExpression(r *pb.RepartitionByExpression) (pl
 	if r.NumPartitions != nil && r.GetNumPartitions() <= 0 {
 		return nil, invalidPlan("RepartitionByExpression num_partitions must be positive, got %d", r.GetNumPartitions())
 	}
-	exprs, err := expressions(r.GetPartitionExprs())
+	exprs, err := t.expressions(r.GetPartitionExprs())
 	if err != nil {
 		return nil, err
 	}

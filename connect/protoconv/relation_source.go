@@ -132,11 +132,11 @@ func ParseSchema(s string) (sqltypes.Schema, error) {
 }
 
 // sqlRelation is spark.sql(text, args): the text stays unparsed.
-func sqlRelation(s *pb.SQL) (plan.Relation, error) {
-	return sqlQuery(s.GetQuery(), s.GetArgs(), s.GetPosArgs(), s.GetNamedArguments(), s.GetPosArguments())
+func (t *translation) sqlRelation(s *pb.SQL) (plan.Relation, error) {
+	return t.sqlQuery(s.GetQuery(), s.GetArgs(), s.GetPosArgs(), s.GetNamedArguments(), s.GetPosArguments())
 }
 
-func sqlQuery(query string, args map[string]*pb.Expression_Literal, posArgs []*pb.Expression_Literal,
+func (t *translation) sqlQuery(query string, args map[string]*pb.Expression_Literal, posArgs []*pb.Expression_Literal,
 	namedArgs map[string]*pb.Expression, posArguments []*pb.Expression) (*plan.SQLQuery, error) {
 	out := &plan.SQLQuery{Query: query}
 	if len(args)+len(namedArgs) > 0 {
@@ -150,7 +150,7 @@ func sqlQuery(query string, args map[string]*pb.Expression_Literal, posArgs []*p
 		out.Args[k] = lit
 	}
 	for k, v := range namedArgs {
-		e, err := required(v, "SQL named argument "+k)
+		e, err := t.required(v, "SQL named argument "+k)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +164,7 @@ func sqlQuery(query string, args map[string]*pb.Expression_Literal, posArgs []*p
 		out.PosArgs = append(out.PosArgs, lit)
 	}
 	for i, v := range posArguments {
-		e, err := required(v, "SQL positional argument "+itoa(int64(i)))
+		e, err := t.required(v, "SQL positional argument "+itoa(int64(i)))
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +174,7 @@ func sqlQuery(query string, args map[string]*pb.Expression_Literal, posArgs []*p
 }
 
 // read is spark.table / spark.read / spark.readStream.
-func read(r *pb.Read) (plan.Relation, error) {
+func (t *translation) read(r *pb.Read) (plan.Relation, error) {
 	switch x := r.GetReadType().(type) {
 	case *pb.Read_NamedTable_:
 		if x.NamedTable.GetUnparsedIdentifier() == "" {
