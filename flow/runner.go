@@ -293,7 +293,9 @@ func (em *taskEmitter) Emit(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 		switch {
 		case r.edge.Exchange == Forward:
-			err = em.send(ctx, r.tasks[p].inbox, envelope{r.input, p, retained(rec)})
+			// A forward edge has one sender per consumer partition: sender 0 (the aligner
+			// counts senders 0..n-1 per input).
+			err = em.send(ctx, r.tasks[p].inbox, envelope{r.input, 0, retained(rec)})
 		case r.edge.Exchange == Gather:
 			err = em.send(ctx, r.tasks[0].inbox, envelope{r.input, p, retained(rec)})
 		case r.edge.Exchange == Broadcast || isMarker:

@@ -460,3 +460,27 @@ func TestSenderAware(t *testing.T) {
 		t.Fatalf("ends %v log %v", xs, op.log)
 	}
 }
+
+func TestForwardEndsEveryPartition(t *testing.T) {
+	checkLeaks(t)
+	mem := newMem(t)
+	outMem = mem
+	src := &Node{Name: "src", Parallelism: 3, Schema: testSchema, Source: scripted(
+		[]step{{rows: []int64{1}}}, []step{{rows: []int64{2, 3}}}, []step{{rows: []int64{4}}})}
+	mid := passNode("mid", 3, Input{From: src, Exchange: Forward})
+	count := &Node{Name: "count", Parallelism: 1, Schema: testSchema, Inputs: []Input{{From: mid, Exchange: Gather}},
+		NewOperator: func(Env) (Operator, error) { return &countOp{}, nil }}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		xs, _, err := run(t, mem, &Graph{Output: count})
+		if err != nil || !slices.Equal(xs, []int64{4, 1}) {
+			t.Errorf("got %v, %v", xs, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("forward partitions > 0 never ended")
+	}
+}
