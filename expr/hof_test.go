@@ -56,7 +56,9 @@ func TestHigherOrderFunctions(t *testing.T) {
 		}), "exists(arr, lambdafunction((x = 3), x))", "[true <nil> false <nil>]"},
 		{bindHOF(t, "aggregate", []Expr{arr, NewLiteral(int64(0), sqltypes.LongType)}, [][]string{{"acc", "x"}, {"acc"}},
 			func(p []*LambdaVariable) Expr { return mustBind(t, "+", ansi, p[0], p[1]) },
-			func(p []*LambdaVariable) Expr { return mustBind(t, "*", ansi, p[0], NewLiteral(int64(10), sqltypes.LongType)) }),
+			func(p []*LambdaVariable) Expr {
+				return mustBind(t, "*", ansi, p[0], NewLiteral(int64(10), sqltypes.LongType))
+			}),
 			"aggregate(arr, 0, lambdafunction((acc + x), acc, x), lambdafunction((acc * 10), acc))", "[60 <nil> 0 <nil>]"},
 		{bindHOF(t, "transform", []Expr{arr}, [][]string{{"x"}}, func(p []*LambdaVariable) Expr {
 			inner := bindHOF(t, "transform", []Expr{arr}, [][]string{{"y"}}, func(q []*LambdaVariable) Expr {
