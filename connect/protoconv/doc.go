@@ -4,25 +4,55 @@
 // calls it once per request; the analyzer resolves what it returns.
 //
 // Entry points:
-//   - Relation, Command and Expression translate a plan message. Every relation carries the
-//     client's plan id (RelationCommon.plan_id) in plan.RelCommon.PlanID, and column and star
-//     references carry the plan id they are pinned to, all shifted by one: client id n is
-//     stored as n+1 so that PySpark's first plan (id 0) differs from "no plan id" (see
-//     PlanIDFromClient / ClientPlanID).
-//   - DataTypeFromProto, DataTypeToProto and SchemaToProto convert types; ParseJSONType and
+//   - Relation, Command and Expression translate a plan message; Literal translates a literal.
+//     Converter does the same with a chosen Arrow allocator (the package functions use
+//     memory.DefaultAllocator) for LocalRelation data.
+//   - DataTypeFromProto, DataTypeToProto and SchemaToProto convert types. ParseJSONType and
 //     JSONType read and write Spark's JSON type strings (StructType.json(), which PySpark sends
-//     as the schema of createDataFrame).
-//   - Converter carries the Arrow allocator used to decode LocalRelation data; the package-level
-//     functions use memory.DefaultAllocator.
+//     as the schema of createDataFrame); ParseSchema reads a LocalRelation schema string (JSON,
+//     else DDL through sql.ParseTableSchema).
+//   - SplitIdentifier splits "a.`b.c`" into name parts as Spark's parseAttributeName does.
+//   - ReleaseRecords releases the Arrow records of a translated plan that is dropped unexecuted.
 //
-// Ownership: a plan.LocalRelation returned by Relation owns its decoded Arrow records (each
-// retained once); whoever consumes the plan last releases them. When a
-// translation fails, records decoded so far are released before the error is returned.
+// Plan ids: every relation carries the client's plan id (RelationCommon.plan_id) in
+// plan.RelCommon.PlanID, and column and star references carry the plan id they are pinned to
+// (df["col"]), all shifted by one: client id n is stored as n+1, so that PySpark's first plan
+// (id 0) differs from "no plan id" (0). PlanIDFromClient and ClientPlanID convert.
+//
+// Translation follows Spark Connect's server (SparkConnectPlanner) where the proto leaves
+// room: Range's start defaults to 0 and an unset step to 1; Sort is global unless is_global is
+// false; an unspecified sort direction is ascending and unspecified null ordering follows the
+// direction (ASC NULLS FIRST, DESC NULLS LAST); WithColumnsRenamed uses the ordered renames
+// field, else the deprecated map in key order; a decimal literal's type is its own precision and
+// scale widened by the ones sent, or the literal's data_type (Spark 4 clients), rounding half up
+// to that scale; nested literals take their types from the enclosing data_type when they carry
+// none. SQL text (SQL relations, SqlCommand) is passed through unparsed as plan.SQLQuery (inside
+// plan.Query for commands); expression strings, DDL schemas and unparsed type strings go to
+// package sql. DataFrame subqueries (WithRelations + SubqueryExpression) become
+// plan.ScalarSubquery, plan.Exists and plan.InSubquery.
+//
+// Ownership: a plan.LocalRelation owns its decoded Arrow records (each retained once); whoever
+// consumes the plan last releases them. When a translation fails, records decoded so far are
+// released before the error is returned. Decoding is bounded: the IPC stream's metadata is
+// checked before arrow-go reads it, and its buffers may use at most 16 times the data size, so a
+// corrupt stream is an error rather than an enormous allocation.
 //
 // Errors are *sparkerr.Error: malformed or incomplete messages give an IllegalArgumentException
-// whose message names the missing or invalid field (Spark's InvalidPlanInput), and messages Weir
-// does not support give sparkerr.Unsupported naming the relation, expression, command or type.
-// No input, however malformed, makes these functions panic. SQL text (SQL relations, SqlCommand)
-// is passed through unparsed as plan.SQLQuery; expression strings, DDL schemas and unparsed
-// type strings are handed to package sql.
+// "Invalid plan: …" naming the missing or invalid field (Spark's InvalidPlanInput); messages Weir
+// does not support give sparkerr.Unsupported naming the relation, expression, command or type
+// ("relation type SampleBy is not supported"). No input, however malformed, makes these functions
+// panic.
+//
+// Not supported: relations CachedLocalRelation and ChunkedCachedLocalRelation (the connect
+// service replaces them first), SampleBy, Describe, Summary, Crosstab, Cov, Corr,
+// ApproxQuantile, FreqItems, Replace (na.replace), Unpivot, Transpose, CollectMetrics (observe),
+// HtmlString, Parse, MapPartitions, GroupMap, CoGroupMap, ApplyInPandasWithState, AsOfJoin,
+// LateralJoin, NearestByJoin, CachedRemoteRelation, Catalog, Python UDTFs and data sources,
+// UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
+// tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
+// dropFields), user-defined functions, NamedArgumentExpression, table-argument subqueries,
+// MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
+// ".*" or a plain name; literals of calendar interval and time; data types calendar interval,
+// time, variant, geometry, geography and user-defined types; every command except SqlCommand
+// and CreateDataFrameViewCommand.
 package protoconv

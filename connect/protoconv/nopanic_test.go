@@ -70,6 +70,7 @@ func TestMutatedMessagesDoNotPanic(t *testing.T) {
 	if testing.Short() {
 		iterations = 500
 	}
+	var converted, rejected int
 	for i := 0; i < iterations; i++ {
 		orig := msgs[rng.Intn(len(msgs))]
 		m := proto.Clone(orig)
@@ -85,11 +86,20 @@ func TestMutatedMessagesDoNotPanic(t *testing.T) {
 			// message is nil, which the wire format cannot express.
 			nilOneofs(rng, m.ProtoReflect(), 0)
 		}
-		convertChecked(t, seed, i, m)
+		if convertChecked(t, seed, i, m) {
+			converted++
+		} else {
+			rejected++
+		}
+	}
+	t.Logf("%d mutated messages converted, %d rejected with an error", converted, rejected)
+	if converted == 0 || rejected == 0 {
+		t.Errorf("mutations should produce both valid and invalid messages")
 	}
 }
 
-func convertChecked(t *testing.T, seed int64, i int, m proto.Message) {
+// convertChecked converts m with the entry point for its type and reports whether it succeeded.
+func convertChecked(t *testing.T, seed int64, i int, m proto.Message) (ok bool) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	func() {
@@ -102,10 +112,12 @@ func convertChecked(t *testing.T, seed int64, i int, m proto.Message) {
 		switch m := m.(type) {
 		case *pb.Relation:
 			if rel, err := conv.Relation(m); err == nil {
+				ok = true
 				protoconv.ReleaseRecords(rel)
 			}
 		case *pb.Command:
 			if c, err := conv.Command(m); err == nil {
+				ok = true
 				switch c := c.(type) {
 				case plan.Query:
 					protoconv.ReleaseRecords(c.Input)
@@ -114,9 +126,11 @@ func convertChecked(t *testing.T, seed int64, i int, m proto.Message) {
 				}
 			}
 		case *pb.Expression:
-			_, _ = protoconv.Expression(m)
+			_, err := protoconv.Expression(m)
+			ok = err == nil
 		case *pb.DataType:
 			if dt, err := protoconv.DataTypeFromProto(m); err == nil {
+				ok = true
 				_ = protoconv.DataTypeToProto(dt)
 				_, _ = protoconv.ParseJSONType(protoconv.JSONType(dt))
 			}
@@ -125,6 +139,7 @@ func convertChecked(t *testing.T, seed int64, i int, m proto.Message) {
 	if mem.CurrentAlloc() != 0 {
 		t.Fatalf("seed %d, iteration %d: %d bytes of Arrow memory leaked on\n%s", seed, i, mem.CurrentAlloc(), prototext.Format(m))
 	}
+	return ok
 }
 
 // mutateBytes re-encodes m after corrupting its wire form; false when it no longer decodes.
