@@ -6,7 +6,7 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// Command converts c. spark.sql's SqlCommand becomes plan.Query wrapping a plan.SQLQuery (the
+// Command converts cmd. spark.sql's SqlCommand becomes plan.Query wrapping a plan.SQLQuery (the
 // connect service decides whether the text is a query or a statement); createTempView and
 // friends become plan.CreateView. On error, Arrow records decoded so far are released.
 func (c Converter) Command(cmd *pb.Command) (plan.Command, error) {

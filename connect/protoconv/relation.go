@@ -71,7 +71,7 @@ func (t *translation) relation(r *pb.Relation) (plan.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c := r.GetCommon(); c != nil {
+	if c := r.GetCommon(); c != nil && c.PlanId != nil {
 		rel.Common().PlanID = PlanIDFromClient(c.PlanId)
 	}
 	return rel, nil
