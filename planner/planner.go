@@ -52,7 +52,12 @@ func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 		return nil, err
 	}
 	if out.Parallelism > 1 {
-		out = b.concat(out)
+		if opts.Streaming {
+			// Unbounded partitions never end: gather as batches come.
+			out = b.node("Gather", 1, out.Schema, operators.Pass(), flow.Input{From: out, Exchange: flow.Gather})
+		} else {
+			out = b.concat(out)
+		}
 	}
 	return &flow.Graph{Output: out}, nil
 }
