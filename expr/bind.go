@@ -35,6 +35,10 @@ func Bind(name string, args []Expr, opts Options) (Expr, error) {
 	lname := strings.ToLower(name)
 	b, ok := scalarRegistry[lname]
 	if !ok {
+		if IsHigherOrder(lname) {
+			return nil, sparkerr.Analysis("INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION", "42K0D",
+				"Invalid lambda function call. %s takes a lambda function argument; bind it with BindHigherOrder.", sparkerr.Quote(lname))
+		}
 		if IsAggregate(lname) {
 			return nil, sparkerr.Analysis("MISSING_GROUP_BY", "42803",
 				"The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses.")
@@ -78,6 +82,11 @@ func FunctionNames() []string {
 	}
 	for n := range aggregateRegistry {
 		names = append(names, n)
+	}
+	for n := range hofArity {
+		if _, dup := scalarRegistry[n]; !dup {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names

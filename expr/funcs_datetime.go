@@ -13,8 +13,7 @@ import (
 
 func init() {
 	registerScalar(0, 0, bindCurrent, "current_date", "curdate", "current_timestamp", "now", "localtimestamp", "current_timezone")
-	registerScalar(2, 2, bindDateAdd, "date_add", "date_sub", "dateadd")
-	registerScalar(2, 2, bindDateDiff, "datediff", "date_diff")
+	registerScalar(2, 2, bindDateAdd, "date_add", "date_sub")
 	registerScalar(1, 1, bindDateField, "year", "quarter", "month", "dayofmonth", "day", "dayofweek", "dayofyear",
 		"weekofyear", "weekday", "hour", "minute", "second")
 	registerScalar(1, 2, bindToDate, "to_date", "try_to_date")
