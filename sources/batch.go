@@ -38,12 +38,13 @@ func (r Range) Count() *big.Int {
 	return q
 }
 
-// Slice is partition p of n's first element index and element count.
-func (r Range) Slice(p, n int) (first, count int64) {
+// Slice is partition p of n's first element index and element count (a range holds at most
+// 2^64-1 elements, so both fit in uint64).
+func (r Range) Slice(p, n int) (first, count uint64) {
 	total := r.Count()
 	lo := new(big.Int).Div(new(big.Int).Mul(total, big.NewInt(int64(p))), big.NewInt(int64(n)))
 	hi := new(big.Int).Div(new(big.Int).Mul(total, big.NewInt(int64(p+1))), big.NewInt(int64(n)))
-	return lo.Int64(), new(big.Int).Sub(hi, lo).Int64()
+	return lo.Uint64(), new(big.Int).Sub(hi, lo).Uint64()
 }
 
 // Run implements flow.Source.
@@ -57,17 +58,18 @@ func (r Range) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
 
 // emit sends count ids from element index first on; the offset of a partition is simply how
 // many of its ids were emitted.
-func (r Range) emit(ctx context.Context, env flow.Env, out flow.Emitter, first, count int64) error {
+func (r Range) emit(ctx context.Context, env flow.Env, out flow.Emitter, first, count uint64) error {
 	b := array.NewInt64Builder(env.Mem)
 	defer b.Release()
-	next := r.Start + first*r.Step // wraps like Spark's for ranges near the int64 limits
-	for done := int64(0); done < count; {
+	// Two's-complement wrap-around keeps start + first·step exact modulo 2^64.
+	next := int64(uint64(r.Start) + first*uint64(r.Step))
+	for done := uint64(0); done < count; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n := min(RangeBatchRows, count-done)
 		b.Reserve(int(n))
-		for k := int64(0); k < n; k++ {
+		for k := uint64(0); k < n; k++ {
 			b.UnsafeAppend(next)
 			next += r.Step
 		}
