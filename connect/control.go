@@ -71,3 +71,30 @@ func (s *Server) FetchErrorDetails(ctx context.Context, req *pb.FetchErrorDetail
 	}
 	return resp, nil
 }
+
+// GetStatus reports the state of the session's operations: those asked for, or all it knows
+// when the request names none.
+func (s *Server) GetStatus(ctx context.Context, req *pb.GetStatusRequest) (*pb.GetStatusResponse, error) {
+	sess, err := s.sessions.get(req)
+	if err != nil {
+		return nil, toStatus(nil, err)
+	}
+	resp := &pb.GetStatusResponse{SessionId: sess.id, ServerSideSessionId: sess.serverSideID}
+	if req.OperationStatus == nil {
+		return resp, nil
+	}
+	ids := req.GetOperationStatus().GetOperationIds()
+	if len(ids) == 0 {
+		for _, e := range sess.executionsWhere(func(*execution) bool { return true }) {
+			ids = append(ids, e.id)
+		}
+	}
+	for _, id := range ids {
+		state := pb.GetStatusResponse_OperationStatus_OPERATION_STATE_UNKNOWN
+		if e := sess.execution(id); e != nil {
+			state = e.state()
+		}
+		resp.OperationStatuses = append(resp.OperationStatuses, &pb.GetStatusResponse_OperationStatus{OperationId: id, State: state})
+	}
+	return resp, nil
+}

@@ -484,6 +484,23 @@ func TestInterruptByTagAndID(t *testing.T) {
 	if st, _ := status.FromError(<-errC); st.Code() != codes.Internal {
 		t.Fatalf("interrupted stream status %v", st)
 	}
+
+	unknown := newUUID()
+	stResp, err := ts.client.GetStatus(context.Background(), &pb.GetStatusRequest{
+		SessionId: sid, UserContext: userCtx(),
+		OperationStatus: &pb.GetStatusRequest_OperationStatusRequest{OperationIds: []string{opA, unknown}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]pb.GetStatusResponse_OperationStatus_OperationState{}
+	for _, s := range stResp.GetOperationStatuses() {
+		states[s.GetOperationId()] = s.GetState()
+	}
+	if states[opA] != pb.GetStatusResponse_OperationStatus_OPERATION_STATE_CANCELLED ||
+		states[unknown] != pb.GetStatusResponse_OperationStatus_OPERATION_STATE_UNKNOWN {
+		t.Fatalf("statuses %v", states)
+	}
 }
 
 func TestAbandonedExecutionIsReaped(t *testing.T) {

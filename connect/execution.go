@@ -283,3 +283,20 @@ func (e *execution) next(idx, gen int) step {
 	}
 	return step{wait: e.changed}
 }
+
+// state is the execution's state as GetStatus reports it.
+func (e *execution) state() pb.GetStatusResponse_OperationStatus_OperationState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case !e.done && e.ctx.Err() != nil:
+		return pb.GetStatusResponse_OperationStatus_OPERATION_STATE_TERMINATING
+	case !e.done:
+		return pb.GetStatusResponse_OperationStatus_OPERATION_STATE_RUNNING
+	case e.err == nil:
+		return pb.GetStatusResponse_OperationStatus_OPERATION_STATE_SUCCEEDED
+	case e.ctx.Err() != nil:
+		return pb.GetStatusResponse_OperationStatus_OPERATION_STATE_CANCELLED
+	}
+	return pb.GetStatusResponse_OperationStatus_OPERATION_STATE_FAILED
+}
