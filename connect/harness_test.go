@@ -125,6 +125,9 @@ func newTestServer(t *testing.T, opts ...Option) *testServer {
 
 const testUser = "alice"
 
+// errEOF ends a fake result.
+var errEOF = io.EOF
+
 func userCtx() *pb.UserContext { return &pb.UserContext{UserId: testUser} }
 
 // longSchema is a single bigint column "id".

@@ -1,5 +1,0 @@
-package connect
-
-import "io"
-
-var errEOF = io.EOF
