@@ -199,3 +199,34 @@ func TestSumOverflowANSI(t *testing.T) {
 		t.Fatal("expected ARITHMETIC_OVERFLOW")
 	}
 }
+
+func TestTupleAggregates(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	fx := []sqltypes.Field{{Name: "x", Type: sqltypes.LongType, Nullable: true}, {Name: "y", Type: sqltypes.LongType, Nullable: true}}
+	xs := []any{int64(1), int64(2), int64(3), int64(4), nil}
+	ys := []any{int64(10), int64(40), int64(30), int64(20), int64(5)}
+	g := []uint32{0, 0, 0, 0, 0}
+	run := func(name string, retract []int, cols ...[]any) (AggFunc, string) {
+		f, got := runAgg(t, env, name, false, fx[:len(cols)], g, 1, retract, cols...)
+		return f, valueString(got[0], f.Type(), env.ctx.loc())
+	}
+	check := func(f AggFunc, got, str, want string) {
+		t.Helper()
+		if f.String() != str || got != want {
+			t.Errorf("%s = %s, want %s = %s", f, got, str, want)
+		}
+	}
+	f, got := run("median", nil, xs)
+	check(f, got, "median(x)", "2.5")
+	f, got = run("max_by", nil, xs, ys)
+	check(f, got, "max_by(x, y)", "2")
+	f, got = run("max_by", []int{1}, xs, ys)
+	check(f, got, "max_by(x, y)", "3")
+	f, got = run("approx_count_distinct", nil, []any{int64(1), int64(1), int64(2), nil, int64(3)})
+	check(f, got, "approx_count_distinct(x)", "3")
+	f, got = run("corr", nil, xs, ys)
+	check(f, got, "corr(x, y)", "0.2")
+	f, got = run("mode", nil, []any{int64(3), int64(1), int64(3), int64(1), int64(2)})
+	check(f, got, "mode(x)", "1")
+}
