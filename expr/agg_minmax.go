@@ -67,9 +67,24 @@ func (a *numMinMaxAcc[T]) values(arr arrow.Array) []T {
 		return v
 	}
 	if _, isInt64 := any(T(0)).(int64); isInt64 {
-		return int64Like[T](arr)
+		if v := int64Like[T](arr); v != nil {
+			return v
+		}
 	}
-	return nil
+	// Other layouts (unsigned or differently-unit Arrow types) convert through Go values.
+	out := make([]T, arr.Len())
+	for i := range out {
+		switch v := ValueAt(arr, i, a.t).(type) {
+		case nil:
+		case float64:
+			out[i] = T(v)
+		case float32:
+			out[i] = T(v)
+		default:
+			out[i] = T(toInt64(v))
+		}
+	}
+	return out
 }
 
 func (a *numMinMaxAcc[T]) Update(groups []uint32, args []arrow.Array) error {
