@@ -65,13 +65,6 @@ func runAgg(t *testing.T, env *testEnv, name string, distinct bool, fields []sql
 	return f, valuesOf(res, f.Type())
 }
 
-func valuesOf(a arrow.Array, t sqltypes.DataType) []any {
-	out := make([]any, a.Len())
-	for i := range out {
-		out[i] = ValueAt(a, i, t)
-	}
-	return out
-}
 
 func TestAggregatesUpdateRetract(t *testing.T) {
 	env := newEnv(t, true)

@@ -257,3 +257,12 @@ func toFloat64(v any) float64 {
 	}
 	panic(fmt.Sprintf("expr: not a number: %T", v))
 }
+
+// valuesOf reads every row of a as Go values.
+func valuesOf(a arrow.Array, t sqltypes.DataType) []any {
+	out := make([]any, a.Len())
+	for i := range out {
+		out[i] = ValueAt(a, i, t)
+	}
+	return out
+}
