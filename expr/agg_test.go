@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/sqltypes"
 )
 
