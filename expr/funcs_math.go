@@ -279,9 +279,12 @@ func bindRoundMode(mode string, x Expr, scale int32, opts Options) (Expr, error)
 			}
 		}
 	}
-	return strict(mode, []Expr{x}, rt, func(_ *Context, a []any) (any, error) {
+	f := strict(mode, []Expr{x}, rt, func(_ *Context, a []any) (any, error) {
 		return roundValue(a[0], t, rt, scale, mode)
-	}), nil
+	})
+	// Decimal results that overflow their precision become NULL.
+	f.null = f.null || rt.Kind == sqltypes.Decimal
+	return f, nil
 }
 
 // roundDecimal rounds unscaled b at scale s to scale d with mode.
