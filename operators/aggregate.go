@@ -30,7 +30,7 @@ type AggregateSpec struct {
 func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		c := instanceContext(ctx, env)
-		a := &hashAggregate{env: env, ctx: c, spec: spec, table: newRowTable()}
+		a := &hashAggregate{env: env, ctx: c, spec: spec, table: newRowTable(env.Mem)}
 		for _, f := range spec.Aggs {
 			a.accs = append(a.accs, f.NewAccumulator(c))
 		}
@@ -83,7 +83,9 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 		for i, c := range a.spec.KeyCols {
 			keys[i] = user.Column(c)
 		}
-		a.table.lookup(keys, groups, true, func() uint32 { return a.addGroup() })
+		if _, err := a.table.lookup(keys, groups, true, func() uint32 { return a.addGroup() }); err != nil {
+			return err
+		}
 	}
 	ret := flow.Retracted(rec)
 	var ins, rets []int64
@@ -281,75 +283,3 @@ func sameRow(x, y []any, ts []sqltypes.DataType) bool {
 }
 
 func (a *hashAggregate) Close() { a.table.release() }
-
-// rowTable maps key rows to dense ids: a hash map from key hash to the ids with that hash,
-// with collisions resolved by comparing the stored key rows. Key rows are kept as references
-// into the (retained) key columns of the batches that introduced them.
-type rowTable struct {
-	byHash  map[uint64][]uint32
-	batches [][]arrow.Array
-	refs    []rowRef
-}
-
-type rowRef struct{ batch, row int32 }
-
-func newRowTable() *rowTable { return &rowTable{byHash: map[uint64][]uint32{}} }
-
-// lookup sets ids[i] to the id of row i of keys, creating ids with create when insert is true
-// (else NotFound).
-func (t *rowTable) lookup(keys []arrow.Array, ids []uint32, insert bool, create func() uint32) {
-	hs := make([]uint64, len(ids))
-	hashColumns(keys, 0, hs)
-	kept := -1
-	for i, h := range hs {
-		ids[i] = notFound
-		for _, id := range t.byHash[h] {
-			ref := t.refs[id]
-			if rowsEqual(t.batches[ref.batch], int(ref.row), keys, i) {
-				ids[i] = id
-				break
-			}
-		}
-		if ids[i] != notFound || !insert {
-			continue
-		}
-		if kept < 0 {
-			stored := append([]arrow.Array(nil), keys...)
-			for _, k := range stored {
-				k.Retain()
-			}
-			t.batches = append(t.batches, stored)
-			kept = len(t.batches) - 1
-		}
-		id := create()
-		if int(id) != len(t.refs) {
-			panic("operators: row table ids must be dense")
-		}
-		t.refs = append(t.refs, rowRef{int32(kept), int32(i)})
-		t.byHash[h] = append(t.byHash[h], id)
-		ids[i] = id
-	}
-}
-
-const notFound = ^uint32(0)
-
-// keyValue is key column k of row id as a Go value.
-func (t *rowTable) keyValue(id uint32, k int, typ sqltypes.DataType) any {
-	ref := t.refs[id]
-	return expr.ValueAt(t.batches[ref.batch][k], int(ref.row), typ)
-}
-
-// key returns the stored key columns and row of id.
-func (t *rowTable) key(id uint32) ([]arrow.Array, int) {
-	ref := t.refs[id]
-	return t.batches[ref.batch], int(ref.row)
-}
-
-func (t *rowTable) len() int { return len(t.refs) }
-
-func (t *rowTable) release() {
-	for _, b := range t.batches {
-		releaseAll(b)
-	}
-	t.batches = nil
-}

@@ -13,7 +13,7 @@ import (
 // NULLs compare equal.
 func Distinct(keyCols []int) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
-		return &distinct{env: env, keyCols: keyCols, seen: newRowTable()}, nil
+		return &distinct{env: env, keyCols: keyCols, seen: newRowTable(env.Mem)}, nil
 	}
 }
 
@@ -33,15 +33,11 @@ func (d *distinct) Process(ctx context.Context, _ int, rec arrow.RecordBatch, ou
 			keys[i] = user.Column(c)
 		}
 	}
-	before := uint32(d.seen.len())
 	ids := make([]uint32, rec.NumRows())
-	next := before
-	d.seen.lookup(keys, ids, true, func() uint32 { next++; return next - 1 })
-	var keep []int64
-	for i, id := range ids {
-		if id >= before && d.seen.refs[id].row == int32(i) {
-			keep = append(keep, int64(i))
-		}
+	next := uint32(d.seen.len())
+	keep, err := d.seen.lookup(keys, ids, true, func() uint32 { next++; return next - 1 })
+	if err != nil {
+		return err
 	}
 	return emitRows(ctx, d.env, out, rec, keep)
 }
@@ -80,22 +76,28 @@ func (s *setOp) EndOfData(ctx context.Context, out flow.Emitter) error {
 		return err
 	}
 	defer releaseAll(left)
-	table := newRowTable()
+	table := newRowTable(s.env.Mem)
 	defer table.release()
 	var lcount, rcount []int64
 	ids := make([]uint32, left[0].Len())
-	table.lookup(left, ids, true, func() uint32 {
+	firsts, err := table.lookup(left, ids, true, func() uint32 {
 		lcount, rcount = append(lcount, 0), append(rcount, 0)
 		return uint32(len(lcount) - 1)
 	})
+	if err != nil {
+		return err
+	}
 	for _, id := range ids {
 		lcount[id]++
 	}
 	for _, r := range s.right {
 		user := flow.UserColumns(r)
 		rids := make([]uint32, r.NumRows())
-		table.lookup(user.Columns(), rids, false, nil)
+		_, err := table.lookup(user.Columns(), rids, false, nil)
 		user.Release()
+		if err != nil {
+			return err
+		}
 		for _, id := range rids {
 			if id != notFound {
 				rcount[id]++
@@ -104,10 +106,9 @@ func (s *setOp) EndOfData(ctx context.Context, out flow.Emitter) error {
 	}
 	var idx []int64
 	for id := range lcount {
-		n := s.copies(lcount[id], rcount[id])
-		_, row := table.key(uint32(id))
-		for ; n > 0; n-- {
-			idx = append(idx, int64(row))
+		// Ids are dense in order of first appearance: firsts[id] is the id's first left row.
+		for n := s.copies(lcount[id], rcount[id]); n > 0; n-- {
+			idx = append(idx, firsts[id])
 		}
 	}
 	rows, err := take(s.env.Mem, left, idx, nil)

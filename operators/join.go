@@ -2,6 +2,8 @@ package operators
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -42,8 +44,8 @@ type hashJoin struct {
 	env   flow.Env
 	ctx   *expr.Context
 	spec  JoinSpec
-	right []arrow.RecordBatch // right batches until built
-	early []arrow.RecordBatch // left batches that came before the build side ended
+	right map[int][]arrow.RecordBatch // right batches by sender until built
+	early []arrow.RecordBatch         // left batches that came before the build side ended
 	built bool
 
 	rightCols []arrow.Array
@@ -53,9 +55,18 @@ type hashJoin struct {
 }
 
 func (j *hashJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch, out flow.Emitter) error {
+	return j.ProcessFrom(ctx, in, 0, rec, out)
+}
+
+// ProcessFrom implements flow.SenderAware: the build side is kept per sender and concatenated
+// in partition order, so the join's output order does not depend on arrival order.
+func (j *hashJoin) ProcessFrom(ctx context.Context, in, sender int, rec arrow.RecordBatch, out flow.Emitter) error {
 	if in == 1 {
 		rec.Retain()
-		j.right = append(j.right, rec)
+		if j.right == nil {
+			j.right = map[int][]arrow.RecordBatch{}
+		}
+		j.right[sender] = append(j.right[sender], rec)
 		return nil
 	}
 	if !j.built {
@@ -65,6 +76,9 @@ func (j *hashJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch, o
 	}
 	return j.probe(ctx, rec, out)
 }
+
+// SenderEnded implements flow.SenderAware.
+func (j *hashJoin) SenderEnded(context.Context, int, int, flow.Emitter) error { return nil }
 
 func (j *hashJoin) InputEnded(ctx context.Context, in int, out flow.Emitter) error {
 	if in != 1 {
@@ -87,8 +101,13 @@ func (j *hashJoin) InputEnded(ctx context.Context, in int, out flow.Emitter) err
 }
 
 func (j *hashJoin) build() error {
-	cols, err := concatColumns(j.env.Mem, j.spec.RightSchema, j.right)
-	releaseRecords(j.right)
+	senders := slices.Sorted(maps.Keys(j.right))
+	var recs []arrow.RecordBatch
+	for _, s := range senders {
+		recs = append(recs, j.right[s]...)
+	}
+	cols, err := concatColumns(j.env.Mem, j.spec.RightSchema, recs)
+	releaseRecords(recs)
 	j.right = nil
 	if err != nil {
 		return err
@@ -318,7 +337,9 @@ func (j *hashJoin) EndOfData(ctx context.Context, out flow.Emitter) error {
 }
 
 func (j *hashJoin) Close() {
-	releaseRecords(j.right)
+	for _, recs := range j.right {
+		releaseRecords(recs)
+	}
 	releaseRecords(j.early)
 	releaseAll(j.rightCols)
 	releaseAll(j.rightKeys)

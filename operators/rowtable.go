@@ -1,0 +1,99 @@
+package operators
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// rowTable maps key rows to dense ids 0..n-1: a hash map from key hash to the ids with that
+// hash, collisions resolved by comparing stored key rows. The key rows of new ids are kept
+// compacted: a batch that brings k new keys stores just those k rows (the whole key columns,
+// shared, when every row is new).
+type rowTable struct {
+	mem     memory.Allocator
+	byHash  map[uint64][]uint32
+	batches [][]arrow.Array
+	refs    []rowRef
+}
+
+type rowRef struct{ batch, row int32 }
+
+const notFound = ^uint32(0)
+
+func newRowTable(mem memory.Allocator) *rowTable {
+	return &rowTable{mem: mem, byHash: map[uint64][]uint32{}}
+}
+
+// lookup sets ids[i] to the id of row i of keys. Unknown keys get a new id from create when
+// insert is true (create must return len() at the time), else notFound. It returns the rows
+// that created ids.
+func (t *rowTable) lookup(keys []arrow.Array, ids []uint32, insert bool, create func() uint32) ([]int64, error) {
+	hs := make([]uint64, len(ids))
+	hashColumns(keys, 0, hs)
+	// New keys first point into keys itself (batch index cur), compacted below.
+	cur := int32(len(t.batches))
+	var fresh []int64
+	for i, h := range hs {
+		ids[i] = notFound
+		for _, id := range t.byHash[h] {
+			ref := t.refs[id]
+			stored := keys
+			if ref.batch != cur {
+				stored = t.batches[ref.batch]
+			}
+			if rowsEqual(stored, int(ref.row), keys, i) {
+				ids[i] = id
+				break
+			}
+		}
+		if ids[i] != notFound || !insert {
+			continue
+		}
+		id := create()
+		if int(id) != len(t.refs) {
+			panic("operators: row table ids must be dense")
+		}
+		t.refs = append(t.refs, rowRef{cur, int32(i)})
+		t.byHash[h] = append(t.byHash[h], id)
+		ids[i] = id
+		fresh = append(fresh, int64(i))
+	}
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	var stored []arrow.Array
+	if len(fresh) == len(ids) {
+		stored = append([]arrow.Array(nil), keys...)
+		for _, k := range stored {
+			k.Retain()
+		}
+	} else {
+		var err error
+		if stored, err = take(t.mem, keys, fresh, nil); err != nil {
+			return nil, err
+		}
+		first := len(t.refs) - len(fresh)
+		for k := range fresh {
+			t.refs[first+k].row = int32(k)
+		}
+	}
+	t.batches = append(t.batches, stored)
+	return fresh, nil
+}
+
+// keyValue is key column k of id as a Go value.
+func (t *rowTable) keyValue(id uint32, k int, typ sqltypes.DataType) any {
+	ref := t.refs[id]
+	return expr.ValueAt(t.batches[ref.batch][k], int(ref.row), typ)
+}
+
+func (t *rowTable) len() int { return len(t.refs) }
+
+func (t *rowTable) release() {
+	for _, b := range t.batches {
+		releaseAll(b)
+	}
+	t.batches = nil
+}
