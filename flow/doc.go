@@ -15,7 +15,10 @@
 // Optional interfaces let it react to control events: InputEnder (one input ended),
 // EndOfDataHandler (all inputs ended: blocking operators emit here), WatermarkHandler,
 // BarrierHandler, and Closer (release state). The runtime owns the loop, end-of-data counting,
-// barrier alignment and watermark merging; operators never see marker batches.
+// barrier alignment and watermark merging; operators never see marker batches. Finisher lets an
+// operator end early (a satisfied limit): the runtime then stops every upstream task whose
+// consumers all need no more input (see stop.go). SenderAware operators learn which producer
+// partition sent each batch (the order-preserving gather).
 //
 // # Graphs and runners
 //

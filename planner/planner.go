@@ -168,7 +168,12 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 	case *logical.Limit:
 		return b.limit(n, ins[0], schema), nil
 	case *logical.Tail:
-		return b.node("Tail", 1, schema, operators.Tail(n.N), forward(b.single(ins[0]))), nil
+		in := ins[0]
+		if in.Parallelism > 1 {
+			// Each partition keeps its last n rows, so the ordered gather buffers at most that.
+			in = b.node("LocalTail", in.Parallelism, schema, operators.Tail(n.N), forward(in))
+		}
+		return b.node("Tail", 1, schema, operators.Tail(n.N), forward(b.single(in))), nil
 	case *logical.Join:
 		return b.join(n, ins[0], ins[1], schema)
 	case *logical.Union:
