@@ -64,7 +64,6 @@ func runAgg(t *testing.T, env *testEnv, name string, distinct bool, fields []sql
 	return f, valuesOf(res, f.Type())
 }
 
-
 func TestAggregatesUpdateRetract(t *testing.T) {
 	env := newEnv(t, true)
 	defer env.close()
