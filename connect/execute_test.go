@@ -13,7 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
+	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -547,6 +549,11 @@ func TestSQLCommand(t *testing.T) {
 		}
 		return plan.ShowTables{}, nil
 	}
+	analyzed := 0
+	ts.fake.analyze = func(ctx context.Context, rel plan.Relation) (logical.Node, error) {
+		analyzed++
+		return &logical.Range{Start: 0, End: 1, Step: 1}, nil
+	}
 	var ran []plan.Command
 	ts.fake.runCommand = func(ctx context.Context, cmd plan.Command) (*engine.Result, error) {
 		ran = append(ran, cmd)
@@ -568,9 +575,25 @@ func TestSQLCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkStream(t, sid, resps)
-	if q := resps[0].GetSqlCommandResult().GetRelation().GetSql().GetQuery(); q != "SELECT 1" || len(ran) != 0 {
+	if q := resps[0].GetSqlCommandResult().GetRelation().GetSql().GetQuery(); q != "SELECT 1" || len(ran) != 0 || analyzed != 1 {
 		t.Fatalf("query result %v, ran %v", resps[0], ran)
 	}
+	// Analysis errors surface at spark.sql() time, as in Spark.
+	ts.fake.analyze = func(ctx context.Context, rel plan.Relation) (logical.Node, error) {
+		return nil, sparkerr.TableNotFound([]string{"nope"})
+	}
+	stream, err = ts.client.ExecutePlan(context.Background(), executeRequest(sid, sqlCmd("SELECT * FROM nope"), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = collect(t, stream)
+	if _, info := errorInfo(t, err); info.Metadata["errorClass"] != "TABLE_OR_VIEW_NOT_FOUND" {
+		t.Fatalf("eager analysis: %v", info)
+	}
+	ts.fake.analyze = func(ctx context.Context, rel plan.Relation) (logical.Node, error) {
+		return &logical.Range{Start: 0, End: 1, Step: 1}, nil
+	}
+
 	// A command runs now and comes back as a LocalRelation of its rows.
 	stream, err = ts.client.ExecutePlan(context.Background(), executeRequest(sid, sqlCmd("SHOW TABLES"), false))
 	if err != nil {

@@ -145,8 +145,9 @@ func hasSQLArgs(q *pb.SQL) bool {
 	return len(q.GetArgs())+len(q.GetPosArgs())+len(q.GetNamedArguments())+len(q.GetPosArguments()) > 0
 }
 
-// runSQLCommand is spark.sql(text): a query is answered with the relation to run lazily (as
-// Spark does); any other statement runs now and is answered with its rows as a LocalRelation.
+// runSQLCommand is spark.sql(text): a query is analyzed and answered with the relation to run
+// lazily (as Spark does); any other statement runs now and is answered with its rows as a
+// LocalRelation.
 func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlCommand, emit func(*pb.ExecutePlanResponse) error) error {
 	input := c.GetInput()
 	if input == nil {
@@ -181,6 +182,15 @@ func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlComm
 	var relation *pb.Relation
 	switch stmt.(type) {
 	case plan.Query, *plan.Query:
+		// Like Spark, analyze now so spark.sql() itself raises analysis errors; the client
+		// runs the returned relation later.
+		rel, err := s.relation(sess, input)
+		if err != nil {
+			return err
+		}
+		if _, err := sess.engine.Analyze(ctx, rel); err != nil {
+			return err
+		}
 		relation = input
 	default:
 		res, err := sess.engine.RunCommand(ctx, stmt)
