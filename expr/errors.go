@@ -10,19 +10,6 @@ import (
 
 // Run-time and bind-time errors with Spark's error classes.
 
-func arithmeticOverflow(op string) *sparkerr.Error {
-	msg := fmt.Sprintf("%s overflow. Use 'try_%s' to tolerate overflow and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", overflowKind(op), tryName(op))
-	return sparkerr.New(sparkerr.ArithmeticException, "ARITHMETIC_OVERFLOW", "22003", msg).
-		WithParams("message", overflowKind(op)+" overflow", "alternative", " Use 'try_"+tryName(op)+"' to tolerate overflow and return NULL instead.", "config", `"spark.sql.ansi.enabled"`)
-}
-
-func overflowKind(op string) string {
-	if op == "long" || op == "integer" {
-		return op
-	}
-	return "integer"
-}
-
 func tryName(op string) string {
 	switch op {
 	case "-":

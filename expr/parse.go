@@ -219,11 +219,3 @@ func parseOffset(z string) (*time.Location, bool) {
 	}
 	return time.FixedZone(z, sign*(h*3600+m*60)), true
 }
-
-// zoneFromName resolves a session time zone name.
-func zoneFromName(name string) (*time.Location, bool) {
-	if name == "" {
-		return time.UTC, true
-	}
-	return parseZone(name)
-}
