@@ -5,7 +5,7 @@
 // Arrow types (timestamps in the session time zone). Partitioning: Range splits its ids into
 // contiguous slices over its partitions (its own count, else Options.Partitions); local data is
 // one partition; Project, Filter, Sample and per-partition Sort keep their input's partitions
-// (Forward edges). Aggregate, Distinct, SetOp and equi-joins hash-partition their inputs on the
+// (Forward edges), and consecutive ones fuse into one node (operators.Chain). Aggregate, Distinct, SetOp and equi-joins hash-partition their inputs on the
 // keys into Options.Partitions partitions (grouping expressions that are not plain columns are
 // projected into columns before the exchange); a global aggregate gathers to one partition;
 // joins without keys broadcast the right side (right and full outer ones gather both sides to

@@ -75,6 +75,27 @@ type builder struct {
 	ctx   *expr.Context
 	tz    string
 	count int
+	// chains are the stages of the stateless nodes built so far.
+	chains map[*flow.Node][]operators.Stage
+}
+
+// stateless adds a stateless operator over in, keeping its partitions: fused into in when in
+// is itself a stateless chain, else a new node on a forward edge.
+func (b *builder) stateless(kind string, in *flow.Node, schema *arrow.Schema, f operators.Factory) *flow.Node {
+	if b.chains == nil {
+		b.chains = map[*flow.Node][]operators.Stage{}
+	}
+	stage := operators.Stage{Factory: f, Schema: schema}
+	if prev, ok := b.chains[in]; ok {
+		stages := append(append([]operators.Stage(nil), prev...), stage)
+		n := &flow.Node{Name: in.Name + "+" + b.name(kind), Parallelism: in.Parallelism, Schema: schema,
+			NewOperator: operators.Chain(stages...), Inputs: in.Inputs}
+		b.chains[n] = stages
+		return n
+	}
+	n := b.node(kind, in.Parallelism, schema, f, forward(in))
+	b.chains[n] = []operators.Stage{stage}
+	return n
 }
 
 func (b *builder) schema(n logical.Node) *arrow.Schema {
@@ -147,12 +168,11 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 	schema := b.schema(n)
 	switch n := n.(type) {
 	case *logical.Project:
-		return b.node("Project", ins[0].Parallelism, schema, operators.Project(b.ctx, n.Exprs), forward(ins[0])), nil
+		return b.stateless("Project", ins[0], schema, operators.Project(b.ctx, n.Exprs)), nil
 	case *logical.Filter:
-		return b.node("Filter", ins[0].Parallelism, schema, operators.Filter(b.ctx, n.Cond), forward(ins[0])), nil
+		return b.stateless("Filter", ins[0], schema, operators.Filter(b.ctx, n.Cond)), nil
 	case *logical.Sample:
-		return b.node("Sample", ins[0].Parallelism, schema,
-			operators.Sample(n.Lower, n.Upper, n.WithReplacement, n.Seed), forward(ins[0])), nil
+		return b.stateless("Sample", ins[0], schema, operators.Sample(n.Lower, n.Upper, n.WithReplacement, n.Seed)), nil
 	case *logical.Aggregate:
 		return b.aggregate(n, ins[0], schema)
 	case *logical.Sort:

@@ -331,3 +331,22 @@ func TestSourceScanNeedsRegistry(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestStatelessOperatorsFuse(t *testing.T) {
+	e := newEnv(t)
+	r := &logical.Range{Start: 0, End: 10, Step: 1, Partitions: 2}
+	f := &logical.Filter{Input: r, Cond: bind(t, ">", col(r, 0), lit(2))}
+	p := &logical.Project{Input: f, Exprs: []expr.Expr{bind(t, "+", col(f, 0), lit(1))}}
+	s := &logical.Sample{Input: p, Lower: 0, Upper: 1, Seed: 1}
+	g, err := Build(s, Options{Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Concat ← one fused node ← Range.
+	fused := g.Output.Inputs[0].From
+	if len(fused.Inputs) != 1 || fused.Inputs[0].From.Source == nil || fused.Parallelism != 2 ||
+		!strings.Contains(fused.Name, "Filter") || !strings.Contains(fused.Name, "Sample") {
+		t.Fatalf("not fused: %s ← %s", g.Output.Name, fused.Name)
+	}
+	expect(t, e.mustRun(s, 2), ids(4, 11, 1))
+}
