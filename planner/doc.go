@@ -5,15 +5,18 @@
 // Arrow types (timestamps in the session time zone). Partitioning: Range splits its ids into
 // contiguous slices over its partitions (its own count, else Options.Partitions); local data is
 // one partition; Project, Filter, Sample and per-partition Sort keep their input's partitions
-// (Forward edges), and consecutive ones fuse into one node (operators.Chain). Aggregate, Distinct, SetOp and equi-joins hash-partition their inputs on the
-// keys into Options.Partitions partitions (grouping expressions that are not plain columns are
-// projected into columns before the exchange); a global aggregate gathers to one partition;
-// joins without keys broadcast the right side (right and full outer ones gather both sides to
-// one partition). Union lays its inputs' partitions side by side. Global Sort, Limit and Tail
-// first gather through the order-preserving Concat; Limit keeps a per-partition limit below it
-// and stops its upstream once satisfied.
+// (Forward edges), and consecutive Project, Filter and Sample fuse into one node
+// (operators.Chain). Aggregate, Distinct, SetOp and equi-joins hash-partition their inputs on
+// the keys into Options.Partitions partitions (grouping expressions that are not plain columns
+// are projected into columns before the exchange); a global aggregate gathers to one
+// partition; joins without keys broadcast the right side (right and full outer ones gather both
+// sides to one partition). Union lays its inputs' partitions side by side. Global Sort, Limit
+// and Tail first gather through the order-preserving Concat; Limit and Tail keep a
+// per-partition limit or tail below it, and Limit stops its upstream once satisfied.
 //
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a
 // Concat gathers them in partition order, so a plan without exchanges returns rows in the
 // order Spark would (spark.range(10) is 0..9); after an exchange the order is the partitions'.
+// Streaming plans (Options.Streaming) gather their last node without ordering instead, since
+// unbounded partitions never end.
 package planner
