@@ -66,10 +66,13 @@ type sumAcc struct {
 	ansi    bool
 	avg     bool
 	avgType sqltypes.DataType
-	n       []int64
-	ints    []int64
-	floats  []float64
-	decs    []*big.Int
+	// try (try_sum/try_avg) turns overflow into a NULL result for the group.
+	try      bool
+	overflow []bool
+	n        []int64
+	ints     []int64
+	floats   []float64
+	decs     []*big.Int
 }
 
 func newSumAcc(in, t sqltypes.DataType, ansi, avg bool) *sumAcc {
@@ -78,6 +81,7 @@ func newSumAcc(in, t sqltypes.DataType, ansi, avg bool) *sumAcc {
 
 func (s *sumAcc) Grow(n int) {
 	s.n = growTo(s.n, n)
+	s.overflow = growTo(s.overflow, n)
 	switch s.t.Kind {
 	case sqltypes.Long, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
 		s.ints = growTo(s.ints, n)
@@ -169,8 +173,12 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 func (s *sumAcc) addInt(g uint32, v int64) error {
 	old := s.ints[g]
 	r := old + v
-	if (old >= 0) == (v >= 0) && (r >= 0) != (old >= 0) && s.ansi && !s.avg {
-		return intOverflow(sqltypes.Long, "+")
+	if (old >= 0) == (v >= 0) && (r >= 0) != (old >= 0) {
+		if s.try {
+			s.overflow[g] = true
+		} else if s.ansi && !s.avg {
+			return intOverflow(sqltypes.Long, "+")
+		}
 	}
 	s.ints[g] = r
 	return nil
@@ -183,7 +191,7 @@ func (s *sumAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error) {
 	}
 	out := make([]any, len(groups))
 	for i, g := range groups {
-		if s.n[g] <= 0 {
+		if s.n[g] <= 0 || s.overflow[g] {
 			continue
 		}
 		switch s.t.Kind {
@@ -212,7 +220,7 @@ func (s *sumAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error) {
 			}
 			if !s.avg {
 				if !fitsPrecision(sum, s.t.Precision) {
-					if s.ansi {
+					if s.ansi && !s.try {
 						return nil, decimalOverflow(formatDecimal(bigToNum(sum), s.t.Scale), s.t.Precision, s.t.Scale)
 					}
 					continue

@@ -13,7 +13,9 @@ type aggFunc struct {
 	distinct bool
 	t        sqltypes.DataType
 	null     bool
-	newAcc   func(ctx *Context) GroupedAccumulator
+	// display, when set, are the arguments shown in String() (defaults Spark fills in).
+	display []Expr
+	newAcc  func(ctx *Context) GroupedAccumulator
 }
 
 func (a *aggFunc) Name() string            { return a.name }
@@ -23,8 +25,12 @@ func (a *aggFunc) Type() sqltypes.DataType { return a.t }
 func (a *aggFunc) Nullable() bool          { return a.null }
 
 func (a *aggFunc) String() string {
-	parts := make([]string, len(a.args))
-	for i, x := range a.args {
+	shown := a.args
+	if a.display != nil {
+		shown = a.display
+	}
+	parts := make([]string, len(shown))
+	for i, x := range shown {
 		parts[i] = x.String()
 	}
 	d := ""

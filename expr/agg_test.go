@@ -221,3 +221,38 @@ func TestTupleAggregates(t *testing.T) {
 	f, got = run("mode", nil, []any{int64(3), int64(1), int64(3), int64(1), int64(2)})
 	check(f, got, "mode(x)", "1")
 }
+
+func TestMoreAggregates(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	fl := []sqltypes.Field{{Name: "x", Type: sqltypes.LongType, Nullable: true}}
+	fs := []sqltypes.Field{{Name: "s", Type: sqltypes.StringType, Nullable: true}}
+	g := []uint32{0, 0, 0}
+	f, got := runAgg(t, env, "try_sum", false, fl, g, 1, nil, []any{int64(math.MaxInt64), int64(1), nil})
+	if f.String() != "try_sum(x)" || got[0] != nil {
+		t.Fatalf("%s = %v", f, got)
+	}
+	f, got = runAgg(t, env, "bit_or", false, fl, g, 1, nil, []any{int64(1), int64(4), nil})
+	if got[0] != int64(5) {
+		t.Fatalf("%s = %v", f, got)
+	}
+	args := []Expr{col(0, "s", sqltypes.StringType), NewLiteral(",", sqltypes.StringType)}
+	sa, err := BindAggregate("string_agg", args, false, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := sa.NewAccumulator(env.ctx)
+	acc.Grow(1)
+	b := env.batch(fs, []any{"a", nil, "b"})
+	defer b.Release()
+	arrs, _ := evalAll(env.ctx, sa.Args(), b)
+	if err := acc.Update(g, arrs); err != nil {
+		t.Fatal(err)
+	}
+	releaseAll(arrs)
+	res, _ := acc.Result(env.ctx, []uint32{0})
+	defer res.Release()
+	if sa.String() != "string_agg(s, ,)" || ValueAt(res, 0, sqltypes.StringType) != "a,b" {
+		t.Fatalf("%s = %v", sa, ValueAt(res, 0, sqltypes.StringType))
+	}
+}
