@@ -30,7 +30,8 @@ type JoinSpec struct {
 // NULL keys never match. Outer joins pad the missing side with NULLs; right and full outer
 // joins emit the right rows nothing matched at end of data (the planner makes sure every right
 // row lives in exactly one partition). Semi and anti joins emit left rows only. Output rows
-// follow left row order.
+// follow left row order. A retracted left row retracts its joined rows (stream-static joins);
+// the right side is static.
 func HashJoin(ctx *expr.Context, spec JoinSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		if len(spec.LeftKeys) != len(spec.RightKeys) {
@@ -211,7 +212,7 @@ func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out fl
 	case plan.LeftOuterJoin, plan.FullOuterJoin:
 		li, ri = padLeft(n, li, ri)
 	}
-	return j.emitPairs(ctx, left.Columns(), li, ri, out)
+	return j.emitPairs(ctx, left.Columns(), flow.Retracted(rec), li, ri, out)
 }
 
 // padLeft adds a (i, NULL) pair, in order, for every left row without a pair (ri -1).
@@ -297,15 +298,28 @@ func nullable(idx []int64) ([]int64, []bool) {
 	return out, valid
 }
 
-func (j *hashJoin) emitPairs(ctx context.Context, left []arrow.Array, li, ri []int64, out flow.Emitter) error {
+// emitPairs emits the joined rows of pairs (li, ri); a row takes the retraction flag of its
+// left row (leftRetracted nil: none), so retracting a left row retracts what it joined to.
+func (j *hashJoin) emitPairs(ctx context.Context, left []arrow.Array, leftRetracted *array.Boolean, li, ri []int64, out flow.Emitter) error {
 	for lo := 0; lo < len(li); lo += BatchRows {
 		hi := min(len(li), lo+BatchRows)
 		cols, err := j.pairColumns(left, li[lo:hi], ri[lo:hi])
 		if err != nil {
 			return err
 		}
-		err = emitColumns(ctx, j.env, out, cols, nil)
+		var ret arrow.Array
+		if leftRetracted != nil && leftRetracted.NullN() < leftRetracted.Len() {
+			flags := make([]bool, hi-lo)
+			for k, i := range li[lo:hi] {
+				flags[k] = i >= 0 && leftRetracted.Value(int(i))
+			}
+			ret = boolArray(j.env.Mem, flags)
+		}
+		err = emitColumns(ctx, j.env, out, cols, ret)
 		releaseAll(cols)
+		if ret != nil {
+			ret.Release()
+		}
 		if err != nil {
 			return err
 		}
@@ -333,7 +347,7 @@ func (j *hashJoin) EndOfData(ctx context.Context, out flow.Emitter) error {
 		return err
 	}
 	defer releaseAll(empty)
-	return j.emitPairs(ctx, empty, li, ri, out)
+	return j.emitPairs(ctx, empty, nil, li, ri, out)
 }
 
 func (j *hashJoin) Close() {
