@@ -484,3 +484,44 @@ func TestForwardEndsEveryPartition(t *testing.T) {
 		t.Fatal("forward partitions > 0 never ended")
 	}
 }
+
+func TestFinisherStopsSourcesBeforeClose(t *testing.T) {
+	checkLeaks(t)
+	mem := newMem(t)
+	var returned sync.WaitGroup
+	returned.Add(2)
+	src := &Node{Name: "src", Parallelism: 2, Schema: testSchema, Source: SourceFunc(func(ctx context.Context, env Env, out Emitter) error {
+		defer returned.Done()
+		return endless(ctx, env, out)
+	})}
+	mid := passNode("mid", 2, Input{From: src, Exchange: Partition, Partitioner: modPartitioner{}})
+	take := &Node{Name: "take", Parallelism: 1, Schema: testSchema, Inputs: []Input{{From: mid, Exchange: Gather}},
+		NewOperator: func(Env) (Operator, error) { return &takeOp{n: 5}, nil }}
+	job, err := NewLocalRunner(WithAllocator(mem)).Start(context.Background(), &Graph{Output: passNode("out", 1, Input{From: take, Exchange: Forward})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	n := 0
+	for {
+		rec, err := job.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(rec.NumRows())
+		rec.Release()
+	}
+	if n != 5 {
+		t.Fatalf("got %d rows", n)
+	}
+	stopped := make(chan struct{})
+	go func() { returned.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("sources still running after the limit was satisfied")
+	}
+}
