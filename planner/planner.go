@@ -51,14 +51,7 @@ func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out.Parallelism > 1 {
-		if opts.Streaming {
-			// Unbounded partitions never end: gather as batches come.
-			out = b.node("Gather", 1, out.Schema, operators.Pass(), flow.Input{From: out, Exchange: flow.Gather})
-		} else {
-			out = b.concat(out)
-		}
-	}
+	out = b.single(out)
 	return &flow.Graph{Output: out}, nil
 }
 
@@ -123,10 +116,14 @@ func (b *builder) concat(n *flow.Node) *flow.Node {
 	return b.node("Concat", 1, n.Schema, operators.Concat(), flow.Input{From: n, Exchange: flow.Gather})
 }
 
-// single makes n one partition, keeping partition order.
+// single makes n one partition, keeping partition order; in a streaming plan, whose
+// partitions never end, batches are gathered as they come instead.
 func (b *builder) single(n *flow.Node) *flow.Node {
-	if n.Parallelism == 1 {
+	switch {
+	case n.Parallelism == 1:
 		return n
+	case b.opts.Streaming:
+		return b.node("Gather", 1, n.Schema, operators.Pass(), flow.Input{From: n, Exchange: flow.Gather})
 	}
 	return b.concat(n)
 }
