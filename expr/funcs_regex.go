@@ -132,6 +132,14 @@ func bindRegexpExtract(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
+	if pat, ok := constPattern(args[1]); ok && args[0].Type().Kind == sqltypes.String {
+		re, err := compileJavaRegex(pat)
+		if err != nil {
+			return nil, err
+		}
+		return &stringPredicate{child: args[0], pred: re.MatchString,
+			str: strings.ToUpper(name) + "(" + args[0].String() + ", " + args[1].String() + ")"}, nil
+	}
 	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		re, err := compileJavaRegex(a[1].(string))
 		if err != nil {
@@ -184,6 +192,14 @@ func bindLike(name string, args []Expr, opts Options) (Expr, error) {
 		args = args[:2]
 	}
 	ci := name == "ilike"
+	if pat, ok := constPattern(args[1]); ok && args[0].Type().Kind == sqltypes.String {
+		pred, err := likePredicate(pat, esc, ci)
+		if err != nil {
+			return nil, err
+		}
+		return &stringPredicate{child: args[0], pred: pred,
+			str: args[0].String() + " " + strings.ToUpper(name) + " " + args[1].String()}, nil
+	}
 	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		re, err := compileJavaRegex(likeToRegex(a[1].(string), esc, ci))
 		if err != nil {

@@ -415,6 +415,16 @@ func bindRepeat(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindStringPredicate(name string, args []Expr, opts Options) (Expr, error) {
+	if p, ok := constPattern(args[1]); ok && args[0].Type().Kind == sqltypes.String {
+		pred := func(s string) bool { return strings.Contains(s, p) }
+		switch name {
+		case "startswith":
+			pred = func(s string) bool { return strings.HasPrefix(s, p) }
+		case "endswith":
+			pred = func(s string) bool { return strings.HasSuffix(s, p) }
+		}
+		return &stringPredicate{child: args[0], pred: pred, str: callString(name, args)}, nil
+	}
 	return strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		s, p := a[0].(string), a[1].(string)
 		switch name {
