@@ -17,6 +17,6 @@
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a
 // Concat gathers them in partition order, so a plan without exchanges returns rows in the
 // order Spark would (spark.range(10) is 0..9); after an exchange the order is the partitions'.
-// Streaming plans (Options.Streaming) gather their last node without ordering instead, since
-// unbounded partitions never end.
+// Streaming plans (Options.Streaming) gather without ordering wherever one partition is needed,
+// since unbounded partitions never end.
 package planner
