@@ -92,6 +92,41 @@ func hashColumn(c arrow.Array, out []uint64) {
 				out[i] = combine(out[i], nullHash)
 			}
 		}
+	case *array.Date32:
+		for i, v := range a.Date32Values() {
+			if noNull || a.IsValid(i) {
+				out[i] = combine(out[i], uint64(int64(v)))
+			} else {
+				out[i] = combine(out[i], nullHash)
+			}
+		}
+	case *array.Timestamp:
+		for i, v := range a.TimestampValues() {
+			if noNull || a.IsValid(i) {
+				out[i] = combine(out[i], uint64(v))
+			} else {
+				out[i] = combine(out[i], nullHash)
+			}
+		}
+	case *array.Boolean:
+		for i := range out {
+			switch {
+			case !noNull && a.IsNull(i):
+				out[i] = combine(out[i], nullHash)
+			case a.Value(i):
+				out[i] = combine(out[i], 1)
+			default:
+				out[i] = combine(out[i], 0)
+			}
+		}
+	case *array.Decimal128:
+		for i, v := range a.Values() {
+			if noNull || a.IsValid(i) {
+				out[i] = combine(combine(out[i], v.LowBits()), uint64(v.HighBits()))
+			} else {
+				out[i] = combine(out[i], nullHash)
+			}
+		}
 	case *array.String:
 		for i := range out {
 			if noNull || a.IsValid(i) {
@@ -166,6 +201,22 @@ func valuesEqualAt(a arrow.Array, i int, b arrow.Array, j int) bool {
 	case *array.Float64:
 		if y, ok := b.(*array.Float64); ok {
 			return floatBits(x.Value(i)) == floatBits(y.Value(j))
+		}
+	case *array.Date32:
+		if y, ok := b.(*array.Date32); ok {
+			return x.Value(i) == y.Value(j)
+		}
+	case *array.Timestamp:
+		if y, ok := b.(*array.Timestamp); ok {
+			return x.Value(i) == y.Value(j)
+		}
+	case *array.Boolean:
+		if y, ok := b.(*array.Boolean); ok {
+			return x.Value(i) == y.Value(j)
+		}
+	case *array.Decimal128:
+		if y, ok := b.(*array.Decimal128); ok {
+			return x.Value(i) == y.Value(j)
 		}
 	}
 	t, err := sqltypes.FromArrow(a.DataType())
