@@ -83,6 +83,9 @@ func stringMap(fn func(string) string) func(string, []Expr, Options) (Expr, erro
 		if err != nil {
 			return nil, err
 		}
+		if cs[0].Type().Kind == sqltypes.String {
+			return &stringMapExpr{child: cs[0], fn: fn, str: callString(name, args)}, nil
+		}
 		f := strict(name, cs, sqltypes.StringType, func(_ *Context, a []any) (any, error) {
 			return fn(a[0].(string)), nil
 		})

@@ -78,3 +78,47 @@ func likePredicate(pattern string, esc rune, ci bool) (func(string) bool, error)
 	}
 	return re.MatchString, nil
 }
+
+// stringMapExpr applies a string → string function over a string column, reading and writing
+// Arrow string data directly.
+type stringMapExpr struct {
+	child Expr
+	fn    func(string) string
+	str   string
+}
+
+func (m *stringMapExpr) Type() sqltypes.DataType { return sqltypes.StringType }
+func (m *stringMapExpr) Nullable() bool          { return m.child.Nullable() }
+func (m *stringMapExpr) String() string          { return m.str }
+func (m *stringMapExpr) Children() []Expr        { return []Expr{m.child} }
+
+func (m *stringMapExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := m.child.Eval(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	n := a.Len()
+	b := array.NewStringBuilder(ctx.mem())
+	defer b.Release()
+	b.Reserve(n)
+	if s, ok := a.(*array.String); ok {
+		b.ReserveData(len(s.ValueBytes()))
+		for i := 0; i < n; i++ {
+			if s.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(m.fn(s.Value(i)))
+			}
+		}
+		return b.NewArray(), nil
+	}
+	for i := 0; i < n; i++ {
+		if v, ok := ValueAt(a, i, sqltypes.StringType).(string); ok {
+			b.Append(m.fn(v))
+		} else {
+			b.AppendNull()
+		}
+	}
+	return b.NewArray(), nil
+}
