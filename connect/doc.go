@@ -19,6 +19,12 @@
 //     exception; anything else becomes an INTERNAL_ERROR SparkException. Panics in handlers are
 //     recovered into internal errors.
 //
+// RPCs served: ExecutePlan, ReattachExecute, ReleaseExecute, AnalyzePlan, Config, Interrupt,
+// ReleaseSession, FetchErrorDetails, AddArtifacts, ArtifactStatus, GetStatus. CloneSession is
+// answered UNIMPLEMENTED. Streaming commands answer UNSUPPORTED_FEATURE errors. Cached local
+// relations (createDataFrame of large data) are replaced by LocalRelations from the session's
+// artifacts before plan conversion, so protoconv stays a pure function of the proto.
+//
 // gRPC and protobuf types stop here: below connect/ only package plan, engine and sparkerr
 // types flow.
 package connect
