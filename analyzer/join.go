@@ -284,11 +284,12 @@ func (a *Analyzer) resolveUsingJoin(left, right *resolved, n *plan.Join) (*resol
 	nl := len(left.cols)
 	var exprs []expr.Expr
 	for k := range n.UsingColumns {
-		lref, rref := joined.ref(li[k]), joined.ref(nl+ri[k])
+		lref := joined.ref(li[k])
 		switch n.Type {
 		case plan.RightOuterJoin:
-			exprs = append(exprs, rref)
+			exprs = append(exprs, joined.ref(nl+ri[k]))
 		case plan.FullOuterJoin:
+			rref := joined.ref(nl + ri[k])
 			args := []expr.Expr{lref, rref}
 			if !lref.Type().Equal(rref.Type()) {
 				t, _ := expr.CommonType(lref.Type(), rref.Type())

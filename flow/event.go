@@ -109,6 +109,12 @@ func NewDataBatch(mem memory.Allocator, schema *arrow.Schema, cols []arrow.Array
 	} else if retracted != nil {
 		n = retracted.Len()
 	}
+	return NewDataBatchRows(mem, schema, cols, retracted, n)
+}
+
+// NewDataBatchRows is NewDataBatch with an explicit row count, for batches without user columns
+// (e.g. the single row of SELECT without FROM).
+func NewDataBatchRows(mem memory.Allocator, schema *arrow.Schema, cols []arrow.Array, retracted arrow.Array, n int) arrow.RecordBatch {
 	all := make([]arrow.Array, 0, len(cols)+UserOffset)
 	marker := array.MakeArrayOfNull(mem, arrow.BinaryTypes.Binary, n)
 	defer marker.Release()

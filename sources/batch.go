@@ -107,7 +107,7 @@ func (l LocalData) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 				return sparkerr.Internal("local data column %d is %s, its schema says %s", i, c.DataType(), want)
 			}
 		}
-		if err := out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil)); err != nil {
+		if err := out.Emit(ctx, flow.NewDataBatchRows(env.Mem, env.OutSchema, rec.Columns(), nil, int(rec.NumRows()))); err != nil {
 			return err
 		}
 	}

@@ -106,6 +106,12 @@ func (t *translation) aggregate(a *pb.Aggregate) (plan.Relation, error) {
 	default:
 		return nil, invalidPlan("Aggregate has an unknown group_type %s", a.GetGroupType())
 	}
+	if out.Type != plan.GroupPivot {
+		// Spark Connect's groupBy(...).agg(...) outputs the grouping columns, then the
+		// aggregates (SparkConnectPlanner.transformAggregate); package plan's Aggs is the whole
+		// output list, as in SQL.
+		out.Aggs = append(append([]plan.Expr{}, out.Grouping...), out.Aggs...)
+	}
 	return out, nil
 }
 
