@@ -180,6 +180,13 @@ func (b *aggBuild) binder() *binder {
 
 // rewrite is the binder intercept of a grouped query (see binder.intercept).
 func (b *aggBuild) rewrite(bd *binder, e plan.Expr) (expr.Expr, bool, error) {
+	if c, ok := asCall(e); ok {
+		switch strings.ToLower(c.Name) {
+		case "grouping", "grouping_id":
+			x, err := b.groupingCall(c)
+			return x, true, err
+		}
+	}
 	if c, ok := asCall(e); ok && expr.IsAggregate(strings.ToLower(c.Name)) {
 		x, err := b.addAggregate(c)
 		return x, true, err
@@ -457,4 +464,56 @@ func (b *aggBuild) filtered(name string, args []expr.Expr, distinct bool, cond e
 		guarded[i] = g
 	}
 	return expr.BindAggregate(name, guarded, distinct, b.a.Options)
+}
+
+// groupingCall folds grouping(e) and grouping_id(e, …) to this grouping set's constant:
+// 1 (or the bit) for a rolled-up grouping expression, 0 for one grouped by.
+func (b *aggBuild) groupingCall(c plan.Call) (expr.Expr, error) {
+	name := strings.ToLower(c.Name)
+	if b.nulled == nil {
+		return nil, sparkerr.Analysis("UNSUPPORTED_GROUPING_EXPRESSION", "42K0E",
+			"grouping()/grouping_id() can only be used with GroupingSets/Cube/Rollup.")
+	}
+	plain := b.a.binderOver(b.in)
+	var idx []int
+	var args []string
+	for _, arg := range c.Args {
+		x, err := plain.bind(arg)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := b.groupKeys[exprKey(x)]
+		if !ok {
+			return nil, sparkerr.Analysis("GROUPING_COLUMN_MISMATCH", "42803",
+				"Column of grouping (%s) can't be found in grouping columns.", x.String()).
+				WithParams("grouping", x.String())
+		}
+		idx = append(idx, i)
+		args = append(args, x.String())
+	}
+	display := name + "(" + strings.Join(args, ", ") + ")"
+	if name == "grouping" {
+		if len(idx) != 1 {
+			return nil, sparkerr.Analysis("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
+				"The `grouping` requires 1 parameters but the actual number is %d.", len(idx))
+		}
+		v := int8(0)
+		if b.nulled[idx[0]] {
+			v = 1
+		}
+		return &expr.Alias{Child: expr.NewLiteral(v, sqltypes.ByteType), Name: display}, nil
+	}
+	if len(idx) == 0 {
+		for i := range b.groups {
+			idx = append(idx, i)
+		}
+	}
+	var gid int64
+	for _, i := range idx {
+		gid <<= 1
+		if b.nulled[i] {
+			gid |= 1
+		}
+	}
+	return &expr.Alias{Child: expr.NewLiteral(gid, sqltypes.LongType), Name: display}, nil
 }

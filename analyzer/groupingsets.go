@@ -50,6 +50,9 @@ func (a *Analyzer) resolveGroupingSets(in *resolved, n *plan.Aggregate) (*resolv
 			sets = append(sets, set)
 		}
 	}
+	if len(sets) == 0 {
+		return nil, sparkerr.Analysis("", "", "GROUPING SETS needs at least one grouping set.")
+	}
 	var branches []logical.Node
 	var out []column
 	for _, set := range sets {
