@@ -163,7 +163,7 @@ func (a *Analyzer) resolveLimit(ctx context.Context, n *plan.Limit) (*resolved, 
 	if n.N < 0 {
 		return nil, limitError("limit", n.N)
 	}
-	if off, ok := n.Input.(*plan.Offset); ok && off.Common().PlanID == 0 {
+	if off, ok := n.Input.(*plan.Offset); ok {
 		if off.N < 0 {
 			return nil, limitError("offset", off.N)
 		}
@@ -171,6 +171,7 @@ func (a *Analyzer) resolveLimit(ctx context.Context, n *plan.Limit) (*resolved, 
 		if err != nil {
 			return nil, err
 		}
+		in = in.withPlanID(off.PlanID)
 		return a.keepScope(in, &logical.Limit{Input: in.node, N: n.N, Offset: off.N}), nil
 	}
 	in, err := a.resolve(ctx, n.Input)
@@ -226,7 +227,7 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 }
 
 func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved, error) {
-	if agg, ok := n.Input.(*plan.Aggregate); ok && agg.Common().PlanID == 0 && containsAggregate(n.Condition) {
+	if agg, ok := n.Input.(*plan.Aggregate); ok && agg.Type == plan.GroupBy && containsAggregate(n.Condition) {
 		return a.resolveHaving(ctx, agg, n.Condition)
 	}
 	in, err := a.resolve(ctx, n.Input)

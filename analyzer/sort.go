@@ -31,7 +31,7 @@ func (a *Analyzer) resolveSort(ctx context.Context, n *plan.Sort) (*resolved, er
 			return a.sortOverAggregate(ctx, n, child, nil)
 		}
 	case *plan.Filter:
-		if agg, ok := child.Input.(*plan.Aggregate); ok && agg.Type == plan.GroupBy && agg.PlanID == 0 {
+		if agg, ok := child.Input.(*plan.Aggregate); ok && agg.Type == plan.GroupBy {
 			return a.sortOverAggregate(ctx, n, agg, child)
 		}
 	case *plan.Project:
@@ -190,5 +190,9 @@ func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *pla
 		cur = &logical.Filter{Input: cur, Cond: cond}
 	}
 	cur = &logical.Sort{Input: cur, Keys: keys, Global: n.IsGlobal}
-	return a.keepScope(b.agg, cur).project(b.outputs).withPlanID(agg.PlanID), nil
+	out := a.keepScope(b.agg, cur).project(b.outputs).withPlanID(agg.PlanID)
+	if having != nil {
+		out = out.withPlanID(having.PlanID)
+	}
+	return out, nil
 }
