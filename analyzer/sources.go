@@ -167,7 +167,16 @@ func (a *Analyzer) resolveDataSource(n *plan.DataSource) (*resolved, error) {
 	if len(n.Predicates) > 0 {
 		return nil, sparkerr.Unsupported("data source predicates (JDBC partitioning) are not supported")
 	}
-	out, err := a.Sources.Schema(n.Format, n.Options, n.Schema, n.IsStreaming)
+	opts := n.Options
+	if _, has := opts["path"]; !has && len(n.Paths) == 1 {
+		// Like DataFrameReader.load(path), the schema lookup sees a single path as the "path" option.
+		opts = make(map[string]string, len(n.Options)+1)
+		for k, v := range n.Options {
+			opts[k] = v
+		}
+		opts["path"] = n.Paths[0]
+	}
+	out, err := a.Sources.Schema(n.Format, opts, n.Schema, n.IsStreaming)
 	if err != nil {
 		return nil, err
 	}
