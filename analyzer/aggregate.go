@@ -175,6 +175,7 @@ func toInt(v any) int {
 func (b *aggBuild) binder() *binder {
 	bd := b.a.binderOver(b.in)
 	bd.intercept = func(e plan.Expr) (expr.Expr, bool, error) { return b.rewrite(bd, e) }
+	bd.starRef = b.starRef
 	return bd
 }
 
@@ -346,18 +347,12 @@ func (b *aggBuild) missingAggregation(x expr.Expr) error {
 func (b *aggBuild) bindOutputs() error {
 	bd := b.binder()
 	for _, item := range b.spec.aggs {
-		if s, ok := asStar(item); ok {
-			refs, err := b.a.expandStar(b.in, s)
+		if _, ok := asStar(item); ok {
+			refs, err := bd.bindAll([]plan.Expr{item})
 			if err != nil {
 				return err
 			}
-			for _, r := range refs {
-				i, ok := b.groupKeys[exprKey(r)]
-				if !ok {
-					return b.missingAggregation(r)
-				}
-				b.outputs = append(b.outputs, b.groupRef(i))
-			}
+			b.outputs = append(b.outputs, refs...)
 			continue
 		}
 		x, err := bd.bind(item)
@@ -367,6 +362,15 @@ func (b *aggBuild) bindOutputs() error {
 		b.outputs = append(b.outputs, x)
 	}
 	return nil
+}
+
+// starRef maps a column a star expands to onto its grouping expression's output column.
+func (b *aggBuild) starRef(r expr.Expr) (expr.Expr, error) {
+	i, ok := b.groupKeys[exprKey(r)]
+	if !ok {
+		return nil, b.missingAggregation(r)
+	}
+	return b.groupRef(i), nil
 }
 
 // bindExtra binds a HAVING condition or ORDER BY key over the Aggregate's output: names of the

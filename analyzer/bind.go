@@ -22,6 +22,9 @@ type binder struct {
 	// aggError builds the error for an aggregate call where none is allowed; nil means the
 	// generic UNSUPPORTED_EXPR_FOR_OPERATOR.
 	aggError func(call plan.Call) error
+	// starRef, when set, maps each column a star expands to (as a reference over in) to what
+	// it stands for in this context; aggregation maps grouping columns to the output.
+	starRef func(ref expr.Expr) (expr.Expr, error)
 }
 
 func (a *Analyzer) binderOver(in *resolved) *binder { return &binder{a: a, in: in} }
@@ -92,7 +95,14 @@ func (b *binder) bindAll(es []plan.Expr) ([]expr.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, refs...)
+			for _, r := range refs {
+				if b.starRef != nil {
+					if r, err = b.starRef(r); err != nil {
+						return nil, err
+					}
+				}
+				out = append(out, r)
+			}
 			continue
 		}
 		x, err := b.bind(e)
