@@ -360,4 +360,11 @@ var planCases = map[string]func() plan.Relation{
 		j := &plan.Join{Left: tbl("t", 1), Right: tbl("u", 2), Type: plan.InnerJoin, UsingColumns: []string{"a"}}
 		return project(j, pcol(2, "a"), col("u", "a"), pcol(2, "x"))
 	},
+	"join-using-anti": func() plan.Relation {
+		return &plan.Join{Left: tbl("t", 0), Right: tbl("u", 0), Type: plan.LeftAntiJoin, UsingColumns: []string{"a"}}
+	},
+	"join-using-left-case-insensitive": func() plan.Relation {
+		return &plan.Join{Left: tbl("t", 0), Right: tbl("s", 0), Type: plan.LeftOuterJoin,
+			UsingColumns: []string{"A"}}
+	},
 }
