@@ -46,7 +46,7 @@ func canon[T fastNum](v T) T {
 
 func (a *numMinMaxAcc[T]) better(x, y T) bool {
 	if f, ok := any(x).(float64); ok {
-		c := compareFloat(f, float64(y))
+		c := CompareFloat(f, float64(y))
 		return (a.isMax && c > 0) || (!a.isMax && c < 0)
 	}
 	return (a.isMax && x > y) || (!a.isMax && x < y)

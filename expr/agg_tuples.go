@@ -147,7 +147,7 @@ func sortedDoubles(rows [][]any, t sqltypes.DataType) []float64 {
 		f, _ := castToDouble(r[0], t)
 		vals = append(vals, f)
 	}
-	sort.Slice(vals, func(i, j int) bool { return compareFloat(vals[i], vals[j]) < 0 })
+	sort.Slice(vals, func(i, j int) bool { return CompareFloat(vals[i], vals[j]) < 0 })
 	return vals
 }
 

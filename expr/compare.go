@@ -39,7 +39,7 @@ func Compare(a, b any, t sqltypes.DataType) int {
 		sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
 		return cmp.Compare(toInt64(a), toInt64(b))
 	case sqltypes.Float, sqltypes.Double:
-		return compareFloat(toFloat64(a), toFloat64(b))
+		return CompareFloat(toFloat64(a), toFloat64(b))
 	case sqltypes.Decimal:
 		return a.(decimal128.Num).Cmp(b.(decimal128.Num))
 	case sqltypes.String:
@@ -73,7 +73,8 @@ func Compare(a, b any, t sqltypes.DataType) int {
 	return 0
 }
 
-func compareFloat(x, y float64) int {
+// CompareFloat orders doubles the way Spark sorts them: NaN above everything, NaN equal to NaN.
+func CompareFloat(x, y float64) int {
 	xn, yn := math.IsNaN(x), math.IsNaN(y)
 	switch {
 	case xn && yn:
@@ -187,7 +188,7 @@ func compareFast[T fastNum](ctx *Context, op string, l, r arrow.Array) arrow.Arr
 	_, isFloat := any(T(0)).(float64)
 	if isFloat {
 		for i := range xs {
-			out[i] = cmpResult(op, compareFloat(float64(xs[i]), float64(ys[i])))
+			out[i] = cmpResult(op, CompareFloat(float64(xs[i]), float64(ys[i])))
 		}
 	} else {
 		switch op {

@@ -2,7 +2,6 @@ package operators
 
 import (
 	"bytes"
-	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -33,24 +32,6 @@ func anyNull(cols []arrow.Array, i int) bool {
 
 func cmp[T int8 | int16 | int32 | int64 | uint64 | string](x, y T) int {
 	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-// compareFloat orders floats with NaN above everything and -0.0 equal to 0.0.
-func compareFloat(x, y float64) int {
-	xn, yn := math.IsNaN(x), math.IsNaN(y)
-	switch {
-	case xn && yn:
-		return 0
-	case xn:
-		return 1
-	case yn:
-		return -1
 	case x < y:
 		return -1
 	case x > y:
@@ -90,9 +71,9 @@ func compareAt(a arrow.Array, i int, b arrow.Array, j int) int {
 	case *array.Boolean:
 		return cmp(boolInt(x.Value(i)), boolInt(b.(*array.Boolean).Value(j)))
 	case *array.Float32:
-		return compareFloat(float64(x.Value(i)), floatValue(b, j))
+		return expr.CompareFloat(float64(x.Value(i)), floatValue(b, j))
 	case *array.Float64:
-		return compareFloat(x.Value(i), floatValue(b, j))
+		return expr.CompareFloat(x.Value(i), floatValue(b, j))
 	case *array.String:
 		return cmp(x.Value(i), b.(*array.String).Value(j))
 	case *array.Binary:
