@@ -80,6 +80,9 @@ func (r *Range) Describe() string {
 type LocalData struct {
 	Out     sqltypes.Schema
 	Records []arrow.RecordBatch
+	// Snapshot, when set, supplies the rows instead of Records each time the plan runs (a live
+	// table such as the memory sink's); the batches it returns belong to the caller.
+	Snapshot func() []arrow.RecordBatch
 }
 
 // Schema implements Node.

@@ -139,7 +139,7 @@ func (b *builder) plan(n logical.Node) (*flow.Node, error) {
 			Source: sources.Range{Start: n.Start, End: n.End, Step: n.Step}}, nil
 	case *logical.LocalData:
 		return &flow.Node{Name: b.name("LocalData"), Parallelism: 1, Schema: b.schema(n),
-			Source: sources.LocalData{Records: n.Records}}, nil
+			Source: sources.LocalData{Records: n.Records, Snapshot: n.Snapshot}}, nil
 	case *logical.SourceScan:
 		if b.opts.Sources == nil {
 			return nil, sparkerr.Unsupported("streaming sources arrive with the streaming issue")

@@ -88,6 +88,9 @@ func (r Range) emit(ctx context.Context, env flow.Env, out flow.Emitter, first, 
 // The records stay owned by the caller; the source retains what it sends.
 type LocalData struct {
 	Records []arrow.RecordBatch
+	// Snapshot, when set, is read when the source runs instead of Records; the source releases
+	// what it returns.
+	Snapshot func() []arrow.RecordBatch
 }
 
 // Run implements flow.Source.
@@ -95,7 +98,16 @@ func (l LocalData) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	if env.Partition != 0 {
 		return nil
 	}
-	for _, rec := range l.Records {
+	recs := l.Records
+	if l.Snapshot != nil {
+		recs = l.Snapshot()
+		defer func() {
+			for _, r := range recs {
+				r.Release()
+			}
+		}()
+	}
+	for _, rec := range recs {
 		if rec.NumRows() == 0 {
 			continue
 		}

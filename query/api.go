@@ -1,0 +1,112 @@
+package query
+
+import (
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// TriggerKind is the kind of a streaming trigger.
+type TriggerKind uint8
+
+// Trigger kinds.
+const (
+	// TriggerDefault starts the next epoch as soon as the previous one ended and data is
+	// available.
+	TriggerDefault TriggerKind = iota
+	// TriggerProcessingTime starts epochs every Interval (immediately after an overrun).
+	TriggerProcessingTime
+	// TriggerOnce runs one epoch of everything available, then stops.
+	TriggerOnce
+	// TriggerAvailableNow processes everything available at start (maybe in several epochs),
+	// then stops.
+	TriggerAvailableNow
+	// TriggerContinuous moves rows as soon as they are read and cuts an epoch every Interval.
+	TriggerContinuous
+)
+
+// Trigger is a query's trigger.
+type Trigger struct {
+	Kind     TriggerKind
+	Interval time.Duration
+}
+
+// Spec describes a query to start (from DataStreamWriter).
+type Spec struct {
+	// Plan is the analyzed streaming plan (logical.IsStreaming(Plan) is true).
+	Plan logical.Node
+	// Format is the sink format ("console", "memory", "noop"; "" means Spark's default, parquet,
+	// which is a file sink).
+	Format string
+	// Options are the sink and query options as the user gave them (case as given).
+	Options    map[string]string
+	OutputMode sinks.OutputMode
+	Trigger    Trigger
+	// Name is the query name, "" if none.
+	Name string
+	// Path is start(path), TableName toTable(name); "" if not given.
+	Path, TableName string
+}
+
+// Env is what a session's Manager runs queries with.
+type Env struct {
+	Mem   memory.Allocator
+	Clock clock.Clock
+	// Runner runs the queries' flow graphs.
+	Runner flow.JobRunner
+	// Partitions is the default parallelism.
+	Partitions int
+	// Stdout receives console sink output.
+	Stdout io.Writer
+	// Tables registers memory sink tables as session temp views.
+	Tables sinks.TableRegistry
+	// ExprContext returns the evaluation context of a new query (time zone, ANSI mode).
+	ExprContext func() (*expr.Context, error)
+	// Conf reads session configuration (e.g. spark.sql.streaming.checkpointLocation).
+	Conf func(key string) (string, bool)
+}
+
+// Status is StreamingQuery.status.
+type Status struct {
+	Message       string
+	DataAvailable bool
+	TriggerActive bool
+	Active        bool
+}
+
+// EventType is the type of a listener event.
+type EventType uint8
+
+// Listener event types (as the Spark Connect listener bus numbers them).
+const (
+	ProgressEvent   EventType = 1
+	TerminatedEvent EventType = 2
+	IdleEvent       EventType = 3
+)
+
+// Event is a listener event with its JSON (Spark's event.json shape).
+type Event struct {
+	Type EventType
+	JSON string
+}
+
+// Listener receives a session's query events. OnEvent must not block for long.
+type Listener interface {
+	OnEvent(Event)
+}
+
+// Exception is a failed query's error in the form the client shows: Message is
+// "<JavaClass>: message" (StreamingQueryException.toString), Class the Spark error class.
+type Exception struct {
+	Message string
+	Class   string
+	Err     *sparkerr.Error
+}
+

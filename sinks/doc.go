@@ -1,0 +1,17 @@
+// Package sinks holds Weir's streaming sinks (console, memory, noop; file and kafka later). A
+// sink is the last operator of a streaming query's flow graph: it receives flow-event batches
+// (inserts and retractions) and, at each Barrier{epoch}, commits the epoch according to the
+// query's output mode, then the runtime forwards the barrier so the query learns the epoch is
+// done (Job.Next yields the barrier marker).
+//
+// Output modes over the changelog a sink receives:
+//   - append: every received row is an insert (the planner rejects plans that could retract);
+//     the epoch's rows are written.
+//   - update: the epoch's rows that are inserts are written (a retraction is always followed by
+//     the new version of its row in the same epoch, so the inserts are exactly the changed rows).
+//   - complete: the sink keeps the whole result table by applying the changelog (a retraction
+//     removes one equal row, an insert adds one) and writes the whole table each epoch.
+//
+// Sinks are idempotent per epoch: committing an epoch that was already committed (a replay after
+// recovery) changes nothing.
+package sinks

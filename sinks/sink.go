@@ -1,0 +1,167 @@
+package sinks
+
+import (
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// OutputMode is a streaming output mode.
+type OutputMode string
+
+// Output modes.
+const (
+	Append   OutputMode = "append"
+	Update   OutputMode = "update"
+	Complete OutputMode = "complete"
+)
+
+// ParseOutputMode parses a user's output mode ("" is append), case-insensitively.
+func ParseOutputMode(s string) (OutputMode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "append":
+		return Append, nil
+	case "update":
+		return Update, nil
+	case "complete":
+		return Complete, nil
+	}
+	return "", sparkerr.IllegalArgument("Unknown output mode %s. Accepted output modes are 'append', 'complete', 'update'", s)
+}
+
+// Env is what a sink is built with.
+type Env struct {
+	// QueryName is the query's name ("" if none); the memory sink's table name.
+	QueryName string
+	// Mode is the output mode.
+	Mode OutputMode
+	// Schema is the rows' schema (user columns).
+	Schema sqltypes.Schema
+	// TimeZone is the session time zone (console rendering).
+	TimeZone string
+	// Stdout is where the console sink prints (the server's stdout).
+	Stdout io.Writer
+	// Tables registers the memory sink's table as a session temp view.
+	Tables TableRegistry
+}
+
+// TableRegistry is the session's temp-view registry, as the memory sink needs it.
+type TableRegistry interface {
+	// RegisterTable makes table readable as a temp view named name (replacing any view).
+	RegisterTable(name string, table *MemoryTable) error
+}
+
+// Sink builds a sink's per-partition operators and describes it.
+type Sink interface {
+	// Description for progress reports, e.g. "MemorySink".
+	Description() string
+	// Parallelism is the number of sink partitions (1 for console and memory, which need one
+	// ordered view of each epoch; any for noop).
+	Parallelism(upstream int) int
+	// NewOperator builds partition env.Partition's operator. The operator handles data in
+	// Process, commits at Barrier (flow.BarrierHandler) and finishes at EndOfData.
+	NewOperator(env flow.Env) (flow.Operator, error)
+	// OutputRows returns and resets the rows written since the last call (progress numOutputRows).
+	OutputRows() int64
+}
+
+// Factory validates options and builds a sink.
+type Factory func(env Env, options map[string]string) (Sink, error)
+
+var (
+	mu        sync.RWMutex
+	factories = map[string]Factory{}
+	modes     = map[string][]OutputMode{}
+)
+
+// Register registers a sink format with the output modes it supports.
+func Register(format string, f Factory, supported ...OutputMode) {
+	mu.Lock()
+	defer mu.Unlock()
+	factories[strings.ToLower(format)] = f
+	modes[strings.ToLower(format)] = supported
+}
+
+// New builds a sink of format; unknown formats and unsupported output modes are
+// AnalysisExceptions as in Spark.
+func New(format string, env Env, options map[string]string) (Sink, error) {
+	mu.RLock()
+	f, ok := factories[strings.ToLower(format)]
+	supported := modes[strings.ToLower(format)]
+	mu.RUnlock()
+	if !ok {
+		names := make([]string, 0, len(factories))
+		mu.RLock()
+		for n := range factories {
+			names = append(names, n)
+		}
+		mu.RUnlock()
+		sort.Strings(names)
+		return nil, sparkerr.Analysis("DATA_SOURCE_NOT_FOUND", "42K02",
+			"Failed to find the data source: %s. Weir's streaming sinks are: %s.", format, strings.Join(names, ", ")).
+			WithParams("provider", format)
+	}
+	okMode := false
+	for _, m := range supported {
+		okMode = okMode || m == env.Mode
+	}
+	if !okMode {
+		return nil, sparkerr.Analysis("", "",
+			"Data source %s does not support %s output mode", format, env.Mode)
+	}
+	return f(env, options)
+}
+
+// MemoryTable is the memory sink's result table, readable while the query runs. Snapshot
+// returns the current rows (user columns); callers release the returned batches.
+type MemoryTable struct {
+	mu     sync.RWMutex
+	schema sqltypes.Schema
+	rows   []arrow.RecordBatch
+}
+
+// NewMemoryTable returns an empty table.
+func NewMemoryTable(schema sqltypes.Schema) *MemoryTable { return &MemoryTable{schema: schema} }
+
+// Schema returns the table's schema.
+func (t *MemoryTable) Schema() sqltypes.Schema { return t.schema }
+
+// Snapshot returns the table's current batches, retained for the caller.
+func (t *MemoryTable) Snapshot() []arrow.RecordBatch {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]arrow.RecordBatch, len(t.rows))
+	for i, r := range t.rows {
+		r.Retain()
+		out[i] = r
+	}
+	return out
+}
+
+// Append adds batches (taking ownership).
+func (t *MemoryTable) Append(recs ...arrow.RecordBatch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.rows = append(t.rows, recs...)
+}
+
+// Replace replaces the table's contents (taking ownership of recs).
+func (t *MemoryTable) Replace(recs []arrow.RecordBatch) {
+	t.mu.Lock()
+	old := t.rows
+	t.rows = recs
+	t.mu.Unlock()
+	for _, r := range old {
+		r.Release()
+	}
+}
+
+// Release drops the table's rows.
+func (t *MemoryTable) Release() { t.Replace(nil) }
+
