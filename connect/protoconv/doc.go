@@ -53,6 +53,11 @@
 // dropFields), user-defined functions, NamedArgumentExpression, table-argument subqueries,
 // MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
 // ".*" or a plain name; literals of calendar interval and time; data types calendar interval,
-// time, variant, geometry, geography and user-defined types; every command except SqlCommand
-// and CreateDataFrameViewCommand.
+// time, variant, geometry, geography and user-defined types; every command except SqlCommand,
+// CreateDataFrameViewCommand and WriteStreamOperationStart (StreamingQueryCommand,
+// StreamingQueryManagerCommand and StreamingQueryListenerBusCommand are not plan commands: the
+// connect service reads them itself); the real-time streaming trigger.
+//
+// Streaming: WriteStreamOperationStart becomes *plan.WriteStream with the trigger's interval
+// string as sent (trimmed; the engine parses it), and foreach / foreachBatch only flagged.
 package protoconv

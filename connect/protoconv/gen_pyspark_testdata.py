@@ -243,6 +243,52 @@ wop.path = "/tmp/out"
 wop.mode = "overwrite"
 cmd("df.write.parquet", wop.command(client))
 
+# Streaming writes: DataStreamWriter builds WriteStreamOperationStart and sends it with
+# execute_command, which is captured here instead.
+class Captured(Exception):
+    pass
+
+
+def capture_command(self, command, *args, **kwargs):
+    raise Captured(command)
+
+
+core.SparkConnectClient.execute_command = capture_command
+
+
+def stream_cmd(comment, start):
+    try:
+        start()
+    except Captured as c:
+        command = c.args[0]
+        for f in ("foreach_writer", "foreach_batch"):
+            w = command.write_stream_operation_start
+            if w.HasField(f):
+                # cloudpickle output varies between runs; only its presence matters.
+                getattr(w, f).python_function.command = b"pickled"
+        cmd(comment, command)
+        return
+    raise RuntimeError("writeStream did not send a command")
+
+
+rate = spark.readStream.format("rate").option("rowsPerSecond", "5").load()
+stream_cmd("writeStream memory with queryName", lambda: rate.writeStream.format("memory").queryName("q1").start())
+stream_cmd("writeStream console complete processingTime", lambda: rate.groupBy("value").count().writeStream
+           .format("console").outputMode("complete").option("truncate", False).trigger(processingTime=" 2 seconds ").start())
+stream_cmd("writeStream availableNow with checkpoint", lambda: rate.writeStream.format("noop")
+           .option("checkpointLocation", "/tmp/ck").trigger(availableNow=True).start())
+stream_cmd("writeStream once", lambda: rate.writeStream.format("noop").trigger(once=True).start())
+stream_cmd("writeStream continuous", lambda: rate.writeStream.format("console").trigger(continuous="1 second").start())
+stream_cmd("writeStream start(path) partitionBy", lambda: rate.writeStream.partitionBy("value")
+           .start("/tmp/out", format="parquet", outputMode="append"))
+stream_cmd("writeStream toTable", lambda: rate.writeStream.toTable("t1"))
+stream_cmd("writeStream clusterBy", lambda: rate.writeStream.clusterBy("value").toTable("t2"))
+stream_cmd("writeStream foreachBatch", lambda: rate.writeStream.foreachBatch(lambda df, i: None).start())
+stream_cmd("writeStream foreach", lambda: rate.writeStream.foreach(lambda row: None).start())
+stream_cmd("writeStream realTime trigger", lambda: rate.writeStream.format("console").outputMode("update").trigger(realTime="5 minutes").start())
+rel("readStream.table", spark.readStream.table("events"))
+
+
 def strip_origins(msg):
     """Drops expression origins (Python call sites): noise for these tests."""
     if msg.DESCRIPTOR.full_name == "spark.connect.Expression" and msg.HasField("common"):

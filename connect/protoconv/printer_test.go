@@ -70,6 +70,11 @@ func printCommand(b *strings.Builder, c plan.Command) {
 	case plan.CreateView:
 		fmt.Fprintf(b, "CreateView Name=%q Replace=%t IsGlobal=%t\n", c.Name, c.Replace, c.IsGlobal)
 		printRelation(b, c.Input, "  ")
+	case *plan.WriteStream:
+		fmt.Fprintf(b, "WriteStream Format=%q Options=%s OutputMode=%q Trigger=%d TriggerInterval=%q QueryName=%q Path=%q TableName=%q PartitionBy=%q ClusterBy=%q HasForeach=%t HasForeachBatch=%t\n",
+			c.Format, formatValue(c.Options), c.OutputMode, c.Trigger, c.TriggerInterval, c.QueryName, c.Path, c.TableName,
+			c.PartitionBy, c.ClusterBy, c.HasForeach, c.HasForeachBatch)
+		printRelation(b, c.Input, "  ")
 	default:
 		fmt.Fprintf(b, "%T %+v\n", c, c)
 	}
