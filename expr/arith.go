@@ -126,6 +126,28 @@ func arithFast[T fastNum](ctx *Context, a *arith, l, r arrow.Array) (arrow.Array
 				}
 			}
 		}
+	case "%":
+		if isFloat {
+			return a.evalRows(ctx, l, r)
+		}
+		// Integer remainder: Java's sign rules are Go's; x % -1 is 0 (also for the minimum).
+		for i := range xs {
+			if valid != nil && !valid[i] {
+				continue
+			}
+			y := ys[i]
+			switch y {
+			case 0:
+				if a.ansi {
+					return nil, sparkerr.DivideByZero()
+				}
+				setNull(i)
+			case -1:
+				out[i] = 0
+			default:
+				out[i] = remainder(xs[i], y)
+			}
+		}
 	default:
 		for i := range xs {
 			if valid != nil && !valid[i] {
@@ -384,4 +406,15 @@ func decimalResultType(op string, l, r sqltypes.DataType) sqltypes.DataType {
 		return adjustPrecisionScale(min(p1-s1, p2-s2)+s, s)
 	}
 	return sqltypes.LongType
+}
+
+// remainder is x % y for the integer instantiations of fastNum (the float one never calls it).
+func remainder[T fastNum](x, y T) T {
+	switch xv := any(x).(type) {
+	case int64:
+		return T(xv % int64(y))
+	case int32:
+		return T(xv % int32(y))
+	}
+	return 0
 }

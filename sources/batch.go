@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 )
@@ -59,8 +60,6 @@ func (r Range) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
 // emit sends count ids from element index first on; the offset of a partition is simply how
 // many of its ids were emitted.
 func (r Range) emit(ctx context.Context, env flow.Env, out flow.Emitter, first, count uint64) error {
-	b := array.NewInt64Builder(env.Mem)
-	defer b.Release()
 	// Two's-complement wrap-around keeps start + first·step exact modulo 2^64.
 	next := int64(uint64(r.Start) + first*uint64(r.Step))
 	for done := uint64(0); done < count; {
@@ -68,13 +67,18 @@ func (r Range) emit(ctx context.Context, env flow.Env, out flow.Emitter, first, 
 			return err
 		}
 		n := min(RangeBatchRows, count-done)
-		b.Reserve(int(n))
-		for k := uint64(0); k < n; k++ {
-			b.UnsafeAppend(next)
+		buf := memory.NewResizableBuffer(env.Mem)
+		buf.Resize(int(n) * arrow.Int64SizeBytes)
+		vals := arrow.Int64Traits.CastFromBytes(buf.Bytes())
+		for k := range vals {
+			vals[k] = next
 			next += r.Step
 		}
 		done += n
-		ids := b.NewArray()
+		data := array.NewData(arrow.PrimitiveTypes.Int64, int(n), []*memory.Buffer{nil, buf}, nil, 0, 0)
+		buf.Release()
+		ids := array.MakeFromData(data)
+		data.Release()
 		rec := flow.NewDataBatch(env.Mem, env.OutSchema, []arrow.Array{ids}, nil)
 		ids.Release()
 		if err := out.Emit(ctx, rec); err != nil {
