@@ -288,9 +288,10 @@ func (a *Analyzer) filterOverProject(ctx context.Context, n *plan.Filter, p *pla
 func (a *Analyzer) bindCondition(in *resolved, cond plan.Expr) (expr.Expr, error) {
 	b := a.binderOver(in)
 	b.aggError = func(c plan.Call) error {
+		whole, agg := a.renderWithAggregates(in, cond), a.renderWithAggregates(in, c)
 		return sparkerr.Analysis("INVALID_WHERE_CONDITION", "42903",
 			"The WHERE condition %s contains invalid expressions: %s.\nRewrite the query to avoid window functions, aggregate functions, and generator functions in the WHERE clause.",
-			planExprSQL(cond), callSQL(c)).WithParams("condition", planExprSQL(cond), "expressionList", callSQL(c))
+			whole, agg).WithParams("condition", whole, "expressionList", agg)
 	}
 	x, err := b.bind(cond)
 	if err != nil {

@@ -336,3 +336,34 @@ func isBooleanish(t sqltypes.DataType) bool {
 }
 
 func formatInt(i int64) string { return strconv.FormatInt(i, 10) }
+
+// renderWithAggregates renders e as Spark's toSQLExpr would for an error message, aggregate
+// calls included (bound only to be rendered); it falls back to the unresolved rendering.
+func (a *Analyzer) renderWithAggregates(in *resolved, e plan.Expr) string {
+	b := a.binderOver(in)
+	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
+		c, ok := asCall(x)
+		if !ok || !expr.IsAggregate(strings.ToLower(c.Name)) {
+			return nil, false, nil
+		}
+		var args []expr.Expr
+		if s, ok := singleStar(c.Args); ok && len(s.Target) == 0 && strings.EqualFold(c.Name, "count") {
+			args = []expr.Expr{expr.NewLiteral(int32(1), sqltypes.IntegerType)}
+		} else {
+			var err error
+			if args, err = a.binderOver(in).bindAll(c.Args); err != nil {
+				return nil, true, err
+			}
+		}
+		fn, err := expr.BindAggregate(strings.ToLower(c.Name), args, c.Distinct, a.Options)
+		if err != nil {
+			return nil, true, err
+		}
+		return &expr.Column{Name: fn.String(), T: fn.Type(), Null: fn.Nullable()}, true, nil
+	}
+	x, err := b.bind(e)
+	if err != nil {
+		return planExprSQL(e)
+	}
+	return `"` + x.String() + `"`
+}
