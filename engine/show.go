@@ -2,16 +2,14 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/showstring"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -63,121 +61,8 @@ func (s *Session) showString(ctx context.Context, show *plan.ShowString) (*Resul
 		}
 		rec.Release()
 	}
-	text := formatShow(schema.Names(), rows, int(show.NumRows), int(show.Truncate), show.Vertical)
+	text := showstring.Format(schema.Names(), rows, int(show.NumRows), int(show.Truncate), show.Vertical)
 	return s.rowsResult(showStringSchema, [][]any{{text}})
-}
-
-func truncateCell(s string, truncate int) string {
-	if truncate <= 0 || utf8.RuneCountInString(s) <= truncate {
-		return s
-	}
-	r := []rune(s)
-	if truncate < 4 {
-		return string(r[:truncate])
-	}
-	return string(r[:truncate-3]) + "..."
-}
-
-func pad(s string, width int, left bool) string {
-	n := width - utf8.RuneCountInString(s)
-	if n <= 0 {
-		return s
-	}
-	if left {
-		return strings.Repeat(" ", n) + s
-	}
-	return s + strings.Repeat(" ", n)
-}
-
-// formatShow is Spark's showString layout.
-func formatShow(names []string, rows [][]string, numRows, truncate int, vertical bool) string {
-	more := len(rows) > numRows
-	if more {
-		rows = rows[:numRows]
-	}
-	cells := make([][]string, 0, len(rows)+1)
-	header := make([]string, len(names))
-	for i, n := range names {
-		header[i] = truncateCell(n, truncate)
-	}
-	cells = append(cells, header)
-	for _, r := range rows {
-		row := make([]string, len(r))
-		for i, c := range r {
-			row[i] = truncateCell(c, truncate)
-		}
-		cells = append(cells, row)
-	}
-	var b strings.Builder
-	if vertical {
-		writeVertical(&b, cells)
-	} else {
-		writeTable(&b, cells, truncate > 0)
-	}
-	if more {
-		unit := "rows"
-		if numRows == 1 {
-			unit = "row"
-		}
-		fmt.Fprintf(&b, "only showing top %d %s\n", numRows, unit)
-	}
-	return b.String()
-}
-
-func writeTable(b *strings.Builder, cells [][]string, rightAlign bool) {
-	widths := make([]int, len(cells[0]))
-	for i := range widths {
-		widths[i] = 3
-	}
-	for _, row := range cells {
-		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	var sep strings.Builder
-	sep.WriteString("+")
-	for _, w := range widths {
-		sep.WriteString(strings.Repeat("-", w) + "+")
-	}
-	sep.WriteString("\n")
-	line := func(row []string) {
-		b.WriteString("|")
-		for i, c := range row {
-			b.WriteString(pad(c, widths[i], rightAlign) + "|")
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString(sep.String())
-	line(cells[0])
-	b.WriteString(sep.String())
-	for _, row := range cells[1:] {
-		line(row)
-	}
-	b.WriteString(sep.String())
-}
-
-func writeVertical(b *strings.Builder, cells [][]string) {
-	header, rows := cells[0], cells[1:]
-	if len(rows) == 0 {
-		b.WriteString("(0 rows)\n")
-		return
-	}
-	nameW, dataW := 0, 0
-	for _, n := range header {
-		nameW = max(nameW, utf8.RuneCountInString(n))
-	}
-	for _, row := range rows {
-		for _, c := range row {
-			dataW = max(dataW, utf8.RuneCountInString(c))
-		}
-	}
-	for i, row := range rows {
-		head := fmt.Sprintf("-RECORD %d", i)
-		b.WriteString(head + strings.Repeat("-", max(0, nameW+dataW+3-utf8.RuneCountInString(head))) + "\n")
-		for j, c := range row {
-			b.WriteString(" " + pad(header[j], nameW, false) + " | " + pad(c, dataW, false) + "\n")
-		}
-	}
 }
 
 // rowsResult makes a Result of literal rows (Go values per sqltypes conventions).
