@@ -105,11 +105,7 @@ func (a *Analyzer) expandStar(r *resolved, s plan.Star) ([]expr.Expr, error) {
 	var out []expr.Expr
 	switch {
 	case s.PlanID != 0 && len(s.Target) == 0:
-		all := make([]int, len(r.cols))
-		for i := range all {
-			all[i] = i
-		}
-		for _, i := range columnsWithPlanID(r.cols, all, s.PlanID) {
+		for _, i := range columnsCarrying(r.cols, s.PlanID) {
 			out = append(out, r.ref(i))
 		}
 		if out == nil {

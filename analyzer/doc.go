@@ -17,17 +17,26 @@
 //   - aggregation: aggregate calls are extracted into logical.Aggregate, expressions over them and
 //     over grouping expressions become a logical.Project on top; a Project with aggregate calls
 //     and no GROUP BY is a global aggregate; GROUP BY ordinals, select-list aliases and ALL;
-//     ROLLUP, CUBE and GROUPING SETS expand into a Union of Aggregates; HAVING and ORDER BY over
-//     aggregates add hidden aggregates and project them away;
-//   - ORDER BY columns missing from a projection are added to it and projected away afterwards
-//     (ResolveMissingReferences); ORDER BY ordinals;
+//     ROLLUP, CUBE and GROUPING SETS expand into a Union of Aggregates (grouping() and
+//     grouping_id() fold to each set's constants); HAVING and ORDER BY over aggregates add
+//     hidden aggregates and project them away; agg(x) FILTER (WHERE p) is agg(CASE WHEN p THEN
+//     x END) named as Spark names it; PIVOT with explicit values is one guarded aggregate per
+//     value;
+//   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
+//     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals;
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their
 //     condition into equi-join keys and a residual, USING joins add Spark's output projection,
 //     outer joins make the outer side nullable;
 //   - data frame operations (withColumns, withColumnsRenamed, drop, toDF, to(schema), na.fill,
 //     na.drop, …) become Projects and Filters.
 //
+// Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
+// them in a Project above); VALUES rows are evaluated once, coerced to each column's common type
+// and built into one record. A data source read asks SourceSchemas for its schema (a single
+// path is passed as the "path" option, as DataFrameReader.load does). spark.sql text is parsed
+// here, with its named or positional parameters.
+//
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
-// resolve (window functions, lambdas, subqueries, PIVOT) fail with sparkerr.Unsupported naming
+// resolve (window functions, lambdas, subqueries, PIVOT without values) fail with sparkerr.Unsupported naming
 // them.
 package analyzer

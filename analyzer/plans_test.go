@@ -367,4 +367,9 @@ var planCases = map[string]func() plan.Relation{
 		return &plan.Join{Left: tbl("t", 0), Right: tbl("s", 0), Type: plan.LeftOuterJoin,
 			UsingColumns: []string{"A"}}
 	},
+	"star-plan-id": func() plan.Relation {
+		// df.join(df2, "a").select(df2["*"])
+		j := &plan.Join{Left: tbl("t", 1), Right: tbl("u", 2), Type: plan.InnerJoin, UsingColumns: []string{"a"}}
+		return project(j, plan.Star{PlanID: 2})
+	},
 }
