@@ -37,6 +37,6 @@
 // here, with its named or positional parameters.
 //
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
-// resolve (window functions, lambdas, subqueries, PIVOT without values) fail with sparkerr.Unsupported naming
-// them.
+// resolve (window functions, lambdas, subqueries, PIVOT without values) fail with
+// sparkerr.Unsupported naming them.
 package analyzer
