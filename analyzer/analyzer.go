@@ -219,6 +219,9 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 			return a.resolveGrouped(ctx, in, groupSpec{aggs: n.Exprs, global: true})
 		}
 	}
+	if anySubquery(n.Exprs) {
+		return a.resolveProjectWithSubqueries(ctx, in, n.Exprs)
+	}
 	exprs, err := a.binderOver(in).bindAll(n.Exprs)
 	if err != nil {
 		return nil, err
@@ -227,6 +230,9 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 }
 
 func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved, error) {
+	if hasSubquery(n.Condition) {
+		return a.resolveFilterWithSubqueries(ctx, n)
+	}
 	if agg, ok := n.Input.(*plan.Aggregate); ok && agg.Type == plan.GroupBy && containsAggregate(n.Condition) {
 		return a.resolveHaving(ctx, agg, n.Condition)
 	}

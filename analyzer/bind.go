@@ -75,11 +75,11 @@ func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 	case plan.Lambda, *plan.Lambda, plan.LambdaVar, *plan.LambdaVar:
 		return nil, sparkerr.Unsupported("lambda functions (higher-order functions) are not supported yet")
 	case plan.ScalarSubquery, *plan.ScalarSubquery:
-		return nil, sparkerr.Unsupported("scalar subqueries are not supported yet")
+		return nil, sparkerr.Unsupported("scalar subqueries are supported only in select lists and filters for now")
 	case plan.InSubquery, *plan.InSubquery:
-		return nil, sparkerr.Unsupported("IN subqueries are not supported yet")
+		return nil, sparkerr.Unsupported("IN (subquery) is supported only as a WHERE condition (conjunct) for now")
 	case plan.Exists, *plan.Exists:
-		return nil, sparkerr.Unsupported("EXISTS subqueries are not supported yet")
+		return nil, sparkerr.Unsupported("EXISTS (subquery) is supported only as a WHERE condition (conjunct) for now")
 	case nil:
 		return nil, sparkerr.Internal("analyzer: nil expression")
 	}

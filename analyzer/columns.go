@@ -14,9 +14,11 @@ import (
 // column indexes and the remaining name parts, which are struct field accesses. ok is false
 // when nothing matched.
 func (a *Analyzer) lookup(r *resolved, ref plan.ColumnRef) (idx []int, rest []string, ok bool) {
-	cands := make([]int, len(r.cols))
-	for i := range cands {
-		cands[i] = i
+	cands := make([]int, 0, len(r.cols))
+	for i, c := range r.cols {
+		if !c.hidden {
+			cands = append(cands, i)
+		}
 	}
 	if ref.PlanID != 0 {
 		if pinned := columnsCarrying(r.cols, ref.PlanID); len(pinned) > 0 {
@@ -109,14 +111,14 @@ func (a *Analyzer) expandStar(r *resolved, s plan.Star) ([]expr.Expr, error) {
 			out = append(out, r.ref(i))
 		}
 		if out == nil {
-			out = r.allRefs()
+			out = r.visibleRefs()
 		}
 		return out, nil
 	case len(s.Target) == 0:
-		return r.allRefs(), nil
+		return r.visibleRefs(), nil
 	}
 	for i, c := range r.cols {
-		if a.qualifierMatches(c.qualifier, s.Target) {
+		if !c.hidden && a.qualifierMatches(c.qualifier, s.Target) {
 			out = append(out, r.ref(i))
 		}
 	}
@@ -152,7 +154,7 @@ func (a *Analyzer) findByName(r *resolved, name string) (int, error) {
 	found := -1
 	var all []int
 	for i, c := range r.cols {
-		if a.nameEq(c.name, name) {
+		if !c.hidden && a.nameEq(c.name, name) {
 			if found < 0 {
 				found = i
 			}

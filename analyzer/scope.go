@@ -19,6 +19,8 @@ type column struct {
 	planIDs  []int64
 	typ      sqltypes.DataType
 	nullable bool
+	// hidden columns (a scalar subquery's value joined in) are not visible by name or star.
+	hidden bool
 }
 
 // resolved is a resolved node with its scope: cols[i] describes node.Schema()[i].
@@ -72,6 +74,17 @@ func (r *resolved) allRefs() []expr.Expr {
 	out := make([]expr.Expr, len(r.cols))
 	for i := range r.cols {
 		out[i] = r.ref(i)
+	}
+	return out
+}
+
+// visibleRefs references every column of r but the hidden ones, in order.
+func (r *resolved) visibleRefs() []expr.Expr {
+	var out []expr.Expr
+	for i, c := range r.cols {
+		if !c.hidden {
+			out = append(out, r.ref(i))
+		}
 	}
 	return out
 }
@@ -135,6 +148,9 @@ func (a *Analyzer) qualifierMatches(q, want []string) bool {
 func columnsCarrying(cols []column, id int64) []int {
 	var out []int
 	for i, c := range cols {
+		if c.hidden {
+			continue
+		}
 		for _, p := range c.planIDs {
 			if p == id {
 				out = append(out, i)

@@ -117,9 +117,11 @@ func unresolvedColumn(name []string, candidates [][]string) *sparkerr.Error {
 
 // candidateNames lists the columns of r as qualifier ++ name.
 func candidateNames(cols []column) [][]string {
-	out := make([][]string, len(cols))
-	for i, c := range cols {
-		out[i] = append(append([]string{}, c.qualifier...), c.name)
+	out := make([][]string, 0, len(cols))
+	for _, c := range cols {
+		if !c.hidden {
+			out = append(out, append(append([]string{}, c.qualifier...), c.name))
+		}
 	}
 	return out
 }
