@@ -112,8 +112,9 @@ func New(format string, env Env, options map[string]string) (Sink, error) {
 		okMode = okMode || m == env.Mode
 	}
 	if !okMode {
-		return nil, sparkerr.Analysis("", "",
-			"Data source %s does not support %s output mode", format, env.Mode)
+		return nil, sparkerr.Analysis("STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE", "42KDE",
+			"Invalid streaming output mode: %s. This output mode is not supported in Data Source %s.", env.Mode, format).
+			WithParams("outputMode", string(env.Mode), "className", format)
 	}
 	return f(env, options)
 }
@@ -164,4 +165,3 @@ func (t *MemoryTable) Replace(recs []arrow.RecordBatch) {
 
 // Release drops the table's rows.
 func (t *MemoryTable) Release() { t.Replace(nil) }
-

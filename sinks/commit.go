@@ -1,0 +1,95 @@
+package sinks
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/flow"
+)
+
+// commitLog remembers the last epoch a sink committed, so a replayed epoch (one not after it)
+// is ignored.
+type commitLog struct {
+	mu   sync.Mutex
+	last int64
+	any  bool
+}
+
+// fresh reports whether epoch comes after every committed epoch.
+func (c *commitLog) fresh(epoch int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.any || epoch > c.last
+}
+
+// committed records epoch as committed.
+func (c *commitLog) committed(epoch int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last, c.any = epoch, true
+}
+
+// rowCounter is a sink's numOutputRows: rows written since the last read.
+type rowCounter struct{ n atomic.Int64 }
+
+func (r *rowCounter) add(n int64) { r.n.Add(n) }
+
+// take returns and resets the count.
+func (r *rowCounter) take() int64 { return r.n.Swap(0) }
+
+// epochWriter writes one committed epoch: recs are the epoch's output (user columns; the
+// writer releases nothing it did not retain itself).
+type epochWriter func(ctx context.Context, epoch int64, recs []arrow.RecordBatch) error
+
+// epochOperator is the flow operator shared by the console and memory sinks: it feeds data
+// batches to a changelog and, at each barrier of an epoch not committed before, hands the
+// epoch's output to write and records the commit.
+type epochOperator struct {
+	log     *changelog
+	commits *commitLog
+	written *rowCounter
+	write   epochWriter
+}
+
+// Process implements flow.Operator.
+func (o *epochOperator) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+	o.log.add(rec)
+	return nil
+}
+
+// Barrier implements flow.BarrierHandler.
+func (o *epochOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter) error {
+	if !o.commits.fresh(epoch) {
+		o.log.discard()
+		return nil
+	}
+	recs, err := o.log.commit()
+	if err != nil {
+		return err
+	}
+	defer releaseRecords(recs)
+	if err := o.write(ctx, epoch, recs); err != nil {
+		return err
+	}
+	o.commits.committed(epoch)
+	o.written.add(countRows(recs))
+	return nil
+}
+
+// EndOfData implements flow.EndOfDataHandler: rows after the last barrier belong to no epoch
+// and are dropped.
+func (o *epochOperator) EndOfData(context.Context, flow.Emitter) error {
+	o.log.release()
+	return nil
+}
+
+// Close implements flow.Closer.
+func (o *epochOperator) Close() { o.log.release() }
+
+// objectID renders a JVM default toString suffix ("@1b2c3d4e") for descriptions of Spark
+// singletons: one value per process, as a singleton's identity hash is.
+var objectID = fmt.Sprintf("@%x", rand.Uint32())

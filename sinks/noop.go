@@ -1,0 +1,81 @@
+package sinks
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/flow"
+)
+
+func init() {
+	Register("noop", newNoop, Append, Update, Complete)
+}
+
+// noopSink writes nothing; it counts the rows it would write (numOutputRows): the epoch's
+// inserts, or in complete mode the size of the result table.
+type noopSink struct {
+	mode    OutputMode
+	written rowCounter
+}
+
+func newNoop(env Env, _ map[string]string) (Sink, error) {
+	return &noopSink{mode: env.Mode}, nil
+}
+
+// Description implements Sink (Spark reports the NoopTable singleton's toString).
+func (s *noopSink) Description() string {
+	return "org.apache.spark.sql.execution.datasources.noop.NoopTable$" + objectID
+}
+
+// Parallelism implements Sink: any number of partitions, each counting its own rows.
+func (s *noopSink) Parallelism(upstream int) int { return upstream }
+
+// OutputRows implements Sink.
+func (s *noopSink) OutputRows() int64 { return s.written.take() }
+
+// NewOperator implements Sink.
+func (s *noopSink) NewOperator(flow.Env) (flow.Operator, error) {
+	return &noopOperator{sink: s}, nil
+}
+
+// noopOperator counts one partition's rows. In complete mode the partition's share of the
+// result table is its inserts minus its retractions so far (every retraction removes a row
+// inserted earlier through the same partition).
+type noopOperator struct {
+	sink     *noopSink
+	commits  commitLog
+	inserts  int64 // the open epoch's
+	retracts int64
+	table    int64 // complete mode: rows in this partition's share of the result
+}
+
+// Process implements flow.Operator.
+func (o *noopOperator) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+	r := flow.Retracted(rec)
+	n := int64(0)
+	for i := 0; i < r.Len(); i++ {
+		if r.Value(i) {
+			n++
+		}
+	}
+	o.retracts += n
+	o.inserts += rec.NumRows() - n
+	return nil
+}
+
+// Barrier implements flow.BarrierHandler.
+func (o *noopOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) error {
+	ins, ret := o.inserts, o.retracts
+	o.inserts, o.retracts = 0, 0
+	if !o.commits.fresh(epoch) {
+		return nil
+	}
+	o.commits.committed(epoch)
+	if o.sink.mode == Complete {
+		o.table = max(0, o.table+ins-ret)
+		o.sink.written.add(o.table)
+		return nil
+	}
+	o.sink.written.add(ins)
+	return nil
+}
