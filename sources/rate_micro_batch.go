@@ -1,0 +1,231 @@
+package sources
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// The "rate-micro-batch" stream source, Spark's RatePerMicroBatchProvider /
+// RatePerMicroBatchStream: every micro-batch is exactly rowsPerBatch rows whatever the trigger
+// or lag. Offsets are {"offset":<rows so far>,"timestamp":<ms>}; the next end is the start plus
+// rowsPerBatch rows and advanceMillisPerBatch ms (Spark's latestOffset(start, limit)). Every row
+// of a batch carries the batch start's timestamp; partition p gets start + p + k·numPartitions.
+
+func init() {
+	RegisterStream("rate-micro-batch", openRateMicroBatch, rateMicroBatchSchemaFunc)
+}
+
+// StartRelative is implemented by stream sources whose newest offset is defined relative to
+// where the next epoch starts (rate-micro-batch: Spark's latestOffset(startOffset, readLimit)).
+// A coordinator that knows the next epoch's start should call LatestFrom instead of Latest.
+type StartRelative interface {
+	LatestFrom(ctx context.Context, start Offset) (Offset, error)
+}
+
+type rateMicroBatchOptions struct {
+	rowsPerBatch      int64
+	numPartitions     int
+	startTimestamp    int64
+	advanceMsPerBatch int
+}
+
+func parseRateMicroBatchOptions(opts map[string]string, userSchema string, defaultPartitions int) (rateMicroBatchOptions, error) {
+	opts = NormalizeOptions(opts)
+	if err := noUserSchema("RatePerMicroBatchProvider", userSchema); err != nil {
+		return rateMicroBatchOptions{}, err
+	}
+	var o rateMicroBatchOptions
+	var err error
+	if o.rowsPerBatch, err = optionLong(opts, "rowsperbatch", 0); err != nil {
+		return o, err
+	}
+	if err := positive("rowsPerBatch", o.rowsPerBatch); err != nil {
+		return o, err
+	}
+	if o.numPartitions, err = optionInt(opts, "numpartitions", defaultPartitions); err != nil {
+		return o, err
+	}
+	if err := positive("numPartitions", int64(o.numPartitions)); err != nil {
+		return o, err
+	}
+	if o.startTimestamp, err = optionLong(opts, "starttimestamp", 0); err != nil {
+		return o, err
+	}
+	if o.startTimestamp < 0 {
+		return o, sparkerr.IllegalArgument("Invalid value '%d'. The option 'startTimestamp' must be non-negative", o.startTimestamp)
+	}
+	if o.advanceMsPerBatch, err = optionInt(opts, "advancemillisperbatch", 1000); err != nil {
+		return o, err
+	}
+	if o.advanceMsPerBatch < 0 {
+		return o, sparkerr.IllegalArgument("Invalid value '%d'. The option 'advanceMillisPerBatch' must be non-negative", o.advanceMsPerBatch)
+	}
+	return o, nil
+}
+
+func rateMicroBatchSchemaFunc(opts map[string]string, userSchema string) (sqltypes.Schema, error) {
+	if _, err := parseRateMicroBatchOptions(opts, userSchema, 1); err != nil {
+		return nil, err
+	}
+	return rateSchema, nil
+}
+
+// rateMicroBatchOffset is RatePerMicroBatchStreamOffset.
+type rateMicroBatchOffset struct {
+	Offset    int64 `json:"offset"`
+	Timestamp int64 `json:"timestamp"`
+}
+
+func (o rateMicroBatchOffset) json() Offset {
+	b, _ := json.Marshal(o)
+	return b
+}
+
+func parseRateMicroBatchOffset(off Offset) (rateMicroBatchOffset, error) {
+	var o rateMicroBatchOffset
+	if err := json.Unmarshal(off, &o); err != nil {
+		return o, sparkerr.New(illegalStateException, "", "", "The type of Offset should be RatePerMicroBatchStreamOffset").Wrap(err)
+	}
+	return o, nil
+}
+
+// RateMicroBatchSource is the "rate-micro-batch" stream source.
+type RateMicroBatchSource struct {
+	opts  rateMicroBatchOptions
+	mem   memory.Allocator
+	arrow *arrow.Schema
+
+	mu sync.Mutex
+	// planned is the furthest end handed out by Latest or read: where Latest's next batch starts.
+	planned rateMicroBatchOffset
+}
+
+func openRateMicroBatch(_ context.Context, env StreamEnv, opts map[string]string, userSchema string) (StreamSource, error) {
+	env = envDefaults(env)
+	o, err := parseRateMicroBatchOptions(opts, userSchema, env.DefaultPartitions)
+	if err != nil {
+		return nil, err
+	}
+	return &RateMicroBatchSource{
+		opts: o, mem: env.Mem, arrow: sqltypes.ToArrowSchema(rateSchema, env.TimeZone),
+		planned: rateMicroBatchOffset{Timestamp: o.startTimestamp},
+	}, nil
+}
+
+// Schema implements StreamSource.
+func (r *RateMicroBatchSource) Schema() sqltypes.Schema { return rateSchema }
+
+// Partitions implements StreamSource.
+func (r *RateMicroBatchSource) Partitions() int { return r.opts.numPartitions }
+
+// Description is Spark's RatePerMicroBatchStream.toString.
+func (r *RateMicroBatchSource) Description() string {
+	return fmt.Sprintf("RatePerMicroBatchStream[rowsPerBatch=%d, numPartitions=%d, startTimestamp=%d, advanceMsPerBatch=%d]",
+		r.opts.rowsPerBatch, r.opts.numPartitions, r.opts.startTimestamp, r.opts.advanceMsPerBatch)
+}
+
+// MicroBatchOnly implements MicroBatchOnly: Spark's source has no continuous read.
+func (r *RateMicroBatchSource) MicroBatchOnly() bool { return true }
+
+// Initial implements StreamSource.
+func (r *RateMicroBatchSource) Initial(context.Context) (Offset, error) {
+	return rateMicroBatchOffset{Timestamp: r.opts.startTimestamp}.json(), nil
+}
+
+// LatestFrom implements StartRelative: one batch after start.
+func (r *RateMicroBatchSource) LatestFrom(_ context.Context, start Offset) (Offset, error) {
+	s, err := parseRateMicroBatchOffset(start)
+	if err != nil {
+		return nil, err
+	}
+	return r.next(s).json(), nil
+}
+
+func (r *RateMicroBatchSource) next(s rateMicroBatchOffset) rateMicroBatchOffset {
+	end := int64(math.MaxInt64)
+	if s.Offset <= math.MaxInt64-r.opts.rowsPerBatch {
+		end = s.Offset + r.opts.rowsPerBatch
+	}
+	return rateMicroBatchOffset{Offset: end, Timestamp: s.Timestamp + int64(r.opts.advanceMsPerBatch)}
+}
+
+// Latest implements StreamSource: one batch after the furthest offset handed out by Latest or
+// read so far, so a coordinator calling Latest once per micro-batch gets Spark's batches. (A
+// restarted query should use LatestFrom with its resume offset.)
+func (r *RateMicroBatchSource) Latest(context.Context) (Offset, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.planned = r.next(r.planned)
+	return r.planned.json(), nil
+}
+
+// Read implements StreamSource.
+func (r *RateMicroBatchSource) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
+	s, err := parseRateMicroBatchOffset(start)
+	if err != nil {
+		return err
+	}
+	e, err := parseRateMicroBatchOffset(end)
+	if err != nil {
+		return err
+	}
+	if s.Offset > e.Offset {
+		return sparkerr.Internal("assertion failed: startOffset(%d) > endOffset(%d)", s.Offset, e.Offset)
+	}
+	if s.Timestamp > e.Timestamp {
+		return sparkerr.Internal("assertion failed: startTimestamp(%d) > endTimestamp(%d)", s.Timestamp, e.Timestamp)
+	}
+	r.mu.Lock()
+	if e.Offset > r.planned.Offset {
+		r.planned = e
+	}
+	r.mu.Unlock()
+	if s.Offset == e.Offset || p < 0 || p >= r.opts.numPartitions {
+		return nil
+	}
+	step := int64(r.opts.numPartitions)
+	ts := array.NewTimestampBuilder(r.mem, r.arrow.Field(0).Type.(*arrow.TimestampType))
+	defer ts.Release()
+	vals := array.NewInt64Builder(r.mem)
+	defer vals.Release()
+	flush := func() error {
+		if vals.Len() == 0 {
+			return nil
+		}
+		tsArr, valArr := ts.NewArray(), vals.NewArray()
+		rec := array.NewRecordBatch(r.arrow, []arrow.Array{tsArr, valArr}, int64(valArr.Len()))
+		tsArr.Release()
+		valArr.Release()
+		return emit(rec)
+	}
+	micros := arrow.Timestamp(s.Timestamp * 1000)
+	for v := s.Offset + int64(p); v < e.Offset; {
+		ts.Append(micros)
+		vals.Append(v)
+		if vals.Len() == RangeBatchRows {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if v > e.Offset-step {
+			break
+		}
+		v += step
+	}
+	return flush()
+}
+
+// Close implements StreamSource.
+func (r *RateMicroBatchSource) Close() error { return nil }

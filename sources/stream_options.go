@@ -1,0 +1,174 @@
+package sources
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// Option parsing for stream sources, with the exceptions Spark's CaseInsensitiveStringMap and
+// JavaUtils raise for malformed values. Keys are lower-case (NormalizeOptions).
+
+// Java exception classes the stream sources raise besides sparkerr's.
+const (
+	illegalStateException = "java.lang.IllegalStateException"
+	connectException      = "java.net.ConnectException"
+	ioException           = "java.io.IOException"
+)
+
+// numberFormat is Java's NumberFormatException for a string that is not a number.
+func numberFormat(s string) *sparkerr.Error {
+	return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "For input string: %q", s)
+}
+
+// optionLong reads a long option like CaseInsensitiveStringMap.getLong (Long.parseLong).
+func optionLong(opts map[string]string, key string, def int64) (int64, error) {
+	s, ok := opts[key]
+	if !ok {
+		return def, nil
+	}
+	v, err := parseJavaLong(s, 64)
+	if err != nil {
+		return 0, err
+	}
+	return v, nil
+}
+
+// optionInt reads an int option like CaseInsensitiveStringMap.getInt (Integer.parseInt).
+func optionInt(opts map[string]string, key string, def int) (int, error) {
+	s, ok := opts[key]
+	if !ok {
+		return def, nil
+	}
+	v, err := parseJavaLong(s, 32)
+	if err != nil {
+		return 0, err
+	}
+	return int(v), nil
+}
+
+// parseJavaLong parses a decimal integer the way Long.parseLong / Integer.parseInt do: an
+// optional sign and digits only (no spaces, no underscores).
+func parseJavaLong(s string, bits int) (int64, error) {
+	body := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	if body == "" || strings.IndexFunc(body, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return 0, numberFormat(s)
+	}
+	v, err := strconv.ParseInt(s, 10, bits)
+	if err != nil {
+		return 0, numberFormat(s)
+	}
+	return v, nil
+}
+
+// optionBool reads a boolean option like CaseInsensitiveStringMap.getBoolean.
+func optionBool(opts map[string]string, key string, def bool) (bool, error) {
+	s, ok := opts[key]
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(s) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, sparkerr.IllegalArgument("%s is not a boolean string.", s)
+}
+
+var timeStringPattern = regexp.MustCompile(`^(-?[0-9]+)([a-z]+)?$`)
+
+// timeSuffixMicros is each JavaUtils time suffix's length in microseconds.
+var timeSuffixMicros = map[string]int64{
+	"us": 1, "ms": 1e3, "s": 1e6, "m": 60e6, "min": 60e6, "h": 3600e6, "d": 86400e6,
+}
+
+const timeStringError = "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us."
+
+// timeStringAsSec is JavaUtils.timeStringAsSec: "5s", "100ms", "2min", a bare number means
+// seconds; finer units truncate toward zero and overflow saturates like TimeUnit.convert.
+func timeStringAsSec(str string) (int64, error) {
+	lower := strings.TrimSpace(strings.ToLower(str))
+	fail := func(reason string) error {
+		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "%s\n%s", timeStringError, reason)
+	}
+	m := timeStringPattern.FindStringSubmatch(lower)
+	if m == nil {
+		return 0, fail("Failed to parse time string: " + str)
+	}
+	v, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0, fail(fmt.Sprintf("For input string: %q", m[1]))
+	}
+	unit := int64(1e6)
+	if m[2] != "" {
+		u, ok := timeSuffixMicros[m[2]]
+		if !ok {
+			return 0, fail(fmt.Sprintf("Invalid suffix: %q", m[2]))
+		}
+		unit = u
+	}
+	switch {
+	case unit >= 1e6:
+		f := unit / 1e6
+		if v > math.MaxInt64/f {
+			return math.MaxInt64, nil
+		}
+		if v < math.MinInt64/f {
+			return math.MinInt64, nil
+		}
+		return v * f, nil
+	default:
+		return v / (1e6 / unit), nil
+	}
+}
+
+// positive checks Spark's "Invalid value 'v'. The option 'name' must be positive".
+func positive(name string, v int64) error {
+	if v <= 0 {
+		return sparkerr.IllegalArgument("Invalid value '%d'. The option '%s' must be positive", v, name)
+	}
+	return nil
+}
+
+// noUserSchema is the error Spark raises for a user schema on a source that has a fixed one
+// (QueryExecutionErrors.userSpecifiedSchemaUnsupportedByDataSourceError).
+func noUserSchema(provider, userSchema string) error {
+	if strings.TrimSpace(userSchema) == "" {
+		return nil
+	}
+	return sparkerr.Newf(sparkerr.UnsupportedOperation, "", "",
+		"%s source does not support user-specified schema.", provider)
+}
+
+// envDefaults fills a StreamEnv's unset fields.
+func envDefaults(env StreamEnv) StreamEnv {
+	if env.Mem == nil {
+		env.Mem = memory.DefaultAllocator
+	}
+	if env.Clock == nil {
+		env.Clock = clock.New()
+	}
+	if env.DefaultPartitions <= 0 {
+		env.DefaultPartitions = 1
+	}
+	return env
+}
+
+// parseLongOffset reads an offset that is a JSON integer (rate, socket).
+func parseLongOffset(source string, off Offset) (int64, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(string(off)), 10, 64)
+	if err != nil {
+		return 0, sparkerr.Internal("the %s source cannot read the offset %q", source, string(off))
+	}
+	return v, nil
+}
+
+// longOffset renders a JSON integer offset.
+func longOffset(v int64) Offset { return Offset(strconv.FormatInt(v, 10)) }
