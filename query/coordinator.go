@@ -1,0 +1,362 @@
+package query
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/weirhq/weir/sources"
+)
+
+// The coordinator decides a query's epochs: when to ask the sources for their latest offsets,
+// which offset ranges an epoch covers, when the trigger fires next, when progress is due and
+// when the query ends. It is pure: Step takes an event and returns actions; the driver
+// (driver.go) performs them and feeds back their results as events.
+
+// eventKind is the kind of an event the driver feeds the coordinator.
+type eventKind uint8
+
+const (
+	// evInit: the sources' initial offsets are known (Offsets).
+	evInit eventKind = iota + 1
+	// evTimer: the timer the coordinator set fired.
+	evTimer
+	// evLatest: the sources' latest offsets are known (Offsets).
+	evLatest
+	// evEpochDone: every sink partition committed epoch Epoch (its barrier reached the job's
+	// output).
+	evEpochDone
+	// evStop: Stop was called.
+	evStop
+	// evFailed: the job, a source or the sink failed (Err).
+	evFailed
+	// evJobEnded: the job's output ended (after Finish, or because its inputs ended).
+	evJobEnded
+	// evProcessAll: processAllAvailable was called; Waiter identifies the caller.
+	evProcessAll
+)
+
+// event is one input of Step. At is the clock's time when it happened.
+type event struct {
+	Kind    eventKind
+	At      time.Time
+	Offsets []sources.Offset
+	Epoch   int64
+	Err     error
+	Waiter  int
+}
+
+// actionKind is the kind of an action Step asks the driver to perform.
+type actionKind uint8
+
+const (
+	// actAskLatest: ask every source for its latest offset (answer with evLatest).
+	actAskLatest actionKind = iota + 1
+	// actStartEpoch: hand epoch Epoch, (Start, End] per source, to the sources.
+	actStartEpoch
+	// actSetTimer: fire evTimer After from now (replacing any timer set before).
+	actSetTimer
+	// actProgress: epoch Epoch completed; publish its progress (Start, End, Latest).
+	actProgress
+	// actIdle: publish a QueryIdleEvent.
+	actIdle
+	// actRelease: the processAllAvailable callers Waiters may return.
+	actRelease
+	// actFinish: no more epochs: let the sources end (answer with evJobEnded).
+	actFinish
+	// actTerminate: stop everything; the query ended with Err (nil: stopped or finished).
+	actTerminate
+)
+
+// action is one output of Step.
+type action struct {
+	Kind               actionKind
+	Epoch              int64
+	Start, End, Latest []sources.Offset
+	After              time.Duration
+	Waiters            []int
+	Err                error
+}
+
+type phase uint8
+
+const (
+	phaseInit phase = iota
+	phaseRunning
+	phaseFinishing
+	phaseDone
+)
+
+// epochPlan is an epoch in flight.
+type epochPlan struct {
+	id         int64
+	start, end []sources.Offset
+	latest     []sources.Offset
+}
+
+// waiter is a processAllAvailable call: it returns once epoch need is committed, need being
+// decided by the first latest offsets fetched after the call (fetch number fetch).
+type waiter struct {
+	id      int
+	fetch   int
+	need    int64
+	decided bool
+}
+
+// coordinator is the state machine. Fields are read by tests; only Step changes them.
+type coordinator struct {
+	trigger Trigger
+	// poll is how often the default trigger asks for new data while idle; idleEvery the least
+	// time between idle events (spark.sql.streaming.noDataProgressEventInterval).
+	poll, idleEvery time.Duration
+
+	phase     phase
+	cur       []sources.Offset // end of the last planned epoch: start of the next
+	next      int64            // id of the next epoch
+	committed int64            // last completed epoch (-1: none)
+	running   *epochPlan
+
+	fetching     bool // a latest-offsets request is out
+	fetches      int  // latest-offsets requests issued so far
+	triggerFetch bool // the outstanding request may start an epoch
+	tickPending  bool // a trigger fired while busy (fixed-interval triggers)
+	extraFetch   bool // a processAllAvailable call needs a request after the outstanding one
+	timerSet     bool
+	lastReport   time.Time
+	started      bool // once/availableNow: the single planning happened
+	target       []sources.Offset
+	waiters      []waiter
+
+	status Status
+}
+
+func newCoordinator(t Trigger) *coordinator {
+	return &coordinator{trigger: t, poll: 10 * time.Millisecond, idleEvery: 10 * time.Second, committed: -1,
+		status: Status{Message: "Initializing sources", Active: true}}
+}
+
+// fixedInterval reports whether epochs follow a timer (processingTime, continuous).
+func (c *coordinator) fixedInterval() bool {
+	return c.trigger.Kind == TriggerProcessingTime || c.trigger.Kind == TriggerContinuous
+}
+
+// oneShot reports whether the query ends after the data available at start.
+func (c *coordinator) oneShot() bool {
+	return c.trigger.Kind == TriggerOnce || c.trigger.Kind == TriggerAvailableNow
+}
+
+// Step handles one event.
+func (c *coordinator) Step(ev event) []action {
+	if c.phase == phaseDone {
+		return nil
+	}
+	var out []action
+	switch ev.Kind {
+	case evInit:
+		c.phase = phaseRunning
+		c.cur = ev.Offsets
+		c.lastReport = ev.At
+		out = c.ask(out, true)
+		if c.fixedInterval() {
+			out = append(out, action{Kind: actSetTimer, After: c.trigger.Interval})
+		}
+	case evTimer:
+		c.timerSet = false
+		out = c.onTimer(out)
+	case evLatest:
+		out = c.onLatest(ev, out)
+	case evEpochDone:
+		out = c.onEpochDone(ev, out)
+	case evProcessAll:
+		c.waiters = append(c.waiters, waiter{id: ev.Waiter, fetch: c.fetches + 1})
+		switch {
+		case c.phase != phaseRunning:
+			// Initializing: the first request answers it. Finishing: termination releases it.
+		case c.fetching:
+			c.extraFetch = true
+		default:
+			out = c.ask(out, c.trigger.Kind == TriggerDefault && c.running == nil)
+		}
+	case evJobEnded:
+		return c.terminate(out, nil)
+	case evStop:
+		return c.terminate(out, nil)
+	case evFailed:
+		return c.terminate(out, ev.Err)
+	}
+	return c.release(out)
+}
+
+func (c *coordinator) onTimer(out []action) []action {
+	if c.phase != phaseRunning {
+		return out
+	}
+	switch {
+	case c.fixedInterval():
+		out = append(out, action{Kind: actSetTimer, After: c.trigger.Interval})
+		c.timerSet = true
+		if c.running != nil || c.fetching {
+			c.tickPending = true
+			return out
+		}
+		return c.ask(out, true)
+	case c.trigger.Kind == TriggerDefault:
+		if c.running == nil && !c.fetching {
+			return c.ask(out, true)
+		}
+	}
+	return out
+}
+
+func (c *coordinator) onLatest(ev event, out []action) []action {
+	c.fetching = false
+	if c.phase != phaseRunning {
+		return out
+	}
+	latest := ev.Offsets
+	hasNew := !sameOffsets(latest, c.cur)
+	for i := range c.waiters {
+		w := &c.waiters[i]
+		if w.decided || w.fetch > c.fetches {
+			continue
+		}
+		w.decided = true
+		if hasNew {
+			w.need = c.next // the next epoch planned covers latest
+		} else {
+			w.need = c.next - 1 // the last planned epoch already does
+		}
+	}
+	switch {
+	case c.oneShot():
+		if !c.started && c.triggerFetch {
+			c.started = true
+			c.target = latest
+			if !hasNew {
+				out = c.finish(out)
+				break
+			}
+			out = c.startEpoch(out, latest)
+		}
+	case c.running == nil && c.triggerFetch:
+		if hasNew {
+			out = c.startEpoch(out, latest)
+			break
+		}
+		c.status.Message, c.status.DataAvailable, c.status.TriggerActive = "Waiting for data to arrive", false, false
+		if ev.At.Sub(c.lastReport) >= c.idleEvery {
+			c.lastReport = ev.At
+			out = append(out, action{Kind: actIdle})
+		}
+		if c.trigger.Kind == TriggerDefault && !c.timerSet {
+			c.timerSet = true
+			out = append(out, action{Kind: actSetTimer, After: c.poll})
+		}
+	}
+	switch {
+	case c.phase != phaseRunning:
+	case c.fixedInterval() && c.tickPending && c.running == nil:
+		c.tickPending = false
+		c.extraFetch = false
+		out = c.ask(out, true)
+	case c.extraFetch:
+		c.extraFetch = false
+		out = c.ask(out, c.trigger.Kind == TriggerDefault && c.running == nil)
+	}
+	return out
+}
+
+func (c *coordinator) onEpochDone(ev event, out []action) []action {
+	if c.running == nil || c.running.id != ev.Epoch {
+		return out
+	}
+	ep := c.running
+	c.running = nil
+	c.committed = ep.id
+	c.lastReport = ev.At
+	out = append(out, action{Kind: actProgress, Epoch: ep.id, Start: ep.start, End: ep.end, Latest: ep.latest})
+	if c.phase != phaseRunning {
+		return out
+	}
+	switch {
+	case c.oneShot():
+		// availableNow plans everything up to the offsets seen at start in one epoch.
+		return c.finish(out)
+	case c.trigger.Kind == TriggerDefault:
+		if !c.fetching {
+			return c.ask(out, true)
+		}
+		c.triggerFetch = true
+	case c.tickPending && !c.fetching:
+		c.tickPending = false
+		return c.ask(out, true)
+	default:
+		c.status.Message, c.status.TriggerActive = "Waiting for next trigger", false
+	}
+	return out
+}
+
+// ask requests the sources' latest offsets; forTrigger says whether the answer may start an
+// epoch.
+func (c *coordinator) ask(out []action, forTrigger bool) []action {
+	c.fetching = true
+	c.fetches++
+	c.triggerFetch = forTrigger
+	if forTrigger {
+		c.status.TriggerActive = true
+	}
+	return append(out, action{Kind: actAskLatest})
+}
+
+func (c *coordinator) startEpoch(out []action, latest []sources.Offset) []action {
+	ep := &epochPlan{id: c.next, start: c.cur, end: latest, latest: latest}
+	c.running = ep
+	c.cur = latest
+	c.next++
+	c.status.Message, c.status.DataAvailable, c.status.TriggerActive = "Processing new data", true, true
+	return append(out, action{Kind: actStartEpoch, Epoch: ep.id, Start: ep.start, End: ep.end})
+}
+
+func (c *coordinator) finish(out []action) []action {
+	c.phase = phaseFinishing
+	c.status.TriggerActive = false
+	return append(out, action{Kind: actFinish})
+}
+
+func (c *coordinator) terminate(out []action, err error) []action {
+	c.phase = phaseDone
+	c.running = nil
+	c.status = Status{Message: "Stopped", DataAvailable: false, TriggerActive: false, Active: false}
+	// The driver releases every processAllAvailable caller once the failure is recorded.
+	c.waiters = nil
+	return append(out, action{Kind: actTerminate, Err: err})
+}
+
+// release frees the processAllAvailable callers whose epoch is committed.
+func (c *coordinator) release(out []action) []action {
+	var done []int
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.decided && w.need <= c.committed {
+			done = append(done, w.id)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	c.waiters = kept
+	if len(done) > 0 {
+		out = append(out, action{Kind: actRelease, Waiters: done})
+	}
+	return out
+}
+
+func sameOffsets(a, b []sources.Offset) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(bytes.TrimSpace(a[i]), bytes.TrimSpace(b[i])) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,222 @@
+package query
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
+)
+
+// The driver is the query's goroutine: it feeds the coordinator events and performs its
+// actions. Everything that can block (initial and latest offsets, reading the job's output)
+// runs in helper goroutines that post events back; the driver itself never blocks on them.
+
+// driver is the I/O side of one query's coordinator, owned by its goroutine.
+type driver struct {
+	q     *Query
+	coord *coordinator
+	clock clock.Clock
+	timer *clock.Timer
+
+	// fetchStart is when the outstanding latest-offsets request was issued; latestTook how
+	// long the last one took.
+	fetchStart time.Time
+	latestTook time.Duration
+	// epochs in flight: when their trigger fired and when they started.
+	epochs           map[int64]epochTiming
+	prevTriggerStart time.Time
+}
+
+type epochTiming struct {
+	triggerStart, started time.Time
+	latestTook            time.Duration
+}
+
+// run is the query's goroutine.
+func (q *Query) run() {
+	d := &driver{q: q, coord: newCoordinator(q.spec.Trigger), clock: q.m.env.Clock, epochs: map[int64]epochTiming{}}
+	q.setStatus(d.coord.status)
+	if q.openErr != nil {
+		d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(), Err: q.openErr}))
+		return
+	}
+	q.spawn(d.readJob)
+	q.spawn(d.initialOffsets)
+	for ev := range q.events {
+		if ev.Kind == evLatest {
+			d.latestTook = ev.At.Sub(d.fetchStart)
+		}
+		if d.perform(d.coord.Step(ev)) {
+			return
+		}
+	}
+}
+
+// spawn runs f in a helper goroutine that termination waits for.
+func (q *Query) spawn(f func()) {
+	q.wg.Add(1)
+	go func() {
+		defer q.wg.Done()
+		f()
+	}()
+}
+
+func (q *Query) setStatus(s Status) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.status = s
+}
+
+// perform carries out actions; it reports whether the query terminated.
+func (d *driver) perform(acts []action) bool {
+	q := d.q
+	q.setStatus(d.coord.status)
+	for _, a := range acts {
+		switch a.Kind {
+		case actAskLatest:
+			d.fetchStart = d.clock.Now()
+			q.spawn(d.latestOffsets)
+		case actStartEpoch:
+			now := d.clock.Now()
+			d.epochs[a.Epoch] = epochTiming{triggerStart: d.fetchStart, started: now, latestTook: d.latestTook}
+			for i, f := range q.feeds {
+				f.Next(sources.Epoch{ID: a.Epoch, Start: a.Start[i], End: a.End[i]})
+			}
+		case actSetTimer:
+			if d.timer != nil {
+				d.timer.Stop()
+			}
+			d.timer = d.clock.AfterFunc(a.After, func() { q.post(event{Kind: evTimer}) })
+		case actProgress:
+			d.publishProgress(a)
+		case actIdle:
+			q.m.emit(Event{Type: IdleEvent, JSON: q.idleEventJSON(d.clock.Now())})
+		case actRelease:
+			q.releaseWaiters(a.Waiters, false)
+		case actFinish:
+			for _, f := range q.feeds {
+				f.Finish()
+			}
+		case actTerminate:
+			d.terminate(a.Err)
+			return true
+		}
+	}
+	return false
+}
+
+func (d *driver) publishProgress(a action) {
+	q := d.q
+	now := d.clock.Now()
+	t := d.epochs[a.Epoch]
+	delete(d.epochs, a.Epoch)
+	s := epochStats{epoch: a.Epoch, triggerStart: t.triggerStart, prevTriggerStart: d.prevTriggerStart, end: now,
+		latestOffset: t.latestTook, addBatch: now.Sub(t.started), start: a.Start, endOffsets: a.End, latest: a.Latest}
+	d.prevTriggerStart = t.triggerStart
+	for _, f := range q.feeds {
+		s.rows = append(s.rows, f.Rows(a.Epoch))
+	}
+	s.outputRows = q.sink.OutputRows()
+	p := q.buildProgress(s)
+	q.addProgress(p)
+	q.m.emit(Event{Type: ProgressEvent, JSON: progressEventJSON(p)})
+}
+
+// initialOffsets asks every source for its initial offset.
+func (d *driver) initialOffsets() {
+	q := d.q
+	offs := make([]sources.Offset, len(q.streams))
+	for i, s := range q.streams {
+		o, err := s.Initial(q.ctx)
+		if err != nil {
+			q.post(event{Kind: evFailed, Err: err})
+			return
+		}
+		offs[i] = o
+	}
+	q.post(event{Kind: evInit, Offsets: offs})
+}
+
+// latestOffsets asks every source for its latest offset.
+func (d *driver) latestOffsets() {
+	q := d.q
+	offs := make([]sources.Offset, len(q.streams))
+	for i, s := range q.streams {
+		o, err := s.Latest(q.ctx)
+		if err != nil {
+			if q.ctx.Err() == nil {
+				q.post(event{Kind: evFailed, Err: err})
+			}
+			return
+		}
+		offs[i] = o
+	}
+	q.post(event{Kind: evLatest, Offsets: offs})
+}
+
+// readJob reads the job's output: an epoch is done once every sink partition forwarded its
+// barrier.
+func (d *driver) readJob() {
+	q := d.q
+	seen := map[int64]int{}
+	for {
+		rec, err := q.job.Next(q.ctx)
+		switch {
+		case errors.Is(err, io.EOF):
+			q.post(event{Kind: evJobEnded})
+			return
+		case err != nil:
+			if q.ctx.Err() == nil {
+				q.post(event{Kind: evFailed, Err: err})
+			}
+			return
+		}
+		m, isMarker, err := flow.MarkerOf(rec)
+		rec.Release()
+		if err != nil {
+			q.post(event{Kind: evFailed, Err: err})
+			return
+		}
+		if !isMarker || m.Kind != flow.MarkerBarrier {
+			continue
+		}
+		seen[m.Epoch]++
+		if seen[m.Epoch] == q.sinkPar {
+			delete(seen, m.Epoch)
+			q.post(event{Kind: evEpochDone, Epoch: m.Epoch})
+		}
+	}
+}
+
+// terminate stops the timer, the job and every helper, closes the sources, records the
+// failure, tells the manager and listeners, and marks the query done.
+func (d *driver) terminate(err error) {
+	q := d.q
+	close(q.quit)
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	q.cancel()
+	if q.job != nil {
+		q.job.Close()
+	}
+	q.wg.Wait()
+	for _, s := range q.streams {
+		_ = s.Close()
+	}
+	var exc *Exception
+	if err != nil {
+		exc = q.streamFailed(err)
+	}
+	q.mu.Lock()
+	q.exc = exc
+	q.status = d.coord.status
+	q.terminatedAt = d.clock.Now()
+	q.mu.Unlock()
+	q.releaseWaiters(nil, true)
+	q.m.queryTerminated(q, exc)
+	close(q.done)
+}

@@ -1,0 +1,202 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/planner"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// fileFormats are Spark's file sinks, which Weir does not have.
+var fileFormats = map[string]bool{"": true, "parquet": true, "csv": true, "json": true, "orc": true,
+	"text": true, "avro": true, "xml": true}
+
+// errSourceOpen marks a planning failure caused by a source that could not be opened.
+var errSourceOpen = errors.New("stream source failed to open")
+
+// Start validates spec, builds its sink and flow graph, starts the job and the query's driver,
+// and returns the running query. A source that fails to open (e.g. a refused socket) does not
+// fail Start: as in Spark, the query starts and fails at once with a StreamingQueryException.
+func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
+	if spec.Plan == nil {
+		return nil, sparkerr.Internal("streaming query without a plan")
+	}
+	if err := checkPlan(spec.Plan, spec.OutputMode, spec.Trigger.Kind); err != nil {
+		return nil, err
+	}
+	format := strings.ToLower(spec.Format)
+	if fileFormats[format] {
+		name := format
+		if name == "" {
+			name = "parquet (spark.sql.sources.default)"
+		}
+		return nil, sparkerr.Unsupported("the streaming file sink (format %s) is not supported by Weir; "+
+			"use format console, memory or noop", name)
+	}
+	if spec.TableName != "" {
+		return nil, sparkerr.Unsupported("writeStream.toTable(%s) is not supported by Weir; use format memory "+
+			"with a queryName to get a temp view", spec.TableName)
+	}
+	ectx, err := m.exprContext()
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{m: m, id: newUUID(), runID: newUUID(), name: spec.Name, spec: spec,
+		startedAt: m.env.Clock.Now(), events: make(chan event, 16), quit: make(chan struct{}),
+		done: make(chan struct{}), waiters: map[int]chan struct{}{}}
+	if err := m.register(q); err != nil {
+		return nil, err
+	}
+	if err := m.build(q, format, ectx); err != nil {
+		m.unregister(q)
+		q.closeStreams()
+		return nil, err
+	}
+	go q.run()
+	return q, nil
+}
+
+func (m *Manager) exprContext() (*expr.Context, error) {
+	if m.env.ExprContext == nil {
+		return &expr.Context{Mem: m.env.Mem, ANSI: true}, nil
+	}
+	c, err := m.env.ExprContext()
+	if err != nil {
+		return nil, err
+	}
+	if c.Mem == nil {
+		c.Mem = m.env.Mem
+	}
+	return c, nil
+}
+
+func (m *Manager) partitions() int {
+	if m.env.Partitions > 0 {
+		return m.env.Partitions
+	}
+	return runtime.NumCPU()
+}
+
+// build makes q's sink, graph and job.
+func (m *Manager) build(q *Query, format string, ectx *expr.Context) error {
+	spec := q.spec
+	tz := "UTC"
+	if ectx.Location != nil {
+		tz = ectx.Location.String()
+	}
+	sink, err := sinks.New(format, sinks.Env{QueryName: spec.Name, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
+		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables}, spec.Options)
+	if err != nil {
+		return err
+	}
+	q.sink = sink
+	q.stateOps = stateOperators(spec.Plan, m.partitions())
+	q.ctx, q.cancel = context.WithCancel(context.Background())
+	continuous := spec.Trigger.Kind == TriggerContinuous
+	openStream := func(scan *logical.SourceScan) (flow.Source, int, error) {
+		if !scan.Streaming {
+			return nil, 0, sparkerr.Unsupported("reading %s as a static source inside a streaming query is not "+
+				"supported by Weir", scan.Format)
+		}
+		src, err := sources.OpenStream(q.ctx, scan.Format, sources.StreamEnv{Mem: m.env.Mem, Clock: m.env.Clock,
+			DefaultPartitions: m.partitions(), TimeZone: tz}, scan.Options, "")
+		if err != nil {
+			if _, ok := sparkerr.As(err); ok && isAnalysisError(err) {
+				return nil, 0, err
+			}
+			q.openErr = err
+			return nil, 0, errSourceOpen
+		}
+		q.streams = append(q.streams, src)
+		feed := sources.NewEpochSource(src, continuous, sources.WithClock(m.env.Clock))
+		q.feeds = append(q.feeds, feed)
+		return feed, src.Partitions(), nil
+	}
+	g, err := planner.Build(spec.Plan, planner.Options{Mem: m.env.Mem, Partitions: m.partitions(), Expr: ectx,
+		Streaming: true, Sources: openStream})
+	if errors.Is(err, errSourceOpen) {
+		// Spark starts the query; its first batch fails. Sources opened before stay owned by q.
+		return nil
+	}
+	if err != nil {
+		q.cancel()
+		return err
+	}
+	g.Output = sinkNode(g.Output, sink)
+	q.sinkPar = g.Output.Parallelism
+	job, err := m.env.Runner.Start(q.ctx, g)
+	if err != nil {
+		q.cancel()
+		return err
+	}
+	q.job = job
+	return nil
+}
+
+// isAnalysisError: option and format errors are the user's, raised at start as in Spark
+// (DataStreamReader validates them before any query runs).
+func isAnalysisError(err error) bool {
+	e, ok := sparkerr.As(err)
+	return ok && (e.JavaClass == sparkerr.AnalysisException || e.JavaClass == sparkerr.IllegalArgumentException)
+}
+
+// sinkNode puts the sink's operators on top of up.
+func sinkNode(up *flow.Node, sink sinks.Sink) *flow.Node {
+	par := max(1, sink.Parallelism(up.Parallelism))
+	in := flow.Input{From: up, Exchange: flow.Forward}
+	switch {
+	case par == up.Parallelism:
+	case par == 1:
+		in.Exchange = flow.Gather
+	default:
+		in = flow.Input{From: up, Exchange: flow.Partition, Partitioner: operators.RoundRobinPartitioner()}
+	}
+	return &flow.Node{Name: "Sink " + sink.Description(), Parallelism: par, Schema: up.Schema,
+		NewOperator: sink.NewOperator, Inputs: []flow.Input{in}}
+}
+
+// closeStreams closes sources opened for a query that did not start.
+func (q *Query) closeStreams() {
+	if q.cancel != nil {
+		q.cancel()
+	}
+	for _, s := range q.streams {
+		_ = s.Close()
+	}
+}
+
+// stateOperators lists the plan's stateful streaming operators as progress reports them.
+func stateOperators(root logical.Node, partitions int) []stateOperator {
+	var out []stateOperator
+	var walk func(logical.Node)
+	walk = func(n logical.Node) {
+		for _, c := range n.Children() {
+			walk(c)
+		}
+		switch n := n.(type) {
+		case *logical.Aggregate:
+			if logical.IsStreaming(n) {
+				p := partitions
+				if len(n.Groups) == 0 {
+					p = 1
+				}
+				out = append(out, stateOperator{name: "stateStoreSave", partitions: p})
+			}
+		case *logical.Distinct:
+			if logical.IsStreaming(n) {
+				out = append(out, stateOperator{name: "dedupe", partitions: partitions})
+			}
+		}
+	}
+	walk(root)
+	return out
+}
