@@ -109,4 +109,3 @@ type Exception struct {
 	Class   string
 	Err     *sparkerr.Error
 }
-

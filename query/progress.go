@@ -86,10 +86,10 @@ type epochStats struct {
 	// triggerStart is when the trigger that planned the epoch fired; prevTriggerStart the
 	// previous epoch's (zero for the first).
 	triggerStart, prevTriggerStart, end time.Time
-	latestOffset, addBatch             time.Duration
-	start, endOffsets, latest          []sources.Offset
-	rows                               []int64 // per source
-	outputRows                         int64
+	latestOffset, addBatch              time.Duration
+	start, endOffsets, latest           []sources.Offset
+	rows                                []int64 // per source
+	outputRows                          int64
 }
 
 // timestamp renders t as Spark does: ISO-8601 UTC with milliseconds.

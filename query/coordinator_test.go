@@ -1,0 +1,128 @@
+package query
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/weirhq/weir/sources"
+)
+
+// TestCoordinator drives the coordinator with events and prints its actions and status.
+//
+//	new trigger=default|processingTime|once|availableNow|continuous [interval=1s]
+//	init offsets=0,0 | timer | latest offsets=5,0 | done epoch=0 | stop | fail | ended | processAll waiter=1
+//
+// Every event takes at=<duration since start> (default 0s).
+func TestCoordinator(t *testing.T) {
+	datadriven.Walk(t, "testdata/coordinator", func(t *testing.T, path string) {
+		var c *coordinator
+		t0 := time.Date(2025, 3, 10, 8, 15, 30, 0, time.UTC)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd == "new" {
+				trig := Trigger{}
+				for _, a := range d.CmdArgs {
+					switch a.Key {
+					case "trigger":
+						trig.Kind = map[string]TriggerKind{"default": TriggerDefault, "processingTime": TriggerProcessingTime,
+							"once": TriggerOnce, "availableNow": TriggerAvailableNow, "continuous": TriggerContinuous}[a.Vals[0]]
+					case "interval":
+						iv, err := time.ParseDuration(a.Vals[0])
+						if err != nil {
+							t.Fatal(err)
+						}
+						trig.Interval = iv
+					}
+				}
+				c = newCoordinator(trig)
+				return statusLine(c.status)
+			}
+			ev := event{At: t0}
+			switch d.Cmd {
+			case "init":
+				ev.Kind = evInit
+			case "timer":
+				ev.Kind = evTimer
+			case "latest":
+				ev.Kind = evLatest
+			case "done":
+				ev.Kind = evEpochDone
+			case "stop":
+				ev.Kind = evStop
+			case "fail":
+				ev.Kind = evFailed
+				ev.Err = fmt.Errorf("boom")
+			case "ended":
+				ev.Kind = evJobEnded
+			case "processAll":
+				ev.Kind = evProcessAll
+			default:
+				t.Fatalf("unknown command %s", d.Cmd)
+			}
+			for _, a := range d.CmdArgs {
+				switch a.Key {
+				case "offsets":
+					for _, v := range strings.Split(a.Vals[0], ",") {
+						ev.Offsets = append(ev.Offsets, sources.Offset(v))
+					}
+				case "epoch":
+					ev.Epoch, _ = strconv.ParseInt(a.Vals[0], 10, 64)
+				case "waiter":
+					ev.Waiter, _ = strconv.Atoi(a.Vals[0])
+				case "at":
+					dur, err := time.ParseDuration(a.Vals[0])
+					if err != nil {
+						t.Fatal(err)
+					}
+					ev.At = t0.Add(dur)
+				}
+			}
+			var b strings.Builder
+			for _, a := range c.Step(ev) {
+				b.WriteString(actionLine(a) + "\n")
+			}
+			b.WriteString(statusLine(c.status))
+			return b.String()
+		})
+	})
+}
+
+func offsetsText(offs []sources.Offset) string {
+	s := make([]string, len(offs))
+	for i, o := range offs {
+		s[i] = string(o)
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+func actionLine(a action) string {
+	switch a.Kind {
+	case actAskLatest:
+		return "ask-latest"
+	case actStartEpoch:
+		return fmt.Sprintf("start-epoch %d %s..%s", a.Epoch, offsetsText(a.Start), offsetsText(a.End))
+	case actSetTimer:
+		return "set-timer " + a.After.String()
+	case actProgress:
+		return fmt.Sprintf("progress %d %s..%s latest=%s", a.Epoch, offsetsText(a.Start), offsetsText(a.End), offsetsText(a.Latest))
+	case actIdle:
+		return "idle"
+	case actRelease:
+		return fmt.Sprintf("release %v", a.Waiters)
+	case actFinish:
+		return "finish"
+	case actTerminate:
+		if a.Err != nil {
+			return "terminate err=" + a.Err.Error()
+		}
+		return "terminate"
+	}
+	return fmt.Sprintf("action %d", a.Kind)
+}
+
+func statusLine(s Status) string {
+	return fmt.Sprintf("status: %q data=%t trigger=%t active=%t", s.Message, s.DataAvailable, s.TriggerActive, s.Active)
+}
