@@ -3,29 +3,35 @@ package engine
 import (
 	"context"
 	"io"
+	"os"
 	"runtime"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/analyzer"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/planner"
+	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// Session is one Spark session's server-side state: configuration and temp views, and the
-// pipeline that runs plans.
+// Session is one Spark session's server-side state: configuration and temp views, the
+// pipeline that runs plans, and the streaming queries it started.
 type Session struct {
-	conf    *Conf
-	views   *catalog
-	mem     memory.Allocator
-	runner  flow.JobRunner
-	sources analyzer.SourceSchemas
-	now     func() time.Time
+	conf        *Conf
+	views       *catalog
+	mem         memory.Allocator
+	runner      flow.JobRunner
+	sources     analyzer.SourceSchemas
+	now         func() time.Time
+	streamClock clock.Clock
+	stdout      io.Writer
+	streams     *query.Manager
 }
 
 // SessionOption configures a Session.
@@ -40,15 +46,36 @@ func WithRunner(r flow.JobRunner) SessionOption { return func(s *Session) { s.ru
 // WithClock sets the time source for current_timestamp() and friends.
 func WithClock(now func() time.Time) SessionOption { return func(s *Session) { s.now = now } }
 
+// WithStreamClock sets the clock streaming queries run by (triggers, rate sources, progress
+// timestamps); default the wall clock.
+func WithStreamClock(c clock.Clock) SessionOption { return func(s *Session) { s.streamClock = c } }
+
+// WithStdout sets where console sinks print (default os.Stdout, the server's stdout).
+func WithStdout(w io.Writer) SessionOption { return func(s *Session) { s.stdout = w } }
+
 // NewSession returns a session with default configuration.
 func NewSession(opts ...SessionOption) *Session {
-	s := &Session{conf: NewConf(), views: newCatalog(), mem: memory.DefaultAllocator, now: time.Now}
+	s := &Session{conf: NewConf(), views: newCatalog(), mem: memory.DefaultAllocator, now: time.Now,
+		sources: sourceSchemas{}, stdout: os.Stdout}
 	for _, o := range opts {
 		o(s)
 	}
 	if s.runner == nil {
 		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))
 	}
+	if s.streamClock == nil {
+		s.streamClock = clock.New()
+	}
+	s.streams = query.NewManager(query.Env{
+		Mem:         s.mem,
+		Clock:       s.streamClock,
+		Runner:      s.runner,
+		Partitions:  runtime.NumCPU(),
+		Stdout:      s.stdout,
+		Tables:      s.views,
+		ExprContext: s.evalContext,
+		Conf:        s.conf.Get,
+	})
 	return s
 }
 
@@ -84,6 +111,13 @@ func (s *Session) Analyze(ctx context.Context, rel plan.Relation) (logical.Node,
 // Execute runs rel and returns its rows: the one pipeline every query takes.
 func (s *Session) Execute(ctx context.Context, rel plan.Relation) (*Result, error) {
 	if show, ok := rel.(*plan.ShowString); ok {
+		input, err := s.analyzer().Resolve(ctx, show.Input)
+		if err != nil {
+			return nil, err
+		}
+		if logical.IsStreaming(input) {
+			return nil, streamingActionError(input)
+		}
 		return s.showString(ctx, show)
 	}
 	node, err := s.Analyze(ctx, rel)
@@ -91,8 +125,7 @@ func (s *Session) Execute(ctx context.Context, rel plan.Relation) (*Result, erro
 		return nil, err
 	}
 	if logical.IsStreaming(node) {
-		return nil, sparkerr.Analysis("UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK", "42KDE",
-			"Queries with streaming sources must be executed with writeStream.start();")
+		return nil, streamingActionError(node)
 	}
 	return s.run(ctx, node)
 }

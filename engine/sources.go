@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// sourceSchemas answers the analyzer's data source reads (analyzer.SourceSchemas): streaming
+// reads (spark.readStream) take their schema from the stream source registry; Weir has no
+// batch data sources, so batch reads (spark.read) are refused, with Spark's own error for
+// formats that exist only as stream sources (spark.read.format("rate")).
+type sourceSchemas struct{}
+
+// Schema implements analyzer.SourceSchemas.
+func (sourceSchemas) Schema(format string, options map[string]string, userSchema string, streaming bool) (sqltypes.Schema, error) {
+	if format == "" {
+		format = "parquet" // spark.sql.sources.default
+	}
+	if streaming {
+		return sources.StreamSchema(format, options, userSchema)
+	}
+	if _, err := sources.StreamSchema(format, options, userSchema); err == nil || !isSourceNotFound(err) {
+		// The format is a stream source: Spark's table for it has no BATCH_READ capability.
+		name := sparkerr.Quote(format)
+		return nil, sparkerr.Analysis("UNSUPPORTED_FEATURE.TABLE_OPERATION", "0A000",
+			"The feature is not supported: Table %s does not support batch scan. Please check the current catalog "+
+				"and namespace to make sure the qualified table name is expected, and also check the catalog "+
+				"implementation which is configured by \"spark.sql.catalog\".", name).
+			WithParams("tableName", name, "operation", "batch scan")
+	}
+	return nil, sparkerr.Unsupported("batch reads of data source %s are not supported (Weir reads data sources only as streams: spark.readStream)",
+		sparkerr.Quote(strings.ToLower(format)))
+}
+
+func isSourceNotFound(err error) bool {
+	se, ok := sparkerr.As(err)
+	return ok && se.Class == "DATA_SOURCE_NOT_FOUND"
+}

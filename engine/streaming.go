@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/query"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// Streams returns the session's streaming query manager (spark.streams).
+func (s *Session) Streams() *query.Manager { return s.streams }
+
+// StartStream starts df.writeStream…start(): it analyzes ws.Input (which must read a stream),
+// checks the writer's settings, and starts the query on the session's manager. It returns once
+// the query runs; start-time errors (options, output mode, sink) come back here as Spark's
+// exceptions.
+func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query.Query, error) {
+	if ws == nil || ws.Input == nil {
+		return nil, sparkerr.IllegalArgument("Invalid plan: WriteStreamOperationStart is missing its input relation")
+	}
+	node, err := s.analyzer().Resolve(ctx, ws.Input)
+	if err != nil {
+		return nil, err
+	}
+	if !logical.IsStreaming(node) {
+		return nil, sparkerr.Analysis("WRITE_STREAM_NOT_ALLOWED", "",
+			"`writeStream` can be called only on streaming Dataset/DataFrame.")
+	}
+	switch {
+	case ws.HasForeach:
+		return nil, sparkerr.Unsupported("writeStream.foreach: Python foreach writers are not supported (Weir runs no Python on the server)")
+	case ws.HasForeachBatch:
+		return nil, sparkerr.Unsupported("writeStream.foreachBatch: Python functions are not supported (Weir runs no Python on the server)")
+	case ws.TableName != "":
+		return nil, sparkerr.Unsupported("writeStream.toTable(%s): streaming writes into tables are not supported", sparkerr.Quote(ws.TableName))
+	case len(ws.PartitionBy) > 0:
+		return nil, sparkerr.Unsupported("writeStream.partitionBy is not supported by Weir's streaming sinks")
+	case len(ws.ClusterBy) > 0:
+		return nil, sparkerr.Unsupported("writeStream.clusterBy is not supported by Weir's streaming sinks")
+	}
+	mode, err := sinks.ParseOutputMode(ws.OutputMode)
+	if err != nil {
+		return nil, err
+	}
+	trigger, err := queryTrigger(ws.Trigger, ws.TriggerInterval)
+	if err != nil {
+		return nil, err
+	}
+	return s.streams.Start(ctx, query.Spec{
+		Plan:       node,
+		Format:     ws.Format,
+		Options:    ws.Options,
+		OutputMode: mode,
+		Trigger:    trigger,
+		Name:       ws.QueryName,
+		Path:       ws.Path,
+		TableName:  ws.TableName,
+	})
+}
+
+// Close stops the session's streaming queries (ReleaseSession, session expiry). The session
+// may still answer batch queries afterwards.
+func (s *Session) Close() { s.streams.StopAll() }
+
+// streamingActionError is Spark's refusal of a batch action (collect, show, count) on a plan
+// that reads a stream (UnsupportedOperationChecker.checkForBatch): the message names the
+// first streaming operator, found bottom-up.
+func streamingActionError(node logical.Node) *sparkerr.Error {
+	const msg = "Queries with streaming sources must be executed with writeStream.start(), or from a streaming table or flow definition within a Spark Declarative Pipeline."
+	leaf := firstStreamingLeaf(node)
+	text := msg + ";"
+	if leaf != nil {
+		text += "\n" + leaf.Describe()
+	}
+	return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_3102", "", text).WithParams("msg", msg)
+}
+
+func firstStreamingLeaf(n logical.Node) logical.Node {
+	for _, c := range n.Children() {
+		if l := firstStreamingLeaf(c); l != nil {
+			return l
+		}
+	}
+	if src, ok := n.(*logical.SourceScan); ok && src.Streaming {
+		return n
+	}
+	return nil
+}
+
+// RegisterTable implements sinks.TableRegistry: the memory sink's table becomes a temp view
+// whose rows are read live (a snapshot at each query's run time).
+func (c *catalog) RegisterTable(name string, t *sinks.MemoryTable) error {
+	return c.create(name, &logical.LocalData{Out: t.Schema(), Snapshot: t.Snapshot}, true)
+}
+
+var _ sinks.TableRegistry = (*catalog)(nil)
