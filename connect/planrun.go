@@ -96,13 +96,13 @@ func (s *Server) runCommand(ctx context.Context, sess *session, cmd *pb.Command,
 	case *pb.Command_SqlCommand:
 		return s.runSQLCommand(ctx, sess, c.SqlCommand, emit)
 	case *pb.Command_WriteStreamOperationStart:
-		return sparkerr.Unsupported("Streaming queries (writeStream.start) are not supported yet.")
+		return s.startStream(ctx, sess, cmd, emit)
 	case *pb.Command_StreamingQueryCommand:
-		return sparkerr.Unsupported("Streaming query commands are not supported yet.")
+		return s.streamingQueryCommand(ctx, sess, c.StreamingQueryCommand, emit)
 	case *pb.Command_StreamingQueryManagerCommand:
-		return sparkerr.Unsupported("Streaming query manager commands are not supported yet.")
+		return s.streamingQueryManagerCommand(ctx, sess, c.StreamingQueryManagerCommand, emit)
 	case *pb.Command_StreamingQueryListenerBusCommand:
-		return sparkerr.Unsupported("The streaming query listener bus is not supported yet.")
+		return s.listenerBusCommand(ctx, sess, c.StreamingQueryListenerBusCommand, emit)
 	}
 	resolved, err := resolveCachedRelations(sess, s.opts.alloc, cmd)
 	if err != nil {

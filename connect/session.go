@@ -22,6 +22,9 @@ type session struct {
 	executions map[string]*execution
 	persisted  map[string]*pb.StorageLevel
 	closed     bool
+
+	// bus is the session's client-side streaming listener bus.
+	bus listenerBus
 }
 
 func (s *session) touch(now time.Time) {
@@ -72,7 +75,8 @@ func (s *session) executionsWhere(keep func(*execution) bool) []*execution {
 	return out
 }
 
-// close cancels and forgets every execution; the session takes no new ones.
+// close cancels and forgets every execution and stops the session's streaming queries; the
+// session takes no new executions.
 func (s *session) close() {
 	s.mu.Lock()
 	s.closed = true
@@ -81,6 +85,9 @@ func (s *session) close() {
 	s.mu.Unlock()
 	for _, e := range execs {
 		e.cancel(operationCanceled())
+	}
+	if eng, ok := s.engine.(StreamingEngine); ok {
+		eng.Close()
 	}
 }
 
