@@ -27,6 +27,9 @@
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their
 //     condition into equi-join keys and a residual, USING joins add Spark's output projection,
 //     outer joins make the outer side nullable;
+//   - uncorrelated subqueries: [NOT] IN and [NOT] EXISTS WHERE conjuncts become semi/anti joins
+//     (NOT IN null-aware), scalar subqueries in select lists and filters a left outer join of
+//     their first row as a hidden column;
 //   - data frame operations (withColumns, withColumnsRenamed, drop, toDF, to(schema), na.fill,
 //     na.drop, …) become Projects and Filters.
 //
@@ -37,6 +40,6 @@
 // here, with its named or positional parameters.
 //
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
-// resolve (window functions, lambdas, subqueries, PIVOT without values) fail with
+// resolve (window functions, lambdas, correlated subqueries, PIVOT without values) fail with
 // sparkerr.Unsupported naming them.
 package analyzer
