@@ -54,6 +54,7 @@ type sinkHarness struct {
 	sink   Sink
 	schema sqltypes.Schema
 	event  *arrow.Schema
+	tz     string
 	ops    []flow.Operator
 }
 
@@ -93,6 +94,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 	h.closeOps()
 	h.stdout.Reset()
 	env := Env{Schema: parseSchema(h.t, d.Input), TimeZone: "UTC", Stdout: &h.stdout, Tables: h.reg}
+	// Arguments: format=F mode=M [name=Q] [tz=Z] [partitions=N] [register-error] [option=value ...].
 	h.reg.fail = nil
 	format, partitions := "", 1
 	options := map[string]string{}
@@ -112,6 +114,8 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 			env.Mode = m
 		case "name":
 			env.QueryName = val
+		case "tz":
+			env.TimeZone = val
 		case "partitions":
 			partitions, _ = strconv.Atoi(val)
 		case "register-error":
@@ -126,7 +130,8 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 		return errText(err)
 	}
 	h.sink, h.schema = s, env.Schema
-	h.event = flow.EventSchema(sqltypes.ToArrowSchema(env.Schema, "UTC"))
+	h.tz = env.TimeZone
+	h.event = flow.EventSchema(sqltypes.ToArrowSchema(env.Schema, h.tz))
 	n := s.Parallelism(partitions)
 	for p := 0; p < n; p++ {
 		op, err := s.NewOperator(flow.Env{Mem: h.mem, Partition: p, Partitions: n, OutSchema: h.event})
@@ -155,10 +160,12 @@ func errText(err error) string {
 	return "error: " + err.Error() + "\n"
 }
 
-// parseSchema reads "name type" lines (types: string, bigint, int, double, boolean).
+// parseSchema reads "name type" lines (types: string, bigint, int, double, boolean,
+// timestamp).
 func parseSchema(t *testing.T, input string) sqltypes.Schema {
 	types := map[string]sqltypes.DataType{"string": sqltypes.StringType, "bigint": sqltypes.LongType,
-		"int": sqltypes.IntegerType, "double": sqltypes.DoubleType, "boolean": sqltypes.BooleanType}
+		"int": sqltypes.IntegerType, "double": sqltypes.DoubleType, "boolean": sqltypes.BooleanType,
+		"timestamp": sqltypes.TimestampType}
 	var out sqltypes.Schema
 	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
 		name, typ, ok := strings.Cut(strings.TrimSpace(line), " ")
@@ -171,8 +178,8 @@ func parseSchema(t *testing.T, input string) sqltypes.Schema {
 	return out
 }
 
-// push [partition=P]: lines "+ v1 | v2" (insert) or "- v1 | v2" (retraction); NULL is null and
-// a Go-quoted value is unquoted.
+// push [partition=P]: lines "+ v1 | v2" (insert) or "- v1 | v2" (retraction); NULL is null, a
+// Go-quoted value is unquoted, a timestamp is microseconds since the epoch.
 func (h *sinkHarness) push(d *datadriven.TestData) string {
 	p := 0
 	if d.HasArg("partition") {
@@ -193,7 +200,7 @@ func (h *sinkHarness) push(d *datadriven.TestData) string {
 	}
 	arrs := make([]arrow.Array, len(cols))
 	for c, vals := range cols {
-		arrs[c] = expr.BuildArray(h.mem, h.schema[c].Type, "UTC", vals)
+		arrs[c] = expr.BuildArray(h.mem, h.schema[c].Type, h.tz, vals)
 	}
 	rb := array.NewBooleanBuilder(h.mem)
 	rb.AppendValues(retracted, nil)
@@ -227,7 +234,7 @@ func parseValue(t *testing.T, s string, typ sqltypes.DataType) any {
 	switch typ.Kind {
 	case sqltypes.String:
 		v = s
-	case sqltypes.Long:
+	case sqltypes.Long, sqltypes.Timestamp:
 		v, err = strconv.ParseInt(s, 10, 64)
 	case sqltypes.Integer:
 		var n int64
