@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -311,4 +312,57 @@ func TestCompareOffsets(t *testing.T) {
 			t.Fatalf("CompareOffsets(%s, %s) = %d, %v", tc.a, tc.b, got, err)
 		}
 	}
+}
+
+func TestEpochSourceRunsRateInAFlowJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		mock := clock.NewMock()
+		src, err := OpenStream(t.Context(), "rate", StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC"},
+			map[string]string{"rowsPerSecond": "10", "numPartitions": "2"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		e := NewEpochSource(src, false)
+		node := &flow.Node{Name: "rate", Parallelism: 2, Source: e,
+			Schema: flow.EventSchema(sqltypes.ToArrowSchema(src.Schema(), "UTC"))}
+		job, err := flow.NewLocalRunner(flow.WithAllocator(mem)).Start(t.Context(), &flow.Graph{Output: node})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer job.Close()
+		mock.Add(2 * time.Second)
+		end, err := src.Latest(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Next(Epoch{ID: 0, Start: longOffset(0), End: end})
+		e.Finish()
+		var vals []int64
+		barriers := 0
+		for {
+			rec, err := job.Next(t.Context())
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				break
+			}
+			if m, ok, _ := flow.MarkerOf(rec); ok {
+				if m.Kind != flow.MarkerBarrier || m.Epoch != 0 {
+					t.Fatalf("marker %v", m)
+				}
+				barriers++
+			} else {
+				vals = append(vals, rec.Column(flow.UserOffset+1).(*array.Int64).Int64Values()...)
+			}
+			rec.Release()
+		}
+		slices.Sort(vals)
+		if barriers != 2 || len(vals) != 20 || vals[0] != 0 || vals[19] != 19 || e.Rows(0) != 20 {
+			t.Fatalf("barriers %d, values %v, rows %d", barriers, vals, e.Rows(0))
+		}
+	})
 }
