@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,8 +25,9 @@ import (
 // The "socket" stream source, Spark's TextSocketSourceProvider / TextSocketMicroBatchStream:
 // UTF-8 lines read from a TCP server the source connects to when opened, for tutorials and
 // tests (not replayable). Offsets are Spark's: the index of the newest line received, -1
-// before the first. Reading (start, end] hands the lines start+1..end round-robin to the
-// partitions, like Spark's planInputPartitions. Lines every partition has read are dropped.
+// before the first. Reading (start, end] gives partition 0 the lines start+1..end in arrival
+// order; the other numPartitions−1 partitions get nothing (Spark deals the lines round-robin,
+// which would lose their order in Weir's concurrent gather). Lines read are dropped.
 //
 // A reader goroutine, owned by the source and stopped by Close, buffers lines with their
 // arrival time. Once the peer closes the connection or reading fails, Latest still hands out
@@ -37,7 +39,7 @@ func init() {
 }
 
 // DialTimeout bounds how long opening a socket source waits for the connection.
-const DialTimeout = 10 * time.Second
+const DialTimeout = 5 * time.Second
 
 var (
 	socketSchemaRegular = sqltypes.Schema{
@@ -122,10 +124,9 @@ type SocketSource struct {
 
 	mu        sync.Mutex
 	lines     []socketLine
-	base      int64   // offset (index) of lines[0]
-	readUpTo  []int64 // per partition: the end of the furthest range it read
-	handedOut int64   // the newest offset Latest returned
-	failure   error   // why no more lines come (peer closed, read error); nil while connected
+	base      int64 // offset (index) of lines[0]
+	handedOut int64 // the newest offset Latest returned
+	failure   error // why no more lines come (peer closed, read error); nil while connected
 	closed    bool
 }
 
@@ -143,11 +144,8 @@ func openSocket(ctx context.Context, env StreamEnv, opts map[string]string, user
 	}
 	s := &SocketSource{
 		opts: o, mem: env.Mem, clock: env.Clock, conn: conn, done: make(chan struct{}),
-		arrow:    sqltypes.ToArrowSchema(o.schema(), env.TimeZone),
-		readUpTo: make([]int64, o.numPartitions), handedOut: -1,
-	}
-	for i := range s.readUpTo {
-		s.readUpTo[i] = -1
+		arrow:     sqltypes.ToArrowSchema(o.schema(), env.TimeZone),
+		handedOut: -1,
 	}
 	go s.readLoop()
 	return s, nil
@@ -244,7 +242,7 @@ func (s *SocketSource) Read(ctx context.Context, p int, start, end Offset, emit 
 	if err != nil {
 		return err
 	}
-	if p < 0 || p >= s.opts.numPartitions {
+	if p != 0 || first == last {
 		return nil
 	}
 	s.mu.Lock()
@@ -268,13 +266,11 @@ func (s *SocketSource) Read(ctx context.Context, p int, start, end Offset, emit 
 		}
 		return sparkerr.Internal("the socket source has no line at offset %d yet", last)
 	}
-	// The slice [first+1, last] is dealt round-robin from its first line on.
-	var picked []socketLine
-	for i := first + 1 + int64(p); i <= last; i += int64(s.opts.numPartitions) {
-		picked = append(picked, s.lines[i-s.base])
-	}
-	s.readUpTo[p] = max(s.readUpTo[p], last)
-	s.trim()
+	picked := slices.Clone(s.lines[first+1-s.base : last+1-s.base])
+	// Lines up to last are read: drop them.
+	clear(s.lines[:last+1-s.base])
+	s.lines = s.lines[last+1-s.base:]
+	s.base = last + 1
 	s.mu.Unlock()
 	if len(picked) == 0 {
 		return nil
@@ -301,19 +297,6 @@ func (s *SocketSource) Read(ctx context.Context, p int, start, end Offset, emit 
 		c.Release()
 	}
 	return emit(rec)
-}
-
-// trim drops the lines every partition has read (s.mu held).
-func (s *SocketSource) trim() {
-	low := s.readUpTo[0]
-	for _, r := range s.readUpTo[1:] {
-		low = min(low, r)
-	}
-	if drop := low + 1 - s.base; drop > 0 {
-		clear(s.lines[:drop])
-		s.lines = s.lines[drop:]
-		s.base = low + 1
-	}
 }
 
 // Close implements StreamSource: it closes the connection and waits for the reader goroutine.
