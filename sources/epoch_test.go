@@ -366,3 +366,47 @@ func TestEpochSourceRunsRateInAFlowJob(t *testing.T) {
 		}
 	})
 }
+
+// typeCheck records the user column types of the data batches it gets.
+type typeCheck struct{ types []string }
+
+func (c *typeCheck) Emit(_ context.Context, rec arrow.RecordBatch) error {
+	defer rec.Release()
+	if _, ok, _ := flow.MarkerOf(rec); !ok {
+		c.types = append(c.types, rec.Column(flow.UserOffset).DataType().String())
+	}
+	return nil
+}
+
+func TestEpochSourceRelabelsTimestampZone(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	mock := clock.NewMock()
+	src, err := OpenStream(t.Context(), "rate-micro-batch", StreamEnv{Mem: mem, Clock: mock},
+		map[string]string{"rowsPerBatch": "3", "numPartitions": "1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	e := NewEpochSource(src, false)
+	start, _ := src.Initial(t.Context())
+	end, _ := src.Latest(t.Context())
+	e.Next(Epoch{ID: 7, Start: start, End: end})
+	e.Finish()
+	out := flow.EventSchema(sqltypes.ToArrowSchema(src.Schema(), "Europe/Paris"))
+	c := &typeCheck{}
+	if err := e.Run(t.Context(), flow.Env{Mem: mem, Partition: 0, Partitions: 1, OutSchema: out}, c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.types) != 1 || c.types[0] != "timestamp[us, tz=Europe/Paris]" || e.Rows(7) != 3 {
+		t.Fatalf("types %v rows %d", c.types, e.Rows(7))
+	}
+	// A column of another type is an internal error, not a panic.
+	bad := flow.EventSchema(arrow.NewSchema([]arrow.Field{{Name: "timestamp", Type: arrow.BinaryTypes.String}, {Name: "value", Type: arrow.PrimitiveTypes.Int64}}, nil))
+	e2 := NewEpochSource(src, false)
+	e2.Next(Epoch{ID: 0, Start: start, End: end})
+	err = e2.Run(t.Context(), flow.Env{Mem: mem, Partition: 0, Partitions: 1, OutSchema: bad}, c)
+	if se, ok := sparkerr.As(err); !ok || se.Class != "INTERNAL_ERROR" {
+		t.Fatalf("mismatched column type: %v", err)
+	}
+}
