@@ -21,9 +21,30 @@
 //
 // RPCs served: ExecutePlan, ReattachExecute, ReleaseExecute, AnalyzePlan, Config, Interrupt,
 // ReleaseSession, FetchErrorDetails, AddArtifacts, ArtifactStatus, GetStatus. CloneSession is
-// answered UNIMPLEMENTED. Streaming commands answer UNSUPPORTED_FEATURE errors. Cached local
+// answered UNIMPLEMENTED. Cached local
 // relations (createDataFrame of large data) are replaced by LocalRelations from the session's
 // artifacts before plan conversion, so protoconv stays a pure function of the proto.
+//
+// Streaming (streaming.go, listenerbus.go), served when the engine session is a
+// StreamingEngine (*engine.Session is):
+//   - WriteStreamOperationStart starts a query (engine StartStream) and answers
+//     WriteStreamOperationStartResult{query_id, name}, with query_started_event_json only while
+//     the session has a listener-bus stream.
+//   - StreamingQueryCommand finds the session's query by id and run id (unknown id or run id
+//     mismatch: IllegalArgumentException with Spark's messages) and answers one
+//     StreamingQueryCommandResult echoing query_id (result unset for stop and
+//     process_all_available; exception unset for a healthy query). Waits (await_termination,
+//     process_all_available, await_any_termination) end when the operation is cancelled; a query
+//     failure surfaces as a StreamingQueryException.
+//   - StreamingQueryManagerCommand serves spark.streams; 3.5-style server-side listeners are
+//     refused (add) or absent (remove → false, list → empty).
+//   - StreamingQueryListenerBusCommand: add keeps its ExecutePlan open, sends
+//     listener_bus_listener_added and then one events result per query event, and completes when
+//     a later remove arrives; nothing else travels on that stream.
+//   - Closing a session (ReleaseSession, expiry, shutdown) stops its queries.
+//
+// Errors of Spark's _LEGACY_ERROR_* classes are shown without the "[CLASS] " prefix, as Spark
+// shows them.
 //
 // gRPC and protobuf types stop here: below connect/ only package plan, engine and sparkerr
 // types flow.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -48,6 +49,15 @@ func abbreviate(s string, max int) string {
 	return s[:cut] + "..."
 }
 
+// displayMessage is e's message as Spark shows it: Spark omits the "[CLASS] " prefix for its
+// _LEGACY_ERROR_* classes (SparkThrowableHelper.getMessage).
+func displayMessage(e *sparkerr.Error) string {
+	if strings.HasPrefix(e.Class, "_LEGACY_ERROR_") {
+		return strings.TrimPrefix(e.Error(), "["+e.Class+"] ")
+	}
+	return e.Error()
+}
+
 // grpcCode is the status code a Spark error travels with.
 func grpcCode(se *sparkerr.Error) codes.Code {
 	switch se.JavaClass {
@@ -87,7 +97,7 @@ func toStatus(sess *session, err error) error {
 		md["errorId"] = sess.errors.put(se)
 	}
 	info := &errdetails.ErrorInfo{Reason: se.Classes()[0], Domain: errorDomain, Metadata: md}
-	st := status.New(grpcCode(se), abbreviate(se.Error(), maxErrorMessage))
+	st := status.New(grpcCode(se), abbreviate(displayMessage(se), maxErrorMessage))
 	if withInfo, derr := st.WithDetails(info); derr == nil {
 		st = withInfo
 	}
@@ -147,6 +157,9 @@ func errorDetails(e *sparkerr.Error) []*pb.FetchErrorDetailsResponse_Error {
 	var cur error = e
 	for cur != nil && len(out) < maxCauses {
 		d := &pb.FetchErrorDetailsResponse_Error{Message: cur.Error()}
+		if se, ok := cur.(*sparkerr.Error); ok {
+			d.Message = displayMessage(se)
+		}
 		var next error
 		if se, ok := cur.(*sparkerr.Error); ok {
 			d.ErrorTypeHierarchy = se.Classes()

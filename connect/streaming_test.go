@@ -2,7 +2,9 @@ package connect
 
 import (
 	"context"
+	"encoding/json"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,7 +210,6 @@ func TestWriteStreamStartErrors(t *testing.T) {
 	wantStatusError(t, start(unknown, nil), sparkerr.AnalysisException, "DATA_SOURCE_NOT_FOUND", "")
 }
 
-
 // TestListenerBusStream covers the Spark 4 listener bus: the add stream stays open, answers
 // listener_bus_listener_added first, survives a cut client stream (reattach), and ends with
 // ResultComplete when a separate remove arrives; a redundant add and a remove without a
@@ -274,5 +275,211 @@ func TestListenerBusStream(t *testing.T) {
 	// Remove without a listener.
 	if resps, err := run(t, client, sid, busCommand(false)); err != nil || len(resps) != 0 {
 		t.Fatalf("remove without listener: %v, %v", resps, err)
+	}
+}
+
+func rateMicroBatch(rowsPerBatch string) *pb.Relation {
+	return &pb.Relation{RelType: &pb.Relation_Read{Read: &pb.Read{
+		ReadType: &pb.Read_DataSource_{DataSource: &pb.Read_DataSource{
+			Format: strPtr("rate-micro-batch"), Options: map[string]string{"rowsPerBatch": rowsPerBatch, "numPartitions": "2"},
+		}},
+		IsStreaming: true,
+	}}}
+}
+
+func startPlan(w *pb.WriteStreamOperationStart) *pb.Plan {
+	return commandPlan(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: w}})
+}
+
+// TestStreamingQueryLifecycle runs a real rate-micro-batch → memory query through every
+// StreamingQueryCommand and the manager, with a listener-bus stream open, and a failing query.
+func TestStreamingQueryLifecycle(t *testing.T) {
+	client := newEngineServer(t)
+	sid := newUUID()
+
+	// A listener-bus stream collects events while the queries run.
+	busReq := executeRequest(sid, busCommand(true), true)
+	bus, err := client.ExecutePlan(context.Background(), busReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := bus.Recv()
+	if err != nil || !added.GetStreamingQueryListenerEventsResult().GetListenerBusListenerAdded() {
+		t.Fatalf("listener bus: %v, %v", added, err)
+	}
+	busDone := make(chan []*pb.ExecutePlanResponse, 1)
+	go func() {
+		rest, err := collect(t, bus)
+		if err != nil {
+			t.Error(err)
+		}
+		busDone <- append([]*pb.ExecutePlanResponse{added}, rest...)
+	}()
+
+	// Streaming DataFrames analyze, but batch actions are refused as Spark does.
+	resp, err := client.AnalyzePlan(context.Background(), &pb.AnalyzePlanRequest{SessionId: sid, UserContext: userCtx(),
+		Analyze: &pb.AnalyzePlanRequest_IsStreaming_{IsStreaming: &pb.AnalyzePlanRequest_IsStreaming{
+			Plan: &pb.Plan{OpType: &pb.Plan_Root{Root: rateMicroBatch("5")}}}}})
+	if err != nil || !resp.GetIsStreaming().GetIsStreaming() {
+		t.Fatalf("is_streaming: %v, %v", resp, err)
+	}
+	_, err = run(t, client, sid, &pb.Plan{OpType: &pb.Plan_Root{Root: rateMicroBatch("5")}})
+	wantStatusError(t, err, sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_3102",
+		"Queries with streaming sources must be executed with writeStream.start(), or from a streaming table or flow definition within a Spark Declarative Pipeline.;\nStreamingRelation rate-micro-batch [timestamp, value]")
+
+	resps, err := run(t, client, sid, startPlan(&pb.WriteStreamOperationStart{
+		Input: rateMicroBatch("5"), Format: "memory", QueryName: "lifecycle",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := resps[0].GetWriteStreamOperationStartResult()
+	if len(resps) != 1 || started == nil || !isUUID(started.GetQueryId().GetId()) || !isUUID(started.GetQueryId().GetRunId()) ||
+		started.GetName() != "lifecycle" || !strings.Contains(started.GetQueryStartedEventJson(), started.GetQueryId().GetRunId()) {
+		t.Fatalf("start result %v", resps)
+	}
+	id, runID := started.GetQueryId().GetId(), started.GetQueryId().GetRunId()
+	queryResult := func(c *pb.StreamingQueryCommand) *pb.StreamingQueryCommandResult {
+		t.Helper()
+		resps, err := run(t, client, sid, queryCommand(id, runID, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := resps[0].GetStreamingQueryCommandResult()
+		if len(resps) != 1 || r == nil || r.GetQueryId().GetId() != id || r.GetQueryId().GetRunId() != runID {
+			t.Fatalf("want one result echoing the query id, got %v", resps)
+		}
+		return r
+	}
+
+	if r := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_ProcessAllAvailable{ProcessAllAvailable: true}}); r.GetResultType() != nil {
+		t.Fatalf("process_all_available result %v", r)
+	}
+	sqlStream, err := client.ExecutePlan(context.Background(), executeRequest(sid, &pb.Plan{OpType: &pb.Plan_Root{Root: &pb.Relation{
+		RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SELECT value FROM lifecycle ORDER BY value"}}}}}, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlResps, err := collect(t, sqlStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, values := checkStream(t, sid, sqlResps)
+	if len(values) < 5 {
+		t.Fatalf("memory table rows %v", values)
+	}
+	for i, v := range values {
+		if v != int64(i) {
+			t.Fatalf("memory table values %v", values)
+		}
+	}
+	st := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Status{Status: true}}).GetStatus()
+	if st == nil || !st.GetIsActive() || st.GetStatusMessage() == "" {
+		t.Fatalf("status %v", st)
+	}
+	recent := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_RecentProgress{RecentProgress: true}}).GetRecentProgress()
+	last := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_LastProgress{LastProgress: true}}).GetRecentProgress()
+	if recent == nil || len(recent.GetRecentProgressJson()) == 0 || last == nil || len(last.GetRecentProgressJson()) != 1 {
+		t.Fatalf("progress %v / %v", recent, last)
+	}
+	var progress map[string]any
+	if err := json.Unmarshal([]byte(last.GetRecentProgressJson()[0]), &progress); err != nil || progress["id"] != id || progress["runId"] != runID {
+		t.Fatalf("last progress %v, %v", progress, err)
+	}
+	if ex := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Explain{
+		Explain: &pb.StreamingQueryCommand_ExplainCommand{}}}).GetExplain(); !strings.Contains(ex.GetResult(), "rate-micro-batch") {
+		t.Fatalf("explain %v", ex)
+	}
+	if r := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Exception{Exception: true}}); r.GetResultType() != nil {
+		t.Fatalf("exception of a healthy query %v", r)
+	}
+	short := int64(20)
+	if r := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_AwaitTermination{
+		AwaitTermination: &pb.StreamingQueryCommand_AwaitTerminationCommand{TimeoutMs: &short}}}); r.GetAwaitTermination() == nil || r.GetAwaitTermination().GetTerminated() {
+		t.Fatalf("await_termination of a running query %v", r)
+	}
+	otherRun := newUUID()
+	_, err = run(t, client, sid, queryCommand(id, otherRun, &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Status{Status: true}}))
+	wantStatusError(t, err, sparkerr.IllegalArgumentException, "", "Run id mismatch for query id "+id+". Run id in the request "+otherRun+
+		" does not match one on the server "+runID+". The query might have restarted.")
+
+	manager := func(c *pb.StreamingQueryManagerCommand) *pb.StreamingQueryManagerCommandResult {
+		t.Helper()
+		resps, err := run(t, client, sid, managerCommand(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resps[0].GetStreamingQueryManagerCommandResult()
+	}
+	active := manager(&pb.StreamingQueryManagerCommand{Command: &pb.StreamingQueryManagerCommand_Active{Active: true}}).GetActive().GetActiveQueries()
+	if len(active) != 1 || active[0].GetId().GetId() != id || active[0].GetName() != "lifecycle" {
+		t.Fatalf("active %v", active)
+	}
+	if got := manager(&pb.StreamingQueryManagerCommand{Command: &pb.StreamingQueryManagerCommand_GetQuery{GetQuery: id}}).GetQuery(); got.GetId().GetRunId() != runID {
+		t.Fatalf("get_query %v", got)
+	}
+
+	if r := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Stop{Stop: true}}); r.GetResultType() != nil {
+		t.Fatalf("stop result %v", r)
+	}
+	if st := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Status{Status: true}}).GetStatus(); st.GetIsActive() {
+		t.Fatalf("status after stop %v", st)
+	}
+	if r := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_AwaitTermination{
+		AwaitTermination: &pb.StreamingQueryCommand_AwaitTerminationCommand{}}}); !r.GetAwaitTermination().GetTerminated() {
+		t.Fatalf("await_termination after stop %v", r)
+	}
+	if got := manager(&pb.StreamingQueryManagerCommand{Command: &pb.StreamingQueryManagerCommand_GetQuery{GetQuery: id}}); got.GetResultType() != nil {
+		t.Fatalf("get_query of a stopped query %v", got)
+	}
+
+	// A failing query: await_termination raises StreamingQueryException; exception() reports it.
+	boom := &pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: rateMicroBatch("5"),
+		Expressions: []*pb.Expression{{ExprType: &pb.Expression_ExpressionString_{
+			ExpressionString: &pb.Expression_ExpressionString{Expression: "value / (value - value) AS boom"}}}}}}}
+	resps, err = run(t, client, sid, startPlan(&pb.WriteStreamOperationStart{Input: boom, Format: "noop"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, runID = resps[0].GetWriteStreamOperationStartResult().GetQueryId().GetId(), resps[0].GetWriteStreamOperationStartResult().GetQueryId().GetRunId()
+	_, err = run(t, client, sid, queryCommand(id, runID, &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_AwaitTermination{
+		AwaitTermination: &pb.StreamingQueryCommand_AwaitTerminationCommand{}}}))
+	if st, info := errorInfo(t, err); info.Reason != sparkerr.StreamingQueryException || !strings.Contains(st.Message(), "DIVIDE_BY_ZERO") {
+		t.Fatalf("await_termination of a failed query: %v %v", st, info)
+	}
+	exc := queryResult(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Exception{Exception: true}}).GetException()
+	if exc == nil || !strings.Contains(exc.GetExceptionMessage(), ": ") || !strings.Contains(exc.GetExceptionMessage(), "DIVIDE_BY_ZERO") || exc.GetErrorClass() == "" {
+		t.Fatalf("exception %v", exc)
+	}
+	_, err = run(t, client, sid, managerCommand(&pb.StreamingQueryManagerCommand{Command: &pb.StreamingQueryManagerCommand_AwaitAnyTermination{
+		AwaitAnyTermination: &pb.StreamingQueryManagerCommand_AwaitAnyTerminationCommand{}}}))
+	if err != nil {
+		if _, info := errorInfo(t, err); info.Reason != sparkerr.StreamingQueryException {
+			t.Fatalf("await_any_termination: %v", info)
+		}
+	}
+
+	// Removing the listener ends the bus stream; it carried the queries' events.
+	if _, err := run(t, client, sid, busCommand(false)); err != nil {
+		t.Fatal(err)
+	}
+	var events []*pb.ExecutePlanResponse
+	select {
+	case events = <-busDone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("listener bus stream did not end")
+	}
+	checkEnvelope(t, sid, busReq.GetOperationId(), events)
+	kinds := map[pb.StreamingQueryEventType]int{}
+	for _, r := range events[1 : len(events)-1] {
+		for _, ev := range r.GetStreamingQueryListenerEventsResult().GetEvents() {
+			kinds[ev.GetEventType()]++
+			if !json.Valid([]byte(ev.GetEventJson())) {
+				t.Fatalf("event JSON %q", ev.GetEventJson())
+			}
+		}
+	}
+	if kinds[pb.StreamingQueryEventType_QUERY_PROGRESS_EVENT] == 0 || kinds[pb.StreamingQueryEventType_QUERY_TERMINATED_EVENT] != 2 {
+		t.Fatalf("listener events %v", kinds)
 	}
 }

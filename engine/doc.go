@@ -5,4 +5,12 @@
 //
 // (see Session.Execute). Front doors (connect/) hand it package plan's types and get back a
 // Result of Arrow record batches holding user columns only; they never see flow-event columns.
+//
+// Streaming: data source reads resolve through the stream source registry (spark.readStream;
+// batch reads of data sources are refused). Batch actions on a plan that reads a stream fail
+// with Spark's AnalysisException (_LEGACY_ERROR_TEMP_3102). Each session owns a query.Manager
+// (Streams) whose memory-sink tables become its temp views; StartStream checks a
+// plan.WriteStream (streaming input, output mode, trigger interval strings, unsupported
+// foreach/foreachBatch/toTable/partitionBy/clusterBy) and starts it there; Close stops the
+// session's queries.
 package engine
