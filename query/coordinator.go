@@ -49,7 +49,8 @@ type event struct {
 type actionKind uint8
 
 const (
-	// actAskLatest: ask every source for its latest offset (answer with evLatest).
+	// actAskLatest: ask every source for its latest offset (answer with evLatest); Start is
+	// where the next epoch starts, for sources whose latest offset depends on it.
 	actAskLatest actionKind = iota + 1
 	// actStartEpoch: hand epoch Epoch, (Start, End] per source, to the sources.
 	actStartEpoch
@@ -304,7 +305,7 @@ func (c *coordinator) ask(out []action, forTrigger bool) []action {
 	if forTrigger {
 		c.status.TriggerActive = true
 	}
-	return append(out, action{Kind: actAskLatest})
+	return append(out, action{Kind: actAskLatest, Start: c.cur})
 }
 
 func (c *coordinator) startEpoch(out []action, latest []sources.Offset) []action {

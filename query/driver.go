@@ -78,7 +78,8 @@ func (d *driver) perform(acts []action) bool {
 		switch a.Kind {
 		case actAskLatest:
 			d.fetchStart = d.clock.Now()
-			q.spawn(d.latestOffsets)
+			start := a.Start
+			q.spawn(func() { d.latestOffsets(start) })
 		case actStartEpoch:
 			now := d.clock.Now()
 			d.epochs[a.Epoch] = epochTiming{triggerStart: d.fetchStart, started: now, latestTook: d.latestTook}
@@ -140,12 +141,19 @@ func (d *driver) initialOffsets() {
 	q.post(event{Kind: evInit, Offsets: offs})
 }
 
-// latestOffsets asks every source for its latest offset.
-func (d *driver) latestOffsets() {
+// latestOffsets asks every source for its latest offset (relative to the next epoch's start
+// for sources.StartRelative ones).
+func (d *driver) latestOffsets(start []sources.Offset) {
 	q := d.q
 	offs := make([]sources.Offset, len(q.streams))
 	for i, s := range q.streams {
-		o, err := s.Latest(q.ctx)
+		var o sources.Offset
+		var err error
+		if rel, ok := s.(sources.StartRelative); ok && i < len(start) {
+			o, err = rel.LatestFrom(q.ctx, start[i])
+		} else {
+			o, err = s.Latest(q.ctx)
+		}
 		if err != nil {
 			if q.ctx.Err() == nil {
 				q.post(event{Kind: evFailed, Err: err})

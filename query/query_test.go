@@ -35,6 +35,7 @@ func bubble(t *testing.T, f func(t *testing.T, m *Manager, mem *memory.CheckedAl
 	synctest.Test(t, func(t *testing.T) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		m := newTestManager(mem)
+		defer m.StopAll() // also when f fails, so the bubble ends
 		f(t, m, mem)
 		m.StopAll()
 		mem.AssertSize(t, 0)

@@ -117,6 +117,10 @@ func (m *Manager) build(q *Query, format string, ectx *expr.Context) error {
 			return nil, 0, errSourceOpen
 		}
 		q.streams = append(q.streams, src)
+		if mb, ok := src.(sources.MicroBatchOnly); ok && continuous && mb.MicroBatchOnly() {
+			return nil, 0, sparkerr.Newf(sparkerr.UnsupportedOperation, "", "",
+				"Data source %s does not support continuous processing.", scan.Format)
+		}
 		feed := sources.NewEpochSource(src, continuous, sources.WithClock(m.env.Clock))
 		q.feeds = append(q.feeds, feed)
 		return feed, src.Partitions(), nil

@@ -1,0 +1,122 @@
+package query
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sources"
+)
+
+// Tests over the real rate-micro-batch source and memory/noop sinks.
+
+type tables struct {
+	mu sync.Mutex
+	m  map[string]*sinks.MemoryTable
+}
+
+func (r *tables) RegisterTable(name string, t *sinks.MemoryTable) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[name] = t
+	return nil
+}
+
+func (r *tables) get(name string) *sinks.MemoryTable {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[name]
+}
+
+func rateScan(t *testing.T, rowsPerBatch string) *logical.SourceScan {
+	opts := map[string]string{"rowsPerBatch": rowsPerBatch, "numPartitions": "2"}
+	schema, err := sources.StreamSchema("rate-micro-batch", opts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &logical.SourceScan{Format: "rate-micro-batch", Options: opts, Out: schema, Streaming: true}
+}
+
+func tableRows(tb *sinks.MemoryTable) int64 {
+	var n int64
+	for _, r := range tb.Snapshot() {
+		n += r.NumRows()
+		r.Release()
+	}
+	return n
+}
+
+func TestRateMicroBatchToMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		m := newTestManager(mem)
+		defer m.StopAll()
+		reg := &tables{m: map[string]*sinks.MemoryTable{}}
+		m.env.Tables = reg
+		q := start(t, m, Spec{Plan: rateScan(t, "10"), Format: "memory", Name: "rates", OutputMode: sinks.Append,
+			Trigger: Trigger{Kind: TriggerProcessingTime, Interval: time.Second}})
+		time.Sleep(2500 * time.Millisecond)
+		synctest.Wait()
+		ps := q.RecentProgress()
+		if len(ps) != 3 {
+			t.Fatalf("progress %q", ps)
+		}
+		p := progressOf(t, ps[2])
+		src := p["sources"].([]any)[0].(map[string]any)
+		if p["numInputRows"] != float64(10) || p["sink"].(map[string]any)["description"] != "MemorySink" ||
+			!strings.HasPrefix(src["description"].(string), "RatePerMicroBatchStream[rowsPerBatch=10") ||
+			src["startOffset"] != `{"offset":20,"timestamp":2000}` || src["endOffset"] != `{"offset":30,"timestamp":3000}` {
+			t.Fatalf("progress %s", ps[2])
+		}
+		if n := tableRows(reg.get("rates")); n != 30 {
+			t.Fatalf("memory table has %d rows", n)
+		}
+		if err := q.ProcessAllAvailable(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		reg.get("rates").Release()
+		mem.AssertSize(t, 0)
+	})
+}
+
+func TestRateMicroBatchToNoopAvailableNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		m := newTestManager(mem)
+		defer m.StopAll()
+		q := start(t, m, Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: sinks.Append,
+			Trigger: Trigger{Kind: TriggerAvailableNow}})
+		if ended, err := q.AwaitTermination(context.Background(), nil); !ended || err != nil {
+			t.Fatalf("await: %t %v", ended, err)
+		}
+		ps := q.RecentProgress()
+		if len(ps) != 1 {
+			t.Fatalf("progress %q", ps)
+		}
+		p := progressOf(t, ps[0])
+		if p["numInputRows"] != float64(7) || p["sink"].(map[string]any)["numOutputRows"] != float64(7) {
+			t.Fatalf("progress %s", ps[0])
+		}
+		mem.AssertSize(t, 0)
+	})
+}
+
+func TestContinuousRejectsMicroBatchOnlySources(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newTestManager(memory.NewGoAllocator())
+		_, err := m.Start(context.Background(), Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: sinks.Append,
+			Trigger: Trigger{Kind: TriggerContinuous, Interval: time.Second}})
+		if err == nil || err.Error() != "Data source rate-micro-batch does not support continuous processing." {
+			t.Fatalf("start: %v", err)
+		}
+	})
+}
