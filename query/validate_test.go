@@ -1,0 +1,142 @@
+package query
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+func TestCheckPlan(t *testing.T) {
+	stream := scan("validate")
+	static := &logical.LocalData{Out: testSchema}
+	count := func(distinct bool) expr.AggFunc {
+		f, err := expr.BindAggregate("count", []expr.Expr{col0(stream)}, distinct, expr.Options{ANSI: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	agg := &logical.Aggregate{Input: stream, Groups: []expr.Expr{col0(stream)}, Aggs: []expr.AggFunc{count(false)}, Names: []string{"n"}}
+	join := func(l, r logical.Node, typ plan.JoinType) *logical.Join {
+		return &logical.Join{Left: l, Right: r, Type: typ, LeftKeys: []expr.Expr{col0(l)}, RightKeys: []expr.Expr{col0(r)},
+			Out: append(append(testSchema[:0:0], testSchema...), testSchema...)}
+	}
+	sortBy := func(in logical.Node) *logical.Sort {
+		return &logical.Sort{Input: in, Keys: []logical.SortKey{{Expr: col0(in)}}, Global: true}
+	}
+	cases := []struct {
+		name    string
+		plan    logical.Node
+		mode    sinks.OutputMode
+		trigger TriggerKind
+		err     string // prefix; "" = allowed
+	}{
+		{"batch plan", static, sinks.Append, TriggerDefault, "[WRITE_STREAM_NOT_ALLOWED] `writeStream` can be called only on streaming Dataset/DataFrame."},
+		{"select append", stream, sinks.Append, TriggerDefault, ""},
+		{"select update", stream, sinks.Update, TriggerDefault, ""},
+		{"select complete", stream, sinks.Complete, TriggerDefault,
+			"Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets;\nStreamingRelation querytest [value]"},
+		{"aggregate append", agg, sinks.Append, TriggerDefault,
+			"Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark;\nAggregate"},
+		{"aggregate update", agg, sinks.Update, TriggerDefault, ""},
+		{"aggregate complete", agg, sinks.Complete, TriggerDefault, ""},
+		{"distinct aggregate", &logical.Aggregate{Input: stream, Aggs: []expr.AggFunc{count(true)}, Names: []string{"n"}}, sinks.Complete, TriggerDefault,
+			"Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead."},
+		{"chained aggregates", &logical.Aggregate{Input: agg, Aggs: []expr.AggFunc{count(false)}, Names: []string{"m"}}, sinks.Update, TriggerDefault,
+			"Detected pattern of possible 'correctness' issue due to global watermark."},
+		{"sort append", sortBy(stream), sinks.Append, TriggerDefault,
+			"Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode;"},
+		{"sort after aggregate update", sortBy(agg), sinks.Update, TriggerDefault,
+			"Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode;"},
+		{"sort after aggregate complete", sortBy(agg), sinks.Complete, TriggerDefault,
+			"Sorting an aggregated streaming DataFrame/Dataset in Complete output mode is not supported by Weir;"},
+		{"limit update", &logical.Limit{Input: stream, N: 3}, sinks.Update, TriggerDefault,
+			"Limits are not supported on streaming DataFrames/Datasets in Update output mode;"},
+		{"limit append", &logical.Limit{Input: stream, N: 3}, sinks.Append, TriggerDefault,
+			"Limits are not supported on streaming DataFrames/Datasets by Weir;"},
+		{"offset", &logical.Limit{Input: stream, N: 3, Offset: 1}, sinks.Append, TriggerDefault,
+			"Offset is not supported on streaming DataFrames/Datasets;"},
+		{"deduplicate append", &logical.Distinct{Input: stream}, sinks.Append, TriggerDefault, ""},
+		{"deduplicate complete", &logical.Distinct{Input: stream}, sinks.Complete, TriggerDefault,
+			"Complete output mode not supported when there are no streaming aggregations"},
+		{"sample", &logical.Sample{Input: stream, Upper: 0.5}, sinks.Append, TriggerDefault,
+			"Sampling is not supported on streaming DataFrames/Datasets;"},
+		{"stream-static inner join", join(stream, static, plan.InnerJoin), sinks.Append, TriggerDefault, ""},
+		{"stream-static left outer join", join(stream, static, plan.LeftOuterJoin), sinks.Append, TriggerDefault, ""},
+		{"stream-static right outer join", join(stream, static, plan.RightOuterJoin), sinks.Append, TriggerDefault,
+			"RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported;"},
+		{"static-stream left outer join", join(static, stream, plan.LeftOuterJoin), sinks.Append, TriggerDefault,
+			"LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported;"},
+		{"static-stream inner join", join(static, stream, plan.InnerJoin), sinks.Append, TriggerDefault,
+			"[UNSUPPORTED_FEATURE] joins whose right side is a streaming DataFrame/Dataset are not supported by Weir"},
+		{"stream-stream join update", join(stream, stream, plan.InnerJoin), sinks.Update, TriggerDefault,
+			"Join between two streaming DataFrames/Datasets is not supported in Update output mode, only in Append output mode;"},
+		{"union stream and batch", &logical.Union{Inputs: []logical.Node{stream, static}, Out: testSchema}, sinks.Append, TriggerDefault,
+			"Union between streaming and batch DataFrames/Datasets is not supported;"},
+		{"union streams", &logical.Union{Inputs: []logical.Node{stream, stream}, Out: testSchema}, sinks.Append, TriggerDefault, ""},
+		{"continuous select", &logical.Filter{Input: stream, Cond: expr.NewLiteral(true, sqltypes.BooleanType)}, sinks.Append, TriggerContinuous, ""},
+		{"continuous aggregate", agg, sinks.Update, TriggerContinuous,
+			"Continuous processing does not support Aggregate operations.;"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := checkPlan(c.plan, c.mode, c.trigger)
+			if c.err == "" {
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted, want %q", c.err)
+			}
+			if !strings.HasPrefix(err.Error(), c.err) {
+				t.Fatalf("got %q\nwant prefix %q", err.Error(), c.err)
+			}
+			if se, ok := sparkerr.As(err); !ok || (se.JavaClass != sparkerr.AnalysisException && se.JavaClass != sparkerr.UnsupportedOperation) {
+				t.Fatalf("error class %#v", err)
+			}
+		})
+	}
+}
+
+func TestStartRefusesWhatItCannotRun(t *testing.T) {
+	m := newTestManager(memory.NewGoAllocator())
+	stream := scan("refuse")
+	cases := []struct {
+		spec Spec
+		err  string
+	}{
+		{Spec{Plan: stream, Format: "", OutputMode: sinks.Append},
+			"[UNSUPPORTED_FEATURE] the streaming file sink (format parquet (spark.sql.sources.default)) is not supported by Weir"},
+		{Spec{Plan: stream, Format: "Parquet", OutputMode: sinks.Append, Path: "/tmp/x"},
+			"[UNSUPPORTED_FEATURE] the streaming file sink (format parquet) is not supported by Weir"},
+		{Spec{Plan: stream, Format: "noop", OutputMode: sinks.Append, TableName: "t"},
+			"[UNSUPPORTED_FEATURE] writeStream.toTable(t) is not supported by Weir"},
+		{Spec{Plan: stream, Format: "nosuchsink", OutputMode: sinks.Append},
+			"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: nosuchsink."},
+		{Spec{Plan: &logical.SourceScan{Format: "nosuchsource", Out: testSchema, Streaming: true}, Format: "noop", OutputMode: sinks.Append},
+			"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: nosuchsource."},
+	}
+	for _, c := range cases {
+		q, err := m.Start(context.Background(), c.spec)
+		if err == nil {
+			_ = q.Stop(context.Background())
+			t.Fatalf("%+v started", c.spec)
+		}
+		if !strings.HasPrefix(err.Error(), c.err) {
+			t.Fatalf("got %q\nwant prefix %q", err.Error(), c.err)
+		}
+	}
+	if len(m.Active()) != 0 {
+		t.Fatal("refused queries are registered")
+	}
+}
