@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -481,5 +482,71 @@ func TestStreamingQueryLifecycle(t *testing.T) {
 	}
 	if kinds[pb.StreamingQueryEventType_QUERY_PROGRESS_EVENT] == 0 || kinds[pb.StreamingQueryEventType_QUERY_TERMINATED_EVENT] != 2 {
 		t.Fatalf("listener events %v", kinds)
+	}
+}
+
+// TestAwaitTerminationEndsWhenClientCancels: a wait without timeout ends with the client's
+// cancellation and leaves the query and the session usable.
+func TestAwaitTerminationEndsWhenClientCancels(t *testing.T) {
+	client := newEngineServer(t)
+	sid := newUUID()
+	resps, err := run(t, client, sid, startPlan(&pb.WriteStreamOperationStart{Input: rateMicroBatch("5"), Format: "noop"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qid := resps[0].GetWriteStreamOperationStartResult().GetQueryId()
+	for _, c := range []*pb.Plan{
+		queryCommand(qid.GetId(), qid.GetRunId(), &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_AwaitTermination{
+			AwaitTermination: &pb.StreamingQueryCommand_AwaitTerminationCommand{}}}),
+		managerCommand(&pb.StreamingQueryManagerCommand{Command: &pb.StreamingQueryManagerCommand_AwaitAnyTermination{
+			AwaitAnyTermination: &pb.StreamingQueryManagerCommand_AwaitAnyTerminationCommand{}}}),
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		stream, err := client.ExecutePlan(ctx, executeRequest(sid, c, false))
+		if err == nil {
+			_, err = collect(t, stream)
+		}
+		cancel()
+		if err == nil {
+			t.Fatal("a wait on a running query returned")
+		}
+		st, err := run(t, client, sid, queryCommand(qid.GetId(), qid.GetRunId(), &pb.StreamingQueryCommand{
+			Command: &pb.StreamingQueryCommand_Status{Status: true}}))
+		if err != nil || !st[0].GetStreamingQueryCommandResult().GetStatus().GetIsActive() {
+			t.Fatalf("status after a cancelled wait: %v, %v", st, err)
+		}
+	}
+	if _, err := run(t, client, sid, queryCommand(qid.GetId(), qid.GetRunId(), &pb.StreamingQueryCommand{
+		Command: &pb.StreamingQueryCommand_Stop{Stop: true}})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReleaseSessionStopsQueries: ReleaseSession stops the session's running queries.
+func TestReleaseSessionStopsQueries(t *testing.T) {
+	var sessions []*engine.Session
+	var mu sync.Mutex
+	client := newEngineServer(t, WithEngine(func() EngineSession {
+		s := engine.NewSession()
+		mu.Lock()
+		sessions = append(sessions, s)
+		mu.Unlock()
+		return s
+	}))
+	sid := newUUID()
+	if _, err := run(t, client, sid, startPlan(&pb.WriteStreamOperationStart{Input: rateMicroBatch("5"), Format: "noop"})); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	eng := sessions[0]
+	mu.Unlock()
+	if len(eng.Streams().Active()) != 1 {
+		t.Fatal("query not running")
+	}
+	if _, err := client.ReleaseSession(context.Background(), &pb.ReleaseSessionRequest{SessionId: sid, UserContext: userCtx()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(eng.Streams().Active()); n != 0 {
+		t.Fatalf("%d queries still active after ReleaseSession", n)
 	}
 }
