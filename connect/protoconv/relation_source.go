@@ -190,6 +190,9 @@ func (t *translation) read(r *pb.Read) (plan.Relation, error) {
 		return &plan.NamedTable{Name: name, Options: cloneMap(x.NamedTable.GetOptions())}, nil
 	case *pb.Read_DataSource_:
 		ds := x.DataSource
+		if r.GetIsStreaming() && len(ds.GetPaths()) > 1 {
+			return nil, invalidPlan("Multiple paths are not supported for streaming source")
+		}
 		// source_name (a stable name for a streaming source's checkpoint metadata) is not
 		// needed by Weir's checkpoints, which key sources by position.
 		return &plan.DataSource{
