@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -35,7 +36,7 @@ type Manager struct {
 }
 
 // NewManager returns a manager running queries with env (a nil Clock is the wall clock, a nil
-// Mem the default allocator, a nil Stdout discards).
+// Mem the default allocator, a nil Stdout discards, a nil Runner is a flow.LocalRunner).
 func NewManager(env Env) *Manager {
 	if env.Clock == nil {
 		env.Clock = clock.New()
@@ -45,6 +46,9 @@ func NewManager(env Env) *Manager {
 	}
 	if env.Stdout == nil {
 		env.Stdout = io.Discard
+	}
+	if env.Runner == nil {
+		env.Runner = flow.NewLocalRunner(flow.WithAllocator(env.Mem))
 	}
 	return &Manager{env: env, queries: map[string]*Query{}, lastSeen: map[string]time.Time{},
 		listeners: map[int]Listener{}, termCh: make(chan struct{})}
