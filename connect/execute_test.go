@@ -642,7 +642,7 @@ func TestSQLCommand(t *testing.T) {
 		t.Fatalf("named args reached the parser as %v", gotNamed)
 	}
 
-	// Streaming commands are refused cleanly.
+	// Streaming commands are refused cleanly by engine sessions that do not run streams.
 	stream, err = ts.client.ExecutePlan(context.Background(), executeRequest(sid, &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{
 		CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{}},
 	}}}, false))
