@@ -147,9 +147,15 @@ type testSink struct {
 	pending int64
 }
 
-func (s *testSink) Description() string      { return "TestSink" }
-func (s *testSink) Parallelism(up int) int   { return 1 }
-func (s *testSink) OutputRows() int64        { s.mu.Lock(); defer s.mu.Unlock(); n := s.pending; s.pending = 0; return n }
+func (s *testSink) Description() string    { return "TestSink" }
+func (s *testSink) Parallelism(up int) int { return 1 }
+func (s *testSink) OutputRows() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.pending
+	s.pending = 0
+	return n
+}
 func (s *testSink) NewOperator(flow.Env) (flow.Operator, error) { return &testSinkOp{s: s}, nil }
 
 func (s *testSink) rows() map[int64][]int64 {

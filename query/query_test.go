@@ -433,6 +433,7 @@ func TestProgressJSONHasEveryRequiredKey(t *testing.T) {
 		agg := &logical.Aggregate{Input: in, Aggs: []expr.AggFunc{count}, Names: []string{"n"}}
 		spec := testSpec(t, agg, sinks.Complete, Trigger{Kind: TriggerProcessingTime, Interval: time.Second})
 		spec.Name = "counts"
+		s.set(4) // seen by the trigger at start
 		q := start(t, m, spec)
 		var started map[string]any
 		if err := json.Unmarshal([]byte(q.StartedEventJSON()), &started); err != nil {
@@ -442,7 +443,6 @@ func TestProgressJSONHasEveryRequiredKey(t *testing.T) {
 		if started["name"] != "counts" {
 			t.Fatalf("started event %v", started)
 		}
-		s.set(4)
 		time.Sleep(500 * time.Millisecond)
 		s.set(10)
 		time.Sleep(time.Second)
