@@ -163,7 +163,7 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 			}
 			s.decs[g].Add(s.decs[g], b)
 		default:
-			f, _ := castToDouble(v, s.in)
+			f, _ := castAsDouble(v, s.in)
 			s.floats[g] += float64(sign) * f
 		}
 	}

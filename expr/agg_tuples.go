@@ -144,7 +144,7 @@ func bindApproxCountDistinct(name string, args []Expr, distinct bool, opts Optio
 func sortedDoubles(rows [][]any, t sqltypes.DataType) []float64 {
 	vals := make([]float64, 0, len(rows))
 	for _, r := range rows {
-		f, _ := castToDouble(r[0], t)
+		f, _ := castAsDouble(r[0], t)
 		vals = append(vals, f)
 	}
 	sort.Slice(vals, func(i, j int) bool { return CompareFloat(vals[i], vals[j]) < 0 })
@@ -166,7 +166,7 @@ func percentageArg(name string, args []Expr, i int) (float64, error) {
 	if !ok || v == nil {
 		return 0, typeMismatch("NON_FOLDABLE_INPUT", quoteSQL(callString(name, args)), "the percentage should be a foldable \"DOUBLE\" expression")
 	}
-	p, _ := castToDouble(v, args[i].Type())
+	p, _ := castAsDouble(v, args[i].Type())
 	if p < 0 || p > 1 {
 		return 0, typeMismatch("VALUE_OUT_OF_RANGE", quoteSQL(callString(name, args)), "the percentage must be between 0.0 and 1.0, but got %v", p)
 	}

@@ -60,7 +60,7 @@ func castValueOK(v any, from, to sqltypes.DataType, ansi bool, loc *time.Locatio
 	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long:
 		return castToIntegral(v, from, to, ansi)
 	case sqltypes.Float, sqltypes.Double:
-		f, ok := castToDouble(v, from)
+		f, ok := castAsDouble(v, from)
 		if !ok {
 			return nil, false, nil
 		}
@@ -335,7 +335,7 @@ func parseIntegral(s string, ansi bool) (int64, bool) {
 	return n, true
 }
 
-func castToDouble(v any, from sqltypes.DataType) (float64, bool) {
+func castAsDouble(v any, from sqltypes.DataType) (float64, bool) {
 	switch from.Kind {
 	case sqltypes.Boolean:
 		if v.(bool) {

@@ -530,7 +530,7 @@ func bindEpochToTimestamp(name string, args []Expr, opts Options) (Expr, error) 
 		if xt.IsIntegral() {
 			return toInt64(a[0]) * int64(mul), nil
 		}
-		fv, _ := castToDouble(a[0], xt)
+		fv, _ := castAsDouble(a[0], xt)
 		return int64(fv * mul), nil
 	})
 	f.str = callString(name, args)
