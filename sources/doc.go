@@ -1,6 +1,18 @@
 // Package sources holds Weir's flow sources: leaves of a flow graph that produce flow-event
-// batches for one partition each (flow.Source). This issue brings the batch sources, Range
-// (spark.range) and LocalData (inline rows); each partition's position is a plain row offset,
-// the shape checkpoints will record once streaming sources (rate, socket, files, kafka) arrive
-// with the streaming issue.
+// batches for one partition each (flow.Source).
+//
+// Batch sources: Range (spark.range) and LocalData (inline rows, or a live table's snapshot),
+// which end after their data; the runtime then sends EndOfData.
+//
+// Stream sources (stream.go) implement StreamSource: an unbounded source read epoch by epoch.
+// The query's coordinator asks for Latest, decides each epoch's range (start, end] of JSON
+// offsets, and hands it to an EpochSource (epoch.go), the flow.Source that makes every
+// partition read exactly that range and then emit Barrier{epoch}. Replayable sources (rate,
+// rate-micro-batch) produce the same rows for the same range, which is what exactly-once
+// recovery builds on; socket is not replayable, as in Spark. Formats register themselves with
+// RegisterStream: "rate", "rate-micro-batch" and "socket".
+//
+// Ownership: an EpochSource's partitions run in goroutines owned by the flow runner; the source
+// itself (connections, reader goroutines) is closed by whoever opened it (the query) after the
+// job ended.
 package sources
