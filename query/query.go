@@ -196,8 +196,12 @@ func (q *Query) Explain(extended bool) string {
 	b.WriteString("== Physical Plan ==\n")
 	b.WriteString("WriteToDataSourceV2 MicroBatchWrite[epoch: " + q.epochText() + ", writer: " +
 		q.sinkDescription() + "], " + string(q.spec.OutputMode) + "\n")
-	for _, line := range strings.Split(strings.TrimRight(logical.TreeString(q.spec.Plan), "\n"), "\n") {
-		b.WriteString("+- " + line + "\n")
+	for i, line := range strings.Split(strings.TrimRight(logical.TreeString(q.spec.Plan), "\n"), "\n") {
+		if i == 0 {
+			b.WriteString("+- " + line + "\n")
+		} else {
+			b.WriteString("   " + line + "\n")
+		}
 	}
 	return b.String()
 }

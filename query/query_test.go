@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -584,4 +585,34 @@ func TestIDsAreCanonicalUUIDs(t *testing.T) {
 		}
 		seen[u] = true
 	}
+}
+
+func TestRecentProgressKeepsTheLast100(t *testing.T) {
+	q := &Query{}
+	for i := range 150 {
+		q.addProgress(strconv.Itoa(i))
+	}
+	ps := q.RecentProgress()
+	if len(ps) != numRecentProgress || ps[0] != "50" || ps[99] != "149" {
+		t.Fatalf("kept %d: %s … %s", len(ps), ps[0], ps[len(ps)-1])
+	}
+	if last, ok := q.LastProgress(); !ok || last != "149" {
+		t.Fatalf("last %q", last)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
+		id, _ := newTestStream(t, 1)
+		p := &logical.Filter{Input: scan(id), Cond: expr.NewLiteral(true, sqltypes.BooleanType)}
+		q := start(t, m, testSpec(t, p, sinks.Append, Trigger{}))
+		want := "== Physical Plan ==\nWriteToDataSourceV2 MicroBatchWrite[epoch: 0, writer: TestSink], append\n" +
+			"+- Filter true\n   +- StreamingRelation querytest [value]\n"
+		if got := q.Explain(false); got != want {
+			t.Fatalf("explain:\n%s\nwant:\n%s", got, want)
+		}
+		if got := q.Explain(true); !strings.HasPrefix(got, "== Analyzed Logical Plan ==\nFilter true\n+- StreamingRelation") {
+			t.Fatalf("extended explain:\n%s", got)
+		}
+	})
 }

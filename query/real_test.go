@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -156,4 +157,97 @@ func TestRateContinuousToMemory(t *testing.T) {
 		reg.get("cont").Release()
 		mem.AssertSize(t, 0)
 	})
+}
+
+// socketScan reads lines from addr.
+func socketScan(t *testing.T, addr string) *logical.SourceScan {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := map[string]string{"host": host, "port": port}
+	schema, err := sources.StreamSchema("socket", opts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &logical.SourceScan{Format: "socket", Options: opts, Out: schema, Streaming: true}
+}
+
+// These run on the wall clock with a real loopback socket.
+
+func TestSocketRefusedFailsTheStartedQuery(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	m := NewManager(Env{Mem: memory.DefaultAllocator, Partitions: 1})
+	defer m.StopAll()
+	q, err := m.Start(context.Background(), Spec{Plan: socketScan(t, addr), Format: "noop", OutputMode: sinks.Append})
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ended, err := q.AwaitTermination(ctx, nil)
+	if !ended || err == nil || !strings.Contains(err.Error(), "terminated with exception: Connection refused") {
+		t.Fatalf("await: %t %v", ended, err)
+	}
+	if exc := q.Exception(); exc == nil || !strings.HasPrefix(exc.Message,
+		"org.apache.spark.sql.streaming.StreamingQueryException: [STREAM_FAILED] Query [id = ") {
+		t.Fatalf("exception %+v", exc)
+	}
+}
+
+func TestSocketLinesToMemoryOnTheWallClock(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	conns := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			conns <- c
+		}
+	}()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	m := NewManager(Env{Mem: mem, Partitions: 2})
+	defer m.StopAll()
+	reg := &tables{m: map[string]*sinks.MemoryTable{}}
+	m.env.Tables = reg
+	q, err := m.Start(context.Background(), Spec{Plan: socketScan(t, l.Addr().String()), Format: "memory", Name: "lines",
+		OutputMode: sinks.Append})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := <-conns
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i, batch := range []string{"a\nb\n", "c\n"} {
+		if _, err := conn.Write([]byte(batch)); err != nil {
+			t.Fatal(err)
+		}
+		want := int64([]int{2, 3}[i])
+		// The socket source sees the lines asynchronously: process until they are all in.
+		for tableRows(reg.get("lines")) < want {
+			if err := q.ProcessAllAvailable(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("table has %d rows", tableRows(reg.get("lines")))
+			}
+		}
+	}
+	if err := q.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := tableRows(reg.get("lines")); n != 3 {
+		t.Fatalf("table has %d rows", n)
+	}
+	reg.get("lines").Release()
+	mem.AssertSize(t, 0)
 }
