@@ -198,7 +198,8 @@ func TestOneShotTriggersStopThemselves(t *testing.T) {
 }
 
 func TestProcessAllAvailable(t *testing.T) {
-	for _, trig := range []Trigger{{}, {Kind: TriggerProcessingTime, Interval: 5 * time.Second}} {
+	// ProcessingTime(0) runs as fast as possible, like the default trigger.
+	for _, trig := range []Trigger{{}, {Kind: TriggerProcessingTime, Interval: 5 * time.Second}, {Kind: TriggerProcessingTime}} {
 		t.Run(map[TriggerKind]string{TriggerDefault: "default", TriggerProcessingTime: "processingTime"}[trig.Kind], func(t *testing.T) {
 			bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 				id, s := newTestStream(t, 2)

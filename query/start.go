@@ -33,6 +33,14 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
 	if err := checkPlan(spec.Plan, spec.OutputMode, spec.Trigger.Kind); err != nil {
 		return nil, err
 	}
+	switch {
+	case spec.Trigger.Kind == TriggerProcessingTime && spec.Trigger.Interval <= 0:
+		// ProcessingTime(0) runs batches as fast as possible: the default trigger.
+		spec.Trigger = Trigger{}
+	case spec.Trigger.Kind == TriggerContinuous && spec.Trigger.Interval <= 0:
+		return nil, sparkerr.IllegalArgument("The continuous trigger's checkpoint interval must be positive, got %s",
+			spec.Trigger.Interval)
+	}
 	format := strings.ToLower(spec.Format)
 	if fileFormats[format] {
 		name := format

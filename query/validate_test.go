@@ -121,6 +121,8 @@ func TestStartRefusesWhatItCannotRun(t *testing.T) {
 			"[UNSUPPORTED_FEATURE] the streaming file sink (format parquet) is not supported by Weir"},
 		{Spec{Plan: stream, Format: "noop", OutputMode: sinks.Append, TableName: "t"},
 			"[UNSUPPORTED_FEATURE] writeStream.toTable(t) is not supported by Weir"},
+		{Spec{Plan: stream, Format: "noop", OutputMode: sinks.Append, Trigger: Trigger{Kind: TriggerContinuous}},
+			"The continuous trigger's checkpoint interval must be positive, got 0s"},
 		{Spec{Plan: stream, Format: "nosuchsink", OutputMode: sinks.Append},
 			"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: nosuchsink."},
 		{Spec{Plan: &logical.SourceScan{Format: "nosuchsource", Out: testSchema, Streaming: true}, Format: "noop", OutputMode: sinks.Append},
