@@ -21,15 +21,13 @@ const (
 	ipcBudgetSlack    = 1 << 20
 )
 
-// rangeRel is spark.range: start defaults to 0 and step 0 (unset) to 1.
+// rangeRel is spark.range: start defaults to 0. The client always sends step (PySpark's
+// default is 1), so a zero step is the user's and the analyzer rejects it as Spark does.
 func rangeRel(r *pb.Range) (plan.Relation, error) {
 	if r == nil {
 		r = &pb.Range{}
 	}
 	step := r.GetStep()
-	if step == 0 {
-		step = 1
-	}
 	if r.NumPartitions != nil && r.GetNumPartitions() <= 0 {
 		return nil, invalidPlan("Range num_partitions must be positive, got %d", r.GetNumPartitions())
 	}
