@@ -43,6 +43,9 @@ func (j *Join) Describe() string {
 		}
 		cond += j.Residual.String()
 	}
+	if cond == "" {
+		return "Join " + names[j.Type]
+	}
 	return fmt.Sprintf("Join %s, %s", names[j.Type], cond)
 }
 
