@@ -41,11 +41,20 @@ func (a *arith) String() string {
 }
 
 func (a *arith) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	if out, ok, err := a.evalConstant(ctx, batch); ok {
+		return out, err
+	}
 	cols, err := evalAll(ctx, []Expr{a.left, a.right}, batch)
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(cols)
+	return a.evalArrays(ctx, cols[0], cols[1])
+}
+
+// evalArrays applies the operator to evaluated operands.
+func (a *arith) evalArrays(ctx *Context, l, r arrow.Array) (arrow.Array, error) {
+	cols := [2]arrow.Array{l, r}
 	if a.in.Equal(a.t) && !a.try {
 		switch a.t.Kind {
 		case sqltypes.Integer:

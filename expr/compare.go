@@ -122,33 +122,40 @@ func cmpResult(op string, c int) bool {
 }
 
 func (c *comparison) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	if out, ok, err := c.evalConstant(ctx, batch); ok {
+		return out, err
+	}
 	cols, err := evalAll(ctx, []Expr{c.left, c.right}, batch)
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(cols)
-	l, r := cols[0], cols[1]
+	return c.evalArrays(ctx, cols[0], cols[1]), nil
+}
+
+// evalArrays compares evaluated operands.
+func (c *comparison) evalArrays(ctx *Context, l, r arrow.Array) arrow.Array {
 	if c.op != "<=>" {
 		switch c.in.Kind {
 		case sqltypes.Integer:
 			if out := compareFast[int32](ctx, c.op, l, r); out != nil {
-				return out, nil
+				return out
 			}
 		case sqltypes.Long, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ:
 			if out := compareFast[int64](ctx, c.op, l, r); out != nil {
-				return out, nil
+				return out
 			}
 		case sqltypes.Double:
 			if out := compareFast[float64](ctx, c.op, l, r); out != nil {
-				return out, nil
+				return out
 			}
 		case sqltypes.String:
 			if out := compareStrings(ctx, c.op, l, r); out != nil {
-				return out, nil
+				return out
 			}
 		}
 	}
-	return c.evalRows(ctx, l, r), nil
+	return c.evalRows(ctx, l, r)
 }
 
 func (c *comparison) evalRows(ctx *Context, l, r arrow.Array) arrow.Array {
