@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/sparkerr"
@@ -18,12 +18,20 @@ import (
 
 // The "rate" stream source, Spark's RateStreamProvider / RateStreamMicroBatchStream: rows
 // (timestamp, value) with value counting up from 0 at rowsPerSecond, ramping up linearly over
-// rampUpTime. Offsets are whole seconds since the source's creation time (a JSON integer);
-// the creation time is persisted through StreamEnv.Metadata as "v1\n<ms>" so a restarted
-// query continues the same sequence. Reading (start, end] yields the values
-// [valueAtSecond(start), valueAtSecond(end)); partition p gets rangeStart + p + k·numPartitions
-// and value v the timestamp creation + start·1000 + round((v − rangeStart)·msPerValue) ms,
-// spreading the range's values evenly over its seconds.
+// rampUpTime. Values and timestamps are Spark's: second s holds the values
+// [valueAtSecond(s), valueAtSecond(s+1)), and value v of second s has the timestamp
+// creation + s·1000 + round((v − valueAtSecond(s)) · 1000 / (valueAtSecond(s+1) − valueAtSecond(s)))
+// ms, spreading the second's values evenly over it.
+//
+// Offsets differ from Spark's on purpose: an offset is a JSON integer of MILLISECONDS since
+// the source's creation time (Spark's are whole seconds), so rows become readable as soon as
+// their timestamp has passed rather than once their whole second has, and a query moves rows
+// within milliseconds. Offset m covers the rows whose timestamp is before creation + m (and,
+// at a whole second, the second's last values that round up onto its end, as in Spark);
+// reading (start, end] yields the values [valueAtMs(start), valueAtMs(end)), each with its
+// timestamp above, and partition p gets rangeStart + p + k·numPartitions. For whole-second
+// offsets (multiples of 1000) this gives Spark's rows. The creation time is persisted through
+// StreamEnv.Metadata as "v1\n<ms>" so a restarted query continues the same sequence.
 
 func init() {
 	RegisterStream("rate", openRate, rateSchemaFunc)
@@ -183,13 +191,13 @@ func (r *RateSource) Description() string {
 		r.opts.rowsPerSecond, r.opts.rampUpSeconds, r.opts.partitionsText)
 }
 
-// CreationTimeMs is the creation time offsets count seconds from.
+// CreationTimeMs is the creation time offsets count milliseconds from.
 func (r *RateSource) CreationTimeMs() int64 { return r.creationMs }
 
-// Initial implements StreamSource: second 0.
+// Initial implements StreamSource: millisecond 0.
 func (r *RateSource) Initial(context.Context) (Offset, error) { return longOffset(0), nil }
 
-// Latest implements StreamSource: whole seconds since creation (never moving backwards).
+// Latest implements StreamSource: milliseconds since creation (never moving backwards).
 func (r *RateSource) Latest(context.Context) (Offset, error) {
 	now := r.clock.Now().UnixMilli()
 	r.mu.Lock()
@@ -197,71 +205,96 @@ func (r *RateSource) Latest(context.Context) (Offset, error) {
 	if r.lastTimeMs < now {
 		r.lastTimeMs = now
 	}
-	return longOffset((r.lastTimeMs - r.creationMs) / 1000), nil
+	return longOffset(r.lastTimeMs - r.creationMs), nil
 }
 
 // Read implements StreamSource.
 func (r *RateSource) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
-	startSec, err := parseLongOffset("rate", start)
+	startMs, err := parseLongOffset("rate", start)
 	if err != nil {
 		return err
 	}
-	endSec, err := parseLongOffset("rate", end)
+	endMs, err := parseLongOffset("rate", end)
 	if err != nil {
 		return err
 	}
-	if startSec > endSec || startSec < 0 {
-		return sparkerr.Internal("assertion failed: startSeconds(%d) > endSeconds(%d)", startSec, endSec)
+	if startMs > endMs || startMs < 0 {
+		return sparkerr.Internal("assertion failed: startMs(%d) > endMs(%d)", startMs, endMs)
 	}
-	if endSec > r.maxSeconds {
+	// valueAtMs(endMs) needs the end value of endMs's second.
+	if endSec := endMs/1000 + 1; endSec > r.maxSeconds {
 		return sparkerr.Internal("Max offset with %d rowsPerSecond is %d, but it's %d now.", r.opts.rowsPerSecond, r.maxSeconds, endSec)
 	}
 	// A replayed range moves the latest time forward (recovery).
 	r.mu.Lock()
-	if t := endSec*1000 + r.creationMs; r.lastTimeMs < t {
+	if t := endMs + r.creationMs; r.lastTimeMs < t {
 		r.lastTimeMs = t
 	}
 	r.mu.Unlock()
-	rangeStart := valueAtSecond(startSec, r.opts.rowsPerSecond, r.opts.rampUpSeconds)
-	rangeEnd := valueAtSecond(endSec, r.opts.rowsPerSecond, r.opts.rampUpSeconds)
+	rangeStart, rangeEnd := r.valueAtMs(startMs), r.valueAtMs(endMs)
 	if rangeStart == rangeEnd || p < 0 || p >= r.opts.numPartitions {
 		return nil
 	}
-	localStartMs := r.creationMs + startSec*1000
-	msPerValue := float64((endSec-startSec)*1000) / float64(rangeEnd-rangeStart)
-	step := int64(r.opts.numPartitions)
-	ts := array.NewTimestampBuilder(r.mem, r.arrow.Field(0).Type.(*arrow.TimestampType))
-	defer ts.Release()
-	vals := array.NewInt64Builder(r.mem)
-	defer vals.Release()
-	flush := func() error {
-		if vals.Len() == 0 {
-			return nil
-		}
-		tsArr, valArr := ts.NewArray(), vals.NewArray()
-		rec := array.NewRecordBatch(r.arrow, []arrow.Array{tsArr, valArr}, int64(valArr.Len()))
-		tsArr.Release()
-		valArr.Release()
-		return emit(rec)
-	}
-	for v := rangeStart + int64(p); v < rangeEnd; {
-		relative := int64(math.Round(float64(v-rangeStart) * msPerValue))
-		ts.Append(arrow.Timestamp((relative + localStartMs) * 1000))
-		vals.Append(v)
-		if vals.Len() == RangeBatchRows {
-			if err := ctx.Err(); err != nil {
-				return err
+	sec := r.secondOf(startMs)
+	rows := rateBatches{mem: r.mem, schema: r.arrow, stamp: func(vals, ts []int64) {
+		for i, v := range vals {
+			for v >= sec.endValue {
+				sec = r.second(sec.index + 1)
 			}
-			if err := flush(); err != nil {
-				return err
-			}
+			ts[i] = (r.creationMs + sec.stampMs(v)) * 1000
 		}
-		if v > rangeEnd-step {
-			break
-		}
-		v += step
+	}}
+	return rows.emit(ctx, rangeStart+int64(p), rangeEnd, int64(r.opts.numPartitions), emit)
+}
+
+// rateSecond is one second of the source: its values [startValue, endValue).
+type rateSecond struct {
+	index                int64
+	startValue, endValue int64
+	msPerValue           float64
+}
+
+func (r *RateSource) second(s int64) rateSecond {
+	sec := rateSecond{index: s,
+		startValue: valueAtSecond(s, r.opts.rowsPerSecond, r.opts.rampUpSeconds),
+		endValue:   valueAtSecond(s+1, r.opts.rowsPerSecond, r.opts.rampUpSeconds)}
+	if sec.endValue > sec.startValue {
+		sec.msPerValue = 1000 / float64(sec.endValue-sec.startValue)
 	}
-	return flush()
+	return sec
+}
+
+// secondOf is the second holding millisecond ms.
+func (r *RateSource) secondOf(ms int64) rateSecond { return r.second(ms / 1000) }
+
+// stampMs is value v's timestamp in ms since creation (Spark's spreading of a second's values,
+// with Spark's double arithmetic).
+func (s rateSecond) stampMs(v int64) int64 {
+	return s.index*1000 + int64(math.Round(float64(v-s.startValue)*s.msPerValue))
+}
+
+// valueAtMs is the end value of offset ms: the first value of ms's second whose timestamp is
+// at or after ms milliseconds since creation (at a whole second, the second's first value).
+func (r *RateSource) valueAtMs(ms int64) int64 {
+	sec := r.secondOf(ms)
+	within := ms % 1000
+	n := sec.endValue - sec.startValue
+	if within == 0 || n == 0 {
+		return sec.startValue
+	}
+	// Values k of the second with round(k·1000/n) < within: k < (2·within − 1)·n / 2000,
+	// computed exactly in 128 bits, then settled against the double arithmetic of stampMs.
+	hi, lo := bits.Mul64(uint64(2*within-1), uint64(n))
+	lo, carry := bits.Add64(lo, 1999, 0)
+	k, _ := bits.Div64(hi+carry, lo, 2000)
+	count := int64(min(k, uint64(n)))
+	for count > 0 && sec.stampMs(sec.startValue+count-1) >= ms {
+		count--
+	}
+	for count < n && sec.stampMs(sec.startValue+count) < ms {
+		count++
+	}
+	return sec.startValue + count
 }
 
 // Close implements StreamSource.

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -192,39 +191,13 @@ func (r *RateMicroBatchSource) Read(ctx context.Context, p int, start, end Offse
 	if s.Offset == e.Offset || p < 0 || p >= r.opts.numPartitions {
 		return nil
 	}
-	step := int64(r.opts.numPartitions)
-	ts := array.NewTimestampBuilder(r.mem, r.arrow.Field(0).Type.(*arrow.TimestampType))
-	defer ts.Release()
-	vals := array.NewInt64Builder(r.mem)
-	defer vals.Release()
-	flush := func() error {
-		if vals.Len() == 0 {
-			return nil
+	micros := s.Timestamp * 1000
+	rows := rateBatches{mem: r.mem, schema: r.arrow, stamp: func(_, ts []int64) {
+		for i := range ts {
+			ts[i] = micros
 		}
-		tsArr, valArr := ts.NewArray(), vals.NewArray()
-		rec := array.NewRecordBatch(r.arrow, []arrow.Array{tsArr, valArr}, int64(valArr.Len()))
-		tsArr.Release()
-		valArr.Release()
-		return emit(rec)
-	}
-	micros := arrow.Timestamp(s.Timestamp * 1000)
-	for v := s.Offset + int64(p); v < e.Offset; {
-		ts.Append(micros)
-		vals.Append(v)
-		if vals.Len() == RangeBatchRows {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		if v > e.Offset-step {
-			break
-		}
-		v += step
-	}
-	return flush()
+	}}
+	return rows.emit(ctx, s.Offset+int64(p), e.Offset, int64(r.opts.numPartitions), emit)
 }
 
 // Close implements StreamSource.

@@ -99,13 +99,13 @@ func TestRateValuesAndTimestamps(t *testing.T) {
 		t.Fatalf("latest at creation %s", got)
 	}
 	mock.Add(2500 * time.Millisecond)
-	if got := offsetString(t)(src.Latest(t.Context())); got != "2" {
+	if got := offsetString(t)(src.Latest(t.Context())); got != "2500" {
 		t.Fatalf("latest after 2.5s %s", got)
 	}
-	// (0, 2]: values [0, 20), 100 ms apart; partition p gets p, p+3, ...
+	// (0, 2000]: values [0, 20), 100 ms apart; partition p gets p, p+3, ...
 	want := [][]int64{{0, 3, 6, 9, 12, 15, 18}, {1, 4, 7, 10, 13, 16, 19}, {2, 5, 8, 11, 14, 17}}
 	for p := range 3 {
-		vals, ms := rateRows(t, src, p, "0", "2", 1_000_000)
+		vals, ms := rateRows(t, src, p, "0", "2000", 1_000_000)
 		if !slices.Equal(vals, want[p]) {
 			t.Fatalf("partition %d values %v", p, vals)
 		}
@@ -115,27 +115,27 @@ func TestRateValuesAndTimestamps(t *testing.T) {
 			}
 		}
 	}
-	// (2, 3]: values [20, 30) from second 2 on.
-	vals, ms := rateRows(t, src, 1, "2", "3", 1_000_000)
+	// (2000, 3000]: values [20, 30) from second 2 on.
+	vals, ms := rateRows(t, src, 1, "2000", "3000", 1_000_000)
 	if !slices.Equal(vals, []int64{21, 24, 27}) || !slices.Equal(ms, []int64{2100, 2400, 2700}) {
 		t.Fatalf("second 3: %v %v", vals, ms)
 	}
 	// An empty range yields nothing.
-	if vals, _ := rateRows(t, src, 0, "2", "2", 0); len(vals) != 0 {
+	if vals, _ := rateRows(t, src, 0, "2000", "2000", 0); len(vals) != 0 {
 		t.Fatalf("empty range: %v", vals)
 	}
-	// The latest offset never moves back (reading (2, 3] moved it to 3, like a replayed range
-	// after a restart), and reading further moves it forward.
+	// The latest offset never moves back (reading (2000, 3000] moved it to 3000, like a replayed
+	// range after a restart), and reading further moves it forward.
 	mock.Set(time.UnixMilli(900_000))
-	if got := offsetString(t)(src.Latest(t.Context())); got != "3" {
+	if got := offsetString(t)(src.Latest(t.Context())); got != "3000" {
 		t.Fatalf("latest after the clock went back %s", got)
 	}
-	rateRows(t, src, 0, "2", "9", 0)
-	if got := offsetString(t)(src.Latest(t.Context())); got != "9" {
+	rateRows(t, src, 0, "2000", "9000", 0)
+	if got := offsetString(t)(src.Latest(t.Context())); got != "9000" {
 		t.Fatalf("latest after reading to 9: %s", got)
 	}
 	// A backwards range is an internal error.
-	if err := src.Read(t.Context(), 0, Offset("3"), Offset("2"), func(r arrow.RecordBatch) error { r.Release(); return nil }); err == nil {
+	if err := src.Read(t.Context(), 0, Offset("3000"), Offset("2000"), func(r arrow.RecordBatch) error { r.Release(); return nil }); err == nil {
 		t.Fatal("backwards range read")
 	}
 }
@@ -147,7 +147,7 @@ func TestRateSpreadsUnevenRowsAndRampsUp(t *testing.T) {
 	mock.Set(time.UnixMilli(5_000))
 	src := openRateForTest(t, mem, mock, nil, map[string]string{"rowsPerSecond": "3", "numPartitions": "1"})
 	// 3 rows over one second: 1000/3 ms apart, rounded half up.
-	vals, ms := rateRows(t, src, 0, "0", "1", 5_000)
+	vals, ms := rateRows(t, src, 0, "0", "1000", 5_000)
 	if !slices.Equal(vals, []int64{0, 1, 2}) || !slices.Equal(ms, []int64{0, 333, 667}) {
 		t.Fatalf("uneven second: %v %v", vals, ms)
 	}
@@ -161,11 +161,11 @@ func TestRateSpreadsUnevenRowsAndRampsUp(t *testing.T) {
 		p          int
 		vals, ms   []int64
 	}{
-		{"0", "1", 0, []int64{0}, []int64{0}},
-		{"0", "1", 1, []int64{1}, []int64{500}},
-		{"1", "2", 0, []int64{2, 4}, []int64{1000, 1500}},
-		{"3", "4", 1, []int64{13, 15, 17, 19}, []int64{3125, 3375, 3625, 3875}},
-		{"4", "6", 0, []int64{20, 22, 24, 26, 28, 30, 32, 34, 36, 38}, []int64{4000, 4200, 4400, 4600, 4800, 5000, 5200, 5400, 5600, 5800}},
+		{"0", "1000", 0, []int64{0}, []int64{0}},
+		{"0", "1000", 1, []int64{1}, []int64{500}},
+		{"1000", "2000", 0, []int64{2, 4}, []int64{1000, 1500}},
+		{"3000", "4000", 1, []int64{13, 15, 17, 19}, []int64{3125, 3375, 3625, 3875}},
+		{"4000", "6000", 0, []int64{20, 22, 24, 26, 28, 30, 32, 34, 36, 38}, []int64{4000, 4200, 4400, 4600, 4800, 5000, 5200, 5400, 5600, 5800}},
 	} {
 		vals, ms := rateRows(t, ramp, tc.p, tc.start, tc.end, 5_000)
 		if !slices.Equal(vals, tc.vals) || !slices.Equal(ms, tc.ms) {
@@ -193,7 +193,7 @@ func TestRateCreationTimeIsPersisted(t *testing.T) {
 	if store.puts != 1 || again.(*RateSource).CreationTimeMs() != 1_000_000 {
 		t.Fatalf("puts %d, creation %d", store.puts, again.(*RateSource).CreationTimeMs())
 	}
-	if got := offsetString(t)(again.Latest(t.Context())); got != "7" {
+	if got := offsetString(t)(again.Latest(t.Context())); got != "7000" {
 		t.Fatalf("latest after restart %s", got)
 	}
 	for _, bad := range []string{"1000", "v1", "vx\n5", "v2\n5"} {
@@ -269,6 +269,74 @@ func TestTimeStringAsSec(t *testing.T) {
 		got, err := timeStringAsSec(in)
 		if err != nil || got != want {
 			t.Fatalf("timeStringAsSec(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
+
+// Offsets are milliseconds: a row is readable once its timestamp has passed, and reading any
+// millisecond split of a range gives exactly the rows (values and timestamps) of reading it
+// whole.
+func TestRateMillisecondOffsets(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	mock := clock.NewMock()
+	mock.Set(time.UnixMilli(50_000))
+	src := openRateForTest(t, mem, mock, nil, map[string]string{"rowsPerSecond": "10", "numPartitions": "2"})
+	mock.Add(1234 * time.Millisecond)
+	if got := offsetString(t)(src.Latest(t.Context())); got != "1234" {
+		t.Fatalf("latest after 1.234s %s", got)
+	}
+	// Value 3 is stamped +300ms: offset 300 does not cover it, 301 does.
+	if vals, _ := rateRows(t, src, 1, "0", "300", 50_000); !slices.Equal(vals, []int64{1}) {
+		t.Fatalf("(0, 300] p1: %v", vals)
+	}
+	if vals, ms := rateRows(t, src, 1, "0", "301", 50_000); !slices.Equal(vals, []int64{1, 3}) || !slices.Equal(ms, []int64{100, 300}) {
+		t.Fatalf("(0, 301] p1: %v %v", vals, ms)
+	}
+	for _, opts := range []map[string]string{
+		{"rowsPerSecond": "3", "numPartitions": "2"},
+		{"rowsPerSecond": "7", "rampUpTime": "3s", "numPartitions": "2"},
+		{"rowsPerSecond": "100000", "numPartitions": "2"},
+	} {
+		src := openRateForTest(t, mem, mock, nil, opts)
+		base := src.(*RateSource).CreationTimeMs()
+		readAll := func(start, end int64) (vals, ms []int64) {
+			for p := range 2 {
+				v, m := rateRows(t, src, p, fmt.Sprint(start), fmt.Sprint(end), base)
+				vals, ms = append(vals, v...), append(ms, m...)
+			}
+			order := make([]int, len(vals))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortFunc(order, func(a, b int) int { return int(vals[a] - vals[b]) })
+			sv, sm := make([]int64, len(vals)), make([]int64, len(vals))
+			for i, o := range order {
+				sv[i], sm[i] = vals[o], ms[o]
+			}
+			return sv, sm
+		}
+		wholeVals, wholeMs := readAll(0, 5000)
+		var vals, ms []int64
+		cuts := []int64{0, 1, 2, 333, 334, 666, 667, 668, 999, 1000, 1001, 1500, 2999, 3000, 3001, 4321, 5000}
+		for i := 1; i < len(cuts); i++ {
+			v, m := readAll(cuts[i-1], cuts[i])
+			for _, x := range m {
+				// A second's last values may round up onto the next second's first
+				// millisecond; they still belong to their second (as in Spark).
+				if x < cuts[i-1] || x > cuts[i] || (x == cuts[i] && x%1000 != 0) {
+					t.Fatalf("%v (%d, %d]: a row stamped +%dms", opts, cuts[i-1], cuts[i], x)
+				}
+			}
+			vals, ms = append(vals, v...), append(ms, m...)
+		}
+		if !slices.Equal(vals, wholeVals) || !slices.Equal(ms, wholeMs) {
+			t.Fatalf("%v: split reads differ from the whole read", opts)
+		}
+		for i, v := range wholeVals {
+			if v != int64(i) {
+				t.Fatalf("%v: values %v...", opts, wholeVals[:min(len(wholeVals), i+1)])
+			}
 		}
 	}
 }
