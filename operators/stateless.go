@@ -74,13 +74,7 @@ func (f *filter) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out 
 	if !ok {
 		return sparkerr.Internal("filter condition evaluated to %s", res[0].DataType())
 	}
-	idx := make([]int64, 0, b.Len())
-	for i := 0; i < b.Len(); i++ {
-		if b.IsValid(i) && b.Value(i) {
-			idx = append(idx, int64(i))
-		}
-	}
-	return emitRows(ctx, f.env, out, rec, idx)
+	return emitRows(ctx, f.env, out, rec, selectedRows(b))
 }
 
 // emitRows emits rows idx of rec (all of rec without copying when idx is every row).
