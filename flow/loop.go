@@ -168,13 +168,22 @@ func (l *loop) handle(ctx context.Context, e envelope) error {
 	return nil
 }
 
-// barrierAligned snapshots (through the operator's hook), forwards the barrier and replays the
-// data held back during alignment.
+// barrierAligned lets the operator emit what the epoch completes, saves its state snapshot
+// (Snapshotter, with a StateBackend), forwards the barrier and replays the data held back
+// during alignment.
 func (l *loop) barrierAligned(ctx context.Context, epoch int64) error {
+	var metrics *StateMetrics
+	if r, ok := l.op.(StateReporter); ok {
+		m := r.StateMetrics()
+		metrics = &m
+	}
 	if h, ok := l.op.(BarrierHandler); ok {
 		if err := h.Barrier(ctx, epoch, l.out); err != nil {
 			return err
 		}
+	}
+	if err := l.out.job.state.snapshot(l.t, l.op, epoch, metrics); err != nil {
+		return err
 	}
 	if err := l.out.emitMarker(ctx, Marker{Kind: MarkerBarrier, Epoch: epoch}); err != nil {
 		return err

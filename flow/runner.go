@@ -33,6 +33,7 @@ type Job interface {
 type LocalRunner struct {
 	mem      memory.Allocator
 	capacity int
+	state    Checkpointing
 }
 
 // RunnerOption configures a LocalRunner.
@@ -101,6 +102,7 @@ type localJob struct {
 	tasks   []*task
 	closed  sync.Once
 	stopMu  sync.Mutex
+	state   Checkpointing
 }
 
 // Start builds one task per (node, partition), wires the edges and starts the goroutines.
@@ -140,7 +142,10 @@ func (r *LocalRunner) Start(ctx context.Context, g *Graph) (Job, error) {
 	}
 	linkTargets(order, tasks)
 	j := &localJob{cancel: cancel, ctx: jctx, out: make(chan envelope, r.capacity),
-		outLeft: g.Output.Parallelism, tasks: all}
+		outLeft: g.Output.Parallelism, tasks: all, state: r.state}
+	if c, ok := CheckpointingFrom(ctx); ok {
+		j.state = c
+	}
 	for _, t := range tasks[g.Output] {
 		t.routes = append(t.routes, route{input: -1})
 		t.output = true
@@ -207,6 +212,9 @@ func (j *localJob) runTask(ctx context.Context, t *task) (err error) {
 	}
 	if c, ok := op.(Closer); ok {
 		defer c.Close()
+	}
+	if err := j.state.restore(t, op); err != nil {
+		return err
 	}
 	l := newLoop(t, op, em)
 	return l.run(ctx, j)

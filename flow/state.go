@@ -1,0 +1,119 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Snapshotter is an optional Operator extension for stateful operators whose state the runtime
+// checkpoints. At every aligned barrier the runtime calls the operator's BarrierHandler (the
+// epoch's emissions), then SnapshotState, saves the bytes through the job's StateBackend, and
+// only then forwards the barrier: a barrier leaving a stateful node means its state for that
+// epoch is saved. When a job restores from epoch N, RestoreState gets the snapshot saved at the
+// latest epoch ≤ N before the instance sees any input.
+type Snapshotter interface {
+	SnapshotState(epoch int64) ([]byte, error)
+	RestoreState(data []byte) error
+}
+
+// StateBackend stores operator state snapshots per (node name, partition, epoch). Load returns
+// the snapshot of the latest epoch ≤ epoch. Node names are the planner's, stable for one plan.
+type StateBackend interface {
+	Save(node string, partition int, epoch int64, data []byte) error
+	Load(node string, partition int, epoch int64) ([]byte, bool, error)
+}
+
+// StateMetrics describes a stateful operator instance's state at a barrier (progress'
+// stateOperators). CommitTime is filled by the runtime: how long saving the snapshot took.
+type StateMetrics struct {
+	NumRowsTotal, NumRowsUpdated, NumRowsRemoved int64
+	MemoryUsedBytes                              int64
+	CommitTime                                   time.Duration
+}
+
+// StateReporter is an optional Operator extension: StateMetrics is called at each aligned
+// barrier before the BarrierHandler, so "updated" and "removed" count the epoch that ends.
+type StateReporter interface {
+	StateMetrics() StateMetrics
+}
+
+// Checkpointing configures a job's state handling. The zero value keeps no state.
+type Checkpointing struct {
+	// Backend saves snapshots of Snapshotter operators at every aligned barrier (nil: none).
+	Backend StateBackend
+	// Restore, when set, is the epoch whose state every Snapshotter loads at start.
+	Restore    int64
+	HasRestore bool
+	// OnStateMetrics, if set, receives every StateReporter instance's metrics at each barrier
+	// (from the instances' goroutines, concurrently).
+	OnStateMetrics func(node string, partition int, epoch int64, m StateMetrics)
+}
+
+type checkpointingKey struct{}
+
+// WithCheckpointing returns a context that makes a runner started with it checkpoint and
+// restore operator state as c says. It works with any JobRunner that honours it (LocalRunner
+// does); a runner option (WithStateBackend) sets a default for every job of a runner.
+func WithCheckpointing(ctx context.Context, c Checkpointing) context.Context {
+	return context.WithValue(ctx, checkpointingKey{}, c)
+}
+
+// CheckpointingFrom returns the checkpointing configuration of ctx.
+func CheckpointingFrom(ctx context.Context) (Checkpointing, bool) {
+	c, ok := ctx.Value(checkpointingKey{}).(Checkpointing)
+	return c, ok
+}
+
+// WithStateBackend makes every job of the runner save state snapshots to b (unless the job's
+// context carries its own Checkpointing).
+func WithStateBackend(b StateBackend) RunnerOption {
+	return func(r *LocalRunner) { r.state.Backend = b }
+}
+
+// WithRestoreEpoch makes every job of the runner restore operator state saved at epoch (unless
+// the job's context carries its own Checkpointing).
+func WithRestoreEpoch(epoch int64) RunnerOption {
+	return func(r *LocalRunner) { r.state.Restore, r.state.HasRestore = epoch, true }
+}
+
+// restore loads an operator instance's state before it runs.
+func (c Checkpointing) restore(t *task, op Operator) error {
+	s, ok := op.(Snapshotter)
+	if !ok || !c.HasRestore || c.Backend == nil {
+		return nil
+	}
+	data, found, err := c.Backend.Load(t.node.Name, t.env.Partition, c.Restore)
+	if err != nil {
+		return fmt.Errorf("%s: loading state of epoch %d: %w", t.node.Name, c.Restore, err)
+	}
+	if !found {
+		return nil
+	}
+	if err := s.RestoreState(data); err != nil {
+		return fmt.Errorf("%s: restoring state of epoch %d: %w", t.node.Name, c.Restore, err)
+	}
+	return nil
+}
+
+// snapshot saves an operator instance's state for epoch and reports its metrics (m, taken
+// before the barrier's emissions).
+func (c Checkpointing) snapshot(t *task, op Operator, epoch int64, m *StateMetrics) error {
+	if s, ok := op.(Snapshotter); ok && c.Backend != nil {
+		began := time.Now()
+		data, err := s.SnapshotState(epoch)
+		if err != nil {
+			return fmt.Errorf("%s: snapshot of epoch %d: %w", t.node.Name, epoch, err)
+		}
+		if err := c.Backend.Save(t.node.Name, t.env.Partition, epoch, data); err != nil {
+			return fmt.Errorf("%s: saving state of epoch %d: %w", t.node.Name, epoch, err)
+		}
+		if m != nil {
+			m.CommitTime = time.Since(began)
+		}
+	}
+	if m != nil && c.OnStateMetrics != nil {
+		c.OnStateMetrics(t.node.Name, t.env.Partition, epoch, *m)
+	}
+	return nil
+}

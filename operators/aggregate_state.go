@@ -1,0 +1,163 @@
+package operators
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+)
+
+// The hash aggregate's checkpointed state (flow.Snapshotter): its group keys, live row counts
+// and every accumulator's state. Restoring rebuilds the groups in id order and marks every live
+// group for emission as a fresh row at the next barrier: a restored job's downstream starts
+// empty (a complete-mode sink gets the whole result again, an update-mode sink an upsert of
+// every group).
+
+// aggregateState is the snapshot's encoding (gob); Keys is an Arrow IPC stream of the key
+// columns, one row per group in id order.
+type aggregateState struct {
+	Groups int
+	Keys   []byte
+	Counts []int64
+	Accs   [][]byte
+}
+
+// SnapshotState implements flow.Snapshotter.
+func (a *hashAggregate) SnapshotState(int64) ([]byte, error) {
+	st := aggregateState{Groups: len(a.counts), Counts: a.counts}
+	if len(a.spec.KeyCols) > 0 && len(a.counts) > 0 {
+		keys, err := a.keyIPC()
+		if err != nil {
+			return nil, err
+		}
+		st.Keys = keys
+	}
+	for k, acc := range a.accs {
+		b, err := expr.SnapshotAccumulator(a.spec.Aggs[k], acc)
+		if err != nil {
+			return nil, err
+		}
+		st.Accs = append(st.Accs, b)
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(st); err != nil {
+		return nil, fmt.Errorf("aggregate state: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// keyIPC writes every group's key columns as one Arrow IPC record.
+func (a *hashAggregate) keyIPC() ([]byte, error) {
+	n := len(a.counts)
+	cols := make([]arrow.Array, len(a.spec.KeyCols))
+	fields := make([]arrow.Field, len(cols))
+	for k := range a.spec.KeyCols {
+		vals := make([]any, n)
+		for g := range n {
+			vals[g] = a.table.keyValue(uint32(g), k, a.spec.KeyTypes[k])
+		}
+		cols[k] = expr.BuildArray(a.env.Mem, a.spec.KeyTypes[k], a.spec.TZ, vals)
+		fields[k] = arrow.Field{Name: fmt.Sprintf("k%d", k), Type: cols[k].DataType(), Nullable: true}
+	}
+	defer releaseAll(cols)
+	schema := arrow.NewSchema(fields, nil)
+	rec := array.NewRecordBatch(schema, cols, int64(n))
+	defer rec.Release()
+	var b bytes.Buffer
+	w := ipc.NewWriter(&b, ipc.WithSchema(schema), ipc.WithAllocator(a.env.Mem))
+	if err := w.Write(rec); err != nil {
+		return nil, fmt.Errorf("aggregate state: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("aggregate state: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// RestoreState implements flow.Snapshotter. It runs before the instance sees input.
+func (a *hashAggregate) RestoreState(data []byte) error {
+	var st aggregateState
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&st); err != nil {
+		return fmt.Errorf("aggregate state: %w", err)
+	}
+	if len(st.Accs) != len(a.accs) || len(st.Counts) != st.Groups {
+		return fmt.Errorf("aggregate state: snapshot has %d aggregates and %d groups, the operator %d aggregates",
+			len(st.Accs), st.Groups, len(a.accs))
+	}
+	if len(a.spec.KeyCols) > 0 && st.Groups > 0 {
+		if err := a.restoreKeys(st.Keys, st.Groups); err != nil {
+			return err
+		}
+	}
+	for len(a.counts) < st.Groups {
+		a.addGroup()
+	}
+	copy(a.counts, st.Counts)
+	for k, acc := range a.accs {
+		if err := expr.RestoreAccumulator(a.spec.Aggs[k], acc, st.Accs[k]); err != nil {
+			return err
+		}
+	}
+	for g := range a.counts {
+		a.emitted[g] = nil
+		a.changed[g] = a.live(uint32(g))
+	}
+	return nil
+}
+
+// restoreKeys re-creates groups 0..n-1 from their key rows.
+func (a *hashAggregate) restoreKeys(data []byte, n int) error {
+	r, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(a.env.Mem))
+	if err != nil {
+		return fmt.Errorf("aggregate state: %w", err)
+	}
+	defer r.Release()
+	for r.Next() {
+		rec := r.RecordBatch()
+		if int(rec.NumCols()) != len(a.spec.KeyCols) {
+			return fmt.Errorf("aggregate state: snapshot has %d key columns, the operator %d", rec.NumCols(), len(a.spec.KeyCols))
+		}
+		ids := make([]uint32, rec.NumRows())
+		if _, err := a.table.lookup(rec.Columns(), ids, true, func() uint32 { return a.addGroup() }); err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("aggregate state: %w", err)
+	}
+	if len(a.counts) != n {
+		return fmt.Errorf("aggregate state: snapshot keys make %d groups, expected %d", len(a.counts), n)
+	}
+	return nil
+}
+
+// StateMetrics implements flow.StateReporter: called at each barrier before the epoch's
+// emission, so changed groups are this epoch's.
+func (a *hashAggregate) StateMetrics() flow.StateMetrics {
+	var m flow.StateMetrics
+	for g := range a.counts {
+		live := a.live(uint32(g))
+		if live {
+			m.NumRowsTotal++
+		}
+		if !a.changed[g] {
+			continue
+		}
+		switch {
+		case live:
+			m.NumRowsUpdated++
+		case a.emitted[g] != nil:
+			m.NumRowsRemoved++
+		}
+	}
+	m.MemoryUsedBytes = int64(len(a.counts)) * 48
+	for _, acc := range a.accs {
+		m.MemoryUsedBytes += acc.SizeBytes()
+	}
+	return m
+}
