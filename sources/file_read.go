@@ -1,0 +1,360 @@
+package sources
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// fileBatchRows is how many rows a batch read from a JSON, CSV or text file holds.
+const fileBatchRows = 4096
+
+// dataFile is a file of a directory a file source reads.
+type dataFile struct {
+	Path  string `json:"path"`
+	Size  int64  `json:"size"`
+	MTime int64  `json:"modificationTime"`
+}
+
+// listDataFiles lists the data files under path, oldest first (modification time, then
+// name). A directory written by a file sink yields only the files its commit log lists;
+// otherwise hidden files ("_…", "…" starting with a dot) and files being copied are skipped.
+// A path that is a file lists itself; a missing path lists nothing.
+func listDataFiles(path string) ([]dataFile, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fileError("list", path, err)
+	}
+	if !st.IsDir() {
+		return []dataFile{{Path: path, Size: st.Size(), MTime: st.ModTime().UnixMilli()}}, nil
+	}
+	var out []dataFile
+	if logged, ok, err := ReadSinkLog(path); err != nil {
+		return nil, err
+	} else if ok {
+		for _, f := range logged {
+			p := LocalPath(f.Path)
+			if _, err := os.Stat(p); err != nil {
+				p = filepath.Join(path, filepath.Base(p))
+			}
+			out = append(out, dataFile{Path: p, Size: f.Size, MTime: f.ModificationTime})
+		}
+		return out, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, fileError("list", path, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") ||
+			strings.HasSuffix(name, "._COPYING_") || strings.HasSuffix(name, ".tmp") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed while listing
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, dataFile{Path: filepath.Join(path, name), Size: info.Size(), MTime: info.ModTime().UnixMilli()})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].MTime != out[j].MTime {
+			return out[i].MTime < out[j].MTime
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
+}
+
+// fileReader reads data files of one format into batches of a schema.
+type fileReader struct {
+	mem    memory.Allocator
+	opts   fileOptions
+	schema sqltypes.Schema
+	tz     string
+	loc    *time.Location
+	arrow  *arrow.Schema
+}
+
+func newFileReader(mem memory.Allocator, opts fileOptions, schema sqltypes.Schema, tz string) *fileReader {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if tz == "" {
+		tz = "UTC"
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	return &fileReader{mem: mem, opts: opts, schema: schema, tz: tz, loc: loc, arrow: sqltypes.ToArrowSchema(schema, tz)}
+}
+
+// read emits the rows of the file at path as batches of the reader's schema (emit takes
+// ownership).
+func (r *fileReader) read(ctx context.Context, path string, emit func(arrow.RecordBatch) error) error {
+	switch r.opts.format {
+	case "parquet":
+		return r.readParquet(ctx, path, emit)
+	case "json":
+		return r.readLines(ctx, path, emit, r.jsonRow)
+	case "csv":
+		first := true
+		return r.readLines(ctx, path, emit, func(line string) ([]any, bool) {
+			if first && r.opts.header {
+				first = false
+				return nil, false
+			}
+			first = false
+			return r.csvRow(line), true
+		})
+	case "text":
+		return r.readLines(ctx, path, emit, func(line string) ([]any, bool) { return []any{line}, true })
+	}
+	return sparkerr.Unsupported("file format %s", r.opts.format)
+}
+
+// readLines reads a line-based file, turning each line into a row (or skipping it).
+func (r *fileReader) readLines(ctx context.Context, path string, emit func(arrow.RecordBatch) error, row func(string) ([]any, bool)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fileError("open", path, err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var rows [][]any
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		rec := r.buildRows(rows)
+		rows = rows[:0]
+		return emit(rec)
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fileError("read", path, err)
+		}
+		eof := err != nil
+		if eof && line == "" {
+			break
+		}
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if vals, ok := row(line); ok {
+			rows = append(rows, vals)
+		}
+		if len(rows) == fileBatchRows {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if eof {
+			break
+		}
+	}
+	return flush()
+}
+
+// buildRows turns rows of Go values into a batch of the schema.
+func (r *fileReader) buildRows(rows [][]any) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(r.schema))
+	vals := make([]any, len(rows))
+	for c, f := range r.schema {
+		for i, row := range rows {
+			vals[i] = row[c]
+		}
+		cols[c] = expr.BuildArray(r.mem, f.Type, r.tz, vals)
+	}
+	rec := array.NewRecordBatch(r.arrow, cols, int64(len(rows)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
+
+// jsonRow parses a JSON line into a row; a malformed line is a row of nulls (PERMISSIVE mode),
+// a blank line no row.
+func (r *fileReader) jsonRow(line string) ([]any, bool) {
+	if strings.TrimSpace(line) == "" {
+		return nil, false
+	}
+	row := make([]any, len(r.schema))
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return row, true
+	}
+	for i, f := range r.schema {
+		v, ok := obj[f.Name]
+		if !ok {
+			continue
+		}
+		row[i] = jsonValue(v, f.Type, r.loc)
+	}
+	return row, true
+}
+
+// csvRow parses a CSV line into a row by column position; an empty unquoted field is null.
+func (r *fileReader) csvRow(line string) []any {
+	fields, quoted := splitCSVLine(line, []rune(r.opts.sep)[0])
+	row := make([]any, len(r.schema))
+	for i, f := range r.schema {
+		if i >= len(fields) || (fields[i] == "" && !quoted[i]) {
+			continue
+		}
+		row[i] = parseScalar(fields[i], f.Type, r.loc)
+	}
+	return row
+}
+
+// splitCSVLine splits a CSV line as Spark's default parser reads it: '"' quotes a field, '\'
+// escapes the next character inside quotes, and a doubled quote is a literal quote.
+func splitCSVLine(line string, sep rune) (fields []string, quoted []bool) {
+	var b strings.Builder
+	inQuotes, wasQuoted := false, false
+	rs := []rune(line)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case inQuotes && c == '\\' && i+1 < len(rs):
+			i++
+			b.WriteRune(rs[i])
+		case inQuotes && c == '"' && i+1 < len(rs) && rs[i+1] == '"':
+			i++
+			b.WriteRune('"')
+		case inQuotes && c == '"':
+			inQuotes = false
+		case !inQuotes && c == '"' && b.Len() == 0:
+			inQuotes, wasQuoted = true, true
+		case !inQuotes && c == sep:
+			fields, quoted = append(fields, b.String()), append(quoted, wasQuoted)
+			b.Reset()
+			wasQuoted = false
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return append(fields, b.String()), append(quoted, wasQuoted)
+}
+
+// readParquet reads a Parquet file and conforms its batches to the schema.
+func (r *fileReader) readParquet(ctx context.Context, path string, emit func(arrow.RecordBatch) error) error {
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return fileError("open the Parquet file", path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: fileBatchRows}, r.mem)
+	if err != nil {
+		return fileError("read the Parquet file", path, err)
+	}
+	rr, err := fr.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		return fileError("read the Parquet file", path, err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		rec, err := r.conform(rr.RecordBatch())
+		if err != nil {
+			return err
+		}
+		if err := emit(rec); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return fileError("read the Parquet file", path, err)
+	}
+	return nil
+}
+
+// conform returns rec's columns as the schema's (by name, case-insensitively): missing
+// columns are null, other types are cast (values that do not fit become null).
+func (r *fileReader) conform(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	n := rec.NumRows()
+	cols := make([]arrow.Array, len(r.schema))
+	release := func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}
+	for i, f := range r.schema {
+		want := r.arrow.Field(i).Type
+		idx := -1
+		for j, af := range rec.Schema().Fields() {
+			if strings.EqualFold(af.Name, f.Name) {
+				idx = j
+				break
+			}
+		}
+		if idx < 0 {
+			cols[i] = array.MakeArrayOfNull(r.mem, want, int(n))
+			continue
+		}
+		col, err := r.convert(rec.Column(idx), f.Type, want)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		cols[i] = col
+	}
+	out := array.NewRecordBatch(r.arrow, cols, n)
+	release()
+	return out, nil
+}
+
+// convert returns col as Spark type t (Arrow type want).
+func (r *fileReader) convert(col arrow.Array, t sqltypes.DataType, want arrow.DataType) (arrow.Array, error) {
+	have := col.DataType()
+	if arrow.TypeEqual(have, want) {
+		col.Retain()
+		return col, nil
+	}
+	if ht, ok := have.(*arrow.TimestampType); ok {
+		if wt, ok := want.(*arrow.TimestampType); ok && ht.Unit == wt.Unit && (ht.TimeZone == "") == (wt.TimeZone == "") {
+			return array.MakeFromData(array.NewData(want, col.Len(), col.Data().Buffers(), nil, col.NullN(), col.Data().Offset())), nil
+		}
+	}
+	from, err := sqltypes.FromArrow(have)
+	if err != nil {
+		return nil, err
+	}
+	cast, err := expr.NewCast(&expr.Column{Index: 0, T: from, Null: true}, t, plan.CastTry, expr.Options{TimeZone: r.tz})
+	if err != nil {
+		return nil, err
+	}
+	one := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "c", Type: have, Nullable: true}}, nil),
+		[]arrow.Array{col}, int64(col.Len()))
+	defer one.Release()
+	return cast.Eval(&expr.Context{Mem: r.mem, Location: r.loc}, one)
+}

@@ -1,0 +1,189 @@
+package sources
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+func init() {
+	for _, f := range fileFormats {
+		format := f
+		RegisterStream(format,
+			func(ctx context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
+				return openFileStream(ctx, format, env, options, userSchema)
+			},
+			func(options map[string]string, userSchema string) (sqltypes.Schema, error) {
+				s, _, err := streamFileSchema(format, options, userSchema)
+				return s, err
+			})
+	}
+}
+
+// fileOffset is a file source's offset: the index of the last batch of files in its file log
+// (-1 before any), as Spark's FileStreamSourceOffset.
+type fileOffset struct {
+	LogOffset int64 `json:"logOffset"`
+}
+
+func encodeFileOffset(n int64) Offset {
+	b, _ := json.Marshal(fileOffset{LogOffset: n})
+	return b
+}
+
+func decodeFileOffset(o Offset) (int64, error) {
+	if len(o) == 0 {
+		return -1, nil
+	}
+	var f fileOffset
+	if err := json.Unmarshal(o, &f); err != nil {
+		return 0, sparkerr.IllegalArgument("Invalid file source offset %s", string(o)).Wrap(err)
+	}
+	return f.LogOffset, nil
+}
+
+// fileStream is the streaming file source: each Latest lists the directory and appends the
+// files not seen before as a new batch of its file log (at most maxFilesPerTrigger beyond the
+// last batch read); an epoch (start, end] reads the files of batches start+1..end, spread over
+// the partitions round-robin. The log persists through StreamEnv.Metadata, so a restarted
+// query reads the same files for a replayed epoch.
+type fileStream struct {
+	opts   fileOptions
+	schema sqltypes.Schema
+	reader *fileReader
+	parts  int
+	meta   MetadataStore
+
+	mu      sync.Mutex
+	batches [][]dataFile // the file log: batch i's files
+	seen    map[string]bool
+	read    int64 // the highest end offset Read was called with (-1: none)
+}
+
+func openFileStream(_ context.Context, format string, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
+	schema, o, err := streamFileSchema(format, options, userSchema)
+	if err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(o.path); err == nil {
+		o.path = abs
+	}
+	s := &fileStream{opts: o, schema: schema, reader: newFileReader(env.Mem, o, schema, env.TimeZone),
+		parts: max(1, env.DefaultPartitions), meta: env.Metadata, seen: map[string]bool{}, read: -1}
+	if s.meta != nil {
+		data, ok, err := s.meta.Get()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := json.Unmarshal(data, &s.batches); err != nil {
+				return nil, sparkerr.New(javaIllegalState, "", "", "Invalid file source metadata").Wrap(err)
+			}
+			// The files logged before a restart were handed out already: epochs replayed
+			// read them by their logged offsets, new epochs start after them.
+			s.read = int64(len(s.batches)) - 1
+			for _, b := range s.batches {
+				for _, f := range b {
+					s.seen[f.Path] = true
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// Schema implements StreamSource.
+func (s *fileStream) Schema() sqltypes.Schema { return s.schema }
+
+// Partitions implements StreamSource.
+func (s *fileStream) Partitions() int { return s.parts }
+
+// Description implements StreamSource (Spark's FileStreamSource toString).
+func (s *fileStream) Description() string { return "FileStreamSource[" + FileURI(s.opts.path) + "]" }
+
+// Initial implements StreamSource.
+func (s *fileStream) Initial(context.Context) (Offset, error) { return encodeFileOffset(-1), nil }
+
+// Latest implements StreamSource.
+func (s *fileStream) Latest(context.Context) (Offset, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := int64(len(s.batches)) - 1
+	if s.opts.maxFiles > 0 && last > s.read {
+		// A batch not read yet already holds up to maxFilesPerTrigger files: the next epoch
+		// takes it alone.
+		return encodeFileOffset(s.read + 1), nil
+	}
+	files, err := listDataFiles(s.opts.path)
+	if err != nil {
+		return nil, err
+	}
+	var fresh []dataFile
+	for _, f := range files {
+		if !s.seen[f.Path] {
+			fresh = append(fresh, f)
+		}
+	}
+	if s.opts.latestFirst {
+		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].MTime > fresh[j].MTime })
+	}
+	if s.opts.maxFiles > 0 && len(fresh) > s.opts.maxFiles {
+		fresh = fresh[:s.opts.maxFiles]
+	}
+	if len(fresh) == 0 {
+		return encodeFileOffset(last), nil
+	}
+	s.batches = append(s.batches, fresh)
+	for _, f := range fresh {
+		s.seen[f.Path] = true
+	}
+	if s.meta != nil {
+		data, err := json.Marshal(s.batches)
+		if err != nil {
+			return nil, sparkerr.Internal("encode file source metadata: %v", err)
+		}
+		if err := s.meta.Put(data); err != nil {
+			return nil, err
+		}
+	}
+	return encodeFileOffset(int64(len(s.batches)) - 1), nil
+}
+
+// Read implements StreamSource.
+func (s *fileStream) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
+	from, err := decodeFileOffset(start)
+	if err != nil {
+		return err
+	}
+	to, err := decodeFileOffset(end)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if to >= int64(len(s.batches)) {
+		s.mu.Unlock()
+		return sparkerr.New(javaIllegalState, "", "", "File source offset "+string(end)+
+			" is beyond its file log (the metadata of the source was lost)")
+	}
+	s.read = max(s.read, to)
+	var files []dataFile
+	for b := from + 1; b <= to; b++ {
+		files = append(files, s.batches[b]...)
+	}
+	s.mu.Unlock()
+	for i := p; i < len(files); i += s.parts {
+		if err := s.reader.read(ctx, files[i].Path, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close implements StreamSource.
+func (s *fileStream) Close() error { return nil }
