@@ -128,7 +128,7 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 	case *plan.Hint:
 		return a.resolve(ctx, n.Input)
 	case *plan.WithWatermark:
-		return a.resolve(ctx, n.Input)
+		return a.resolveWithWatermark(ctx, n)
 	case *plan.ToSchema:
 		return a.resolveToSchema(ctx, n)
 	case *plan.Repartition:

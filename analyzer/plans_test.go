@@ -306,6 +306,31 @@ var planCases = map[string]func() plan.Relation{
 		return &plan.Sample{Input: &plan.Hint{Name: "broadcast", Input: &plan.WithWatermark{Input: tbl("t", 0),
 			EventTime: "b", Delay: "1 minute"}}, LowerBound: 0, UpperBound: 0.5, Seed: &seed}
 	},
+	"watermark": func() plan.Relation {
+		return &plan.WithWatermark{Input: &plan.DataSource{Format: "rate", IsStreaming: true},
+			EventTime: "timestamp", Delay: "10 seconds"}
+	},
+	"watermark-window-count": func() plan.Relation {
+		wm := &plan.WithWatermark{Input: &plan.DataSource{Format: "rate", IsStreaming: true},
+			EventTime: "timestamp", Delay: "5 seconds"}
+		return groupBy(wm, exprs(fn("window", col("timestamp"), str("10 seconds"), str("5 seconds"))), fn("count", i32(1)))
+	},
+	"watermark-not-timestamp": func() plan.Relation {
+		return &plan.WithWatermark{Input: &plan.DataSource{Format: "rate", IsStreaming: true},
+			EventTime: "value", Delay: "10 seconds"}
+	},
+	"watermark-bad-delay": func() plan.Relation {
+		return &plan.WithWatermark{Input: &plan.DataSource{Format: "rate", IsStreaming: true},
+			EventTime: "timestamp", Delay: "ten seconds"}
+	},
+	"watermark-negative-delay": func() plan.Relation {
+		return &plan.WithWatermark{Input: &plan.DataSource{Format: "rate", IsStreaming: true},
+			EventTime: "timestamp", Delay: "-1 second"}
+	},
+	"watermark-missing-column": func() plan.Relation {
+		return &plan.WithWatermark{Input: &plan.DataSource{Format: "rate", IsStreaming: true},
+			EventTime: "ts", Delay: "1 second"}
+	},
 	"sql-named-param": func() plan.Relation {
 		return &plan.SQLQuery{Query: "SELECT a FROM t WHERE a > :lo AND b = :name",
 			Args: map[string]plan.Expr{"lo": i32(1), "name": str("x")}}
