@@ -1,0 +1,224 @@
+package operators
+
+import (
+	"bytes"
+	"context"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// StreamDedupSpec configures a streaming deduplication.
+type StreamDedupSpec struct {
+	// KeyCols are the key column indices of the input (nil: every column).
+	KeyCols []int
+	// TimeCol is the input column holding the event time (a timestamp with a watermark), or -1.
+	// With WithinWatermark false it must be one of the keys (dropDuplicates(["id", "eventTime"])):
+	// keys whose event time is at or below the watermark are evicted, and rows at or below the
+	// watermark are late and dropped.
+	TimeCol int
+	// WithinWatermark is dropDuplicatesWithinWatermark: a key stays deduplicated until the
+	// watermark passes its first occurrence's event time + Delay (microseconds).
+	WithinWatermark bool
+	Delay           int64
+}
+
+// StreamDedup is the streaming dropDuplicates: it emits a row the first time its key is seen in
+// any epoch and never again, keeping the keys seen as state (hash-partitioned on the keys by the
+// planner). With an event-time column (see StreamDedupSpec) the state is bounded by the
+// watermark. NULLs compare equal. It reports state metrics (flow.StateReporter), counts late
+// rows (RowsDroppedByWatermark) and snapshots its keys (flow.Snapshotter).
+func StreamDedup(spec StreamDedupSpec) Factory {
+	return func(env flow.Env) (flow.Operator, error) {
+		if spec.WithinWatermark && spec.TimeCol < 0 {
+			return nil, sparkerr.Internal("dropDuplicatesWithinWatermark needs an event-time column")
+		}
+		return &streamDedup{env: env, spec: spec, state: newKeyedRows(env.Mem), watermark: noTime}, nil
+	}
+}
+
+type streamDedup struct {
+	env       flow.Env
+	spec      StreamDedupSpec
+	state     *keyedRows
+	watermark int64
+
+	updated, removed int64
+	dropped          atomic.Int64
+}
+
+func (d *streamDedup) keyColumns(user arrow.RecordBatch) []arrow.Array {
+	if d.spec.KeyCols == nil {
+		return user.Columns()
+	}
+	keys := make([]arrow.Array, len(d.spec.KeyCols))
+	for i, c := range d.spec.KeyCols {
+		keys[i] = user.Column(c)
+	}
+	return keys
+}
+
+func (d *streamDedup) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
+	if flow.HasRetractions(rec) {
+		return sparkerr.Unsupported("dropDuplicates over a stream with retractions (an aggregation in update or complete mode)")
+	}
+	user := flow.UserColumns(rec)
+	defer user.Release()
+	keys := d.keyColumns(user)
+	n := int(rec.NumRows())
+	times := eventTimes(user, d.spec.TimeCol)
+	hs := make([]uint64, n)
+	hashColumns(keys, 0, hs)
+	var keep []int64
+	var expire []int64
+	kept := map[uint64][]int64{} // this batch's new keys by hash
+	for i := 0; i < n; i++ {
+		if times != nil && times[i] != noTime && d.watermark != noTime && times[i] <= d.watermark {
+			d.dropped.Add(1)
+			continue
+		}
+		seen := false
+		d.state.find(keys, i, hs[i], func(rowRef) { seen = true })
+		// An earlier row of this batch with the same key.
+		for _, k := range kept[hs[i]] {
+			if !seen && rowsEqual(keys, int(k), keys, i) {
+				seen = true
+			}
+		}
+		if seen {
+			continue
+		}
+		keep = append(keep, int64(i))
+		kept[hs[i]] = append(kept[hs[i]], int64(i))
+		if times != nil {
+			t := times[i]
+			if d.spec.WithinWatermark && t != noTime {
+				t += d.spec.Delay
+			}
+			expire = append(expire, t)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	var stateTimes []int64
+	if times != nil {
+		stateTimes = make([]int64, n)
+		for k, i := range keep {
+			stateTimes[i] = expire[k]
+		}
+	}
+	if err := d.state.add(keys, keys, hs, stateTimes, keep, nil); err != nil {
+		return err
+	}
+	d.updated += int64(len(keep))
+	return emitRows(ctx, d.env, out, rec, keep)
+}
+
+// eventTimes reads column col (a timestamp, microseconds) of user, or nil when col < 0.
+func eventTimes(user arrow.RecordBatch, col int) []int64 {
+	if col < 0 {
+		return nil
+	}
+	a := user.Column(col)
+	out := make([]int64, a.Len())
+	ts, ok := a.(*array.Timestamp)
+	for i := range out {
+		switch {
+		case a.IsNull(i):
+			out[i] = noTime
+		case ok:
+			out[i] = int64(ts.Value(i))
+		default:
+			out[i] = intValue(a, i)
+		}
+	}
+	return out
+}
+
+// Watermark implements flow.WatermarkHandler: keys whose (expiry) time is at or below the
+// watermark leave the state.
+func (d *streamDedup) Watermark(_ context.Context, ts int64, _ flow.Emitter) error {
+	d.watermark = ts
+	if d.spec.TimeCol < 0 {
+		return nil
+	}
+	var gone []rowRef
+	d.state.each(func(ref rowRef, b *storedBatch) {
+		if t := b.times[ref.row]; t != noTime && t <= ts {
+			gone = append(gone, ref)
+		}
+	})
+	for _, ref := range gone {
+		d.state.remove(ref)
+	}
+	d.state.compact()
+	d.removed += int64(len(gone))
+	return nil
+}
+
+// StateMetrics implements flow.StateReporter: the keys held, and the keys added and evicted
+// since the previous call.
+func (d *streamDedup) StateMetrics() flow.StateMetrics {
+	m := flow.StateMetrics{NumRowsTotal: d.state.live, NumRowsUpdated: d.updated, NumRowsRemoved: d.removed,
+		MemoryUsedBytes: d.state.bytes}
+	d.updated, d.removed = 0, 0
+	return m
+}
+
+// RowsDroppedByWatermark is how many late rows the operator dropped since it started; safe to
+// call from any goroutine.
+func (d *streamDedup) RowsDroppedByWatermark() int64 { return d.dropped.Load() }
+
+// SnapshotState implements flow.Snapshotter: the live keys with their expiry times, and the
+// current watermark.
+func (d *streamDedup) SnapshotState(int64) ([]byte, error) {
+	var buf bytes.Buffer
+	writeVarint(&buf, d.watermark)
+	if err := d.state.snapshot(&buf, keyFields(d.env.OutSchema, d.spec.KeyCols)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// RestoreState implements flow.Snapshotter.
+func (d *streamDedup) RestoreState(data []byte) error {
+	r := bytes.NewReader(data)
+	wm, err := readVarint(r)
+	if err != nil {
+		return err
+	}
+	cols, times, _, err := readSnapshot(d.env.Mem, r)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(cols)
+	d.state.release()
+	d.watermark = wm
+	n := len(times)
+	hs := make([]uint64, n)
+	hashColumns(cols, 0, hs)
+	idx := make([]int64, n)
+	for i := range idx {
+		idx[i] = int64(i)
+	}
+	return d.state.add(cols, cols, hs, times, idx, nil)
+}
+
+// keyFields are the fields of the key columns of an event schema's user part.
+func keyFields(event *arrow.Schema, keyCols []int) []arrow.Field {
+	user := flow.UserSchema(event).Fields()
+	if keyCols == nil {
+		return user
+	}
+	out := make([]arrow.Field, len(keyCols))
+	for i, c := range keyCols {
+		out[i] = user[c]
+	}
+	return out
+}
+
+func (d *streamDedup) Close() { d.state.release() }

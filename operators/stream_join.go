@@ -1,0 +1,403 @@
+package operators
+
+import (
+	"bytes"
+	"context"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// StreamJoinSpec describes a join of two streams: input 0 (left) and input 1 (right).
+type StreamJoinSpec struct {
+	// Type is InnerJoin, LeftOuterJoin, RightOuterJoin or FullOuterJoin.
+	Type plan.JoinType
+	// LeftKeys[i] = RightKeys[i] are the equi-join keys (at least one).
+	LeftKeys, RightKeys []expr.Expr
+	// Residual is checked on candidate pairs, over the left++right user columns.
+	Residual expr.Expr
+	// LeftSchema and RightSchema are the inputs' flow-event schemas.
+	LeftSchema, RightSchema *arrow.Schema
+	// Left and Right say when a stored row of each side can no longer match.
+	Left, Right StateBound
+}
+
+// StateBound says when a stored row of one join side can no longer match a future row of the
+// other: once Slack + its event time (user column TimeCol, microseconds) is at or below the
+// watermark. TimeCol < 0 keeps rows forever.
+type StateBound struct {
+	TimeCol int
+	Slack   int64
+}
+
+// NoBound keeps a side's rows forever.
+var NoBound = StateBound{TimeCol: -1}
+
+// StreamJoin is the symmetric hash join of two streams: each side's rows are kept as state
+// (hashed on the join keys; the planner partitions both sides on them); a row arriving on one
+// side is joined with the other side's state and then stored, so every matching pair is emitted
+// exactly once, by the later of its two rows. When the watermark advances, rows that can no
+// longer match (StateBound) are evicted; for outer joins, evicted rows of the outer side(s) that
+// never matched are emitted padded with NULLs then (Spark's semantics: outer rows wait for the
+// watermark). NULL keys never match. Output is append-only.
+func StreamJoin(ctx *expr.Context, spec StreamJoinSpec) Factory {
+	return func(env flow.Env) (flow.Operator, error) {
+		if len(spec.LeftKeys) == 0 || len(spec.LeftKeys) != len(spec.RightKeys) {
+			return nil, sparkerr.Internal("stream-stream join has %d left keys and %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
+		}
+		switch spec.Type {
+		case plan.InnerJoin, plan.LeftOuterJoin, plan.RightOuterJoin, plan.FullOuterJoin:
+		default:
+			return nil, sparkerr.Unsupported("stream-stream join of type %d", spec.Type)
+		}
+		j := &streamJoin{env: env, ctx: instanceContext(ctx, env), spec: spec, watermark: noTime}
+		j.sides[0] = newJoinSide(env, spec.LeftKeys, spec.LeftSchema, spec.Left,
+			spec.Type == plan.LeftOuterJoin || spec.Type == plan.FullOuterJoin)
+		j.sides[1] = newJoinSide(env, spec.RightKeys, spec.RightSchema, spec.Right,
+			spec.Type == plan.RightOuterJoin || spec.Type == plan.FullOuterJoin)
+		return j, nil
+	}
+}
+
+type joinSide struct {
+	keys   []expr.Expr
+	fields []arrow.Field // user fields
+	types  []arrow.DataType
+	bound  StateBound
+	outer  bool
+	state  *keyedRows
+}
+
+func newJoinSide(env flow.Env, keys []expr.Expr, schema *arrow.Schema, bound StateBound, outer bool) *joinSide {
+	s := &joinSide{keys: keys, fields: flow.UserSchema(schema).Fields(), bound: bound, outer: outer,
+		state: newKeyedRows(env.Mem)}
+	for _, f := range s.fields {
+		s.types = append(s.types, f.Type)
+	}
+	return s
+}
+
+// expired reports whether a row with event time t can no longer match at watermark wm.
+func (s *joinSide) expired(t, wm int64) bool {
+	return s.bound.TimeCol >= 0 && t != noTime && wm != noTime && t+s.bound.Slack <= wm
+}
+
+type streamJoin struct {
+	env       flow.Env
+	ctx       *expr.Context
+	spec      StreamJoinSpec
+	sides     [2]*joinSide
+	watermark int64
+
+	updated, removed int64
+}
+
+// pair is a candidate match: row i of the arriving batch and a stored row of the other side.
+type pair struct {
+	i   int64
+	ref rowRef
+}
+
+func (j *streamJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch, out flow.Emitter) error {
+	if flow.HasRetractions(rec) {
+		return sparkerr.Unsupported("stream-stream join over a stream with retractions (an aggregation in update or complete mode)")
+	}
+	side, other := j.sides[in], j.sides[1-in]
+	user := flow.UserColumns(rec)
+	defer user.Release()
+	n := int(user.NumRows())
+	keys, err := evalUser(j.ctx, side.keys, user)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(keys)
+	hs := make([]uint64, n)
+	hashColumns(keys, 0, hs)
+	var pairs []pair
+	nullKey := make([]bool, n)
+	for i := 0; i < n; i++ {
+		if anyNull(keys, i) {
+			nullKey[i] = true
+			continue
+		}
+		other.state.find(keys, i, hs[i], func(ref rowRef) { pairs = append(pairs, pair{int64(i), ref}) })
+	}
+	matched := make([]bool, n)
+	if err := j.joinPairs(ctx, in, user.Columns(), pairs, matched, out); err != nil {
+		return err
+	}
+	// Store the rows that can still match; emit at once the outer rows that cannot.
+	times := eventTimes(user, side.bound.TimeCol)
+	var store, lone []int64
+	indexed := make([]bool, n)
+	for i := 0; i < n; i++ {
+		t := int64(noTime)
+		if times != nil {
+			t = times[i]
+		}
+		switch {
+		case side.expired(t, j.watermark):
+			if side.outer && !matched[i] {
+				lone = append(lone, int64(i))
+			}
+		case nullKey[i] && !side.outer:
+		default:
+			store = append(store, int64(i))
+			indexed[i] = !nullKey[i]
+		}
+	}
+	first := len(side.state.batches)
+	if err := side.state.add(user.Columns(), keys, hs, times, store, indexed); err != nil {
+		return err
+	}
+	if len(store) > 0 {
+		b := side.state.batches[first]
+		for k, i := range store {
+			b.matched[k] = matched[i]
+		}
+	}
+	j.updated += int64(len(store))
+	if len(lone) == 0 {
+		return nil
+	}
+	cols, err := take(j.env.Mem, user.Columns(), lone, nil)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(cols)
+	return j.emitPadded(ctx, in, cols, out)
+}
+
+// joinPairs checks the residual on candidate pairs, marks both rows of every match and emits the
+// joined rows.
+func (j *streamJoin) joinPairs(ctx context.Context, in int, cols []arrow.Array, pairs []pair, matched []bool, out flow.Emitter) error {
+	other := j.sides[1-in]
+	// Group stored rows by batch so that gathering them takes few slices.
+	slices.SortStableFunc(pairs, func(a, b pair) int {
+		if a.ref.batch != b.ref.batch {
+			return int(a.ref.batch - b.ref.batch)
+		}
+		return int(a.ref.row - b.ref.row)
+	})
+	for lo := 0; lo < len(pairs); lo += BatchRows {
+		chunk := pairs[lo:min(len(pairs), lo+BatchRows)]
+		idx := make([]int64, len(chunk))
+		refs := make([]rowRef, len(chunk))
+		for k, p := range chunk {
+			idx[k], refs[k] = p.i, p.ref
+		}
+		mine, err := take(j.env.Mem, cols, idx, nil)
+		if err != nil {
+			return err
+		}
+		theirs, err := other.state.gather(refs, other.types)
+		if err != nil {
+			releaseAll(mine)
+			return err
+		}
+		row := append(append([]arrow.Array(nil), mine...), theirs...)
+		if in == 1 {
+			row = append(append([]arrow.Array(nil), theirs...), mine...)
+		}
+		keep, err := j.residual(row, len(chunk))
+		if err != nil {
+			releaseAll(row)
+			return err
+		}
+		for _, k := range keep {
+			matched[chunk[k].i] = true
+			other.state.batches[chunk[k].ref.batch].matched[chunk[k].ref.row] = true
+		}
+		if len(keep) < len(chunk) {
+			var kept []arrow.Array
+			kept, err = take(j.env.Mem, row, keep, nil)
+			releaseAll(row)
+			if err != nil {
+				return err
+			}
+			row = kept
+		}
+		err = emitColumns(ctx, j.env, out, row, nil)
+		releaseAll(row)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// residual returns the pairs (rows of the joined columns) whose residual condition is true.
+func (j *streamJoin) residual(row []arrow.Array, n int) ([]int64, error) {
+	all := make([]int64, n)
+	for k := range all {
+		all[k] = int64(k)
+	}
+	if j.spec.Residual == nil || n == 0 {
+		return all, nil
+	}
+	fields := append(append([]arrow.Field(nil), j.sides[0].fields...), j.sides[1].fields...)
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), row, int64(n))
+	defer rec.Release()
+	res, err := evalUser(j.ctx, []expr.Expr{j.spec.Residual}, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(res)
+	b, ok := res[0].(*array.Boolean)
+	if !ok {
+		return nil, sparkerr.Internal("join condition evaluated to %s", res[0].DataType())
+	}
+	keep := all[:0]
+	for k := 0; k < n; k++ {
+		if b.IsValid(k) && b.Value(k) {
+			keep = append(keep, int64(k))
+		}
+	}
+	return keep, nil
+}
+
+// emitPadded emits rows of side `in` (its user columns) with the other side's columns NULL.
+func (j *streamJoin) emitPadded(ctx context.Context, in int, cols []arrow.Array, out flow.Emitter) error {
+	if len(cols) == 0 || cols[0].Len() == 0 {
+		return nil
+	}
+	n := cols[0].Len()
+	other := j.sides[1-in]
+	nulls := make([]arrow.Array, len(other.types))
+	for c, t := range other.types {
+		nulls[c] = array.MakeArrayOfNull(j.env.Mem, t, n)
+	}
+	defer releaseAll(nulls)
+	row := append(append([]arrow.Array(nil), cols...), nulls...)
+	if in == 1 {
+		row = append(append([]arrow.Array(nil), nulls...), cols...)
+	}
+	return emitInChunks(ctx, j.env, out, row, nil)
+}
+
+// Watermark implements flow.WatermarkHandler: rows that can no longer match leave the state;
+// unmatched ones of an outer side are emitted with NULLs.
+func (j *streamJoin) Watermark(ctx context.Context, ts int64, out flow.Emitter) error {
+	j.watermark = ts
+	for in, side := range j.sides {
+		if side.bound.TimeCol < 0 {
+			continue
+		}
+		var gone, lone []rowRef
+		side.state.each(func(ref rowRef, b *storedBatch) {
+			if side.expired(b.times[ref.row], ts) {
+				gone = append(gone, ref)
+				if side.outer && !b.matched[ref.row] {
+					lone = append(lone, ref)
+				}
+			}
+		})
+		if len(lone) > 0 {
+			cols, err := side.state.gather(lone, side.types)
+			if err != nil {
+				return err
+			}
+			err = j.emitPadded(ctx, in, cols, out)
+			releaseAll(cols)
+			if err != nil {
+				return err
+			}
+		}
+		for _, ref := range gone {
+			side.state.remove(ref)
+		}
+		side.state.compact()
+		j.removed += int64(len(gone))
+	}
+	return nil
+}
+
+// StateMetrics implements flow.StateReporter: the rows held on both sides, and the rows stored
+// and evicted since the previous call.
+func (j *streamJoin) StateMetrics() flow.StateMetrics {
+	m := flow.StateMetrics{NumRowsUpdated: j.updated, NumRowsRemoved: j.removed}
+	for _, s := range j.sides {
+		m.NumRowsTotal += s.state.live
+		m.MemoryUsedBytes += s.state.bytes
+	}
+	j.updated, j.removed = 0, 0
+	return m
+}
+
+// RowsDroppedByWatermark is always 0: the join keeps late rows out of its state but still
+// joins them.
+func (j *streamJoin) RowsDroppedByWatermark() int64 { return 0 }
+
+// SnapshotState implements flow.Snapshotter: the watermark and both sides' rows with their
+// matched flags.
+func (j *streamJoin) SnapshotState(int64) ([]byte, error) {
+	var buf bytes.Buffer
+	writeVarint(&buf, j.watermark)
+	for _, s := range j.sides {
+		if err := s.state.snapshot(&buf, s.fields); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// RestoreState implements flow.Snapshotter.
+func (j *streamJoin) RestoreState(data []byte) error {
+	r := bytes.NewReader(data)
+	wm, err := readVarint(r)
+	if err != nil {
+		return err
+	}
+	j.watermark = wm
+	for _, s := range j.sides {
+		cols, times, matched, err := readSnapshot(j.env.Mem, r)
+		if err != nil {
+			return err
+		}
+		err = j.restoreSide(s, cols, times, matched)
+		releaseAll(cols)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *streamJoin) restoreSide(s *joinSide, cols []arrow.Array, times []int64, matched []bool) error {
+	s.state.release()
+	n := len(times)
+	if n == 0 {
+		return nil
+	}
+	user := array.NewRecordBatch(arrow.NewSchema(s.fields, nil), cols, int64(n))
+	defer user.Release()
+	keys, err := evalUser(j.ctx, s.keys, user)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(keys)
+	hs := make([]uint64, n)
+	hashColumns(keys, 0, hs)
+	idx := make([]int64, n)
+	indexed := make([]bool, n)
+	for i := range idx {
+		idx[i] = int64(i)
+		indexed[i] = !anyNull(keys, i)
+	}
+	if err := s.state.add(cols, keys, hs, times, idx, indexed); err != nil {
+		return err
+	}
+	copy(s.state.batches[len(s.state.batches)-1].matched, matched)
+	return nil
+}
+
+func (j *streamJoin) Close() {
+	for _, s := range j.sides {
+		s.state.release()
+	}
+}

@@ -1,0 +1,385 @@
+package operators
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// keyedRows is the state of the streaming deduplication and the stream-stream join: rows kept
+// across epochs in retained Arrow batches, found by the hash of their key columns, each with an
+// optional event time (microseconds) and a matched flag, removable one by one. A stored batch
+// is released once none of its rows is live. It is used by one goroutine.
+type keyedRows struct {
+	mem     memory.Allocator
+	batches []*storedBatch
+	byHash  map[uint64][]rowRef
+	live    int64
+	bytes   int64
+}
+
+type storedBatch struct {
+	cols    []arrow.Array // the stored columns
+	keys    []arrow.Array // the key columns (may share arrays with cols)
+	hashes  []uint64
+	times   []int64 // event time per row, math.MinInt64 when the row has none
+	alive   []bool
+	matched []bool
+	hashed  []bool // whether the row is in byHash (rows with NULL keys are not)
+	nlive   int
+	bytes   int64
+}
+
+func newKeyedRows(mem memory.Allocator) *keyedRows {
+	return &keyedRows{mem: mem, byHash: map[uint64][]rowRef{}}
+}
+
+// noTime marks a row without an event time.
+const noTime = math.MinInt64
+
+// add stores rows idx of cols (keys are the rows' key columns, aligned with cols; hashes their
+// hashes; times their event times or nil). Rows with a NULL key are stored but not indexed
+// when index is false for them. It takes its own references.
+func (s *keyedRows) add(cols, keys []arrow.Array, hashes []uint64, times []int64, idx []int64, indexed []bool) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	b := &storedBatch{nlive: len(idx)}
+	var err error
+	shared := sameArrays(cols, keys)
+	switch {
+	case int64(len(idx)) == int64(cols[0].Len()) && isIdentity(idx):
+		b.cols = retainAll(cols)
+		b.keys = b.cols
+		if !shared {
+			b.keys = retainAll(keys)
+		}
+	default:
+		if b.cols, err = take(s.mem, cols, idx, nil); err != nil {
+			return err
+		}
+		b.keys = b.cols
+		if !shared {
+			if b.keys, err = take(s.mem, keys, idx, nil); err != nil {
+				releaseAll(b.cols)
+				return err
+			}
+		}
+	}
+	b.hashes = make([]uint64, len(idx))
+	b.times = make([]int64, len(idx))
+	b.alive = make([]bool, len(idx))
+	b.matched = make([]bool, len(idx))
+	b.hashed = make([]bool, len(idx))
+	bi := int32(len(s.batches))
+	for k, i := range idx {
+		b.hashes[k] = hashes[i]
+		b.times[k] = noTime
+		if times != nil {
+			b.times[k] = times[i]
+		}
+		b.alive[k] = true
+		if indexed == nil || indexed[i] {
+			b.hashed[k] = true
+			s.byHash[hashes[i]] = append(s.byHash[hashes[i]], rowRef{bi, int32(k)})
+		}
+	}
+	b.bytes = arraysBytes(b.cols) + int64(len(idx))*40
+	if !sameArrays(b.cols, b.keys) {
+		b.bytes += arraysBytes(b.keys)
+	}
+	s.batches = append(s.batches, b)
+	s.live += int64(len(idx))
+	s.bytes += b.bytes
+	return nil
+}
+
+// find calls fn for every live indexed row whose key equals row i of keys (hash h).
+func (s *keyedRows) find(keys []arrow.Array, i int, h uint64, fn func(ref rowRef)) {
+	for _, ref := range s.byHash[h] {
+		b := s.batches[ref.batch]
+		if rowsEqual(b.keys, int(ref.row), keys, i) {
+			fn(ref)
+		}
+	}
+}
+
+// remove drops a live row.
+func (s *keyedRows) remove(ref rowRef) {
+	b := s.batches[ref.batch]
+	if !b.alive[ref.row] {
+		return
+	}
+	b.alive[ref.row] = false
+	if b.hashed[ref.row] {
+		h := b.hashes[ref.row]
+		refs := s.byHash[h]
+		for k, r := range refs {
+			if r == ref {
+				refs = append(refs[:k], refs[k+1:]...)
+				break
+			}
+		}
+		if len(refs) == 0 {
+			delete(s.byHash, h)
+		} else {
+			s.byHash[h] = refs
+		}
+	}
+	s.live--
+	b.nlive--
+	if b.nlive == 0 {
+		s.bytes -= b.bytes
+		releaseAll(b.cols)
+		if !sameArrays(b.cols, b.keys) {
+			releaseAll(b.keys)
+		}
+		*b = storedBatch{}
+	}
+}
+
+// each calls fn for every live row, in storage order.
+func (s *keyedRows) each(fn func(ref rowRef, b *storedBatch)) {
+	for bi, b := range s.batches {
+		for r := range b.alive {
+			if b.alive[r] {
+				fn(rowRef{int32(bi), int32(r)}, b)
+			}
+		}
+	}
+	s.compact()
+}
+
+// compact drops released batches from the end of the list (indices of live ones stay).
+func (s *keyedRows) compact() {
+	n := len(s.batches)
+	for n > 0 && s.batches[n-1].nlive == 0 {
+		n--
+	}
+	s.batches = s.batches[:n]
+}
+
+// gather returns the stored columns of refs, in order.
+func (s *keyedRows) gather(refs []rowRef, types []arrow.DataType) ([]arrow.Array, error) {
+	out := make([]arrow.Array, len(types))
+	if len(refs) == 0 {
+		for c, t := range types {
+			out[c] = array.MakeArrayOfNull(s.mem, t, 0)
+		}
+		return out, nil
+	}
+	// Take runs of refs from one batch, then concatenate the pieces.
+	var pieces [][]arrow.Array
+	defer func() {
+		for _, p := range pieces {
+			releaseAll(p)
+		}
+	}()
+	for lo := 0; lo < len(refs); {
+		hi := lo
+		idx := []int64{}
+		for hi < len(refs) && refs[hi].batch == refs[lo].batch {
+			idx = append(idx, int64(refs[hi].row))
+			hi++
+		}
+		p, err := take(s.mem, s.batches[refs[lo].batch].cols, idx, nil)
+		if err != nil {
+			return nil, err
+		}
+		pieces = append(pieces, p)
+		lo = hi
+	}
+	if len(pieces) == 1 {
+		out = pieces[0]
+		pieces = nil
+		return out, nil
+	}
+	for c := range types {
+		parts := make([]arrow.Array, len(pieces))
+		for k, p := range pieces {
+			parts[k] = p[c]
+		}
+		a, err := array.Concatenate(parts, s.mem)
+		if err != nil {
+			releaseAll(out)
+			return nil, sparkerr.Internal("concatenate: %v", err).Wrap(err)
+		}
+		out[c] = a
+	}
+	return out, nil
+}
+
+func (s *keyedRows) release() {
+	for _, b := range s.batches {
+		if b.nlive > 0 {
+			releaseAll(b.cols)
+			if !sameArrays(b.cols, b.keys) {
+				releaseAll(b.keys)
+			}
+		}
+	}
+	s.batches, s.byHash, s.live, s.bytes = nil, map[uint64][]rowRef{}, 0, 0
+}
+
+func isIdentity(idx []int64) bool {
+	for k, i := range idx {
+		if int64(k) != i {
+			return false
+		}
+	}
+	return true
+}
+
+func retainAll(as []arrow.Array) []arrow.Array {
+	out := append([]arrow.Array(nil), as...)
+	for _, a := range out {
+		a.Retain()
+	}
+	return out
+}
+
+func sameArrays(a, b []arrow.Array) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func arraysBytes(as []arrow.Array) int64 {
+	var n int64
+	for _, a := range as {
+		n += int64(a.Data().SizeInBytes())
+	}
+	return n
+}
+
+// Snapshot encoding: the live rows of a keyedRows as one Arrow IPC stream whose record holds
+// the stored columns followed by _time (int64) and _matched (boolean).
+
+// snapshot writes the live rows of s (stored columns of schema cols) to w.
+func (s *keyedRows) snapshot(w io.Writer, cols []arrow.Field) error {
+	var refs []rowRef
+	var times []int64
+	var matched []bool
+	s.each(func(ref rowRef, b *storedBatch) {
+		refs = append(refs, ref)
+		times = append(times, b.times[ref.row])
+		matched = append(matched, b.matched[ref.row])
+	})
+	types := make([]arrow.DataType, len(cols))
+	for i, f := range cols {
+		types[i] = f.Type
+	}
+	data, err := s.gather(refs, types)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(data)
+	tb := array.NewInt64Builder(s.mem)
+	tb.AppendValues(times, nil)
+	ta := tb.NewArray()
+	tb.Release()
+	defer ta.Release()
+	ma := boolArray(s.mem, matched)
+	defer ma.Release()
+	fields := append(append([]arrow.Field(nil), cols...),
+		arrow.Field{Name: "_time", Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: "_matched", Type: arrow.FixedWidthTypes.Boolean})
+	schema := arrow.NewSchema(fields, nil)
+	rec := array.NewRecordBatch(schema, append(append([]arrow.Array(nil), data...), ta, ma), int64(len(refs)))
+	defer rec.Release()
+	var buf bytes.Buffer
+	iw := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(s.mem))
+	if err := iw.Write(rec); err != nil {
+		return sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	}
+	if err := iw.Close(); err != nil {
+		return sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	}
+	var n [binary.MaxVarintLen64]byte
+	if _, err := w.Write(n[:binary.PutUvarint(n[:], uint64(buf.Len()))]); err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// readSnapshot reads one snapshot written by snapshot: the stored columns, times and matched
+// flags of every row. The caller releases the columns.
+func readSnapshot(mem memory.Allocator, r *bytes.Reader) (cols []arrow.Array, times []int64, matched []bool, err error) {
+	size, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, nil, nil, sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, nil, nil, sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	}
+	ir, err := ipc.NewReader(bytes.NewReader(body), ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, nil, nil, sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	}
+	defer ir.Release()
+	var parts []arrow.RecordBatch
+	for ir.Next() {
+		rec := ir.RecordBatch()
+		rec.Retain()
+		parts = append(parts, rec)
+	}
+	defer releaseRecords(parts)
+	if err := ir.Err(); err != nil {
+		return nil, nil, nil, sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	}
+	schema := ir.Schema()
+	nc := schema.NumFields() - 2
+	for c := 0; c < nc; c++ {
+		var a arrow.Array
+		if len(parts) == 0 {
+			a = array.MakeArrayOfNull(mem, schema.Field(c).Type, 0)
+		} else {
+			pieces := make([]arrow.Array, len(parts))
+			for k, p := range parts {
+				pieces[k] = p.Column(c)
+			}
+			if a, err = array.Concatenate(pieces, mem); err != nil {
+				releaseAll(cols)
+				return nil, nil, nil, sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+			}
+		}
+		cols = append(cols, a)
+	}
+	for _, p := range parts {
+		t := p.Column(nc).(*array.Int64)
+		m := p.Column(nc + 1).(*array.Boolean)
+		for i := 0; i < t.Len(); i++ {
+			times = append(times, t.Value(i))
+			matched = append(matched, m.Value(i))
+		}
+	}
+	return cols, times, matched, nil
+}
+
+func writeVarint(w *bytes.Buffer, v int64) {
+	var n [binary.MaxVarintLen64]byte
+	w.Write(n[:binary.PutVarint(n[:], v)])
+}
+
+func readVarint(r *bytes.Reader) (int64, error) {
+	v, err := binary.ReadVarint(r)
+	if err != nil {
+		return 0, sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	}
+	return v, nil
+}
