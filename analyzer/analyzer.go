@@ -342,7 +342,7 @@ func (a *Analyzer) resolveDeduplicate(ctx context.Context, n *plan.Deduplicate) 
 			}
 		}
 	}
-	return a.keepScope(in, &logical.Distinct{Input: in.node, Keys: keys}), nil
+	return a.keepScope(in, &logical.Distinct{Input: in.node, Keys: keys, WithinWatermark: n.WithinWatermark}), nil
 }
 
 // columnNotAmong is UNRESOLVED_COLUMN_AMONG_FIELD_NAMES.

@@ -70,6 +70,10 @@ func (u *Union) Describe() string { return "Union" }
 type Distinct struct {
 	Input Node
 	Keys  []int
+	// WithinWatermark is dropDuplicatesWithinWatermark: on a stream, a key is deduplicated
+	// until the watermark passes its first occurrence's event time plus the watermark delay.
+	// A batch plan ignores it.
+	WithinWatermark bool
 }
 
 // Schema implements Node.
