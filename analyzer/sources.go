@@ -180,8 +180,8 @@ func (a *Analyzer) resolveDataSource(n *plan.DataSource) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newResolved(&logical.SourceScan{Format: n.Format, Options: n.Options, Paths: n.Paths,
-		Out: out, Streaming: n.IsStreaming}), nil
+	return newResolved(&logical.SourceScan{Format: n.Format, Options: opts, Paths: n.Paths,
+		Out: out, Streaming: n.IsStreaming, UserSchema: n.Schema}), nil
 }
 
 func (a *Analyzer) resolveSQLQuery(ctx context.Context, n *plan.SQLQuery) (*resolved, error) {

@@ -103,6 +103,9 @@ type SourceScan struct {
 	Paths     []string
 	Out       sqltypes.Schema
 	Streaming bool
+	// UserSchema is the schema the user gave (DDL or JSON, as sent), "" if none; sources that
+	// need it (files) are opened with it.
+	UserSchema string
 }
 
 // Schema implements Node.
