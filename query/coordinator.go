@@ -66,6 +66,12 @@ const (
 	actFinish
 	// actTerminate: stop everything; the query ended with Err (nil: stopped or finished).
 	actTerminate
+	// actWriteOffsets: log epoch Epoch's (Start, End] in the offsets log (synced), before the
+	// actStartEpoch that follows it. Only for queries with a checkpoint.
+	actWriteOffsets
+	// actCommit: epoch Epoch completed; log its commit (synced) before its progress. Only for
+	// queries with a checkpoint.
+	actCommit
 )
 
 // action is one output of Step.
@@ -128,6 +134,11 @@ type coordinator struct {
 	waiters      []waiter
 
 	status Status
+
+	// durable: the query has a checkpoint: epochs are logged before they run and committed
+	// after. resume is where a restarted query picks up (nil: a first start).
+	durable bool
+	resume  *resumePlan
 }
 
 func newCoordinator(t Trigger) *coordinator {
@@ -156,7 +167,19 @@ func (c *coordinator) Step(ev event) []action {
 		c.phase = phaseRunning
 		c.cur = ev.Offsets
 		c.lastReport = ev.At
-		out = c.ask(out, true)
+		if r := c.resume; r != nil {
+			c.next, c.committed = r.next, r.lastCommit
+			if r.start != nil {
+				c.cur = r.start
+			}
+		}
+		if r := c.resume; r != nil && r.replay != nil {
+			// The logged but uncommitted epoch runs first, with exactly its logged offsets.
+			ep := r.replay
+			out = c.launch(out, &epochPlan{id: ep.Epoch, start: ep.Start, end: ep.End, latest: ep.End}, false)
+		} else {
+			out = c.ask(out, true)
+		}
 		if c.fixedInterval() {
 			out = append(out, action{Kind: actSetTimer, After: c.trigger.Interval})
 		}
@@ -274,11 +297,20 @@ func (c *coordinator) onEpochDone(ev event, out []action) []action {
 	c.running = nil
 	c.committed = ep.id
 	c.lastReport = ev.At
+	if c.durable {
+		out = append(out, action{Kind: actCommit, Epoch: ep.id})
+	}
 	out = append(out, action{Kind: actProgress, Epoch: ep.id, Start: ep.start, End: ep.end, Latest: ep.latest})
 	if c.phase != phaseRunning {
 		return out
 	}
 	switch {
+	case c.oneShot() && !c.started:
+		// A replayed epoch ran first: now plan what is available.
+		if !c.fetching {
+			return c.ask(out, true)
+		}
+		c.triggerFetch = true
 	case c.oneShot():
 		// availableNow plans everything up to the offsets seen at start in one epoch.
 		return c.finish(out)
@@ -309,11 +341,18 @@ func (c *coordinator) ask(out []action, forTrigger bool) []action {
 }
 
 func (c *coordinator) startEpoch(out []action, latest []sources.Offset) []action {
-	ep := &epochPlan{id: c.next, start: c.cur, end: latest, latest: latest}
+	return c.launch(out, &epochPlan{id: c.next, start: c.cur, end: latest, latest: latest}, c.durable)
+}
+
+// launch runs epoch ep, logging its offsets first when log is set.
+func (c *coordinator) launch(out []action, ep *epochPlan, log bool) []action {
 	c.running = ep
-	c.cur = latest
-	c.next++
+	c.cur = ep.end
+	c.next = ep.id + 1
 	c.status.Message, c.status.DataAvailable, c.status.TriggerActive = "Processing new data", true, true
+	if log {
+		out = append(out, action{Kind: actWriteOffsets, Epoch: ep.id, Start: ep.start, End: ep.end})
+	}
 	return append(out, action{Kind: actStartEpoch, Epoch: ep.id, Start: ep.start, End: ep.end})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sparkerr"
 )
 
 // The driver is the query's goroutine: it feeds the coordinator events and performs its
@@ -33,11 +34,15 @@ type driver struct {
 type epochTiming struct {
 	triggerStart, started time.Time
 	latestTook            time.Duration
+	// walCommit: writing the offsets log entry; commitOffsets: writing the commit.
+	walCommit, commitOffsets time.Duration
 }
 
 // run is the query's goroutine.
 func (q *Query) run() {
 	d := &driver{q: q, coord: newCoordinator(q.spec.Trigger), clock: q.m.env.Clock, epochs: map[int64]epochTiming{}}
+	d.coord.durable = q.cp != nil
+	d.coord.resume = q.resume
 	q.setStatus(d.coord.status)
 	if q.openErr != nil {
 		d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(), Err: q.openErr}))
@@ -80,9 +85,31 @@ func (d *driver) perform(acts []action) bool {
 			d.fetchStart = d.clock.Now()
 			start := a.Start
 			q.spawn(func() { d.latestOffsets(start) })
+		case actWriteOffsets:
+			began := d.clock.Now()
+			if err := d.writeOffsets(a); err != nil {
+				return d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(), Err: err}))
+			}
+			t := d.epochs[a.Epoch]
+			t.walCommit = d.clock.Now().Sub(began)
+			d.epochs[a.Epoch] = t
+		case actCommit:
+			began := d.clock.Now()
+			if err := q.cp.store.Commit(storeKey, a.Epoch); err != nil {
+				return d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(),
+					Err: sparkerr.Newf(sparkerr.SparkException, "", "", "cannot commit epoch %d to the checkpoint: %v", a.Epoch, err).Wrap(err)}))
+			}
+			t := d.epochs[a.Epoch]
+			t.commitOffsets = d.clock.Now().Sub(began)
+			d.epochs[a.Epoch] = t
 		case actStartEpoch:
 			now := d.clock.Now()
-			d.epochs[a.Epoch] = epochTiming{triggerStart: d.fetchStart, started: now, latestTook: d.latestTook}
+			t := d.epochs[a.Epoch]
+			t.triggerStart, t.started, t.latestTook = d.fetchStart, now, d.latestTook
+			if t.triggerStart.IsZero() {
+				t.triggerStart = now
+			}
+			d.epochs[a.Epoch] = t
 			for i, f := range q.feeds {
 				f.Next(sources.Epoch{ID: a.Epoch, Start: a.Start[i], End: a.End[i]})
 			}
@@ -115,7 +142,11 @@ func (d *driver) publishProgress(a action) {
 	t := d.epochs[a.Epoch]
 	delete(d.epochs, a.Epoch)
 	s := epochStats{epoch: a.Epoch, triggerStart: t.triggerStart, prevTriggerStart: d.prevTriggerStart, end: now,
-		latestOffset: t.latestTook, addBatch: now.Sub(t.started), start: a.Start, endOffsets: a.End, latest: a.Latest}
+		latestOffset: t.latestTook, addBatch: now.Sub(t.started), start: a.Start, endOffsets: a.End, latest: a.Latest,
+		walCommit: t.walCommit, commitOffsets: t.commitOffsets}
+	if q.state != nil {
+		s.state = q.state.take(a.Epoch)
+	}
 	d.prevTriggerStart = t.triggerStart
 	for _, f := range q.feeds {
 		s.rows = append(s.rows, f.Rows(a.Epoch))
@@ -124,6 +155,19 @@ func (d *driver) publishProgress(a action) {
 	p := q.buildProgress(s)
 	q.addProgress(p)
 	q.m.emit(Event{Type: ProgressEvent, JSON: progressEventJSON(p)})
+}
+
+// writeOffsets logs an epoch's offsets (synced) before it runs.
+func (d *driver) writeOffsets(a action) error {
+	b, err := encodeRecord(epochRecord{Epoch: a.Epoch, Start: a.Start, End: a.End})
+	if err == nil {
+		err = d.q.cp.store.WriteOffsets(storeKey, a.Epoch, b)
+	}
+	if err != nil {
+		return sparkerr.Newf(sparkerr.SparkException, "", "", "cannot log the offsets of epoch %d in the checkpoint: %v",
+			a.Epoch, err).Wrap(err)
+	}
+	return nil
 }
 
 // initialOffsets asks every source for its initial offset.
@@ -215,6 +259,7 @@ func (d *driver) terminate(err error) {
 	for _, s := range q.streams {
 		_ = s.Close()
 	}
+	q.closeCheckpoint()
 	var exc *Exception
 	if err != nil {
 		exc = q.streamFailed(err)

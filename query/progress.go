@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"github.com/weirhq/weir/flow"
 	"math"
 	"time"
 
@@ -90,6 +91,9 @@ type epochStats struct {
 	start, endOffsets, latest           []sources.Offset
 	rows                                []int64 // per source
 	outputRows                          int64
+	walCommit, commitOffsets            time.Duration
+	// state is the stateful operators' metrics, in plan order (nil: none reported).
+	state []flow.StateMetrics
 }
 
 // timestamp renders t as Spark does: ISO-8601 UTC with milliseconds.
@@ -136,6 +140,7 @@ func (q *Query) buildProgress(s epochStats) string {
 		DurationMs: durationsJSON{
 			AddBatch: s.addBatch.Milliseconds(), LatestOffset: s.latestOffset.Milliseconds(),
 			TriggerExecution: trigger.Milliseconds(),
+			WalCommit:        s.walCommit.Milliseconds(), CommitOffsets: s.commitOffsets.Milliseconds(),
 		},
 		EventTime:       map[string]string{},
 		StateOperators:  []stateOperatorJSON{},
@@ -143,10 +148,16 @@ func (q *Query) buildProgress(s epochStats) string {
 		Sink:            sinkProgressJSON{Description: q.sink.Description(), NumOutputRows: s.outputRows},
 		ObservedMetrics: map[string]jsonObject{},
 	}
-	for _, op := range q.stateOps {
-		p.StateOperators = append(p.StateOperators, stateOperatorJSON{OperatorName: op.name,
+	for i, op := range q.stateOps {
+		j := stateOperatorJSON{OperatorName: op.name,
 			NumShufflePartitions: int64(op.partitions), NumStateStoreInstances: int64(op.partitions),
-			CustomMetrics: map[string]int64{}})
+			CustomMetrics: map[string]int64{}}
+		if i < len(s.state) {
+			m := s.state[i]
+			j.NumRowsTotal, j.NumRowsUpdated, j.NumRowsRemoved = m.NumRowsTotal, m.NumRowsUpdated, m.NumRowsRemoved
+			j.MemoryUsedBytes, j.CommitTimeMs = m.MemoryUsedBytes, m.CommitTime.Milliseconds()
+		}
+		p.StateOperators = append(p.StateOperators, j)
 	}
 	for i, src := range q.streams {
 		var rows int64

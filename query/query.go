@@ -35,6 +35,14 @@ type Query struct {
 	ctx      context.Context
 	// openErr is a source that failed to open: the query starts and fails at once.
 	openErr error
+	// partitions is the state partition count (a checkpoint's, when resuming one).
+	partitions int
+	// cp is the open checkpoint (nil: none) and resume where the run picks up.
+	cp       *checkpoint
+	location string
+	resume   *resumePlan
+	// state collects the stateful operators' metrics per epoch.
+	state *stateMetricsLog
 
 	events chan event
 	quit   chan struct{} // closed when termination begins: posting stops

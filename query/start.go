@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -16,9 +17,6 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// fileFormats are Spark's file sinks, which Weir does not have.
-var fileFormats = map[string]bool{"": true, "parquet": true, "csv": true, "json": true, "orc": true,
-	"text": true, "avro": true, "xml": true}
 
 // errSourceOpen marks a planning failure caused by a source that could not be opened.
 var errSourceOpen = errors.New("stream source failed to open")
@@ -42,18 +40,16 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
 			spec.Trigger.Interval)
 	}
 	format := strings.ToLower(spec.Format)
-	if fileFormats[format] {
-		name := format
-		if name == "" {
-			name = "parquet (spark.sql.sources.default)"
-		}
-		return nil, sparkerr.Unsupported("the streaming file sink (format %s) is not supported by Weir; "+
-			"use format console, memory or noop", name)
+	if format == "" {
+		format = "parquet"
 	}
 	if spec.TableName != "" {
 		return nil, sparkerr.Unsupported("writeStream.toTable(%s) is not supported by Weir; use format memory "+
 			"with a queryName to get a temp view", spec.TableName)
 	}
+	// Without a location, memory, console and noop run without durable state (Spark uses a
+	// temporary directory); durable sinks (files) refuse to start without one.
+	location := m.checkpointLocation(spec)
 	ectx, err := m.exprContext()
 	if err != nil {
 		return nil, err
@@ -61,12 +57,20 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
 	q := &Query{m: m, id: newUUID(), runID: newUUID(), name: spec.Name, spec: spec,
 		startedAt: m.env.Clock.Now(), events: make(chan event, 16), quit: make(chan struct{}),
 		done: make(chan struct{}), waiters: map[int]chan struct{}{}}
+	q.partitions = m.partitions()
+	if location != "" {
+		if err := m.openCheckpoint(ctx, q, location); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.register(q); err != nil {
+		q.closeCheckpoint()
 		return nil, err
 	}
-	if err := m.build(q, format, ectx); err != nil {
+	if err := m.build(q, format, location, ectx); err != nil {
 		m.unregister(q)
 		q.closeStreams()
+		q.closeCheckpoint()
 		return nil, err
 	}
 	go q.run()
@@ -95,19 +99,20 @@ func (m *Manager) partitions() int {
 }
 
 // build makes q's sink, graph and job.
-func (m *Manager) build(q *Query, format string, ectx *expr.Context) error {
+func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) error {
 	spec := q.spec
 	tz := "UTC"
 	if ectx.Location != nil {
 		tz = ectx.Location.String()
 	}
 	sink, err := sinks.New(format, sinks.Env{QueryName: spec.Name, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
-		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables}, spec.Options)
+		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables}, sinkOptions(spec, location))
 	if err != nil {
 		return err
 	}
 	q.sink = sink
-	q.stateOps = stateOperators(spec.Plan, m.partitions())
+	q.stateOps = stateOperators(spec.Plan, q.partitions)
+	q.state = newStateMetricsLog()
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	continuous := spec.Trigger.Kind == TriggerContinuous
 	openStream := func(scan *logical.SourceScan) (flow.Source, int, error) {
@@ -115,8 +120,11 @@ func (m *Manager) build(q *Query, format string, ectx *expr.Context) error {
 			return nil, 0, sparkerr.Unsupported("reading %s as a static source inside a streaming query is not "+
 				"supported by Weir", scan.Format)
 		}
-		src, err := sources.OpenStream(q.ctx, scan.Format, sources.StreamEnv{Mem: m.env.Mem, Clock: m.env.Clock,
-			DefaultPartitions: m.partitions(), TimeZone: tz}, scan.Options, "")
+		senv := sources.StreamEnv{Mem: m.env.Mem, Clock: m.env.Clock, DefaultPartitions: q.partitions, TimeZone: tz}
+		if q.cp != nil {
+			senv.Metadata = sourceMetadata{store: q.cp.store, index: len(q.streams)}
+		}
+		src, err := sources.OpenStream(q.ctx, scan.Format, senv, scan.Options, "")
 		if err != nil {
 			if _, ok := sparkerr.As(err); ok && isAnalysisError(err) {
 				return nil, 0, err
@@ -133,7 +141,7 @@ func (m *Manager) build(q *Query, format string, ectx *expr.Context) error {
 		q.feeds = append(q.feeds, feed)
 		return feed, src.Partitions(), nil
 	}
-	g, err := planner.Build(spec.Plan, planner.Options{Mem: m.env.Mem, Partitions: m.partitions(), Expr: ectx,
+	g, err := planner.Build(spec.Plan, planner.Options{Mem: m.env.Mem, Partitions: q.partitions, Expr: ectx,
 		Streaming: true, Sources: openStream})
 	if errors.Is(err, errSourceOpen) {
 		// Spark starts the query; its first batch fails. Sources opened before stay owned by q.
@@ -145,13 +153,92 @@ func (m *Manager) build(q *Query, format string, ectx *expr.Context) error {
 	}
 	g.Output = sinkNode(g.Output, sink)
 	q.sinkPar = g.Output.Parallelism
-	job, err := m.env.Runner.Start(q.ctx, g)
+	cpc := flow.Checkpointing{OnStateMetrics: q.state.record}
+	if q.cp != nil {
+		cpc.Backend = stateBackend{store: q.cp.store}
+		if r := q.resume; r != nil && r.restore {
+			cpc.Restore, cpc.HasRestore = r.restoreAt, true
+		}
+	}
+	job, err := m.env.Runner.Start(flow.WithCheckpointing(q.ctx, cpc), g)
 	if err != nil {
 		q.cancel()
 		return err
 	}
 	q.job = job
 	return nil
+}
+
+// sinkOptions are the options the sink gets: the user's, plus the resolved checkpoint location
+// and start(path)'s path when the options lack them.
+func sinkOptions(spec Spec, location string) map[string]string {
+	out := make(map[string]string, len(spec.Options)+2)
+	has := map[string]bool{}
+	for k, v := range spec.Options {
+		out[k] = v
+		has[strings.ToLower(k)] = true
+	}
+	if location != "" && !has["checkpointlocation"] {
+		out["checkpointLocation"] = location
+	}
+	if spec.Path != "" && !has["path"] {
+		out["path"] = spec.Path
+	}
+	return out
+}
+
+// openCheckpoint claims q's checkpoint location (stopping an earlier run of this session that
+// holds it), opens its store, takes the query id and state partitioning from it and plans the
+// recovery.
+func (m *Manager) openCheckpoint(ctx context.Context, q *Query, location string) error {
+	dir, err := filepath.Abs(location)
+	if err != nil {
+		return sparkerr.IllegalArgument("Invalid checkpoint location %s", location).Wrap(err)
+	}
+	for {
+		old, err := claimLocation(dir, q)
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			break
+		}
+		if err := old.Stop(ctx); err != nil {
+			return err
+		}
+	}
+	q.location = dir
+	want := checkpointMeta{ID: q.id, Partitions: q.partitions, Stateful: statefulOperators(q.spec.Plan),
+		Sources: sourceFormats(q.spec.Plan)}
+	cp, err := openCheckpoint(dir, want)
+	if err != nil {
+		releaseLocation(dir, q)
+		return err
+	}
+	q.cp = cp
+	q.id = cp.meta.ID
+	if cp.meta.Partitions > 0 {
+		q.partitions = cp.meta.Partitions
+	}
+	log, err := readRecovery(cp.store)
+	if err != nil {
+		q.closeCheckpoint()
+		return err
+	}
+	plan := planRecovery(log)
+	q.resume = &plan
+	return nil
+}
+
+// closeCheckpoint closes q's checkpoint store and gives up its location.
+func (q *Query) closeCheckpoint() {
+	if q.cp != nil {
+		_ = q.cp.close()
+		q.cp = nil
+	}
+	if q.location != "" {
+		releaseLocation(q.location, q)
+	}
 }
 
 // isAnalysisError: option and format errors are the user's, raised at start as in Spark

@@ -116,9 +116,9 @@ func TestStartRefusesWhatItCannotRun(t *testing.T) {
 		err  string
 	}{
 		{Spec{Plan: stream, Format: "", OutputMode: sinks.Append},
-			"[UNSUPPORTED_FEATURE] the streaming file sink (format parquet (spark.sql.sources.default)) is not supported by Weir"},
+			`[_LEGACY_ERROR_TEMP_1197] checkpointLocation must be specified`},
 		{Spec{Plan: stream, Format: "Parquet", OutputMode: sinks.Append, Path: "/tmp/x"},
-			"[UNSUPPORTED_FEATURE] the streaming file sink (format parquet) is not supported by Weir"},
+			`[_LEGACY_ERROR_TEMP_1197] checkpointLocation must be specified either through option("checkpointLocation", ...)`},
 		{Spec{Plan: stream, Format: "noop", OutputMode: sinks.Append, TableName: "t"},
 			"[UNSUPPORTED_FEATURE] writeStream.toTable(t) is not supported by Weir"},
 		{Spec{Plan: stream, Format: "noop", OutputMode: sinks.Append, Trigger: Trigger{Kind: TriggerContinuous}},

@@ -1,0 +1,167 @@
+package query
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/weirhq/weir/checkpoints"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// A query with a checkpoint location keeps its durable progress in a checkpoints.Store opened
+// on <location>/weir-pebble, one Store per running query, closed when the query ends. The store
+// holds the query's metadata (persistent id, stateful operators, partition count), the offsets
+// log, the commit log, source metadata and operator state snapshots, all under storeKey.
+
+// checkpointConf is the session conf naming the default checkpoint root.
+const checkpointConf = "spark.sql.streaming.checkpointLocation"
+
+// storeKey is the key space of a location's store: one query per location.
+const storeKey = "query"
+
+// pebbleDir is the store's directory inside a checkpoint location.
+const pebbleDir = "weir-pebble"
+
+// checkpointLocation resolves a query's checkpoint location as Spark does: the
+// "checkpointLocation" option, else the conf's root plus the query name (or a new UUID). ""
+// means none (allowed for sinks that are not durable).
+func (m *Manager) checkpointLocation(spec Spec) string {
+	for k, v := range spec.Options {
+		if strings.EqualFold(k, "checkpointLocation") && v != "" {
+			return v
+		}
+	}
+	if m.env.Conf == nil {
+		return ""
+	}
+	root, ok := m.env.Conf(checkpointConf)
+	if !ok || root == "" {
+		return ""
+	}
+	name := spec.Name
+	if name == "" {
+		name = newUUID()
+	}
+	return strings.TrimRight(root, "/") + "/" + name
+}
+
+// locations are the checkpoint locations of running queries in this process, by absolute path.
+var locations = struct {
+	sync.Mutex
+	held map[string]*Query
+}{held: map[string]*Query{}}
+
+// claimLocation makes q the owner of location dir. A query of the same manager holding it is
+// returned to be stopped (Spark stops the active run when a query restarts); a query of
+// another session holding it is an error.
+func claimLocation(dir string, q *Query) (*Query, error) {
+	locations.Lock()
+	defer locations.Unlock()
+	if old, ok := locations.held[dir]; ok && !old.terminated() {
+		if old.m != q.m {
+			return nil, sparkerr.Newf("java.lang.IllegalStateException", "CONCURRENT_QUERY", "",
+				"Cannot start query with checkpoint location %s as another query using it is already active in "+
+					"another session. Perhaps you are attempting to restart a query from checkpoint that is already "+
+					"active.", dir)
+		}
+		return old, nil
+	}
+	locations.held[dir] = q
+	return nil, nil
+}
+
+// releaseLocation gives up q's location.
+func releaseLocation(dir string, q *Query) {
+	locations.Lock()
+	defer locations.Unlock()
+	if locations.held[dir] == q {
+		delete(locations.held, dir)
+	}
+}
+
+// checkpointMeta is the query's metadata record.
+type checkpointMeta struct {
+	ID string `json:"id"`
+	// Partitions is the state partition count the checkpoint's state was written with.
+	Partitions int `json:"partitions"`
+	// Stateful describes the plan's stateful operators (see statefulOperators).
+	Stateful []statefulOp `json:"stateful"`
+	// Sources are the formats of the query's sources, in planning order.
+	Sources []string `json:"sources"`
+}
+
+// checkpoint is a running query's open checkpoint.
+type checkpoint struct {
+	dir   string
+	store *checkpoints.Store
+	meta  checkpointMeta
+	// fresh: the location held no metadata (first start).
+	fresh bool
+}
+
+// openCheckpoint opens (creating) the store at dir and checks the plan against the metadata of
+// an earlier run; a first start writes it. An incompatible plan leaves the checkpoint as it was.
+func openCheckpoint(dir string, want checkpointMeta) (*checkpoint, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, sparkerr.Newf(sparkerr.SparkException, "", "", "cannot create checkpoint location %s: %v", dir, err).Wrap(err)
+	}
+	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
+	if err != nil {
+		return nil, sparkerr.Newf("java.lang.IllegalStateException", "CONCURRENT_QUERY", "",
+			"Cannot open checkpoint location %s: %v. Perhaps another process runs a query from this checkpoint.",
+			dir, err).Wrap(err)
+	}
+	cp := &checkpoint{dir: dir, store: store}
+	raw, ok, err := store.Metadata(storeKey)
+	if err == nil && ok {
+		err = json.Unmarshal(raw, &cp.meta)
+	}
+	if err != nil {
+		_ = store.Close()
+		return nil, sparkerr.Newf(sparkerr.SparkException, "", "", "cannot read checkpoint metadata at %s: %v", dir, err).Wrap(err)
+	}
+	if !ok {
+		cp.fresh = true
+		cp.meta = want
+		b, err := json.Marshal(want)
+		if err == nil {
+			err = store.PutMetadata(storeKey, b)
+		}
+		if err != nil {
+			_ = store.Close()
+			return nil, sparkerr.Newf(sparkerr.SparkException, "", "", "cannot write checkpoint metadata at %s: %v", dir, err).Wrap(err)
+		}
+		return cp, nil
+	}
+	if err := compatible(cp.meta, want); err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	return cp, nil
+}
+
+// close closes the store.
+func (cp *checkpoint) close() error { return cp.store.Close() }
+
+// sourceMetadata is a source's MetadataStore in the checkpoint.
+type sourceMetadata struct {
+	store *checkpoints.Store
+	index int
+}
+
+func (s sourceMetadata) Get() ([]byte, bool, error) { return s.store.SourceMetadata(storeKey, s.index) }
+func (s sourceMetadata) Put(b []byte) error         { return s.store.PutSourceMetadata(storeKey, s.index, b) }
+
+// stateBackend saves operator state snapshots in the checkpoint (flow.StateBackend).
+type stateBackend struct{ store *checkpoints.Store }
+
+func (b stateBackend) Save(node string, partition int, epoch int64, data []byte) error {
+	return b.store.PutState(storeKey, node, partition, epoch, data)
+}
+
+func (b stateBackend) Load(node string, partition int, epoch int64) ([]byte, bool, error) {
+	return b.store.State(storeKey, node, partition, epoch)
+}
