@@ -199,7 +199,7 @@ func TestWriteStreamStartErrors(t *testing.T) {
 		_, err := run(t, client, sid, commandPlan(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: w}}))
 		return err
 	}
-	batch := &pb.Relation{RelType: &pb.Relation_Range{Range: &pb.Range{End: 3}}}
+	batch := &pb.Relation{RelType: &pb.Relation_Range{Range: &pb.Range{End: 3, Step: 1}}}
 	wantStatusError(t, start(batch, nil), sparkerr.AnalysisException, "WRITE_STREAM_NOT_ALLOWED",
 		"[WRITE_STREAM_NOT_ALLOWED] `writeStream` can be called only on streaming Dataset/DataFrame.")
 	wantStatusError(t, start(nil, nil), sparkerr.IllegalArgumentException, "",
