@@ -57,6 +57,12 @@ func EventTimeColumns(n Node) map[int]int64 {
 			}
 		}
 		return out
+	case *ExpandWindow:
+		out := EventTimeColumns(n.Input)
+		if d, ok := eventTimeExpr(n.Window.TS, out); ok {
+			out[len(n.Input.Schema())] = d
+		}
+		return out
 	case *Filter, *Sort, *Limit, *Sample, *Repartition, *Distinct, *Tail:
 		return EventTimeColumns(n.Children()[0])
 	}
@@ -109,4 +115,26 @@ func HasWatermark(n Node) bool {
 		}
 	}
 	return false
+}
+
+// ExpandWindow repeats each input row once per sliding window containing its time, appending
+// the window (struct<start, end>) as the last column "window" (Spark's Expand for sliding
+// windows). The planner introduces it under an aggregate grouping by a sliding window.
+type ExpandWindow struct {
+	Input  Node
+	Window *expr.TimeWindow
+}
+
+// Schema implements Node.
+func (e *ExpandWindow) Schema() sqltypes.Schema {
+	s := append(sqltypes.Schema{}, e.Input.Schema()...)
+	return append(s, sqltypes.Field{Name: "window", Type: e.Window.Type(), Nullable: true})
+}
+
+// Children implements Node.
+func (e *ExpandWindow) Children() []Node { return []Node{e.Input} }
+
+// Describe implements Node.
+func (e *ExpandWindow) Describe() string {
+	return fmt.Sprintf("Expand window(%s, %d, %d, %d)", e.Window.TS, e.Window.Size, e.Window.Slide, e.Window.Start)
 }

@@ -2,6 +2,8 @@ package operators
 
 import (
 	"context"
+	"math"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/expr"
@@ -22,6 +24,25 @@ type AggregateSpec struct {
 	// since the last emission: a retraction of the row emitted before (if any) then the new row
 	// (none when the group became empty). Batch (false) emits every group once at end of data.
 	Streaming bool
+	// EventTime, when set, is the grouping key on the watermarked event time: the aggregate
+	// follows the watermark (see EventTimeKey). Nil: watermarks are ignored.
+	EventTime *EventTimeKey
+	// Append (streaming, with EventTime) emits each group once, as an insert, when the
+	// watermark closes it, and never emits changes (append output mode).
+	Append bool
+	// Dropped, when set, counts the input rows dropped as late, over all the node's instances.
+	Dropped *atomic.Int64
+}
+
+// EventTimeKey describes an aggregate's event-time key (Spark's watermark-based state
+// cleanup). A group closes once the watermark reaches its key: a timestamp key t when t <=
+// watermark, a window key when its end <= watermark.
+type EventTimeKey struct {
+	// Key is the key's position among AggregateSpec.KeyCols.
+	Key int
+	// Evict drops input rows whose group is already closed (late rows) and removes closed
+	// groups from the state (append and update modes); complete mode keeps every group.
+	Evict bool
 }
 
 // HashAggregate groups rows by key columns into dense group ids and feeds each aggregate's
@@ -30,7 +51,7 @@ type AggregateSpec struct {
 func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		c := instanceContext(ctx, env)
-		a := &hashAggregate{env: env, ctx: c, spec: spec, table: newRowTable(env.Mem)}
+		a := &hashAggregate{env: env, ctx: c, spec: spec, table: newRowTable(env.Mem), watermark: math.MinInt64}
 		for _, f := range spec.Aggs {
 			a.accs = append(a.accs, f.NewAccumulator(c))
 		}
@@ -57,6 +78,11 @@ type hashAggregate struct {
 	changed  []bool
 	emitted  [][]any // streaming: the row last emitted per group
 	outTypes []sqltypes.DataType
+	// watermark is the input watermark (math.MinInt64 before the first); closed marks groups
+	// evicted by it.
+	watermark int64
+	closed    []bool
+	dropped   atomic.Int64
 }
 
 func (a *hashAggregate) addGroup() uint32 {
@@ -64,6 +90,7 @@ func (a *hashAggregate) addGroup() uint32 {
 	a.counts = append(a.counts, 0)
 	a.changed = append(a.changed, true)
 	a.emitted = append(a.emitted, nil)
+	a.closed = append(a.closed, false)
 	for _, acc := range a.accs {
 		acc.Grow(len(a.counts))
 	}
@@ -74,6 +101,14 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 	n := int(rec.NumRows())
 	if n == 0 {
 		return nil
+	}
+	if late := a.lateRows(rec); len(late) > 0 {
+		kept, err := a.dropLate(rec, late)
+		if err != nil || kept == nil {
+			return err
+		}
+		defer kept.Release()
+		rec, n = kept, int(kept.NumRows())
 	}
 	user := flow.UserColumns(rec)
 	defer user.Release()
@@ -156,12 +191,12 @@ func (a *hashAggregate) Barrier(ctx context.Context, _ int64, out flow.Emitter) 
 	if !a.spec.Streaming {
 		return nil
 	}
-	return a.emitChanges(ctx, out)
+	return a.emitEpoch(ctx, out)
 }
 
 func (a *hashAggregate) EndOfData(ctx context.Context, out flow.Emitter) error {
 	if a.spec.Streaming {
-		return a.emitChanges(ctx, out)
+		return a.emitEpoch(ctx, out)
 	}
 	var gs []uint32
 	for g := range a.counts {

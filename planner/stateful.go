@@ -15,6 +15,10 @@ import (
 // appends the ones that are not plain columns), the input is hash-partitioned on them, and each
 // partition aggregates its groups. Without grouping the input gathers into one partition.
 func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	n, in, err := b.expandSlidingWindow(n, in)
+	if err != nil {
+		return nil, err
+	}
 	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming}
 	for _, g := range n.Groups {
 		spec.KeyTypes = append(spec.KeyTypes, g.Type())
@@ -23,6 +27,7 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		return b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, spec),
 			flow.Input{From: in, Exchange: flow.Gather}), nil
 	}
+	b.eventTimeAggregate(n, &spec)
 	inSchema := n.Input.Schema()
 	plain := true
 	for _, g := range n.Groups {
@@ -44,8 +49,8 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		in = b.node("Project", in.Parallelism, b.schema(pre), operators.Project(b.ctx, exprs), forward(in))
 		inSchema = pre.Schema()
 	}
-	return b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, spec),
-		b.hashed(in, columns(inSchema, spec.KeyCols))), nil
+	return b.observeAggregate(b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, spec),
+		b.hashed(in, columns(inSchema, spec.KeyCols))), spec), nil
 }
 
 func keyName(i int) string { return fmt.Sprintf("_groupingexpression%d", i) }
