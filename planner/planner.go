@@ -12,6 +12,7 @@ import (
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -31,6 +32,11 @@ type Options struct {
 	// Sources resolves a source scan to a flow source and its partition count; without it a
 	// SourceScan cannot be planned.
 	Sources func(scan *logical.SourceScan) (flow.Source, int, error)
+	// OutputMode is the streaming query's output mode: an aggregate on a watermarked event time
+	// emits closed groups once in append mode and evicts them in append and update modes.
+	OutputMode sinks.OutputMode
+	// Observers, when set, receives the plan's event-time stats and late-row counters.
+	Observers *Observers
 }
 
 // Build plans root. The graph's output node has parallelism 1 and yields rows in the plan's
@@ -172,6 +178,8 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		return b.stateless("Sample", ins[0], schema, operators.Sample(n.Lower, n.Upper, n.WithReplacement, n.Seed)), nil
 	case *logical.Aggregate:
 		return b.aggregate(n, ins[0], schema)
+	case *logical.Watermark:
+		return b.watermark(n, ins[0], schema), nil
 	case *logical.Sort:
 		keys := make([]operators.SortKey, len(n.Keys))
 		for i, k := range n.Keys {
