@@ -118,12 +118,29 @@ func (d *streamDedup) Process(ctx context.Context, _ int, rec arrow.RecordBatch,
 	return emitRows(ctx, d.env, out, rec, keep)
 }
 
-// eventTimes reads column col (a timestamp, microseconds) of user, or nil when col < 0.
+// eventTimes reads column col of user as event times (microseconds), or nil when col < 0: a
+// timestamp, or a window struct whose end is one (Spark evicts windows by their end).
 func eventTimes(user arrow.RecordBatch, col int) []int64 {
 	if col < 0 {
 		return nil
 	}
 	a := user.Column(col)
+	if st, ok := a.(*array.Struct); ok {
+		typ := st.DataType().(*arrow.StructType)
+		if k, found := typ.FieldIdx("end"); found {
+			end := eventTimesOf(st.Field(k))
+			for i := range end {
+				if st.IsNull(i) {
+					end[i] = noTime
+				}
+			}
+			return end
+		}
+	}
+	return eventTimesOf(a)
+}
+
+func eventTimesOf(a arrow.Array) []int64 {
 	out := make([]int64, a.Len())
 	ts, ok := a.(*array.Timestamp)
 	for i := range out {

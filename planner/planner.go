@@ -200,6 +200,14 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		}
 		return b.node("Tail", 1, schema, operators.Tail(n.N), forward(b.single(in))), nil
 	case *logical.Join:
+		if b.opts.Streaming && logical.IsStreaming(n.Left) && logical.IsStreaming(n.Right) {
+			return b.streamJoin(n, ins[0], ins[1], schema)
+		}
+		if b.opts.Streaming && logical.IsStreaming(n) {
+			if err := checkStreamStaticJoin(n, logical.IsStreaming(n.Left)); err != nil {
+				return nil, err
+			}
+		}
 		return b.join(n, ins[0], ins[1], schema)
 	case *logical.Union:
 		par := 0
@@ -210,6 +218,9 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		}
 		return b.node("Union", par, schema, operators.Pass(), edges...), nil
 	case *logical.Distinct:
+		if b.opts.Streaming && logical.IsStreaming(n) {
+			return b.streamDedup(n, ins[0], schema)
+		}
 		keys := n.Keys
 		if keys == nil {
 			keys = allColumns(len(n.Schema()))
