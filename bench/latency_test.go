@@ -131,9 +131,9 @@ func (o *latencyProbeOperator) Barrier(context.Context, int64, flow.Emitter) err
 const (
 	// latencyRate is the rate source's rowsPerSecond in BenchmarkStreamLatency.
 	latencyRate = 100_000
-	// latencyRowsPerOp is how many rows (after the filter keeps half) one iteration waits for:
-	// 100 ms of input.
-	latencyRowsPerOp = latencyRate / 10 / 2
+	// latencyRowsPerOp is how many rows (after the filter keeps a third) one iteration waits
+	// for: 100 ms of input.
+	latencyRowsPerOp = latencyRate / 10 / 3
 )
 
 // BenchmarkStreamLatency: rate (100K rows/s) → filter/select → latency probe with the default

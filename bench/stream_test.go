@@ -29,12 +29,14 @@ func rateMicroBatch(rowsPerBatch int64) *plan.DataSource {
 		"rowsPerBatch": strconv.FormatInt(rowsPerBatch, 10), "numPartitions": "2"}}
 }
 
-// statelessQuery is SELECT value * 2 AS doubled, timestamp FROM src WHERE value % 2 = 0.
+// statelessQuery is SELECT value * 2 AS doubled, timestamp FROM src WHERE value % 3 = 0. (The
+// rate sources give partition p of n the values p + k·n, so with two partitions a filter on
+// value % 2 would keep all or none of each batch; % 3 keeps a third of every batch.)
 func statelessQuery(src plan.Relation) plan.Relation {
 	return &plan.Project{
 		Input: &plan.Filter{
 			Input:     src,
-			Condition: plan.Fn("==", plan.Fn("%", plan.Col("value"), long(2)), long(0)),
+			Condition: plan.Fn("==", plan.Fn("%", plan.Col("value"), long(3)), long(0)),
 		},
 		Exprs: []plan.Expr{
 			plan.Alias{Child: plan.Fn("*", plan.Col("value"), long(2)), Names: []string{"doubled"}},

@@ -69,6 +69,12 @@ func take(mem memory.Allocator, cols []arrow.Array, idx []int64, valid []bool) (
 	ctx := exec.WithAllocator(context.Background(), mem)
 	out := make([]arrow.Array, 0, len(cols))
 	for _, c := range cols {
+		if valid == nil {
+			if t := takeFixed(mem, c, idx); t != nil {
+				out = append(out, t)
+				continue
+			}
+		}
 		if c.Len() == 0 && len(idx) > 0 {
 			// Only NULL indices can address an empty array.
 			out = append(out, array.MakeArrayOfNull(mem, c.DataType(), len(idx)))
