@@ -142,12 +142,14 @@ func (q *Query) buildProgress(s epochStats) string {
 			TriggerExecution: trigger.Milliseconds(),
 			WalCommit:        s.walCommit.Milliseconds(), CommitOffsets: s.commitOffsets.Milliseconds(),
 		},
-		EventTime:       map[string]string{},
+		EventTime:       eventTimeProgress(&q.observers),
 		StateOperators:  []stateOperatorJSON{},
 		Sources:         []sourceProgressJSON{},
 		Sink:            sinkProgressJSON{Description: q.sink.Description(), NumOutputRows: s.outputRows},
 		ObservedMetrics: map[string]jsonObject{},
 	}
+	dropped := q.droppedSince()
+	aggs := 0
 	for i, op := range q.stateOps {
 		j := stateOperatorJSON{OperatorName: op.name,
 			NumShufflePartitions: int64(op.partitions), NumStateStoreInstances: int64(op.partitions),
@@ -156,6 +158,12 @@ func (q *Query) buildProgress(s epochStats) string {
 			m := s.state[i]
 			j.NumRowsTotal, j.NumRowsUpdated, j.NumRowsRemoved = m.NumRowsTotal, m.NumRowsUpdated, m.NumRowsRemoved
 			j.MemoryUsedBytes, j.CommitTimeMs = m.MemoryUsedBytes, m.CommitTime.Milliseconds()
+		}
+		if op.name == "stateStoreSave" {
+			if aggs < len(dropped) {
+				j.NumRowsDroppedByWatermark = dropped[aggs]
+			}
+			aggs++
 		}
 		p.StateOperators = append(p.StateOperators, j)
 	}

@@ -5,10 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 )
@@ -43,6 +45,10 @@ type Query struct {
 	resume   *resumePlan
 	// state collects the stateful operators' metrics per epoch.
 	state *stateMetricsLog
+	// observers are the plan's event-time stats and late-row counters (eventtime.go); dropped
+	// the counters' totals at the last progress.
+	observers planner.Observers
+	dropped   map[*atomic.Int64]int64
 
 	events chan event
 	quit   chan struct{} // closed when termination begins: posting stops

@@ -6,6 +6,7 @@ import (
 
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 )
@@ -21,7 +22,7 @@ func checkPlan(root logical.Node, mode sinks.OutputMode, trigger TriggerKind) er
 	}
 	aggs := streamingAggregates(root)
 	switch {
-	case mode == sinks.Append && len(aggs) > 0:
+	case mode == sinks.Append && len(aggs) > 0 && !eventTimeKeyed(aggs):
 		return unsupportedOp(root, "%s output mode not supported when there are streaming aggregations on "+
 			"streaming DataFrames/DataSets without watermark", modeName(mode))
 	case mode == sinks.Complete && len(aggs) == 0:
@@ -32,6 +33,9 @@ func checkPlan(root logical.Node, mode sinks.OutputMode, trigger TriggerKind) er
 		return err
 	}
 	if err := checkNodes(root, mode); err != nil {
+		return err
+	}
+	if err := planner.CheckStreamingOperators(root); err != nil {
 		return err
 	}
 	if trigger == TriggerContinuous {
@@ -199,7 +203,8 @@ func checkNodes(n logical.Node, mode sinks.OutputMode) error {
 }
 
 // checkJoin applies Spark's join rules, then Weir's: its hash join builds a table over the whole
-// right input, so the right side must be static.
+// right input, so in a stream-static join the right side must be the static one (two streams
+// use the symmetric hash join).
 func checkJoin(j *logical.Join, mode sinks.OutputMode) error {
 	ls, rs := logical.IsStreaming(j.Left), logical.IsStreaming(j.Right)
 	if ls && rs && mode != sinks.Append {
@@ -236,7 +241,7 @@ func checkJoin(j *logical.Join, mode sinks.OutputMode) error {
 				"a static DataFrame/DataSet on the right not supported")
 		}
 	}
-	if rs {
+	if rs && !ls {
 		return sparkerr.Unsupported("joins whose right side is a streaming DataFrame/Dataset are not supported by Weir; " +
 			"put the stream on the left of a stream-static join")
 	}
