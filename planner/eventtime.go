@@ -17,8 +17,10 @@ import (
 type Observers struct {
 	// EventTime has the shared stats of each withWatermark node, in plan order.
 	EventTime []*operators.EventTimeStats
-	// Dropped counts the late rows each event-time aggregate dropped, by flow node name.
-	Dropped map[string]*atomic.Int64
+	// Aggregates has, for each streaming aggregate in plan order (children first, as a
+	// post-order walk of the logical plan meets them), the count of late rows it dropped (nil
+	// for an aggregate without an event-time key, which drops none).
+	Aggregates []*atomic.Int64
 }
 
 // watermark plans withWatermark: an EventTimeWatermark node on a forward edge (never fused into
@@ -81,13 +83,10 @@ func (b *builder) eventTimeAggregate(n *logical.Aggregate, spec *operators.Aggre
 	spec.Dropped = new(atomic.Int64)
 }
 
-// observeAggregate registers an event-time aggregate node's late-row counter.
-func (b *builder) observeAggregate(node *flow.Node, spec operators.AggregateSpec) *flow.Node {
-	if spec.Dropped != nil && b.opts.Observers != nil {
-		if b.opts.Observers.Dropped == nil {
-			b.opts.Observers.Dropped = map[string]*atomic.Int64{}
-		}
-		b.opts.Observers.Dropped[node.Name] = spec.Dropped
+// observeAggregate registers a streaming aggregate's late-row counter.
+func (b *builder) observeAggregate(node *flow.Node, n *logical.Aggregate, spec operators.AggregateSpec) *flow.Node {
+	if b.opts.Streaming && b.opts.Observers != nil && logical.IsStreaming(n) {
+		b.opts.Observers.Aggregates = append(b.opts.Observers.Aggregates, spec.Dropped)
 	}
 	return node
 }

@@ -24,8 +24,8 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		spec.KeyTypes = append(spec.KeyTypes, g.Type())
 	}
 	if len(n.Groups) == 0 {
-		return b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, spec),
-			flow.Input{From: in, Exchange: flow.Gather}), nil
+		return b.observeAggregate(b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, spec),
+			flow.Input{From: in, Exchange: flow.Gather}), n, spec), nil
 	}
 	b.eventTimeAggregate(n, &spec)
 	inSchema := n.Input.Schema()
@@ -50,7 +50,7 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		inSchema = pre.Schema()
 	}
 	return b.observeAggregate(b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, spec),
-		b.hashed(in, columns(inSchema, spec.KeyCols))), spec), nil
+		b.hashed(in, columns(inSchema, spec.KeyCols))), n, spec), nil
 }
 
 func keyName(i int) string { return fmt.Sprintf("_groupingexpression%d", i) }
