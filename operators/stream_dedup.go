@@ -24,6 +24,9 @@ type StreamDedupSpec struct {
 	// watermark passes its first occurrence's event time + Delay (microseconds).
 	WithinWatermark bool
 	Delay           int64
+	// Dropped, when set, also counts the late rows dropped (shared by every partition, for a
+	// query's progress).
+	Dropped *atomic.Int64
 }
 
 // StreamDedup is the streaming dropDuplicates: it emits a row the first time its key is seen in
@@ -78,6 +81,9 @@ func (d *streamDedup) Process(ctx context.Context, _ int, rec arrow.RecordBatch,
 	for i := 0; i < n; i++ {
 		if times != nil && times[i] != noTime && d.watermark != noTime && times[i] <= d.watermark {
 			d.dropped.Add(1)
+			if d.spec.Dropped != nil {
+				d.spec.Dropped.Add(1)
+			}
 			continue
 		}
 		seen := false
