@@ -1,8 +1,8 @@
 package query
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"

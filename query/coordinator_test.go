@@ -13,7 +13,11 @@ import (
 
 // TestCoordinator drives the coordinator with events and prints its actions and status.
 //
-//	new trigger=default|processingTime|once|availableNow|continuous [interval=1s]
+//	new trigger=default|processingTime|once|availableNow|continuous [interval=1s] [durable]
+//	    [fresh] [commit-epoch=3 commit-start=10 commit-end=20] [logged-epoch=4 logged-start=20 logged-end=30]
+//
+// durable gives the query a checkpoint; fresh (a first start) or commit-*/logged-* (the last
+// committed epoch's and the next epoch's offsets-log records) plan its recovery, printed.
 //	init offsets=0,0 | timer | latest offsets=5,0 | done epoch=0 | stop | fail | ended | processAll waiter=1
 //
 // Every event takes at=<duration since start> (default 0s).
@@ -38,7 +42,28 @@ func TestCoordinator(t *testing.T) {
 					}
 				}
 				c = newCoordinator(trig)
-				return statusLine(c.status)
+				var log recoveryLog
+				recovering := false
+				record := func(prefix string) *epochRecord {
+					e, ok := argOf(d, prefix+"-epoch")
+					if !ok {
+						return nil
+					}
+					recovering = true
+					n, _ := strconv.ParseInt(e, 10, 64)
+					st, _ := argOf(d, prefix+"-start")
+					en, _ := argOf(d, prefix+"-end")
+					return &epochRecord{Epoch: n, Start: offsetsArg(st), End: offsetsArg(en)}
+				}
+				log.commit, log.next = record("commit"), record("logged")
+				c.durable = d.HasArg("durable") || d.HasArg("fresh") || recovering
+				out := ""
+				if recovering || d.HasArg("fresh") {
+					plan := planRecovery(log)
+					c.resume = &plan
+					out = resumeLine(plan) + "\n"
+				}
+				return out + statusLine(c.status)
 			}
 			ev := event{At: t0}
 			switch d.Cmd {
@@ -90,6 +115,37 @@ func TestCoordinator(t *testing.T) {
 	})
 }
 
+func argOf(d *datadriven.TestData, key string) (string, bool) {
+	for _, a := range d.CmdArgs {
+		if a.Key == key {
+			if len(a.Vals) == 0 {
+				return "", true
+			}
+			return strings.Join(a.Vals, ","), true
+		}
+	}
+	return "", false
+}
+
+func offsetsArg(v string) []sources.Offset {
+	var out []sources.Offset
+	for _, o := range strings.Split(v, ",") {
+		out = append(out, sources.Offset(o))
+	}
+	return out
+}
+
+func resumeLine(p resumePlan) string {
+	s := fmt.Sprintf("resume: next=%d start=%s last-commit=%d", p.next, offsetsText(p.start), p.lastCommit)
+	if p.restore {
+		s += fmt.Sprintf(" restore=%d", p.restoreAt)
+	}
+	if p.replay != nil {
+		s += fmt.Sprintf(" replay=%d %s..%s", p.replay.Epoch, offsetsText(p.replay.Start), offsetsText(p.replay.End))
+	}
+	return s
+}
+
 func offsetsText(offs []sources.Offset) string {
 	s := make([]string, len(offs))
 	for i, o := range offs {
@@ -102,6 +158,10 @@ func actionLine(a action) string {
 	switch a.Kind {
 	case actAskLatest:
 		return "ask-latest"
+	case actWriteOffsets:
+		return fmt.Sprintf("write-offsets %d %s..%s", a.Epoch, offsetsText(a.Start), offsetsText(a.End))
+	case actCommit:
+		return fmt.Sprintf("commit %d", a.Epoch)
 	case actStartEpoch:
 		return fmt.Sprintf("start-epoch %d %s..%s", a.Epoch, offsetsText(a.Start), offsetsText(a.End))
 	case actSetTimer:

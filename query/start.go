@@ -17,7 +17,6 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-
 // errSourceOpen marks a planning failure caused by a source that could not be opened.
 var errSourceOpen = errors.New("stream source failed to open")
 
