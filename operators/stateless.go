@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
@@ -73,6 +74,19 @@ func (f *filter) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out 
 	b, ok := res[0].(*array.Boolean)
 	if !ok {
 		return sparkerr.Internal("filter condition evaluated to %s", res[0].DataType())
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	if b.NullN() == 0 {
+		// Every row or none: no index list (a partition of the rate sources holds every n-th
+		// value, so value-modulo filters often select whole batches).
+		switch bitutil.CountSetBits(b.Data().Buffers()[1].Bytes(), b.Data().Offset(), b.Len()) {
+		case 0:
+			return nil
+		case b.Len():
+			return out.Emit(ctx, relabel(f.env, rec))
+		}
 	}
 	return emitRows(ctx, f.env, out, rec, selectedRows(b))
 }
