@@ -146,7 +146,7 @@ func (s *Session) run(ctx context.Context, node logical.Node) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := planner.Build(node, planner.Options{Mem: s.mem, Partitions: runtime.NumCPU(), Expr: ectx})
+	g, err := planner.Build(node, planner.Options{Mem: s.mem, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource})
 	if err != nil {
 		return nil, err
 	}

@@ -9,9 +9,9 @@ import (
 )
 
 // sourceSchemas answers the analyzer's data source reads (analyzer.SourceSchemas): streaming
-// reads (spark.readStream) take their schema from the stream source registry; Weir has no
-// batch data sources, so batch reads (spark.read) are refused, with Spark's own error for
-// formats that exist only as stream sources (spark.read.format("rate")).
+// reads (spark.readStream) take their schema from the stream source registry; batch reads
+// (spark.read) exist for the file formats (file_sources.go) and are refused otherwise, with
+// Spark's own error for formats that exist only as stream sources (spark.read.format("rate")).
 type sourceSchemas struct{}
 
 // Schema implements analyzer.SourceSchemas.
@@ -21,6 +21,9 @@ func (sourceSchemas) Schema(format string, options map[string]string, userSchema
 	}
 	if streaming {
 		return sources.StreamSchema(format, options, userSchema)
+	}
+	if sources.IsFileFormat(format) {
+		return sources.FileBatchSchema(format, options, nil, userSchema)
 	}
 	if _, err := sources.StreamSchema(format, options, userSchema); err == nil || !isSourceNotFound(err) {
 		// The format is a stream source: Spark's table for it has no BATCH_READ capability.

@@ -89,8 +89,10 @@ func TestBatchReadsOfDataSources(t *testing.T) {
 	_, err := s.Analyze(ctx, &plan.DataSource{Format: testStreamFormat})
 	wantError(t, err, sparkerr.AnalysisException, "UNSUPPORTED_FEATURE.TABLE_OPERATION",
 		"Table `"+testStreamFormat+"` does not support batch scan.")
-	_, err = s.Analyze(ctx, &plan.DataSource{Format: "csv", Paths: []string{"/tmp/x.csv"}})
-	wantError(t, err, sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "batch reads of data source `csv`")
+	_, err = s.Analyze(ctx, &plan.DataSource{Format: "orc", Paths: []string{"/tmp/x.orc"}})
+	wantError(t, err, sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "batch reads of data source `orc`")
+	_, err = s.Analyze(ctx, &plan.DataSource{Format: "csv", Paths: []string{"/nonexistent/x.csv"}})
+	wantError(t, err, sparkerr.AnalysisException, "PATH_NOT_FOUND", "Path does not exist: file:///nonexistent/x.csv.")
 }
 
 func TestStartStreamValidation(t *testing.T) {

@@ -1,0 +1,26 @@
+package engine
+
+import (
+	"runtime"
+	"strings"
+
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// batchSource plans a batch read of a data source (spark.read.format(f).load(path)): file
+// formats read their files when the query runs (sources.FileBatch); other sources are stream
+// sources only and were refused at analysis.
+func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error) {
+	format := strings.ToLower(scan.Format)
+	if format == "" {
+		format = "parquet" // spark.sql.sources.default
+	}
+	if scan.Streaming || !sources.IsFileFormat(format) {
+		return nil, 0, sparkerr.Unsupported("batch reads of data source %s are not supported", sparkerr.Quote(format))
+	}
+	return sources.FileBatch{Format: format, Options: scan.Options, Paths: sources.FilePaths(scan.Options, scan.Paths),
+		Schema: scan.Out, TimeZone: s.timeZone()}, runtime.NumCPU(), nil
+}
