@@ -162,3 +162,53 @@ func (s *Store) Purge(query string, keep int64) error {
 	}
 	return b.Commit(pebble.Sync)
 }
+
+// PurgeState deletes, for every operator partition of a query, the state snapshots older than
+// its latest snapshot at or before epoch keep (which stays, with every snapshot after keep):
+// State(…, e) still answers for every e ≥ keep.
+func (s *Store) PurgeState(query string, keep int64) error {
+	prefix := key(query, "t")
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: append(prefix[:len(prefix):len(prefix)], 0xff)})
+	if err != nil {
+		return err
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	// Keys end in <epoch 8 bytes>/; the part before is the operator partition.
+	var group []byte
+	var older [][]byte // this group's snapshots at or before keep, oldest first
+	flush := func() error {
+		for i := 0; i+1 < len(older); i++ {
+			if err := b.Delete(older[i], nil); err != nil {
+				return err
+			}
+		}
+		older = older[:0]
+		return nil
+	}
+	for valid := it.First(); valid; valid = it.Next() {
+		k := it.Key()
+		if len(k) < len(prefix)+9 {
+			continue
+		}
+		g, e := k[:len(k)-9], int64(binary.BigEndian.Uint64(k[len(k)-9:len(k)-1]))
+		if string(g) != string(group) {
+			if err := flush(); err != nil {
+				it.Close()
+				return err
+			}
+			group = append(group[:0], g...)
+		}
+		if e <= keep {
+			older = append(older, append([]byte(nil), k...))
+		}
+	}
+	if err := flush(); err != nil {
+		it.Close()
+		return err
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	return b.Commit(pebble.NoSync)
+}

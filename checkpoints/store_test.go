@@ -1,6 +1,7 @@
 package checkpoints
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -79,6 +80,48 @@ func TestStateReadsLatestAtOrBefore(t *testing.T) {
 		v, ok, err := s.State("q", "op", 3, c.at)
 		if err != nil || ok != c.ok || (ok && v[0] != c.want) {
 			t.Errorf("State(at %d) = %v %v %v, want %v %v", c.at, v, ok, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestPurgeStateKeepsTheSnapshotsRecoveryNeeds(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, op := range []string{"Aggregate#1", "Aggregate#12"} {
+		for p := range 2 {
+			for e := int64(0); e < 6; e++ {
+				if op == "Aggregate#12" && p == 1 && e%2 == 0 {
+					continue // this partition saved odd epochs only
+				}
+				if err := s.PutState("q", op, p, e, []byte(fmt.Sprintf("%s/%d/%d", op, p, e))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if err := s.PurgeState("q", 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		op      string
+		p       int
+		at      int64
+		want    string
+		present bool
+	}{
+		{"Aggregate#1", 0, 4, "Aggregate#1/0/4", true},
+		{"Aggregate#1", 1, 5, "Aggregate#1/1/5", true},
+		{"Aggregate#1", 0, 3, "", false},
+		{"Aggregate#12", 1, 4, "Aggregate#12/1/3", true},
+		{"Aggregate#12", 1, 2, "", false},
+		{"Aggregate#12", 0, 9, "Aggregate#12/0/5", true},
+	} {
+		got, ok, err := s.State("q", c.op, c.p, c.at)
+		if err != nil || ok != c.present || string(got) != c.want {
+			t.Fatalf("State(%s, %d, %d) = %q %t %v, want %q %t", c.op, c.p, c.at, got, ok, err, c.want, c.present)
 		}
 	}
 }

@@ -15,6 +15,13 @@ import (
 // actions. Everything that can block (initial and latest offsets, reading the job's output)
 // runs in helper goroutines that post events back; the driver itself never blocks on them.
 
+// minBatchesToRetain is how many epochs of offsets and commits a checkpoint keeps (Spark's
+// spark.sql.streaming.minBatchesToRetain); purgeEvery how often (in epochs) older records go.
+const (
+	minBatchesToRetain = 100
+	purgeEvery         = 10
+)
+
 // driver is the I/O side of one query's coordinator, owned by its goroutine.
 type driver struct {
 	q     *Query
@@ -98,6 +105,13 @@ func (d *driver) perform(acts []action) bool {
 			if err := q.cp.store.Commit(storeKey, a.Epoch); err != nil {
 				return d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(),
 					Err: sparkerr.Newf(sparkerr.SparkException, "", "", "cannot commit epoch %d to the checkpoint: %v", a.Epoch, err).Wrap(err)}))
+			}
+			if a.Epoch%purgeEvery == 0 {
+				// Keep the logs of the last minBatchesToRetain epochs and the state recovery
+				// from this commit needs.
+				if err := q.cp.store.Purge(storeKey, a.Epoch-minBatchesToRetain); err == nil {
+					_ = q.cp.store.PurgeState(storeKey, a.Epoch)
+				}
 			}
 			t := d.epochs[a.Epoch]
 			t.commitOffsets = d.clock.Now().Sub(began)
