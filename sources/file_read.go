@@ -341,8 +341,10 @@ func (r *fileReader) convert(col arrow.Array, t sqltypes.DataType, want arrow.Da
 		return col, nil
 	}
 	if ht, ok := have.(*arrow.TimestampType); ok {
-		if wt, ok := want.(*arrow.TimestampType); ok && ht.Unit == wt.Unit && (ht.TimeZone == "") == (wt.TimeZone == "") {
-			return array.MakeFromData(array.NewData(want, col.Len(), col.Data().Buffers(), nil, col.NullN(), col.Data().Offset())), nil
+		if wt, ok := want.(*arrow.TimestampType); ok {
+			// Same instants in another unit or zone label (Spark's INT96 Parquet timestamps
+			// arrive as nanoseconds).
+			return r.timestampAs(col.(*array.Timestamp), ht.Unit, wt), nil
 		}
 	}
 	from, err := sqltypes.FromArrow(have)
@@ -357,4 +359,37 @@ func (r *fileReader) convert(col arrow.Array, t sqltypes.DataType, want arrow.Da
 		[]arrow.Array{col}, int64(col.Len()))
 	defer one.Release()
 	return cast.Eval(&expr.Context{Mem: r.mem, Location: r.loc}, one)
+}
+
+// timestampAs converts timestamps of unit from to the micro- (or other unit) timestamps of want.
+func (r *fileReader) timestampAs(col *array.Timestamp, from arrow.TimeUnit, want *arrow.TimestampType) arrow.Array {
+	if from == want.Unit {
+		return array.MakeFromData(array.NewData(want, col.Len(), col.Data().Buffers(), nil, col.NullN(), col.Data().Offset()))
+	}
+	b := array.NewTimestampBuilder(r.mem, want)
+	defer b.Release()
+	b.Reserve(col.Len())
+	fromPer, toPer := int64(from.Multiplier()), int64(want.Unit.Multiplier())
+	for i := 0; i < col.Len(); i++ {
+		if col.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		v := int64(col.Value(i))
+		if fromPer < toPer {
+			v = floorDiv(v, int64(toPer/fromPer))
+		} else {
+			v *= fromPer / toPer
+		}
+		b.Append(arrow.Timestamp(v))
+	}
+	return b.NewArray()
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sqltypes"
@@ -292,5 +294,45 @@ func TestFileBatchReadsAndInfers(t *testing.T) {
 	_, err = FileBatchSchema("parquet", nil, []string{empty}, "")
 	if err == nil || !strings.Contains(err.Error(), "Unable to infer schema for Parquet. It must be specified manually.") {
 		t.Fatalf("empty dir: %v", err)
+	}
+}
+
+func TestFileStreamParquetConformsToTheSchema(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	// A file with nanosecond timestamps (as Spark's INT96 columns read), an int column read as
+	// bigint, a string column read as int, and no column "missing".
+	as := arrow.NewSchema([]arrow.Field{
+		{Name: "TS", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, as)
+	b.Field(0).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1_500_000_001, -1}, nil)
+	b.Field(1).(*array.Int32Builder).AppendValues([]int32{7, 8}, []bool{true, false})
+	b.Field(2).(*array.StringBuilder).AppendValues([]string{"12", "x"}, nil)
+	rec := b.NewRecordBatch()
+	b.Release()
+	f, err := os.Create(filepath.Join(dir, "a.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(as, f, nil, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	src := openFiles(t, mem, "parquet", map[string]string{"path": dir}, "ts TIMESTAMP, n BIGINT, s INT, missing STRING", nil)
+	latest(t, src)
+	want := []string{"1969-12-31T23:59:59.999999Z|NULL|NULL|NULL", "1970-01-01T00:00:01.5Z|7|12|NULL"}
+	if got := readAll(t, src, `{"logOffset":-1}`, `{"logOffset":0}`); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("rows %q", got)
 	}
 }
