@@ -233,3 +233,39 @@ func (a *valuesAcc) Restore(data []byte) error {
 	}
 	return nil
 }
+
+// boolCountState is boolCountAcc's snapshot.
+type boolCountState struct{ Trues, Falses []int64 }
+
+// Snapshot implements StatefulAccumulator.
+func (b *boolCountAcc) Snapshot() ([]byte, error) {
+	return gobBytes(boolCountState{Trues: b.trues, Falses: b.fals})
+}
+
+// Restore implements StatefulAccumulator.
+func (b *boolCountAcc) Restore(data []byte) error {
+	var st boolCountState
+	if err := fromGob(data, &st); err != nil {
+		return err
+	}
+	b.trues, b.fals = restoreSlice(b.trues, st.Trues), restoreSlice(b.fals, st.Falses)
+	return nil
+}
+
+// momentsState is momentsAcc's snapshot.
+type momentsState struct{ N, Mean, M2 []float64 }
+
+// Snapshot implements StatefulAccumulator.
+func (m *momentsAcc) Snapshot() ([]byte, error) {
+	return gobBytes(momentsState{N: m.n, Mean: m.mean, M2: m.m2})
+}
+
+// Restore implements StatefulAccumulator.
+func (m *momentsAcc) Restore(data []byte) error {
+	var st momentsState
+	if err := fromGob(data, &st); err != nil {
+		return err
+	}
+	m.n, m.mean, m.m2 = restoreSlice(m.n, st.N), restoreSlice(m.mean, st.Mean), restoreSlice(m.m2, st.M2)
+	return nil
+}
