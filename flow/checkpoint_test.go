@@ -3,8 +3,8 @@ package flow_test
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strconv"

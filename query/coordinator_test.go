@@ -18,6 +18,7 @@ import (
 //
 // durable gives the query a checkpoint; fresh (a first start) or commit-*/logged-* (the last
 // committed epoch's and the next epoch's offsets-log records) plan its recovery, printed.
+//
 //	init offsets=0,0 | timer | latest offsets=5,0 | done epoch=0 | stop | fail | ended | processAll waiter=1
 //
 // Every event takes at=<duration since start> (default 0s).
