@@ -71,3 +71,60 @@ def test_streaming_file_source_requires_a_schema(spark, tmp_path):
     assert "Schema must be specified when creating a streaming source DataFrame." in str(e.value)
     text = spark.readStream.format("text").load(str(tmp_path))
     assert text.columns == ["value"]
+
+
+def test_json_and_csv_sinks_write_sparks_text_forms(spark, tmp_path):
+    df = rate_micro_batch(spark, 3, 1).selectExpr(
+        "value", "CAST(value AS DOUBLE) / 2 AS half",
+        "CASE WHEN value = 1 THEN NULL ELSE concat('v,', CAST(value AS STRING)) END AS label",
+        "timestamp_micros(1704164645678000 + value * 1000000) AS ts")
+    for fmt in ("json", "csv"):
+        out = str(tmp_path / fmt)
+        q = (df.writeStream.format(fmt).option("checkpointLocation", str(tmp_path / (fmt + "-cp")))
+             .option("header", "true").trigger(availableNow=True).start(out))
+        q.awaitTermination(60)
+        assert q.exception() is None
+        parts = sorted(p for p in os.listdir(out) if p.startswith("part-"))
+        text = "".join(open(os.path.join(out, p)).read() for p in parts)
+        if fmt == "json":
+            assert text == (
+                '{"value":0,"half":0.0,"label":"v,0","ts":"2024-01-02T03:04:05.678Z"}\n'
+                '{"value":1,"half":0.5,"ts":"2024-01-02T03:04:06.678Z"}\n'
+                '{"value":2,"half":1.0,"label":"v,2","ts":"2024-01-02T03:04:07.678Z"}\n')
+            rows = spark.read.json(out).orderBy("value").collect()
+            assert [(r.value, r.half, r.label) for r in rows] == [(0, 0.0, "v,0"), (1, 0.5, None), (2, 1.0, "v,2")]
+        else:
+            assert text == ('value,half,label,ts\n'
+                            '0,0.0,"v,0",2024-01-02T03:04:05.678Z\n'
+                            '1,0.5,,2024-01-02T03:04:06.678Z\n'
+                            '2,1.0,"v,2",2024-01-02T03:04:07.678Z\n')
+            rows = spark.read.option("header", "true").csv(out).orderBy("value").collect()
+            assert [tuple(r) for r in rows] == [
+                ("0", "0.0", "v,0", "2024-01-02T03:04:05.678Z"), ("1", "0.5", None, "2024-01-02T03:04:06.678Z"),
+                ("2", "1.0", "v,2", "2024-01-02T03:04:07.678Z")]
+
+
+def test_text_stream_max_files_per_trigger(spark, tmp_path):
+    src = tmp_path / "lines"
+    src.mkdir()
+    for i in range(3):
+        p = src / f"f{i}.txt"
+        p.write_text(f"line {i}a\nline {i}b\n")
+        os.utime(p, (1_700_000_000 + i, 1_700_000_000 + i))
+    q = (spark.readStream.format("text").option("maxFilesPerTrigger", 1).load(str(src))
+         .writeStream.format("memory").queryName("text_lines").start())
+    try:
+        deadline = time.time() + 60
+        while spark.sql("SELECT count(*) AS n FROM text_lines").first().n < 6 and time.time() < deadline:
+            time.sleep(0.05)
+        rows = spark.sql("SELECT value FROM text_lines").collect()
+        assert sorted(r.value for r in rows) == ["line 0a", "line 0b", "line 1a", "line 1b", "line 2a", "line 2b"]
+        # One file per epoch, oldest first.
+        epochs = [p for p in q.recentProgress if p["numInputRows"]]
+        assert [p["numInputRows"] for p in epochs] == [2, 2, 2]
+        ends = [p["sources"][0]["endOffset"] for p in epochs]
+        assert [json.loads(e) if isinstance(e, str) else e for e in ends] == [
+            {"logOffset": 0}, {"logOffset": 1}, {"logOffset": 2}]
+        assert epochs[0]["sources"][0]["description"] == "FileStreamSource[file://" + str(src) + "]"
+    finally:
+        q.stop()
