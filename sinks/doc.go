@@ -1,4 +1,5 @@
-// Package sinks holds Weir's streaming sinks (console, memory, noop; file and kafka later). A
+// Package sinks holds Weir's streaming sinks (console, memory, noop, and the file formats
+// parquet, json and csv in append mode, file_sink.go; kafka later). A
 // sink is the last operator of a streaming query's flow graph: it receives flow-event batches
 // (inserts and retractions) and, at each Barrier{epoch}, commits the epoch according to the
 // query's output mode, then the runtime forwards the barrier so the query learns the epoch is

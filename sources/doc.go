@@ -10,7 +10,14 @@
 // partition read exactly that range and then emit Barrier{epoch}. Replayable sources (rate,
 // rate-micro-batch) produce the same rows for the same range, which is what exactly-once
 // recovery builds on; socket is not replayable, as in Spark. Formats register themselves with
-// RegisterStream: "rate", "rate-micro-batch" and "socket".
+// RegisterStream: "rate", "rate-micro-batch", "socket", and the file formats "parquet",
+// "json", "csv" and "text" (file_stream.go).
+//
+// Files: a file stream keeps a log of the files it has seen (persisted through
+// StreamEnv.Metadata); offsets are {"logOffset": n}, the log's batch index. FileBatch reads the
+// files of a path for spark.read. A directory written by the file sink is read through its commit
+// log (_spark_metadata, Spark's FileStreamSinkLog format, file_log.go), so only committed files
+// are seen.
 //
 // Ownership: an EpochSource's partitions run in goroutines owned by the flow runner; the source
 // itself (connections, reader goroutines) is closed by whoever opened it (the query) after the
