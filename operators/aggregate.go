@@ -83,6 +83,8 @@ type hashAggregate struct {
 	watermark int64
 	closed    []bool
 	dropped   atomic.Int64
+	// evicted counts the groups evicted since it was last reset (state metrics' rows removed).
+	evicted int64
 }
 
 func (a *hashAggregate) addGroup() uint32 {

@@ -146,6 +146,7 @@ func (a *hashAggregate) closedGroups() []uint32 {
 // evict removes groups from the state: they no longer count, emit or retract. (Their key rows
 // stay in the key table so that late rows find them closed; accumulator slots are not reused.)
 func (a *hashAggregate) evict(gs []uint32) {
+	a.evicted += int64(len(gs))
 	for _, g := range gs {
 		a.closed[g] = true
 		a.counts[g] = 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -187,7 +188,8 @@ func (h *eventTimeHarness) build(d *datadriven.TestData) error {
 	default:
 		return fmt.Errorf("unknown operator kind %q", kind)
 	}
-	h.env = flow.Env{Mem: h.mem, Partition: int(argInt(d, "partition", 0)), Partitions: 1, OutSchema: eventSchema(h.out)}
+	h.env = flow.Env{Mem: h.mem, Partition: int(argInt(d, "partition", 0)), Partitions: int(argInt(d, "partitions", 1)),
+		OutSchema: eventSchema(h.out)}
 	op, err := f(h.env)
 	h.op = op
 	return err
@@ -213,8 +215,19 @@ func (h *eventTimeHarness) run(d *datadriven.TestData) string {
 			err = eh.EndOfData(ctx, h)
 		}
 	case "publish":
-		// Another partition of the node reached its barrier with this maximum.
-		h.stats.publish(int(argInt(d, "partition", 1)), argInt(d, "max", 0)*1e6)
+		// Another partition of the node reaches barrier epoch with this maximum (it waits for
+		// the others in the background).
+		part, epoch, mx := int(argInt(d, "partition", 1)), argInt(d, "epoch", 1), argInt(d, "max", 0)*1e6
+		go func() { _ = h.stats.rendezvous(ctx, epoch, part, h.env.Partitions, mx) }()
+		for {
+			h.stats.mu.Lock()
+			n := h.stats.arrived[epoch]
+			h.stats.mu.Unlock()
+			if n > 0 {
+				break
+			}
+			runtime.Gosched()
+		}
 	case "dropped":
 		own := h.op.(interface{ RowsDroppedByWatermark() int64 }).RowsDroppedByWatermark()
 		h.lines = append(h.lines, fmt.Sprintf("dropped %d (node %d)", own, h.dropped.Load()))

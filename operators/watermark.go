@@ -24,15 +24,16 @@ type WatermarkSpec struct {
 }
 
 // EventTimeWatermark is withWatermark's operator. It forwards its input unchanged and tracks
-// the largest event time of its partition. At each aligned barrier it publishes that maximum to
-// the node-wide EventTimeStats, and the watermark becomes max(previous, global max − delay),
-// where the global max is over what every partition published (Spark's: the maximum event time
-// of all the data so far, never moving backwards). The watermark is emitted as a Watermark
-// marker just before the barrier goes downstream (so stateful operators downstream close the
-// windows it passes within the same epoch) and again, if other partitions' barriers moved it
-// meanwhile, before the first data batch of the next epoch (so that epoch's late rows are judged
-// against the watermark of all the data before it, as Spark does). Downstream the runtime merges
-// partitions' watermarks by minimum.
+// the largest event time of its partition. At each aligned barrier N it publishes that maximum
+// to the node-wide EventTimeStats and waits until every partition of the node published for
+// epoch N (a rendezvous: every partition receives every barrier, and in micro-batch mode no
+// data of epoch N+1 exists before epoch N completed). The watermark then becomes max(previous,
+// global max − delay) — Spark's: the maximum event time of all the data so far, the same in
+// every partition, never moving backwards — and is emitted as a Watermark marker just before
+// the barrier goes downstream, so stateful operators downstream close what it passes within
+// epoch N (Spark closes them in the batch after N, or in a no-data batch: the rows are the
+// same, one batch earlier) and judge epoch N+1's rows against it. A restored instance emits
+// its watermark before its first data.
 func EventTimeWatermark(spec WatermarkSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		if spec.Stats == nil {
@@ -78,9 +79,10 @@ func (w *watermarkOp) Process(ctx context.Context, _ int, rec arrow.RecordBatch,
 }
 
 // Barrier implements flow.BarrierHandler: publish, then emit the watermark before the barrier.
-func (w *watermarkOp) Barrier(ctx context.Context, _ int64, out flow.Emitter) error {
-	w.spec.Stats.publish(w.env.Partition, w.max)
-	w.published = true
+func (w *watermarkOp) Barrier(ctx context.Context, epoch int64, out flow.Emitter) error {
+	if err := w.spec.Stats.rendezvous(ctx, epoch, w.env.Partition, w.env.Partitions, w.max); err != nil {
+		return err
+	}
 	return w.emitWatermark(ctx, out)
 }
 
@@ -163,6 +165,10 @@ func eventTimeValues(a arrow.Array) []int64 {
 type EventTimeStats struct {
 	mu        sync.Mutex
 	published map[int]int64
+	// arrived counts, per epoch being aligned, the partitions that published for it; done is
+	// closed once all did.
+	arrived map[int64]int
+	done    map[int64]chan struct{}
 	watermark int64 // highest watermark handed out, math.MinInt64 before any
 	seen      EventTimeRange
 }
@@ -182,7 +188,8 @@ func (r EventTimeRange) Avg() int64 {
 
 // NewEventTimeStats makes the shared stats of a watermark node.
 func NewEventTimeStats() *EventTimeStats {
-	return &EventTimeStats{published: map[int]int64{}, watermark: math.MinInt64,
+	return &EventTimeStats{published: map[int]int64{}, arrived: map[int64]int{}, done: map[int64]chan struct{}{},
+		watermark: math.MinInt64,
 		seen: EventTimeRange{Min: math.MaxInt64, Max: math.MinInt64}}
 }
 
@@ -199,6 +206,32 @@ func (s *EventTimeStats) publish(partition int, maxTime int64) {
 	defer s.mu.Unlock()
 	if old, ok := s.published[partition]; !ok || maxTime > old {
 		s.published[partition] = maxTime
+	}
+}
+
+// rendezvous publishes partition's maximum for epoch and waits until all partitions did.
+func (s *EventTimeStats) rendezvous(ctx context.Context, epoch int64, partition, partitions int, maxTime int64) error {
+	s.mu.Lock()
+	if old, ok := s.published[partition]; !ok || maxTime > old {
+		s.published[partition] = maxTime
+	}
+	ch, ok := s.done[epoch]
+	if !ok {
+		ch = make(chan struct{})
+		s.done[epoch] = ch
+	}
+	s.arrived[epoch]++
+	if s.arrived[epoch] >= partitions {
+		close(ch)
+		delete(s.done, epoch)
+		delete(s.arrived, epoch)
+	}
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

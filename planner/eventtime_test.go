@@ -1,0 +1,148 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+var tsSchema = sqltypes.Schema{{Name: "ts", Type: sqltypes.TimestampType, Nullable: true}}
+
+// timeScript emits, per partition, batches of event times (seconds) and barriers (a negative
+// number -n is barrier n).
+type timeScript [][]int64
+
+func (ss timeScript) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
+	s := ss[env.Partition]
+	var pending []any
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		col := expr.BuildArray(env.Mem, sqltypes.TimestampType, "UTC", pending)
+		rec := flow.NewDataBatch(env.Mem, env.OutSchema, []arrow.Array{col}, nil)
+		col.Release()
+		pending = nil
+		return out.Emit(ctx, rec)
+	}
+	for _, v := range s {
+		if v >= 0 {
+			pending = append(pending, v*1e6)
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if err := out.Emit(ctx, flow.NewMarkerBatch(env.Mem, env.OutSchema, flow.Marker{Kind: flow.MarkerBarrier, Epoch: -v})); err != nil {
+			return err
+		}
+	}
+	return flush()
+}
+
+func windowCount(t *testing.T, in logical.Node, args ...expr.Expr) *logical.Aggregate {
+	w, err := expr.Bind("window", append([]expr.Expr{col(in, 0)}, args...), expr.Options{ANSI: true, TimeZone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &logical.Aggregate{Input: in, Groups: []expr.Expr{w}, Aggs: []expr.AggFunc{agg(t, "count", col(in, 0))},
+		Names: []string{"count"}}
+}
+
+func strLit(s string) expr.Expr { return expr.NewLiteral(s, sqltypes.StringType) }
+
+// runEventTime runs a streaming plan over the script and renders windows in seconds.
+func runEventTime(t *testing.T, e *env, root logical.Node, script timeScript, mode sinks.OutputMode, obs *Observers) []string {
+	t.Helper()
+	got, err := e.runWith(root, Options{Mem: e.mem, Partitions: 2, Streaming: true, OutputMode: mode, Observers: obs,
+		Sources: func(*logical.SourceScan) (flow.Source, int, error) { return script, len(script), nil }}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows in seconds, sorted within each epoch (partitions interleave).
+	var out, epoch []string
+	for _, row := range got {
+		if strings.HasPrefix(row, "barrier") {
+			slices.Sort(epoch)
+			out = append(append(out, epoch...), row)
+			epoch = nil
+			continue
+		}
+		sign, body := "", row
+		if strings.HasPrefix(row, "- ") {
+			sign, body = "- ", row[2:]
+		}
+		var s, en, c int64
+		if _, err := fmt.Sscanf(body, "[%d %d], %d", &s, &en, &c); err == nil {
+			row = fmt.Sprintf("%s[%d,%d) %d", sign, s/1e6, en/1e6, c)
+		}
+		epoch = append(epoch, row)
+	}
+	slices.Sort(epoch)
+	return append(out, epoch...)
+}
+
+func TestWatermarkedWindowAppend(t *testing.T) {
+	e := newEnv(t)
+	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
+	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
+	obs := &Observers{}
+	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds")),
+		timeScript{{1, 2, 12, -1, 25, -2, 3, 22, -3, 40, -4}}, sinks.Append, obs)
+	// Epoch 2 moves the watermark to 20 and closes two windows; 3 is late in epoch 3; epoch 4
+	// closes [20,30).
+	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2|barrier 3|[20,30) 2|barrier 4"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	if len(obs.EventTime) != 1 || len(obs.Aggregates) != 1 || obs.Aggregates[0].Load() != 1 {
+		t.Fatalf("observers: %d stats, %d aggregates", len(obs.EventTime), len(obs.Aggregates))
+	}
+	if w, ok := obs.EventTime[0].Watermark(); !ok || w != 35e6 {
+		t.Fatalf("watermark %d %v", w, ok)
+	}
+}
+
+// A partition without data of its own follows the others' event times: every partition's
+// watermark for an epoch is the same.
+func TestWatermarkIdlePartition(t *testing.T) {
+	e := newEnv(t)
+	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
+	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
+	obs := &Observers{}
+	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds")),
+		timeScript{{1, 2, 12, -1, 25, -2, 3, 22, -3, 40, -4}, {-1, -2, -3, -4}}, sinks.Append, obs)
+	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2|barrier 3|[20,30) 2|barrier 4"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	if obs.Aggregates[0].Load() != 1 {
+		t.Fatalf("dropped %d", obs.Aggregates[0].Load())
+	}
+}
+
+// Update mode emits changed windows every epoch and evicts closed ones silently; a sliding
+// window expands each row into the windows containing it.
+func TestWatermarkedSlidingWindowUpdate(t *testing.T) {
+	e := newEnv(t)
+	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
+	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 0, DelayText: "0 seconds"}
+	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds"), strLit("5 seconds")),
+		timeScript{{7, -1, 12, -2, 8, 14, -3}}, sinks.Update, nil)
+	want := "[0,10) 1|[5,15) 1|barrier 1|" +
+		"- [5,15) 1|[10,20) 1|[5,15) 2|barrier 2|" +
+		// The watermark is 12: [0,10) is closed, so 8 only counts in [5,15).
+		"- [10,20) 1|- [5,15) 2|[10,20) 2|[5,15) 4|barrier 3"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
