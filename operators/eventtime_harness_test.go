@@ -3,8 +3,8 @@ package operators
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"

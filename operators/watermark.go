@@ -167,8 +167,8 @@ type EventTimeStats struct {
 	published map[int]int64
 	// arrived counts, per epoch being aligned, the partitions that published for it; done is
 	// closed once all did.
-	arrived map[int64]int
-	done    map[int64]chan struct{}
+	arrived   map[int64]int
+	done      map[int64]chan struct{}
 	watermark int64 // highest watermark handed out, math.MinInt64 before any
 	seen      EventTimeRange
 }
@@ -190,7 +190,7 @@ func (r EventTimeRange) Avg() int64 {
 func NewEventTimeStats() *EventTimeStats {
 	return &EventTimeStats{published: map[int]int64{}, arrived: map[int64]int{}, done: map[int64]chan struct{}{},
 		watermark: math.MinInt64,
-		seen: EventTimeRange{Min: math.MaxInt64, Max: math.MinInt64}}
+		seen:      EventTimeRange{Min: math.MaxInt64, Max: math.MinInt64}}
 }
 
 func (s *EventTimeStats) observe(lo, hi, sum, n int64) {
