@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -116,7 +115,7 @@ func NewDataBatch(mem memory.Allocator, schema *arrow.Schema, cols []arrow.Array
 // (e.g. the single row of SELECT without FROM).
 func NewDataBatchRows(mem memory.Allocator, schema *arrow.Schema, cols []arrow.Array, retracted arrow.Array, n int) arrow.RecordBatch {
 	all := make([]arrow.Array, 0, len(cols)+UserOffset)
-	marker := array.MakeArrayOfNull(mem, arrow.BinaryTypes.Binary, n)
+	marker := nullMarkers(mem, n)
 	defer marker.Release()
 	all = append(all, marker)
 	if retracted == nil {
@@ -128,17 +127,6 @@ func NewDataBatchRows(mem memory.Allocator, schema *arrow.Schema, cols []arrow.A
 	}
 	all = append(all, cols...)
 	return array.NewRecordBatch(schema, all, int64(n))
-}
-
-// falseArray is an all-false, non-null boolean array of n values.
-func falseArray(mem memory.Allocator, n int) arrow.Array {
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(bitutil.BytesForBits(int64(n))))
-	memory.Set(buf.Bytes(), 0)
-	data := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
-	buf.Release()
-	defer data.Release()
-	return array.MakeFromData(data)
 }
 
 // NewMarkerBatch builds the one-row batch of schema carrying m; user columns are null.

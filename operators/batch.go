@@ -64,8 +64,12 @@ func indexArray(mem memory.Allocator, idx []int64, valid []bool) arrow.Array {
 
 // take gathers rows idx of every array (NULL where valid is false).
 func take(mem memory.Allocator, cols []arrow.Array, idx []int64, valid []bool) ([]arrow.Array, error) {
-	ix := indexArray(mem, idx, valid)
-	defer ix.Release()
+	var ix arrow.Array // built for the first column compute.Take handles
+	defer func() {
+		if ix != nil {
+			ix.Release()
+		}
+	}()
 	ctx := exec.WithAllocator(context.Background(), mem)
 	out := make([]arrow.Array, 0, len(cols))
 	for _, c := range cols {
@@ -79,6 +83,9 @@ func take(mem memory.Allocator, cols []arrow.Array, idx []int64, valid []bool) (
 			// Only NULL indices can address an empty array.
 			out = append(out, array.MakeArrayOfNull(mem, c.DataType(), len(idx)))
 			continue
+		}
+		if ix == nil {
+			ix = indexArray(mem, idx, valid)
 		}
 		t, err := compute.TakeArray(ctx, c, ix)
 		if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// takeFixed gathers rows idx (all in range, none NULL) of a column that is entirely NULL or
-// has no NULLs and a fixed width of 1 (boolean), 8, 16, 32 or 64 bits, copying values directly;
+// takeFixed gathers rows idx (all in range, none NULL) of a column that is entirely NULL (a
+// prefix slice of it serves) or has no NULLs and a fixed width of 1 (boolean), 8, 16, 32 or 64 bits, copying values directly;
 // nil for any other column (compute.Take handles those).
 func takeFixed(mem memory.Allocator, c arrow.Array, idx []int64) arrow.Array {
 	n := len(idx)
@@ -21,6 +21,10 @@ func takeFixed(mem memory.Allocator, c arrow.Array, idx []int64) arrow.Array {
 	}
 	if c.NullN() > 0 {
 		if c.NullN() == c.Len() && c.DataType().ID() != arrow.NULL {
+			if n <= c.Len() {
+				// Every row of a prefix is NULL too (the flow-event _marker column).
+				return array.NewSlice(c, 0, int64(n))
+			}
 			return array.MakeArrayOfNull(mem, c.DataType(), n)
 		}
 		return nil
