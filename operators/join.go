@@ -82,7 +82,9 @@ func (j *hashJoin) ProcessFrom(ctx context.Context, in, sender int, rec arrow.Re
 func (j *hashJoin) SenderEnded(context.Context, int, int, flow.Emitter) error { return nil }
 
 func (j *hashJoin) InputEnded(ctx context.Context, in int, out flow.Emitter) error {
-	if in != 1 {
+	// Already built when the runtime finished the instance first (a barrier aligned by the
+	// build side's end can replay the probe side's end before this call).
+	if in != 1 || j.built {
 		return nil
 	}
 	if err := j.build(); err != nil {
@@ -329,7 +331,8 @@ func (j *hashJoin) emitPairs(ctx context.Context, left []arrow.Array, leftRetrac
 
 func (j *hashJoin) EndOfData(ctx context.Context, out flow.Emitter) error {
 	if !j.built {
-		if err := j.build(); err != nil {
+		// Every input ended: build, and probe the left rows that waited for the build.
+		if err := j.InputEnded(ctx, 1, out); err != nil {
 			return err
 		}
 	}

@@ -15,11 +15,14 @@ import (
 type StreamDedupSpec struct {
 	// KeyCols are the key column indices of the input (nil: every column).
 	KeyCols []int
-	// TimeCol is the input column holding the event time (a timestamp with a watermark), or -1.
-	// With WithinWatermark false it must be one of the keys (dropDuplicates(["id", "eventTime"])):
-	// keys whose event time is at or below the watermark are evicted, and rows at or below the
-	// watermark are late and dropped.
+	// TimeCol is the key column holding the event time (a timestamp with a watermark, or a
+	// window over one), or -1: keys whose event time is at or below the watermark are evicted
+	// (dropDuplicates(["id", "eventTime"])). Within watermark, it is the input's event time.
 	TimeCol int
+	// LateCol is the input's watermarked event-time column, or -1: rows whose event time is at
+	// or below the watermark are late and dropped (Spark drops them whether or not the event
+	// time is a key).
+	LateCol int
 	// WithinWatermark is dropDuplicatesWithinWatermark: a key stays deduplicated until the
 	// watermark passes its first occurrence's event time + Delay (microseconds).
 	WithinWatermark bool
@@ -36,7 +39,7 @@ type StreamDedupSpec struct {
 // rows (RowsDroppedByWatermark) and snapshots its keys (flow.Snapshotter).
 func StreamDedup(spec StreamDedupSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
-		if spec.WithinWatermark && spec.TimeCol < 0 {
+		if spec.WithinWatermark && (spec.TimeCol < 0 || spec.LateCol < 0) {
 			return nil, sparkerr.Internal("dropDuplicatesWithinWatermark needs an event-time column")
 		}
 		return &streamDedup{env: env, spec: spec, state: newKeyedRows(env.Mem), watermark: noTime}, nil
@@ -73,13 +76,17 @@ func (d *streamDedup) Process(ctx context.Context, _ int, rec arrow.RecordBatch,
 	keys := d.keyColumns(user)
 	n := int(rec.NumRows())
 	times := eventTimes(user, d.spec.TimeCol)
+	late := times
+	if d.spec.LateCol != d.spec.TimeCol {
+		late = eventTimes(user, d.spec.LateCol)
+	}
 	hs := make([]uint64, n)
 	hashColumns(keys, 0, hs)
 	var keep []int64
 	var expire []int64
 	kept := map[uint64][]int64{} // this batch's new keys by hash
 	for i := 0; i < n; i++ {
-		if times != nil && times[i] != noTime && d.watermark != noTime && times[i] <= d.watermark {
+		if late != nil && late[i] != noTime && d.watermark != noTime && late[i] <= d.watermark {
 			d.dropped.Add(1)
 			if d.spec.Dropped != nil {
 				d.spec.Dropped.Add(1)

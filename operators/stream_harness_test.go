@@ -115,7 +115,7 @@ func (h *streamHarness) build(d *datadriven.TestData) error {
 	ctx := &expr.Context{Mem: h.mem, ANSI: true}
 	switch kind := arg(d, "kind", ""); kind {
 	case "dedup":
-		spec := StreamDedupSpec{TimeCol: -1, WithinWatermark: arg(d, "within", "") != ""}
+		spec := StreamDedupSpec{TimeCol: -1, LateCol: -1, WithinWatermark: arg(d, "within", "") != ""}
 		for _, k := range strings.Split(arg(d, "keys", ""), ",") {
 			if k != "" {
 				spec.KeyCols = append(spec.KeyCols, column(in, k).Index)
@@ -123,6 +123,10 @@ func (h *streamHarness) build(d *datadriven.TestData) error {
 		}
 		if t := arg(d, "time", ""); t != "" {
 			spec.TimeCol = column(in, t).Index
+			spec.LateCol = spec.TimeCol
+		}
+		if t := arg(d, "late", ""); t != "" {
+			spec.LateCol = column(in, t).Index
 		}
 		spec.Delay = argInt(d, "within", 0) * 1e6
 		h.factory = StreamDedup(spec)
@@ -134,7 +138,13 @@ func (h *streamHarness) build(d *datadriven.TestData) error {
 			"full": plan.FullOuterJoin, "semi": plan.LeftSemiJoin}[arg(d, "type", "inner")]
 		spec := StreamJoinSpec{Type: typ, LeftKeys: parseExprs(in, arg(d, "lkeys", "")), RightKeys: parseExprs(right, arg(d, "rkeys", "")),
 			LeftSchema: eventSchema(in), RightSchema: eventSchema(right),
-			Left: bound(in, arg(d, "lbound", "")), Right: bound(right, arg(d, "rbound", ""))}
+			Left: bound(in, arg(d, "lbound", "")), Right: bound(right, arg(d, "rbound", "")), LeftLate: -1, RightLate: -1}
+		if t := arg(d, "llate", ""); t != "" {
+			spec.LeftLate = column(in, t).Index
+		}
+		if t := arg(d, "rlate", ""); t != "" {
+			spec.RightLate = column(right, t).Index
+		}
 		if r := arg(d, "residual", ""); r != "" {
 			spec.Residual = parseExpr(both, r)
 		}

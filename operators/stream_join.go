@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,6 +26,9 @@ type StreamJoinSpec struct {
 	LeftSchema, RightSchema *arrow.Schema
 	// Left and Right say when a stored row of each side can no longer match.
 	Left, Right StateBound
+	// LeftLate and RightLate are each side's watermarked event-time column, or -1: rows at or
+	// below the watermark are late, dropped and counted, as Spark's join drops them.
+	LeftLate, RightLate int
 }
 
 // StateBound says when a stored row of one join side can no longer match a future row of the
@@ -56,9 +60,9 @@ func StreamJoin(ctx *expr.Context, spec StreamJoinSpec) Factory {
 			return nil, sparkerr.Unsupported("stream-stream join of type %d", spec.Type)
 		}
 		j := &streamJoin{env: env, ctx: instanceContext(ctx, env), spec: spec, watermark: noTime}
-		j.sides[0] = newJoinSide(env, spec.LeftKeys, spec.LeftSchema, spec.Left,
+		j.sides[0] = newJoinSide(env, spec.LeftKeys, spec.LeftSchema, spec.Left, spec.LeftLate,
 			spec.Type == plan.LeftOuterJoin || spec.Type == plan.FullOuterJoin)
-		j.sides[1] = newJoinSide(env, spec.RightKeys, spec.RightSchema, spec.Right,
+		j.sides[1] = newJoinSide(env, spec.RightKeys, spec.RightSchema, spec.Right, spec.RightLate,
 			spec.Type == plan.RightOuterJoin || spec.Type == plan.FullOuterJoin)
 		return j, nil
 	}
@@ -69,12 +73,13 @@ type joinSide struct {
 	fields []arrow.Field // user fields
 	types  []arrow.DataType
 	bound  StateBound
+	late   int
 	outer  bool
 	state  *keyedRows
 }
 
-func newJoinSide(env flow.Env, keys []expr.Expr, schema *arrow.Schema, bound StateBound, outer bool) *joinSide {
-	s := &joinSide{keys: keys, fields: flow.UserSchema(schema).Fields(), bound: bound, outer: outer,
+func newJoinSide(env flow.Env, keys []expr.Expr, schema *arrow.Schema, bound StateBound, late int, outer bool) *joinSide {
+	s := &joinSide{keys: keys, fields: flow.UserSchema(schema).Fields(), bound: bound, late: late, outer: outer,
 		state: newKeyedRows(env.Mem)}
 	for _, f := range s.fields {
 		s.types = append(s.types, f.Type)
@@ -95,6 +100,7 @@ type streamJoin struct {
 	watermark int64
 
 	updated, removed int64
+	dropped          atomic.Int64
 }
 
 // pair is a candidate match: row i of the arriving batch and a stored row of the other side.
@@ -108,6 +114,11 @@ func (j *streamJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch,
 		return sparkerr.Unsupported("stream-stream join over a stream with retractions (an aggregation in update or complete mode)")
 	}
 	side, other := j.sides[in], j.sides[1-in]
+	rec, release, err := j.dropLate(side, rec)
+	if err != nil || rec == nil {
+		return err
+	}
+	defer release()
 	user := flow.UserColumns(rec)
 	defer user.Release()
 	n := int(user.NumRows())
@@ -171,6 +182,36 @@ func (j *streamJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch,
 	}
 	defer releaseAll(cols)
 	return j.emitPadded(ctx, in, cols, out)
+}
+
+// dropLate removes the rows of rec that are at or below the watermark on side's event time.
+// It returns the rows to join (nil: none) and what releases them.
+func (j *streamJoin) dropLate(side *joinSide, rec arrow.RecordBatch) (arrow.RecordBatch, func(), error) {
+	if side.late < 0 || j.watermark == noTime {
+		return rec, func() {}, nil
+	}
+	user := flow.UserColumns(rec)
+	times := eventTimes(user, side.late)
+	user.Release()
+	var keep []int64
+	for i, t := range times {
+		if t == noTime || t > j.watermark {
+			keep = append(keep, int64(i))
+		}
+	}
+	switch len(keep) {
+	case len(times):
+		return rec, func() {}, nil
+	case 0:
+		j.dropped.Add(int64(len(times)))
+		return nil, nil, nil
+	}
+	j.dropped.Add(int64(len(times) - len(keep)))
+	t, err := takeRecord(j.env.Mem, rec, keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, t.Release, nil
 }
 
 // joinPairs checks the residual on candidate pairs, marks both rows of every match and emits the
@@ -329,9 +370,9 @@ func (j *streamJoin) StateMetrics() flow.StateMetrics {
 	return m
 }
 
-// RowsDroppedByWatermark is always 0: the join keeps late rows out of its state but still
-// joins them.
-func (j *streamJoin) RowsDroppedByWatermark() int64 { return 0 }
+// RowsDroppedByWatermark is how many late rows the join dropped since it started; safe to call
+// from any goroutine.
+func (j *streamJoin) RowsDroppedByWatermark() int64 { return j.dropped.Load() }
 
 // SnapshotState implements flow.Snapshotter: the watermark and both sides' rows with their
 // matched flags.

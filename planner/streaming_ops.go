@@ -20,14 +20,17 @@ func (b *builder) streamDedup(n *logical.Distinct, in *flow.Node, schema *arrow.
 	if keys == nil {
 		keys = allColumns(len(n.Schema()))
 	}
-	spec := operators.StreamDedupSpec{KeyCols: n.Keys, TimeCol: -1}
+	spec := operators.StreamDedupSpec{KeyCols: n.Keys, TimeCol: -1, LateCol: -1}
 	times := eventTimeColumns(n.Input)
+	late, delay, watermarked := firstEventTime(times)
+	if watermarked {
+		spec.LateCol = late
+	}
 	if n.WithinWatermark {
-		col, delay, ok := firstEventTime(times)
-		if !ok {
+		if !watermarked {
 			return nil, dedupWithoutWatermark(n)
 		}
-		spec.TimeCol, spec.WithinWatermark, spec.Delay = col, true, delay
+		spec.TimeCol, spec.WithinWatermark, spec.Delay = late, true, delay
 	} else {
 		for _, k := range keys {
 			if _, ok := times[k]; ok {
@@ -77,7 +80,13 @@ func (b *builder) streamJoin(n *logical.Join, left, right *flow.Node, schema *ar
 	}
 	lb, rb := joinBounds(n)
 	spec := operators.StreamJoinSpec{Type: n.Type, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual,
-		LeftSchema: left.Schema, RightSchema: right.Schema, Left: lb, Right: rb}
+		LeftSchema: left.Schema, RightSchema: right.Schema, Left: lb, Right: rb, LeftLate: -1, RightLate: -1}
+	if c, _, ok := firstEventTime(eventTimeColumns(n.Left)); ok {
+		spec.LeftLate = c
+	}
+	if c, _, ok := firstEventTime(eventTimeColumns(n.Right)); ok {
+		spec.RightLate = c
+	}
 	return b.node("StreamingSymmetricHashJoin", b.opts.Partitions, schema, operators.StreamJoin(b.ctx, spec),
 		b.hashed(left, n.LeftKeys), b.hashed(right, n.RightKeys)), nil
 }
