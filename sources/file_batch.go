@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,7 +72,11 @@ func FilePaths(options map[string]string, paths []string) []string {
 func listPaths(paths []string) ([]dataFile, error) {
 	var all []dataFile
 	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
+		if matches, _ := filepath.Glob(p); isGlob(p) && len(matches) == 0 {
+			uri := FileURI(p)
+			return nil, sparkerr.Analysis("PATH_NOT_FOUND", "42K03", "Path does not exist: %s.", uri).WithParams("path", uri)
+		}
+		if _, err := os.Stat(p); err != nil && !isGlob(p) {
 			uri := FileURI(p)
 			return nil, sparkerr.Analysis("PATH_NOT_FOUND", "42K03", "Path does not exist: %s.", uri).WithParams("path", uri)
 		}

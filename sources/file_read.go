@@ -38,6 +38,14 @@ type dataFile struct {
 // otherwise hidden files ("_…", "…" starting with a dot) and files being copied are skipped.
 // A path that is a file lists itself; a missing path lists nothing.
 func listDataFiles(path string) ([]dataFile, error) {
+	if isGlob(path) {
+		return listGlob(path)
+	}
+	return listPath(path)
+}
+
+// listPath lists the data files of one file or directory (no pattern).
+func listPath(path string) ([]dataFile, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -79,6 +87,46 @@ func listDataFiles(path string) ([]dataFile, error) {
 			continue
 		}
 		out = append(out, dataFile{Path: filepath.Join(path, name), Size: info.Size(), MTime: info.ModTime().UnixMilli()})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].MTime != out[j].MTime {
+			return out[i].MTime < out[j].MTime
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
+}
+
+// isGlob reports whether a path is a glob pattern ("/in/*.json").
+func isGlob(path string) bool { return strings.ContainsAny(path, "*?[") }
+
+// listGlob lists the data files a glob matches: matching files, and the data files of
+// matching directories.
+func listGlob(pattern string) ([]dataFile, error) {
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, sparkerr.IllegalArgument("Invalid path pattern %s", pattern).Wrap(err)
+	}
+	// The directory before the first pattern character; hidden names below it are skipped.
+	static := filepath.Dir(pattern[:strings.IndexAny(pattern, "*?[")] + "x")
+	var out []dataFile
+	for _, m := range matches {
+		rel, err := filepath.Rel(static, m)
+		if err != nil {
+			continue
+		}
+		hidden := false
+		for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+			hidden = hidden || strings.HasPrefix(part, "_") || strings.HasPrefix(part, ".")
+		}
+		if hidden {
+			continue
+		}
+		files, err := listPath(m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, files...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].MTime != out[j].MTime {

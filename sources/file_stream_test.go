@@ -336,3 +336,25 @@ func TestFileStreamParquetConformsToTheSchema(t *testing.T) {
 		t.Fatalf("rows %q", got)
 	}
 }
+
+func TestFileStreamGlobPath(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	for _, sub := range []string{"2024-01", "2024-02", "_tmp"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeAt(t, filepath.Join(dir, sub), "x.txt", sub+"\n", 1)
+		writeAt(t, filepath.Join(dir, sub), "y.csv", "skip\n", 1)
+	}
+	src := openFiles(t, mem, "text", map[string]string{"path": filepath.Join(dir, "*", "*.txt")}, "", nil)
+	latest(t, src)
+	if got := readAll(t, src, `{"logOffset":-1}`, `{"logOffset":0}`); strings.Join(got, ",") != "2024-01,2024-02" {
+		t.Fatalf("rows %v", got)
+	}
+	if _, err := FileBatchSchema("csv", nil, []string{filepath.Join(dir, "nothing*")}, ""); err == nil ||
+		!strings.Contains(err.Error(), "PATH_NOT_FOUND") {
+		t.Fatalf("unmatched glob: %v", err)
+	}
+}
