@@ -34,6 +34,12 @@ def test_parquet_sink_available_now_reads_back_exactly(spark, tmp_path):
     assert entries and all(e["action"] == "add" and e["path"].startswith("file:///") for e in entries)
     assert list(entries[0]) == ["path", "size", "isDir", "modificationTime", "blockReplication",
                                 "blockSize", "action"]
+    # A plain Parquet reader, given the files the log lists, sees the same rows.
+    import pyarrow.parquet as pq
+    table = pq.ParquetDataset([e["path"][len("file://"):] for e in entries]).read()
+    assert sorted(zip(table.column("value").to_pylist(), table.column("tens").to_pylist())) == \
+        [(v, 10 * v) for v in range(7)]
+    assert sum(e["size"] for e in entries) == sum(os.path.getsize(e["path"][len("file://"):]) for e in entries)
 
 
 def test_file_sink_needs_a_checkpoint_location(spark, tmp_path):
