@@ -40,9 +40,6 @@ func (b *builder) watermark(n *logical.Watermark, in *flow.Node, schema *arrow.S
 // Spark ("Multiple time/session window expressions would result in a cartesian product").
 func (b *builder) expandSlidingWindow(n *logical.Aggregate, in *flow.Node) (*logical.Aggregate, *flow.Node, error) {
 	for i, g := range n.Groups {
-		if _, ok := unalias(g).(*expr.SessionWindow); ok {
-			return nil, nil, sparkerr.Unsupported("grouping by session_window")
-		}
 		w, ok := unalias(g).(*expr.TimeWindow)
 		if !ok || w.Tumbling() {
 			continue
@@ -89,4 +86,60 @@ func (b *builder) observeAggregate(node *flow.Node, n *logical.Aggregate, spec o
 		b.opts.Observers.Aggregates = append(b.opts.Observers.Aggregates, spec.Dropped)
 	}
 	return node
+}
+
+// sessionKey finds a session_window grouping key.
+func sessionKey(n *logical.Aggregate) (int, *expr.SessionWindow, bool) {
+	for i, g := range n.Groups {
+		if w, ok := unalias(g).(*expr.SessionWindow); ok {
+			return i, w, true
+		}
+	}
+	return -1, nil, false
+}
+
+// sessionAggregate plans an aggregation grouped by session_window(ts, gap) and other keys: the
+// other keys and the session time are projected into columns, the input is hash-partitioned
+// on the other keys (gathered without any), and each partition merges its keys' sessions. On a
+// stream only append mode is supported (Spark also refuses update mode; Weir complete mode).
+func (b *builder) sessionAggregate(n *logical.Aggregate, pos int, w *expr.SessionWindow, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	for i, g := range n.Groups {
+		if _, ok := unalias(g).(*expr.SessionWindow); ok && i != pos {
+			return nil, sparkerr.Analysis("", "", "Multiple time/session window expressions would result in a cartesian "+
+				"product of rows, therefore they are currently not supported.")
+		}
+	}
+	streaming := b.opts.Streaming && logical.IsStreaming(n)
+	if streaming && b.opts.OutputMode != sinks.Append {
+		return nil, sparkerr.Unsupported("session_window in a streaming aggregation in %s output mode (use append)", b.opts.OutputMode)
+	}
+	inSchema := n.Input.Schema()
+	exprs := columns(inSchema, allColumns(len(inSchema)))
+	spec := operators.SessionSpec{SessionPos: pos, Gap: w.Gap, Window: w.Type(), Aggs: n.Aggs, TZ: b.tz, Streaming: streaming}
+	for i, g := range n.Groups {
+		if i == pos {
+			continue
+		}
+		spec.KeyCols = append(spec.KeyCols, len(exprs))
+		spec.KeyTypes = append(spec.KeyTypes, g.Type())
+		exprs = append(exprs, &expr.Alias{Child: g, Name: keyName(i)})
+	}
+	spec.TimeCol = len(exprs)
+	exprs = append(exprs, &expr.Alias{Child: w.TS, Name: "_session_time"})
+	if streaming {
+		spec.Dropped = new(atomic.Int64)
+	}
+	pre := &logical.Project{Input: n.Input, Exprs: exprs}
+	in = b.node("Project", in.Parallelism, b.schema(pre), operators.Project(b.ctx, exprs), forward(in))
+	f := operators.SessionAggregate(b.ctx, spec)
+	var node *flow.Node
+	if len(spec.KeyCols) == 0 {
+		node = b.node("SessionWindowAggregate", 1, schema, f, flow.Input{From: in, Exchange: flow.Gather})
+	} else {
+		node = b.node("SessionWindowAggregate", b.opts.Partitions, schema, f, b.hashed(in, columns(pre.Schema(), spec.KeyCols)))
+	}
+	if b.opts.Streaming && b.opts.Observers != nil && logical.IsStreaming(n) {
+		b.opts.Observers.Aggregates = append(b.opts.Observers.Aggregates, spec.Dropped)
+	}
+	return node, nil
 }

@@ -146,3 +146,56 @@ func TestWatermarkedSlidingWindowUpdate(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }
+
+func sessionCount(t *testing.T, in logical.Node, gap string) *logical.Aggregate {
+	w, err := expr.Bind("session_window", []expr.Expr{col(in, 0), strLit(gap)}, expr.Options{ANSI: true, TimeZone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &logical.Aggregate{Input: in, Groups: []expr.Expr{w}, Aggs: []expr.AggFunc{agg(t, "count", col(in, 0))},
+		Names: []string{"count"}}
+}
+
+// Session windows merge rows closer than the gap; in append mode a session is emitted once the
+// watermark passes its end, and a row whose own session ended below the watermark is late.
+func TestSessionWindowAppend(t *testing.T) {
+	e := newEnv(t)
+	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
+	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 0, DelayText: "0 seconds"}
+	obs := &Observers{}
+	got := runEventTime(t, e, sessionCount(t, wm, "5 seconds"),
+		timeScript{{1, 3, 10, -1, 12, 2, -2, 30, -3}}, sinks.Append, obs)
+	want := "[1,8) 2|barrier 1|barrier 2|[10,17) 2|barrier 3"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	if obs.Aggregates[0].Load() != 1 {
+		t.Fatalf("dropped %d", obs.Aggregates[0].Load())
+	}
+	_, err := e.runWith(sessionCount(t, wm, "5 seconds"), Options{Mem: e.mem, Streaming: true, OutputMode: sinks.Update,
+		Sources: func(*logical.SourceScan) (flow.Source, int, error) { return timeScript{{-1}}, 1, nil }}, 4)
+	if err == nil || !strings.Contains(err.Error(), "session_window") {
+		t.Fatalf("update mode: %v", err)
+	}
+}
+
+func TestSessionWindowBatch(t *testing.T) {
+	e := newEnv(t)
+	rows := []any{int64(1e6), int64(3e6), int64(10e6), nil, int64(20e6)}
+	col0 := expr.BuildArray(e.mem, sqltypes.TimestampType, "UTC", rows)
+	rec := flow.NewDataBatch(e.mem, flow.EventSchema(sqltypes.ToArrowSchema(tsSchema, "UTC")), []arrow.Array{col0}, nil)
+	col0.Release()
+	user := flow.UserColumns(rec)
+	rec.Release()
+	data := &logical.LocalData{Out: tsSchema, Records: []arrow.RecordBatch{user}}
+	defer user.Release()
+	got, err := e.runWith(sessionCount(t, data, "5 seconds"), Options{Mem: e.mem, Partitions: 2}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	want := "[1000000 8000000], 2|[10000000 15000000], 1|[20000000 25000000], 1"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}

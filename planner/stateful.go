@@ -15,6 +15,9 @@ import (
 // appends the ones that are not plain columns), the input is hash-partitioned on them, and each
 // partition aggregates its groups. Without grouping the input gathers into one partition.
 func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	if pos, w, ok := sessionKey(n); ok {
+		return b.sessionAggregate(n, pos, w, in, schema)
+	}
 	n, in, err := b.expandSlidingWindow(n, in)
 	if err != nil {
 		return nil, err
