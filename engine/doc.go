@@ -7,7 +7,8 @@
 // Result of Arrow record batches holding user columns only; they never see flow-event columns.
 //
 // Streaming: data source reads resolve through the stream source registry (spark.readStream;
-// batch reads of data sources are refused). Batch actions on a plan that reads a stream fail
+// batch reads exist for the file formats parquet, json, csv and text, read when the query runs
+// and through a file sink's commit log, and are refused for other sources). Batch actions on a plan that reads a stream fail
 // with Spark's AnalysisException (_LEGACY_ERROR_TEMP_3102). Each session owns a query.Manager
 // (Streams) whose memory-sink tables become its temp views; StartStream checks a
 // plan.WriteStream (streaming input, output mode, trigger interval strings, unsupported
