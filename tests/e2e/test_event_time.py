@@ -188,3 +188,36 @@ def test_watermark_errors(spark):
     agg = rate_micro_batch(spark).withWatermark("timestamp", "1 second").groupBy("value").count()
     with pytest.raises(AnalysisException, match="without watermark"):
         agg.writeStream.format("memory").queryName("et_bad").outputMode("append").start()
+
+
+def test_session_windows_batch(spark):
+    df = spark.createDataFrame([("a", secs(1)), ("a", secs(3)), ("a", secs(10)), ("b", secs(2))], "k string, ts timestamp")
+    rows = (df.groupBy("k", F.session_window("ts", "5 seconds")).count()
+            .select("k", "session_window.start", "session_window.end", "count").orderBy("k", "start").collect())
+    assert [tuple(r) for r in rows] == [
+        ("a", secs(1), secs(8), 2), ("a", secs(10), secs(15), 1), ("b", secs(2), secs(7), 1)]
+
+
+def test_session_windows_streaming_append(spark):
+    # Batch k holds 4 rows stamped 10k seconds: with a 5-second gap each batch is one session
+    # per key, closed once the next batch moves the watermark (delay 0) to 10(k+1).
+    df = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 4).option("numPartitions", 2)
+          .option("startTimestamp", 0).option("advanceMillisPerBatch", 10000).load())
+    agg = (df.withWatermark("timestamp", "0 seconds")
+           .groupBy((F.col("value") % 2).alias("k"), F.session_window("timestamp", "5 seconds")).count())
+    q = agg.writeStream.format("memory").queryName("et_sessions").outputMode("append").start()
+    try:
+        for _ in range(100):
+            q.processAllAvailable()
+            if q.lastProgress is not None and q.lastProgress.batchId >= 5:
+                break
+        assert q.exception() is None
+    finally:
+        q.stop()
+    last = q.lastProgress.batchId
+    rows = (spark.table("et_sessions").select("k", "session_window.start", "session_window.end", "count")
+            .orderBy("start", "k").collect())
+    assert [tuple(r) for r in rows] == [
+        (k, secs(10 * j), secs(10 * j + 5), 2) for j in range(last) for k in (0, 1)]
+    with pytest.raises(Exception, match="session_window"):
+        agg.writeStream.format("memory").queryName("et_sessions_update").outputMode("update").start().processAllAvailable()
