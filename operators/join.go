@@ -103,6 +103,17 @@ func (j *hashJoin) InputEnded(ctx context.Context, in int, out flow.Emitter) err
 	return nil
 }
 
+// Barrier implements flow.BarrierHandler. The build side of a stream-static join is static and
+// sends no barriers, so a barrier that aligned means it has ended, though the runtime may call
+// InputEnded only after forwarding the barrier: build now, so that the epoch's joined rows go
+// out before its barrier.
+func (j *hashJoin) Barrier(ctx context.Context, _ int64, out flow.Emitter) error {
+	if j.built {
+		return nil
+	}
+	return j.InputEnded(ctx, 1, out)
+}
+
 func (j *hashJoin) build() error {
 	senders := slices.Sorted(maps.Keys(j.right))
 	var recs []arrow.RecordBatch
