@@ -96,6 +96,7 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 	if err != nil {
 		return nil, err
 	}
+	removeStaged(dir)
 	if env.TimeZone == "" {
 		env.TimeZone = "UTC"
 	}
@@ -267,3 +268,15 @@ func (o *fileOperator) EndOfData(context.Context, flow.Emitter) error {
 
 // Close implements flow.Closer.
 func (o *fileOperator) Close() { o.discard() }
+
+// removeStaged deletes staging files a previous run left behind when it crashed mid-epoch
+// (readers ignore them; this only reclaims the space). Part files without a log entry stay:
+// they may be a concurrent reader's business, and are never read.
+func removeStaged(dir string) {
+	for _, pattern := range []string{filepath.Join(dir, ".part-*.tmp"), filepath.Join(dir, sources.SinkLogDir, ".*.tmp")} {
+		matches, _ := filepath.Glob(pattern)
+		for _, m := range matches {
+			os.Remove(m)
+		}
+	}
+}

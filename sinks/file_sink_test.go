@@ -227,8 +227,17 @@ func TestFileSinkJSONExactlyOnce(t *testing.T) {
 	if got := h.committed(); len(got) != 3 {
 		t.Fatalf("committed %v", got)
 	}
-	// A new sink on the same directory (a restarted query) skips committed epochs too.
+	// A new sink on the same directory (a restarted query) skips committed epochs too, and
+	// removes the staging file a crashed run left.
+	h.push(0, []any{int64(5), "crashed", nil, nil})
+	staged, _ := filepath.Glob(filepath.Join(h.dir, ".part-*.tmp"))
+	if len(staged) != 1 {
+		t.Fatalf("staged %v", staged)
+	}
 	h2 := newFileHarness(t, "json", 1, map[string]string{"path": h.dir})
+	if staged, _ := filepath.Glob(filepath.Join(h.dir, ".part-*.tmp")); len(staged) != 0 {
+		t.Fatalf("staged after restart %v", staged)
+	}
 	h2.push(0, []any{int64(9), "z", nil, 0.0})
 	h2.barrier(1)
 	if got := h2.committed(); len(got) != 3 {
