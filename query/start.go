@@ -123,7 +123,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		if q.cp != nil {
 			senv.Metadata = sourceMetadata{store: q.cp.store, index: len(q.streams)}
 		}
-		src, err := sources.OpenStream(q.ctx, scan.Format, senv, scan.Options, "")
+		src, err := sources.OpenStream(q.ctx, scan.Format, senv, scan.Options, scan.UserSchema)
 		if err != nil {
 			if _, ok := sparkerr.As(err); ok && isAnalysisError(err) {
 				return nil, 0, err
