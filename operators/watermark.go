@@ -100,6 +100,12 @@ func (w *watermarkOp) emitWatermark(ctx context.Context, out flow.Emitter) error
 // watermark it sent.
 type watermarkState struct{ Max, Emitted int64 }
 
+// EndOfData implements flow.EndOfDataHandler: the partition leaves the barrier rendezvous.
+func (w *watermarkOp) EndOfData(context.Context, flow.Emitter) error {
+	w.spec.Stats.leave(w.env.Partitions)
+	return nil
+}
+
 // SnapshotState implements flow.Snapshotter.
 func (w *watermarkOp) SnapshotState(int64) ([]byte, error) {
 	var b bytes.Buffer
@@ -167,8 +173,11 @@ type EventTimeStats struct {
 	published map[int]int64
 	// arrived counts, per epoch being aligned, the partitions that published for it; done is
 	// closed once all did.
-	arrived   map[int64]int
-	done      map[int64]chan struct{}
+	arrived map[int64]int
+	done    map[int64]chan struct{}
+	// ended counts the partitions whose input ended: they meet no more barriers (e.g. the
+	// static side of a union).
+	ended     int
 	watermark int64 // highest watermark handed out, math.MinInt64 before any
 	seen      EventTimeRange
 }
@@ -221,11 +230,7 @@ func (s *EventTimeStats) rendezvous(ctx context.Context, epoch int64, partition,
 		s.done[epoch] = ch
 	}
 	s.arrived[epoch]++
-	if s.arrived[epoch] >= partitions {
-		close(ch)
-		delete(s.done, epoch)
-		delete(s.arrived, epoch)
-	}
+	s.release(partitions)
 	s.mu.Unlock()
 	select {
 	case <-ch:
@@ -233,6 +238,25 @@ func (s *EventTimeStats) rendezvous(ctx context.Context, epoch int64, partition,
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// release opens the rendezvous of every epoch all live partitions reached. s.mu is held.
+func (s *EventTimeStats) release(partitions int) {
+	for epoch, n := range s.arrived {
+		if n+s.ended >= partitions {
+			close(s.done[epoch])
+			delete(s.done, epoch)
+			delete(s.arrived, epoch)
+		}
+	}
+}
+
+// leave records that a partition's input ended: rendezvous no longer wait for it.
+func (s *EventTimeStats) leave(partitions int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended++
+	s.release(partitions)
 }
 
 // watermarkFor is the global maximum published minus delay, never below one handed out

@@ -199,3 +199,25 @@ func TestSessionWindowBatch(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }
+
+// Partitions whose input ends (the static side of a union) leave the watermark's barrier
+// rendezvous instead of holding it up.
+func TestWatermarkOverUnionWithStatic(t *testing.T) {
+	e := newEnv(t)
+	c := expr.BuildArray(e.mem, sqltypes.TimestampType, "UTC", []any{int64(4e6)})
+	rec := flow.NewDataBatch(e.mem, flow.EventSchema(sqltypes.ToArrowSchema(tsSchema, "UTC")), []arrow.Array{c}, nil)
+	c.Release()
+	user := flow.UserColumns(rec)
+	rec.Release()
+	defer user.Release()
+	static := &logical.LocalData{Out: tsSchema, Records: []arrow.RecordBatch{user}}
+	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
+	u := &logical.Union{Inputs: []logical.Node{static, scan}, Out: tsSchema}
+	wm := &logical.Watermark{Input: u, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
+	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds")),
+		timeScript{{1, 12, -1, 25, -2}}, sinks.Append, nil)
+	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
