@@ -6,4 +6,9 @@
 // Every Node reports its output Schema (user columns only; the flow-event columns _marker and
 // _retracted are added by the planner), its Children, whether it reads an unbounded source
 // (IsStreaming), and a one-line description for explain trees. Nodes are immutable once built.
+//
+// Event time: Watermark (withWatermark) marks a timestamp column as the watermarked event time;
+// EventTimeColumns follows it (and windows over it) up through projections as Spark's
+// watermark metadata does, and EventTimeKey finds an aggregate's event-time grouping key.
+// ExpandWindow is the planner's expansion of a sliding window.
 package logical

@@ -10,6 +10,15 @@
 // built, left probed), Distinct, SetOp. Partitioners: HashPartitioner, RoundRobinPartitioner,
 // OffsetPartitioner.
 //
+// Event time: EventTimeWatermark (withWatermark: forwards rows, and at each barrier — after
+// every partition of the node met there — emits max event time − delay as a Watermark marker
+// before the barrier; EventTimeStats is shared by its partitions and read for progress),
+// ExpandWindows (one row per sliding window containing a row's time), SessionAggregate
+// (session_window: rows kept per key until the watermark closes their merged session). A
+// HashAggregate with an AggregateSpec.EventTime key drops late rows (counted:
+// RowsDroppedByWatermark), closes groups the watermark passes at the next barrier, emits them
+// once in append mode and evicts them in append and update modes.
+//
 // Contract: every batch in and out is in flow-event form; outputs use the node's schema
 // (env.OutSchema). Blocking operators emit at end of data in batches of at most BatchRows
 // rows. Operators follow flow's ownership rules: they Retain what they keep past Process and

@@ -14,6 +14,14 @@
 // and Tail first gather through the order-preserving Concat; Limit and Tail keep a
 // per-partition limit or tail below it, and Limit stops its upstream once satisfied.
 //
+// Event time: a logical.Watermark becomes an EventTimeWatermark node (its own node, on a
+// forward edge). An aggregate grouping by a sliding window gets an ExpandWindows node below its
+// exchange; one grouping by session_window becomes a SessionAggregate. A streaming aggregate
+// with a grouping key on the watermarked event time (logical.EventTimeKey) follows the
+// watermark as Options.OutputMode says (append: closed groups once; update: changes, closed
+// groups evicted; complete: everything kept). Options.Observers collects the watermark stats
+// and the aggregates' late-row counters for a query's progress.
+//
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a
 // Concat gathers them in partition order, so a plan without exchanges returns rows in the
 // order Spark would (spark.range(10) is 0..9); after an exchange the order is the partitions'.
