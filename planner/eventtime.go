@@ -143,3 +143,29 @@ func (b *builder) sessionAggregate(n *logical.Aggregate, pos int, w *expr.Sessio
 	}
 	return node, nil
 }
+
+// project plans a projection. A sliding window among its expressions (at the top, possibly
+// aliased) is one row per window, so the input is expanded first and the expression reads the
+// expanded window column, as Spark's TimeWindowing rewrites it.
+func (b *builder) project(n *logical.Project, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	slide := -1
+	for i, e := range n.Exprs {
+		if w, ok := unalias(e).(*expr.TimeWindow); ok && !w.Tumbling() {
+			if slide >= 0 {
+				return nil, sparkerr.Analysis("", "", "Multiple time/session window expressions would result in a "+
+					"cartesian product of rows, therefore they are currently not supported.")
+			}
+			slide = i
+		}
+	}
+	if slide < 0 {
+		return b.stateless("Project", in, schema, operators.Project(b.ctx, n.Exprs)), nil
+	}
+	w := unalias(n.Exprs[slide]).(*expr.TimeWindow)
+	ex := &logical.ExpandWindow{Input: n.Input, Window: w}
+	node := b.node("ExpandWindow", in.Parallelism, b.schema(ex), operators.ExpandWindows(b.ctx, w, b.tz), forward(in))
+	exprs := append([]expr.Expr(nil), n.Exprs...)
+	exprs[slide] = &expr.Alias{Child: &expr.Column{Index: len(n.Input.Schema()), Name: "window", T: w.Type(), Null: true},
+		Name: n.Exprs[slide].String()}
+	return b.stateless("Project", node, schema, operators.Project(b.ctx, exprs)), nil
+}

@@ -221,3 +221,27 @@ func TestWatermarkOverUnionWithStatic(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }
+
+// A sliding window selected as a column repeats the row per window.
+func TestSlidingWindowProjection(t *testing.T) {
+	e := newEnv(t)
+	c := expr.BuildArray(e.mem, sqltypes.TimestampType, "UTC", []any{int64(7e6)})
+	rec := flow.NewDataBatch(e.mem, flow.EventSchema(sqltypes.ToArrowSchema(tsSchema, "UTC")), []arrow.Array{c}, nil)
+	c.Release()
+	user := flow.UserColumns(rec)
+	rec.Release()
+	defer user.Release()
+	data := &logical.LocalData{Out: tsSchema, Records: []arrow.RecordBatch{user}}
+	w, err := expr.Bind("window", []expr.Expr{col(data, 0), strLit("10 seconds"), strLit("5 seconds")}, expr.Options{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &logical.Project{Input: data, Exprs: []expr.Expr{&expr.Alias{Child: w, Name: "w"}}}
+	got, err := e.run(p, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "|") != "[5000000 15000000]|[0 10000000]" {
+		t.Fatalf("got %q", got)
+	}
+}

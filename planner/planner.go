@@ -171,7 +171,7 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 	schema := b.schema(n)
 	switch n := n.(type) {
 	case *logical.Project:
-		return b.stateless("Project", ins[0], schema, operators.Project(b.ctx, n.Exprs)), nil
+		return b.project(n, ins[0], schema)
 	case *logical.Filter:
 		return b.stateless("Filter", ins[0], schema, operators.Filter(b.ctx, n.Cond)), nil
 	case *logical.Sample:
