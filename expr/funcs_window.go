@@ -144,7 +144,7 @@ func (w *TimeWindow) Starts(t int64) []int64 {
 // window and only exists as an expanded grouping key.
 func (w *TimeWindow) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	if !w.Tumbling() {
-		return nil, sparkerr.Unsupported("a sliding window() outside a grouping key")
+		return nil, sparkerr.Unsupported("a sliding window() inside another expression (select or group by it directly)")
 	}
 	f := strict("window", []Expr{w.TS}, w.T, func(_ *Context, a []any) (any, error) {
 		t := a[0].(int64)

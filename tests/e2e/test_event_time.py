@@ -221,3 +221,10 @@ def test_session_windows_streaming_append(spark):
         (k, secs(10 * j), secs(10 * j + 5), 2) for j in range(last) for k in (0, 1)]
     with pytest.raises(Exception, match="session_window"):
         agg.writeStream.format("memory").queryName("et_sessions_update").outputMode("update").start().processAllAvailable()
+
+
+def test_batch_watermark_is_a_no_op_and_sliding_select(spark):
+    df = spark.createDataFrame([(secs(7), 1), (secs(1), 2)], "ts timestamp, v int")
+    assert df.withWatermark("ts", "1 second").groupBy(F.window("ts", "10 seconds")).count().collect()[0]["count"] == 2
+    rows = df.select("v", F.window("ts", "10 seconds", "5 seconds").alias("w")).orderBy("v", "w.start").collect()
+    assert [(r.v, r.w.start) for r in rows] == [(1, secs(0)), (1, secs(5)), (2, secs(-5)), (2, secs(0))]
