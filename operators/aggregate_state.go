@@ -25,11 +25,15 @@ type aggregateState struct {
 	Keys   []byte
 	Counts []int64
 	Accs   [][]byte
+	// Watermark is the event-time watermark the instance reached; Closed the groups it closed
+	// (kept so that late rows still find them closed).
+	Watermark int64
+	Closed    []bool
 }
 
 // SnapshotState implements flow.Snapshotter.
 func (a *hashAggregate) SnapshotState(int64) ([]byte, error) {
-	st := aggregateState{Groups: len(a.counts), Counts: a.counts}
+	st := aggregateState{Groups: len(a.counts), Counts: a.counts, Watermark: a.watermark, Closed: a.closed}
 	if len(a.spec.KeyCols) > 0 && len(a.counts) > 0 {
 		keys, err := a.keyIPC()
 		if err != nil {
@@ -98,6 +102,8 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 		a.addGroup()
 	}
 	copy(a.counts, st.Counts)
+	copy(a.closed, st.Closed)
+	a.watermark = max(a.watermark, st.Watermark)
 	for k, acc := range a.accs {
 		if err := expr.RestoreAccumulator(a.spec.Aggs[k], acc, st.Accs[k]); err != nil {
 			return err
@@ -137,11 +143,27 @@ func (a *hashAggregate) restoreKeys(data []byte, n int) error {
 }
 
 // StateMetrics implements flow.StateReporter: called at each barrier before the epoch's
-// emission, so changed groups are this epoch's.
+// emission, so changed groups are this epoch's, and groups the watermark closes at this barrier
+// count as removed (not in the total).
 func (a *hashAggregate) StateMetrics() flow.StateMetrics {
 	var m flow.StateMetrics
+	closing := map[uint32]bool{}
+	if a.evicting() && len(a.spec.KeyCols) > 0 {
+		for _, g := range a.closedGroups() {
+			closing[g] = true
+		}
+	}
 	for g := range a.counts {
+		if a.closed[g] {
+			continue
+		}
 		live := a.live(uint32(g))
+		if closing[uint32(g)] {
+			if live || a.emitted[g] != nil {
+				m.NumRowsRemoved++
+			}
+			continue
+		}
 		if live {
 			m.NumRowsTotal++
 		}
