@@ -28,6 +28,7 @@ type eventTimeHarness struct {
 	env     flow.Env
 	in, out sqltypes.Schema
 	stats   *EventTimeStats
+	factory Factory
 	dropped *atomic.Int64
 	lines   []string
 }
@@ -185,9 +186,30 @@ func (h *eventTimeHarness) build(d *datadriven.TestData) error {
 			spec.Dropped = h.dropped
 		}
 		f = HashAggregate(ctx, spec)
+	case "session":
+		spec := SessionSpec{Aggs: parseAggs(h.in, arg(d, "aggs", "count(1)")), TZ: "UTC", Gap: secs("gap"),
+			Window: windowType, TimeCol: column(h.in, arg(d, "time", "ts")).Index, Streaming: arg(d, "streaming", "true") == "true"}
+		h.out = nil
+		for _, k := range strings.Split(arg(d, "keys", ""), ",") {
+			if k != "" {
+				c := column(h.in, k)
+				spec.KeyCols = append(spec.KeyCols, c.Index)
+				spec.KeyTypes = append(spec.KeyTypes, h.in[c.Index].Type)
+				h.out = append(h.out, h.in[c.Index])
+			}
+		}
+		spec.SessionPos = len(spec.KeyCols)
+		h.out = append(h.out, sqltypes.Field{Name: "session_window", Type: windowType, Nullable: true})
+		for _, a := range spec.Aggs {
+			h.out = append(h.out, sqltypes.Field{Name: a.String(), Type: a.Type(), Nullable: true})
+		}
+		h.dropped = new(atomic.Int64)
+		spec.Dropped = h.dropped
+		f = SessionAggregate(ctx, spec)
 	default:
 		return fmt.Errorf("unknown operator kind %q", kind)
 	}
+	h.factory = f
 	h.env = flow.Env{Mem: h.mem, Partition: int(argInt(d, "partition", 0)), Partitions: int(argInt(d, "partitions", 1)),
 		OutSchema: eventSchema(h.out)}
 	op, err := f(h.env)
@@ -251,8 +273,7 @@ func (h *eventTimeHarness) run(d *datadriven.TestData) string {
 			break
 		}
 		h.close()
-		op, berr := EventTimeWatermark(WatermarkSpec{Column: column(h.in, arg(d, "col", "ts")).Index,
-			Delay: argInt(d, "delay", 0) * 1e6, Stats: NewEventTimeStats()})(h.env)
+		op, berr := h.factory(h.env)
 		if berr != nil {
 			err = berr
 			break

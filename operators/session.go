@@ -113,9 +113,18 @@ func (s *sessionAggregate) Process(_ context.Context, _ int, rec arrow.RecordBat
 			return err
 		}
 		user = kept
-		times = eventTimeValues(user.Column(s.spec.TimeCol))
 	}
+	return s.store(user)
+}
+
+// store keeps the rows of user (user columns; times not NULL), taking its reference.
+func (s *sessionAggregate) store(user arrow.RecordBatch) error {
+	times := eventTimeValues(user.Column(s.spec.TimeCol))
 	n := int(user.NumRows())
+	if n == 0 {
+		user.Release()
+		return nil
+	}
 	ids := make([]uint32, n)
 	if len(s.spec.KeyCols) > 0 {
 		keys := make([]arrow.Array, len(s.spec.KeyCols))
