@@ -250,6 +250,9 @@ func (h *eventTimeHarness) run(d *datadriven.TestData) string {
 			}
 			runtime.Gosched()
 		}
+	case "metrics":
+		m := h.op.(flow.StateReporter).StateMetrics()
+		h.lines = append(h.lines, fmt.Sprintf("total %d updated %d removed %d", m.NumRowsTotal, m.NumRowsUpdated, m.NumRowsRemoved))
 	case "dropped":
 		own := h.op.(interface{ RowsDroppedByWatermark() int64 }).RowsDroppedByWatermark()
 		h.lines = append(h.lines, fmt.Sprintf("dropped %d (node %d)", own, h.dropped.Load()))

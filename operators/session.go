@@ -77,6 +77,9 @@ type sessionAggregate struct {
 	watermark int64
 	dropped   atomic.Int64
 	outTypes  []sqltypes.DataType
+	// held counts the rows kept; added and removed the rows stored and emitted since the last
+	// StateMetrics.
+	held, added, removed int64
 }
 
 func (s *sessionAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
@@ -141,6 +144,8 @@ func (s *sessionAggregate) store(user arrow.RecordBatch) error {
 	} else if len(s.rows) == 0 {
 		s.rows = append(s.rows, nil)
 	}
+	s.held += int64(n)
+	s.added += int64(n)
 	b := int32(len(s.batches))
 	s.batches = append(s.batches, user)
 	s.live = append(s.live, n)
@@ -221,6 +226,8 @@ func (s *sessionAggregate) emit(ctx context.Context, out flow.Emitter, bound int
 		}
 	}
 	for _, d := range done {
+		s.held -= int64(len(d.rows))
+		s.removed += int64(len(d.rows))
 		for _, r := range d.rows {
 			s.live[r.batch]--
 			if s.live[r.batch] == 0 {
@@ -311,6 +318,22 @@ func (s *sessionAggregate) emitSessions(ctx context.Context, out flow.Emitter, s
 		cols = append(cols, r)
 	}
 	return emitColumns(ctx, s.env, out, cols, nil)
+}
+
+// StateMetrics implements flow.StateReporter: rows held, and rows stored and emitted since the
+// previous call.
+func (s *sessionAggregate) StateMetrics() flow.StateMetrics {
+	m := flow.StateMetrics{NumRowsTotal: s.held, NumRowsUpdated: s.added, NumRowsRemoved: s.removed,
+		MemoryUsedBytes: s.held * 48}
+	for _, b := range s.batches {
+		if b != nil {
+			for _, c := range b.Columns() {
+				m.MemoryUsedBytes += int64(c.Data().SizeInBytes())
+			}
+		}
+	}
+	s.added, s.removed = 0, 0
+	return m
 }
 
 // Close implements flow.Closer.
