@@ -13,9 +13,14 @@ import (
 // rows, closes groups, emits them (append mode) and evicts them.
 
 // Watermark implements flow.WatermarkHandler: the watermark takes effect for the rows that
-// follow; groups close at the next barrier (or end of data).
-func (a *hashAggregate) Watermark(_ context.Context, ts int64, _ flow.Emitter) error {
+// follow. In append mode the groups it closes are emitted at once, so that they travel ahead of
+// the watermark (a stateful operator downstream must not find them late); in update mode
+// closed groups are evicted at the barrier, after the epoch's changes went out.
+func (a *hashAggregate) Watermark(ctx context.Context, ts int64, out flow.Emitter) error {
 	a.watermark = max(a.watermark, ts)
+	if a.spec.Streaming && a.spec.Append && a.spec.EventTime != nil {
+		return a.emitEpoch(ctx, out)
+	}
 	return nil
 }
 

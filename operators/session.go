@@ -155,10 +155,14 @@ func (s *sessionAggregate) store(user arrow.RecordBatch) error {
 	return nil
 }
 
-// Watermark implements flow.WatermarkHandler.
-func (s *sessionAggregate) Watermark(_ context.Context, ts int64, _ flow.Emitter) error {
+// Watermark implements flow.WatermarkHandler: the sessions it closes are emitted at once,
+// ahead of the watermark.
+func (s *sessionAggregate) Watermark(ctx context.Context, ts int64, out flow.Emitter) error {
 	s.watermark = max(s.watermark, ts)
-	return nil
+	if !s.spec.Streaming {
+		return nil
+	}
+	return s.emit(ctx, out, s.watermark)
 }
 
 // Barrier implements flow.BarrierHandler: sessions the watermark closed are emitted.

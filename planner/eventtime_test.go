@@ -245,3 +245,24 @@ func TestSlidingWindowProjection(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// Windows a first aggregation closes reach a second stateful operator ahead of the watermark
+// that closed them, so they are not late there (Spark's multiple stateful operators in append
+// mode).
+func TestChainedWindowAggregates(t *testing.T) {
+	e := newEnv(t)
+	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
+	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
+	first := windowCount(t, wm, strLit("10 seconds"))
+	second := &logical.Aggregate{Input: first, Groups: []expr.Expr{col(first, 0)},
+		Aggs: []expr.AggFunc{agg(t, "sum", col(first, 1))}, Names: []string{"total"}}
+	obs := &Observers{}
+	got := runEventTime(t, e, second, timeScript{{1, 2, 12, -1, 25, -2, 40, -3}}, sinks.Append, obs)
+	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2|[20,30) 1|barrier 3"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	if len(obs.Aggregates) != 2 || obs.Aggregates[0].Load()+obs.Aggregates[1].Load() != 0 {
+		t.Fatalf("late rows counted")
+	}
+}
