@@ -72,9 +72,13 @@ func take(mem memory.Allocator, cols []arrow.Array, idx []int64, valid []bool) (
 	}()
 	ctx := exec.WithAllocator(context.Background(), mem)
 	out := make([]arrow.Array, 0, len(cols))
+	var highest uint64
+	if valid == nil {
+		highest = maxIndex(idx)
+	}
 	for _, c := range cols {
 		if valid == nil {
-			if t := takeFixed(mem, c, idx); t != nil {
+			if t := takeFixed(mem, c, idx, highest); t != nil {
 				out = append(out, t)
 				continue
 			}

@@ -9,15 +9,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// takeFixed gathers rows idx (all in range, none NULL) of a column that is entirely NULL (a
-// prefix slice of it serves) or has no NULLs and a fixed width of 1 (boolean), 8, 16, 32 or 64 bits, copying values directly;
-// nil for any other column (compute.Take handles those).
-func takeFixed(mem memory.Allocator, c arrow.Array, idx []int64) arrow.Array {
+// takeFixed gathers rows idx (none NULL; highest is maxIndex(idx)) of a column that is
+// entirely NULL or all false (a prefix slice of it serves), or has no NULLs and a fixed width of
+// 1 (boolean), 8, 16, 32 or 64 bits, copying values directly; nil for any other column or an
+// index out of range (compute.Take handles and reports those).
+func takeFixed(mem memory.Allocator, c arrow.Array, idx []int64, highest uint64) arrow.Array {
 	n := len(idx)
-	for _, j := range idx {
-		if uint64(j) >= uint64(c.Len()) {
-			return nil
-		}
+	if n > 0 && highest >= uint64(c.Len()) {
+		return nil
 	}
 	if c.NullN() > 0 {
 		if c.NullN() == c.Len() && c.DataType().ID() != arrow.NULL {
@@ -42,6 +41,11 @@ func takeFixed(mem memory.Allocator, c arrow.Array, idx []int64) arrow.Array {
 	buf := memory.NewResizableBuffer(mem)
 	switch width {
 	case 1:
+		if n <= c.Len() && bitutil.CountSetBits(src, off, c.Len()) == 0 {
+			// Every row of a prefix is false too (the flow-event _retracted column).
+			buf.Release()
+			return array.NewSlice(c, 0, int64(n))
+		}
 		buf.Resize(int(bitutil.BytesForBits(int64(n))))
 		out := buf.Bytes()
 		clear(out)
@@ -84,4 +88,13 @@ func asSlice[T any](b []byte, n int) []T {
 		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+}
+
+// maxIndex is the largest of idx as an unsigned number (a negative index is huge).
+func maxIndex(idx []int64) uint64 {
+	var m uint64
+	for _, j := range idx {
+		m = max(m, uint64(j))
+	}
+	return m
 }

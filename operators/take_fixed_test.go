@@ -33,7 +33,9 @@ func TestTakeFixedMatchesCompute(t *testing.T) {
 		f64.Append(float64(i) / 3)
 		bl.Append(i%3 == 1)
 	}
-	for _, b := range []array.Builder{i64, ts, i32, i16, i8, f64, bl} {
+	falses := array.NewBooleanBuilder(mem)
+	falses.AppendValues(make([]bool, n), nil)
+	for _, b := range []array.Builder{i64, ts, i32, i16, i8, f64, bl, falses} {
 		cols = append(cols, b.NewArray())
 		b.Release()
 	}
@@ -48,7 +50,7 @@ func TestTakeFixedMatchesCompute(t *testing.T) {
 			for j := 0; j < m; j += 3 {
 				idx = append(idx, int64(j))
 			}
-			got := takeFixed(mem, s, idx)
+			got := takeFixed(mem, s, idx, maxIndex(idx))
 			if got == nil {
 				t.Fatalf("%s: not taken", s.DataType())
 			}
@@ -66,7 +68,7 @@ func TestTakeFixedMatchesCompute(t *testing.T) {
 			s.Release()
 		}
 		// An index out of range is left to compute.Take (which reports it).
-		if got := takeFixed(mem, c, []int64{n}); got != nil {
+		if got := takeFixed(mem, c, []int64{n}, maxIndex([]int64{n})); got != nil {
 			t.Fatalf("%s: out-of-range index taken", c.DataType())
 		}
 	}
