@@ -247,13 +247,36 @@ func bindWindowTime(name string, args []Expr, opts Options) (Expr, error) {
 	if t.Kind != sqltypes.Struct || len(t.Fields) != 2 || t.Fields[1].Name != "end" {
 		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `"STRUCT<start: TIMESTAMP, end: TIMESTAMP>"`, args[0])
 	}
-	f := strict(name, args, t.Fields[1].Type, func(_ *Context, a []any) (any, error) {
+	return &WindowTime{Window: args[0], T: t.Fields[1].Type}, nil
+}
+
+// WindowTime is window_time(w): the window's end minus one microsecond, the event time of
+// rows aggregated per window (it stays a watermarked event time for a following aggregation).
+type WindowTime struct {
+	Window Expr
+	T      sqltypes.DataType
+}
+
+// Type implements Expr.
+func (w *WindowTime) Type() sqltypes.DataType { return w.T }
+
+// Nullable implements Expr.
+func (w *WindowTime) Nullable() bool { return true }
+
+// String implements Expr.
+func (w *WindowTime) String() string { return callString("window_time", []Expr{w.Window}) }
+
+// Children implements Expr.
+func (w *WindowTime) Children() []Expr { return []Expr{w.Window} }
+
+// Eval implements Expr.
+func (w *WindowTime) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	f := strict("window_time", []Expr{w.Window}, w.T, func(_ *Context, a []any) (any, error) {
 		end := a[0].([]any)[1]
 		if end == nil {
 			return nil, nil
 		}
 		return end.(int64) - 1, nil
 	})
-	f.str = callString(name, args)
-	return f, nil
+	return f.Eval(ctx, batch)
 }

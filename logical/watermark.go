@@ -87,6 +87,8 @@ func eventTimeExpr(e expr.Expr, in map[int]int64) (int64, bool) {
 		return eventTimeExpr(x.TS, in)
 	case *expr.SessionWindow:
 		return eventTimeExpr(x.TS, in)
+	case *expr.WindowTime:
+		return eventTimeExpr(x.Window, in)
 	}
 	return 0, false
 }

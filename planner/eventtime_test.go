@@ -266,3 +266,29 @@ func TestChainedWindowAggregates(t *testing.T) {
 		t.Fatalf("late rows counted")
 	}
 }
+
+// window_time keeps the event time for a coarser window over the first aggregation's windows.
+func TestChainedWindowTime(t *testing.T) {
+	e := newEnv(t)
+	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
+	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
+	first := windowCount(t, wm, strLit("10 seconds"))
+	wt, err := expr.Bind("window_time", []expr.Expr{col(first, 0)}, expr.Options{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := expr.Bind("window", []expr.Expr{wt, strLit("20 seconds")}, expr.Options{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := &logical.Aggregate{Input: first, Groups: []expr.Expr{w},
+		Aggs: []expr.AggFunc{agg(t, "sum", col(first, 1))}, Names: []string{"total"}}
+	if _, _, ok := logical.EventTimeKey(second); !ok {
+		t.Fatal("window over window_time is not an event-time key")
+	}
+	got := runEventTime(t, e, second, timeScript{{1, 2, 12, -1, 25, -2, 40, -3}}, sinks.Append, nil)
+	want := "barrier 1|[0,20) 3|barrier 2|barrier 3"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
