@@ -228,3 +228,21 @@ def test_batch_watermark_is_a_no_op_and_sliding_select(spark):
     assert df.withWatermark("ts", "1 second").groupBy(F.window("ts", "10 seconds")).count().collect()[0]["count"] == 2
     rows = df.select("v", F.window("ts", "10 seconds", "5 seconds").alias("w")).orderBy("v", "w.start").collect()
     assert [(r.v, r.w.start) for r in rows] == [(1, secs(0)), (1, secs(5)), (2, secs(-5)), (2, secs(0))]
+
+
+def test_chained_window_aggregations_with_window_time(spark):
+    per5 = (rate_micro_batch(spark).withWatermark("timestamp", "2 seconds")
+            .groupBy(F.window("timestamp", "5 seconds")).count())
+    per10 = per5.groupBy(F.window(F.window_time("window"), "10 seconds")).agg(F.sum("count").alias("count"))
+    q = per10.writeStream.format("memory").queryName("et_chained").outputMode("append").start()
+    try:
+        for _ in range(100):
+            q.processAllAvailable()
+            if q.lastProgress is not None and q.lastProgress.batchId >= 25:
+                break
+        assert q.exception() is None
+    finally:
+        q.stop()
+    closed = (q.lastProgress.batchId - 2) // 10
+    assert closed >= 2
+    assert windows(spark, "et_chained") == [(secs(10 * j), secs(10 * j + 10), 100) for j in range(closed)]
