@@ -20,6 +20,17 @@
 // consumers all need no more input (see stop.go). SenderAware operators learn which producer
 // partition sent each batch (the order-preserving gather).
 //
+// # State checkpoints
+//
+// A stateful operator implements Snapshotter (and optionally StateReporter). When a job's
+// context carries Checkpointing (WithCheckpointing) with a StateBackend, the runtime at every
+// aligned barrier calls the operator's BarrierHandler, then saves SnapshotState's bytes through
+// the backend under (node name, partition, epoch), and only then forwards the barrier — so a
+// barrier reaching the job's output means every stateful instance saved that epoch. With a
+// restore epoch, each Snapshotter instance gets RestoreState(snapshot at or before it) before
+// any input. StateReporter metrics are taken at each barrier before the BarrierHandler and
+// handed to Checkpointing.OnStateMetrics with the snapshot's save time. See state.go.
+//
 // # Graphs and runners
 //
 // A Graph is a DAG of Nodes. A leaf Node runs a Source; an inner Node runs one Operator instance

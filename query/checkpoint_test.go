@@ -383,3 +383,26 @@ func rateOffsetPlus(t *testing.T, o sources.Offset, n, ms int64) sources.Offset 
 	}
 	return b
 }
+
+func TestCheckpointHeldByAnotherProcessIsRefused(t *testing.T) {
+	m := newTestManager(memory.NewGoAllocator())
+	defer m.StopAll()
+	dir := filepath.Join(t.TempDir(), "cp")
+	spec := Spec{Plan: rateScan(t, "5"), Format: "noop", OutputMode: sinks.Append,
+		Options: map[string]string{"checkpointLocation": dir}}
+	q := start(t, m, spec)
+	waitProgress(t, q, 1)
+	if err := q.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Another process holding the store shows as Pebble's lock.
+	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	_, err = m.Start(context.Background(), spec)
+	if err == nil || !strings.HasPrefix(err.Error(), "[CONCURRENT_QUERY] Cannot open checkpoint location "+dir) {
+		t.Fatalf("start: %v", err)
+	}
+}
