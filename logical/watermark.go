@@ -63,6 +63,9 @@ func EventTimeColumns(n Node) map[int]int64 {
 			out[len(n.Input.Schema())] = d
 		}
 		return out
+	case *Union:
+		// Spark's union output is its first input's attributes, watermark metadata included.
+		return EventTimeColumns(n.Inputs[0])
 	case *Filter, *Sort, *Limit, *Sample, *Repartition, *Distinct, *Tail:
 		return EventTimeColumns(n.Children()[0])
 	}

@@ -292,3 +292,25 @@ func TestChainedWindowTime(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }
+
+// Two watermarked streams in a union: the aggregate follows the smaller of their watermarks
+// (spark.sql.streaming.multipleWatermarkPolicy=min).
+func TestUnionOfWatermarkedStreams(t *testing.T) {
+	e := newEnv(t)
+	a := &logical.SourceScan{Format: "a", Out: tsSchema, Streaming: true}
+	b := &logical.SourceScan{Format: "b", Out: tsSchema, Streaming: true}
+	u := &logical.Union{Out: tsSchema, Inputs: []logical.Node{
+		&logical.Watermark{Input: a, Column: 0, Delay: 5e6, DelayText: "5 seconds"},
+		&logical.Watermark{Input: b, Column: 0, Delay: 5e6, DelayText: "5 seconds"}}}
+	scripts := map[string]timeScript{"a": {{1, 30, -1, -2}}, "b": {{2, -1, 16, -2}}}
+	got, err := e.runWith(windowCount(t, u, strLit("10 seconds")), Options{Mem: e.mem, Partitions: 2, Streaming: true,
+		OutputMode: sinks.Append, Sources: func(s *logical.SourceScan) (flow.Source, int, error) { return scripts[s.Format], 1, nil }}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Epoch 1: watermarks 25 (a) and -3 (b): nothing closes. Epoch 2: b reaches 11: [0,10) closes.
+	want := "barrier 1|[0 10000000], 2|barrier 2"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
