@@ -291,7 +291,15 @@ func stateOperators(root logical.Node, partitions int) []stateOperator {
 			}
 		case *logical.Distinct:
 			if logical.IsStreaming(n) {
-				out = append(out, stateOperator{name: "dedupe", partitions: partitions})
+				name := "dedupe"
+				if n.WithinWatermark {
+					name = "dedupeWithinWatermark"
+				}
+				out = append(out, stateOperator{name: name, partitions: partitions})
+			}
+		case *logical.Join:
+			if logical.IsStreaming(n.Left) && logical.IsStreaming(n.Right) {
+				out = append(out, stateOperator{name: "symmetricHashJoin", partitions: partitions})
 			}
 		}
 	}
