@@ -18,11 +18,11 @@ import (
 // empty (a complete-mode sink gets the whole result again, an update-mode sink an upsert of
 // every group).
 
-// aggregateState is the snapshot's encoding (gob); Keys is an Arrow IPC stream of the key
-// columns, one row per group in id order.
+// aggregateState is the snapshot's encoding (gob); Keys are Arrow IPC streams of the key
+// columns whose rows, in order, are the groups in id order.
 type aggregateState struct {
 	Groups int
-	Keys   []byte
+	Keys   [][]byte
 	Counts []int64
 	Accs   [][]byte
 	// Watermark is the event-time watermark the instance reached; Closed the groups it closed
@@ -55,32 +55,33 @@ func (a *hashAggregate) SnapshotState(int64) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// keyIPC writes every group's key columns as one Arrow IPC record.
-func (a *hashAggregate) keyIPC() ([]byte, error) {
-	n := len(a.counts)
-	cols := make([]arrow.Array, len(a.spec.KeyCols))
-	fields := make([]arrow.Field, len(cols))
-	for k := range a.spec.KeyCols {
-		vals := make([]any, n)
-		for g := range n {
-			vals[g] = a.table.keyValue(uint32(g), k, a.spec.KeyTypes[k])
+// keyIPC writes every group's key columns, in id order, as Arrow IPC streams: the key table's
+// stored key batches as they are (ids are assigned in stored-row order), one stream each.
+func (a *hashAggregate) keyIPC() ([][]byte, error) {
+	var out [][]byte
+	for _, cols := range a.table.batches {
+		if len(cols) == 0 {
+			continue
 		}
-		cols[k] = expr.BuildArray(a.env.Mem, a.spec.KeyTypes[k], a.spec.TZ, vals)
-		fields[k] = arrow.Field{Name: fmt.Sprintf("k%d", k), Type: cols[k].DataType(), Nullable: true}
+		fields := make([]arrow.Field, len(cols))
+		for k, c := range cols {
+			fields[k] = arrow.Field{Name: fmt.Sprintf("k%d", k), Type: c.DataType(), Nullable: true}
+		}
+		schema := arrow.NewSchema(fields, nil)
+		rec := array.NewRecordBatch(schema, cols, int64(cols[0].Len()))
+		var b bytes.Buffer
+		w := ipc.NewWriter(&b, ipc.WithSchema(schema), ipc.WithAllocator(a.env.Mem))
+		err := w.Write(rec)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		rec.Release()
+		if err != nil {
+			return nil, fmt.Errorf("aggregate state: %w", err)
+		}
+		out = append(out, b.Bytes())
 	}
-	defer releaseAll(cols)
-	schema := arrow.NewSchema(fields, nil)
-	rec := array.NewRecordBatch(schema, cols, int64(n))
-	defer rec.Release()
-	var b bytes.Buffer
-	w := ipc.NewWriter(&b, ipc.WithSchema(schema), ipc.WithAllocator(a.env.Mem))
-	if err := w.Write(rec); err != nil {
-		return nil, fmt.Errorf("aggregate state: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("aggregate state: %w", err)
-	}
-	return b.Bytes(), nil
+	return out, nil
 }
 
 // RestoreState implements flow.Snapshotter. It runs before the instance sees input.
@@ -117,7 +118,19 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 }
 
 // restoreKeys re-creates groups 0..n-1 from their key rows.
-func (a *hashAggregate) restoreKeys(data []byte, n int) error {
+func (a *hashAggregate) restoreKeys(streams [][]byte, n int) error {
+	for _, data := range streams {
+		if err := a.restoreKeyStream(data); err != nil {
+			return err
+		}
+	}
+	if len(a.counts) != n {
+		return fmt.Errorf("aggregate state: snapshot keys make %d groups, expected %d", len(a.counts), n)
+	}
+	return nil
+}
+
+func (a *hashAggregate) restoreKeyStream(data []byte) error {
 	r, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(a.env.Mem))
 	if err != nil {
 		return fmt.Errorf("aggregate state: %w", err)
@@ -135,9 +148,6 @@ func (a *hashAggregate) restoreKeys(data []byte, n int) error {
 	}
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("aggregate state: %w", err)
-	}
-	if len(a.counts) != n {
-		return fmt.Errorf("aggregate state: snapshot keys make %d groups, expected %d", len(a.counts), n)
 	}
 	return nil
 }
