@@ -149,6 +149,9 @@ func (h *streamHarness) build(d *datadriven.TestData) error {
 			spec.Residual = parseExpr(both, r)
 		}
 		h.out = both
+		if typ == plan.LeftSemiJoin {
+			h.out = in
+		}
 		h.factory = StreamJoin(ctx, spec)
 	default:
 		return fmt.Errorf("unknown operator kind %q", kind)

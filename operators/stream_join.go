@@ -16,7 +16,7 @@ import (
 
 // StreamJoinSpec describes a join of two streams: input 0 (left) and input 1 (right).
 type StreamJoinSpec struct {
-	// Type is InnerJoin, LeftOuterJoin, RightOuterJoin or FullOuterJoin.
+	// Type is InnerJoin, LeftOuterJoin, RightOuterJoin, FullOuterJoin or LeftSemiJoin.
 	Type plan.JoinType
 	// LeftKeys[i] = RightKeys[i] are the equi-join keys (at least one).
 	LeftKeys, RightKeys []expr.Expr
@@ -48,14 +48,16 @@ var NoBound = StateBound{TimeCol: -1}
 // exactly once, by the later of its two rows. When the watermark advances, rows that can no
 // longer match (StateBound) are evicted; for outer joins, evicted rows of the outer side(s) that
 // never matched are emitted padded with NULLs then (Spark's semantics: outer rows wait for the
-// watermark). NULL keys never match. Output is append-only.
+// watermark). A left semi join emits a left row once, at its first match: a left row that
+// matches on arrival is not kept, and a kept one leaves the state when a right row matches it.
+// NULL keys never match. Output is append-only.
 func StreamJoin(ctx *expr.Context, spec StreamJoinSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		if len(spec.LeftKeys) == 0 || len(spec.LeftKeys) != len(spec.RightKeys) {
 			return nil, sparkerr.Internal("stream-stream join has %d left keys and %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
 		}
 		switch spec.Type {
-		case plan.InnerJoin, plan.LeftOuterJoin, plan.RightOuterJoin, plan.FullOuterJoin:
+		case plan.InnerJoin, plan.LeftOuterJoin, plan.RightOuterJoin, plan.FullOuterJoin, plan.LeftSemiJoin:
 		default:
 			return nil, sparkerr.Unsupported("stream-stream join of type %d", spec.Type)
 		}
@@ -142,6 +144,7 @@ func (j *streamJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch,
 	if err := j.joinPairs(ctx, in, user.Columns(), pairs, matched, out); err != nil {
 		return err
 	}
+	semi := j.spec.Type == plan.LeftSemiJoin
 	// Store the rows that can still match; emit at once the outer rows that cannot.
 	times := eventTimes(user, side.bound.TimeCol)
 	var store, lone []int64
@@ -157,6 +160,8 @@ func (j *streamJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch,
 				lone = append(lone, int64(i))
 			}
 		case nullKey[i] && !side.outer:
+		case semi && in == 0 && matched[i]:
+			// Emitted already; nothing more to match.
 		default:
 			store = append(store, int64(i))
 			indexed[i] = !nullKey[i]
@@ -215,8 +220,10 @@ func (j *streamJoin) dropLate(side *joinSide, rec arrow.RecordBatch) (arrow.Reco
 }
 
 // joinPairs checks the residual on candidate pairs, marks both rows of every match and emits the
-// joined rows.
+// joined rows (a left semi join: the left rows matched for the first time).
 func (j *streamJoin) joinPairs(ctx context.Context, in int, cols []arrow.Array, pairs []pair, matched []bool, out flow.Emitter) error {
+	var semiRows []int64  // arriving left rows matched
+	var semiRefs []rowRef // stored left rows matched for the first time
 	other := j.sides[1-in]
 	// Group stored rows by batch so that gathering them takes few slices.
 	slices.SortStableFunc(pairs, func(a, b pair) int {
@@ -251,8 +258,20 @@ func (j *streamJoin) joinPairs(ctx context.Context, in int, cols []arrow.Array, 
 			return err
 		}
 		for _, k := range keep {
-			matched[chunk[k].i] = true
-			other.state.batches[chunk[k].ref.batch].matched[chunk[k].ref.row] = true
+			p := chunk[k]
+			if !matched[p.i] && in == 0 {
+				semiRows = append(semiRows, p.i)
+			}
+			matched[p.i] = true
+			stored := other.state.batches[p.ref.batch]
+			if !stored.matched[p.ref.row] && in == 1 {
+				semiRefs = append(semiRefs, p.ref)
+			}
+			stored.matched[p.ref.row] = true
+		}
+		if j.spec.Type == plan.LeftSemiJoin {
+			releaseAll(row)
+			continue
 		}
 		if len(keep) < len(chunk) {
 			var kept []arrow.Array
@@ -269,7 +288,43 @@ func (j *streamJoin) joinPairs(ctx context.Context, in int, cols []arrow.Array, 
 			return err
 		}
 	}
+	if j.spec.Type == plan.LeftSemiJoin {
+		return j.emitSemi(ctx, cols, semiRows, semiRefs, out)
+	}
 	return nil
+}
+
+// emitSemi emits the left rows a left semi join matched for the first time: arriving ones
+// (rows of cols) or stored ones, which then leave the state.
+func (j *streamJoin) emitSemi(ctx context.Context, cols []arrow.Array, rows []int64, refs []rowRef, out flow.Emitter) error {
+	if len(rows) > 0 {
+		slices.Sort(rows)
+		taken, err := take(j.env.Mem, cols, rows, nil)
+		if err != nil {
+			return err
+		}
+		err = emitInChunks(ctx, j.env, out, taken, nil)
+		releaseAll(taken)
+		if err != nil {
+			return err
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	left := j.sides[0]
+	stored, err := left.state.gather(refs, left.types)
+	if err != nil {
+		return err
+	}
+	err = emitInChunks(ctx, j.env, out, stored, nil)
+	releaseAll(stored)
+	for _, ref := range refs {
+		left.state.remove(ref)
+	}
+	left.state.compact()
+	j.removed += int64(len(refs))
+	return err
 }
 
 // residual returns the pairs (rows of the joined columns) whose residual condition is true.

@@ -9,7 +9,7 @@ import (
 // deduplication and stream-stream joins to a streaming plan (the query calls it at start; the
 // planner applies the same rules when it builds these operators):
 //   - a stream-stream join needs an equality predicate;
-//   - a stream-stream left/right/full outer (or left semi) join needs a watermarked event time
+//   - a stream-stream left/right/full outer or left semi join needs a watermarked event time
 //     in the join keys, or a range condition bounding the state of its outer side by the other
 //     side's watermark;
 //   - dropDuplicatesWithinWatermark needs a watermark on its input.
@@ -73,8 +73,6 @@ func checkStreamJoin(j *logical.Join) error {
 	switch j.Type {
 	case plan.LeftAntiJoin:
 		return unsupportedStreaming(j, "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported")
-	case plan.LeftSemiJoin:
-		return unsupportedStreaming(j, "LeftSemi joins between two streaming DataFrames/Datasets are not supported by Weir")
 	}
 	if len(j.LeftKeys) == 0 {
 		return unsupportedStreaming(j, "Stream-stream join without equality predicate is not supported")
@@ -86,7 +84,7 @@ func checkStreamJoin(j *logical.Join) error {
 	left, right := joinBounds(j)
 	var ok bool
 	switch j.Type {
-	case plan.LeftOuterJoin:
+	case plan.LeftOuterJoin, plan.LeftSemiJoin:
 		ok = left.TimeCol >= 0
 	case plan.RightOuterJoin:
 		ok = right.TimeCol >= 0

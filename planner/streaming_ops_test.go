@@ -283,6 +283,14 @@ func TestCheckStreamingOperators(t *testing.T) {
 	} {
 		wantAnalysis(t, CheckStreamingOperators(c.j), c.want)
 	}
+	semi := timeJoin(t, plan.LeftSemiJoin, false, true, lower)
+	semi.Out = ltime
+	if err := CheckStreamingOperators(semi); err != nil {
+		t.Errorf("left semi join with a right watermark and a range: %v", err)
+	}
+	semi = timeJoin(t, plan.LeftSemiJoin, true, false, lower)
+	semi.Out = ltime
+	wantAnalysis(t, CheckStreamingOperators(semi), "Stream-stream LeftSemi join between")
 	noKeys := timeJoin(t, plan.InnerJoin, true, true, lower)
 	noKeys.LeftKeys, noKeys.RightKeys = nil, nil
 	wantAnalysis(t, CheckStreamingOperators(noKeys), "Stream-stream join without equality predicate is not supported")

@@ -141,6 +141,20 @@ def test_stream_stream_left_outer_join_with_watermark(spark):
             assert got[v] is None
 
 
+def test_stream_stream_left_semi_join_with_watermark(spark):
+    a = (rate_micro_batch(spark, 4).withWatermark("timestamp", "0 seconds")
+         .select(F.col("value").alias("a"), F.col("timestamp").alias("ta")))
+    # Two right rows per even value: the left row still comes out once.
+    b = (rate_micro_batch(spark, 4).withWatermark("timestamp", "0 seconds")
+         .select((F.col("value") - F.col("value") % 2).alias("b"), F.col("timestamp").alias("tb")))
+    cond = F.expr("a = b AND ta BETWEEN tb - INTERVAL 1 SECOND AND tb + INTERVAL 1 SECOND")
+    run_epochs(a.join(b, cond, "left_semi"), "sj_semi", epochs=4)
+    rows = spark.sql("SELECT a FROM sj_semi ORDER BY a").collect()
+    got = [r.a for r in rows]
+    assert len(got) >= 8
+    assert got == list(range(0, got[-1] + 1, 2))
+
+
 def test_stream_stream_left_outer_join_on_event_time_windows(spark):
     # Equality on watermarked windows bounds the state: a window's rows leave it (the unmatched
     # left ones with NULLs) once the watermark passes the window's end.
