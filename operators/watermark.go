@@ -179,6 +179,9 @@ type EventTimeStats struct {
 	// static side of a union).
 	ended     int
 	watermark int64 // highest watermark handed out, math.MinInt64 before any
+	// epochWatermark is the watermark at the last TakeEpoch: the one the epoch being reported
+	// judged its rows against.
+	epochWatermark int64
 	seen      EventTimeRange
 }
 
@@ -198,7 +201,7 @@ func (r EventTimeRange) Avg() int64 {
 // NewEventTimeStats makes the shared stats of a watermark node.
 func NewEventTimeStats() *EventTimeStats {
 	return &EventTimeStats{published: map[int]int64{}, arrived: map[int64]int{}, done: map[int64]chan struct{}{},
-		watermark: math.MinInt64,
+		watermark: math.MinInt64, epochWatermark: math.MinInt64,
 		seen:      EventTimeRange{Min: math.MaxInt64, Max: math.MinInt64}}
 }
 
@@ -281,6 +284,18 @@ func (s *EventTimeStats) Watermark() (int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.watermark, s.watermark != math.MinInt64
+}
+
+// TakeEpoch is Take for an epoch's progress, with the epoch's watermark as Spark reports it
+// (batchWatermarkMs: the watermark the epoch's rows were judged against, computed from the
+// epochs before; ok is false before there was one).
+func (s *EventTimeStats) TakeEpoch() (r EventTimeRange, watermark int64, ok bool) {
+	r = s.Take()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	watermark, ok = s.epochWatermark, s.epochWatermark != math.MinInt64
+	s.epochWatermark = s.watermark
+	return r, watermark, ok
 }
 
 // Take returns the event times seen since the last Take (Count 0 when none) and resets them.

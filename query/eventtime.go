@@ -24,8 +24,10 @@ func eventTimeKeyed(aggs []*logical.Aggregate) bool {
 }
 
 // eventTimeProgress is progress' eventTime: the min, max and avg event time of the rows the
-// epoch read and the watermark, as ISO-8601 UTC strings; empty without withWatermark (Spark
-// reports the watermark as the epoch, 1970-01-01T00:00:00.000Z, until the first one).
+// epoch read and the epoch's watermark (Spark's batchWatermarkMs: computed from the epochs
+// before), as ISO-8601 UTC strings; empty without withWatermark (Spark reports the watermark
+// as the epoch, 1970-01-01T00:00:00.000Z, until the first one). Weir closes windows with the
+// watermark computed at the epoch's own barrier, which the next epoch reports.
 func eventTimeProgress(obs *planner.Observers) map[string]string {
 	out := map[string]string{}
 	if len(obs.EventTime) == 0 {
@@ -35,10 +37,10 @@ func eventTimeProgress(obs *planner.Observers) map[string]string {
 	var seenWM bool
 	var lo, hi, sum, n int64
 	for _, s := range obs.EventTime {
-		if w, ok := s.Watermark(); ok && (!seenWM || w < wm) {
+		r, w, ok := s.TakeEpoch()
+		if ok && (!seenWM || w < wm) {
 			wm, seenWM = w, true
 		}
-		r := s.Take()
 		if r.Count == 0 {
 			continue
 		}
