@@ -19,6 +19,13 @@
 // RowsDroppedByWatermark), closes groups the watermark passes at the next barrier, emits them
 // once in append mode and evicts them in append and update modes.
 //
+// Streaming state: StreamDedup (dropDuplicates / distinct / dropDuplicatesWithinWatermark on a
+// stream: keys kept across epochs, evicted by the watermark when the key holds the event time
+// or within watermark) and StreamJoin (the stream-stream symmetric hash join: inner, left,
+// right and full outer, left semi; each pair emitted once, by its later row; state evicted by
+// StateBound, outer rows emitted with NULLs when evicted unmatched). Both drop late rows
+// (RowsDroppedByWatermark) and implement flow.StateReporter and flow.Snapshotter.
+//
 // Contract: every batch in and out is in flow-event form; outputs use the node's schema
 // (env.OutSchema). Blocking operators emit at end of data in batches of at most BatchRows
 // rows. Operators follow flow's ownership rules: they Retain what they keep past Process and

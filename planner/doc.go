@@ -22,6 +22,14 @@
 // groups evicted; complete: everything kept). Options.Observers collects the watermark stats
 // and the aggregates' late-row counters for a query's progress.
 //
+// Streaming state (Options.Streaming): a Distinct over a stream becomes a StreamDedup
+// (hash-partitioned on its keys); a join of two streams becomes a StreamJoin, both sides
+// hash-partitioned on the join keys, its state bounded as Spark's join helper derives it (a
+// watermarked event time or window among the equi-join keys, or range conditions such as
+// lt BETWEEN rt AND rt + INTERVAL 1 HOUR against the other side's watermarked time).
+// Stream-static joins keep the batch hash join with the static side built.
+// CheckStreamingOperators applies Spark's unsupported-operation rules for these operators.
+//
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a
 // Concat gathers them in partition order, so a plan without exchanges returns rows in the
 // order Spark would (spark.range(10) is 0..9); after an exchange the order is the partitions'.
