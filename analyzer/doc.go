@@ -32,6 +32,9 @@
 //     their first row as a hidden column;
 //   - data frame operations (withColumns, withColumnsRenamed, drop, toDF, to(schema), na.fill,
 //     na.drop, …) become Projects and Filters.
+//   - withWatermark(col, delay) becomes a logical.Watermark: col must be a timestamp (or a
+//     window struct), else EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE; the delay is an interval string
+//     (expr.ParseInterval), never negative.
 //
 // Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
 // them in a Project above); VALUES rows are evaluated once, coerced to each column's common type
