@@ -29,6 +29,9 @@ type StreamJoinSpec struct {
 	// LeftLate and RightLate are each side's watermarked event-time column, or -1: rows at or
 	// below the watermark are late, dropped and counted, as Spark's join drops them.
 	LeftLate, RightLate int
+	// Dropped, when set, also counts the late rows dropped (shared by every partition, for a
+	// query's progress).
+	Dropped *atomic.Int64
 }
 
 // StateBound says when a stored row of one join side can no longer match a future row of the
@@ -208,15 +211,22 @@ func (j *streamJoin) dropLate(side *joinSide, rec arrow.RecordBatch) (arrow.Reco
 	case len(times):
 		return rec, func() {}, nil
 	case 0:
-		j.dropped.Add(int64(len(times)))
+		j.countDropped(int64(len(times)))
 		return nil, nil, nil
 	}
-	j.dropped.Add(int64(len(times) - len(keep)))
+	j.countDropped(int64(len(times) - len(keep)))
 	t, err := takeRecord(j.env.Mem, rec, keep)
 	if err != nil {
 		return nil, nil, err
 	}
 	return t, t.Release, nil
+}
+
+func (j *streamJoin) countDropped(n int64) {
+	j.dropped.Add(n)
+	if j.spec.Dropped != nil {
+		j.spec.Dropped.Add(n)
+	}
 }
 
 // joinPairs checks the residual on candidate pairs, marks both rows of every match and emits the
