@@ -182,7 +182,7 @@ type EventTimeStats struct {
 	// epochWatermark is the watermark at the last TakeEpoch: the one the epoch being reported
 	// judged its rows against.
 	epochWatermark int64
-	seen      EventTimeRange
+	seen           EventTimeRange
 }
 
 // EventTimeRange summarizes event times (microseconds since the epoch, UTC).
@@ -202,7 +202,7 @@ func (r EventTimeRange) Avg() int64 {
 func NewEventTimeStats() *EventTimeStats {
 	return &EventTimeStats{published: map[int]int64{}, arrived: map[int64]int{}, done: map[int64]chan struct{}{},
 		watermark: math.MinInt64, epochWatermark: math.MinInt64,
-		seen:      EventTimeRange{Min: math.MaxInt64, Max: math.MinInt64}}
+		seen: EventTimeRange{Min: math.MaxInt64, Max: math.MinInt64}}
 }
 
 func (s *EventTimeStats) observe(lo, hi, sum, n int64) {
