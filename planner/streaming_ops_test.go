@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -302,4 +303,49 @@ func TestCheckStreamingOperators(t *testing.T) {
 	if err := CheckStreamingOperators(within); err != nil {
 		t.Error(err)
 	}
+}
+
+func TestStreamStreamLeftOuterJoinFollowsTheWatermark(t *testing.T) {
+	e := newEnv(t)
+	sec := func(s int64) int64 { return s * 1e6 }
+	left := epochSource{schema: ltime, parts: [][]any{
+		{[][]any{{int64(1), sec(10)}, {int64(2), sec(10)}}, int64(1), [][]any{{int64(3), sec(20)}, {int64(4), sec(20)}}, int64(2),
+			[][]any{{int64(5), sec(40)}}, int64(3)},
+	}}
+	right := epochSource{schema: rtime, parts: [][]any{
+		{[][]any{{int64(1), sec(10)}}, int64(1), [][]any{{int64(3), sec(20)}}, int64(2), [][]any{{int64(4), sec(30)}}, int64(3)},
+	}}
+	j := timeJoin(t, plan.LeftOuterJoin, true, true, func(l, r logical.Node) expr.Expr {
+		lt := &expr.Column{Index: 1, Name: "lt", T: sqltypes.TimestampType, Null: true}
+		rt := &expr.Column{Index: 3, Name: "rt", T: sqltypes.TimestampType, Null: true}
+		return bind(t, "and", bind(t, ">=", lt, rt), bind(t, "<=", lt, rt))
+	})
+	for _, par := range []int{1, 3} {
+		opts := Options{Mem: e.mem, Partitions: par, Streaming: true,
+			Sources: streams(map[string]epochSource{"left": left, "right": right})}
+		got, err := e.runWith(j, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each side's watermark (max event time - 5 s) goes out before each barrier and the join
+		// follows the smaller: 5 s, 15 s, then 25 s. An unmatched left row comes out with NULLs
+		// in the epoch whose watermark reaches its time (2 at 15 s, 4 at 25 s), matched ones never.
+		ts := func(s int64) string { return fmt.Sprint(expr.ValueAt(tsArray(e, sec(s)), 0, sqltypes.TimestampType)) }
+		want := [][]string{
+			{"1, " + ts(10) + ", 1, " + ts(10)},
+			{"2, " + ts(10) + ", null, null", "3, " + ts(20) + ", 3, " + ts(20)},
+			{"4, " + ts(20) + ", null, null"},
+			{},
+		}
+		if !slices.EqualFunc(byEpoch(got), want, slices.Equal) {
+			t.Fatalf("partitions %d: got %q", par, got)
+		}
+	}
+}
+
+// tsArray is a one-value timestamp array (released at cleanup).
+func tsArray(e *env, v int64) arrow.Array {
+	a := expr.BuildArray(e.mem, sqltypes.TimestampType, "UTC", []any{v})
+	e.t.Cleanup(a.Release)
+	return a
 }
