@@ -64,67 +64,64 @@ func restoreSlice[T any](s, from []T) []T {
 }
 
 // Snapshot implements StatefulAccumulator.
-func (c *countAcc) Snapshot() ([]byte, error) { return gobBytes(c.counts) }
+func (c *countAcc) Snapshot() ([]byte, error) {
+	var e StateEncoder
+	e.Ints(c.counts)
+	return e.Bytes(), nil
+}
 
 // Restore implements StatefulAccumulator.
 func (c *countAcc) Restore(data []byte) error {
-	var counts []int64
-	if err := fromGob(data, &counts); err != nil {
-		return err
-	}
-	c.counts = restoreSlice(c.counts, counts)
-	return nil
+	d := NewStateDecoder(data)
+	c.counts = restoreSlice(c.counts, d.Ints())
+	return d.Err
 }
 
-// sumState is sumAcc's snapshot; decimal sums are decimal strings ("" for none).
-type sumState struct {
-	N        []int64
-	Ints     []int64
-	Floats   []float64
-	Decs     []string
-	Overflow []bool
-}
-
-// Snapshot implements StatefulAccumulator.
+// Snapshot implements StatefulAccumulator: counts, integer sums, float sums, overflow flags,
+// then decimal sums as decimal strings ("" for none).
 func (s *sumAcc) Snapshot() ([]byte, error) {
-	st := sumState{N: s.n, Ints: s.ints, Floats: s.floats, Overflow: s.overflow}
-	if s.decs != nil {
-		st.Decs = make([]string, len(s.decs))
-		for i, d := range s.decs {
-			if d != nil {
-				st.Decs[i] = d.Text(10)
-			}
+	var e StateEncoder
+	e.Ints(s.n)
+	e.Ints(s.ints)
+	e.Floats(s.floats)
+	e.Bools(s.overflow)
+	decs := make([][]byte, len(s.decs))
+	for i, d := range s.decs {
+		if d != nil {
+			decs[i] = []byte(d.Text(10))
 		}
 	}
-	return gobBytes(st)
+	e.Blobs(decs)
+	return e.Bytes(), nil
 }
 
 // Restore implements StatefulAccumulator.
 func (s *sumAcc) Restore(data []byte) error {
-	var st sumState
-	if err := fromGob(data, &st); err != nil {
-		return err
+	d := NewStateDecoder(data)
+	n, ints, floats, overflow, decs := d.Ints(), d.Ints(), d.Floats(), d.Bools(), d.Blobs()
+	if d.Err != nil {
+		return d.Err
 	}
-	s.n, s.overflow = restoreSlice(s.n, st.N), restoreSlice(s.overflow, st.Overflow)
-	if s.ints != nil || st.Ints != nil {
-		s.ints = restoreSlice(s.ints, st.Ints)
+	s.n, s.overflow = restoreSlice(s.n, n), restoreSlice(s.overflow, overflow)
+	if s.ints != nil || len(ints) > 0 {
+		s.ints = restoreSlice(s.ints, ints)
 	}
-	if s.floats != nil || st.Floats != nil {
-		s.floats = restoreSlice(s.floats, st.Floats)
+	if s.floats != nil || len(floats) > 0 {
+		s.floats = restoreSlice(s.floats, floats)
 	}
-	if s.decs != nil || st.Decs != nil {
-		decs := make([]*big.Int, max(len(s.decs), len(st.Decs)))
-		for i, d := range st.Decs {
-			if d == "" {
+	if s.decs != nil || len(decs) > 0 {
+		out := make([]*big.Int, max(len(s.decs), len(decs)))
+		for i, b := range decs {
+			if len(b) == 0 {
 				continue
 			}
-			v, ok := new(big.Int).SetString(d, 10)
+			v, ok := new(big.Int).SetString(string(b), 10)
 			if !ok {
-				return fmt.Errorf("expr: decoding accumulator state: bad decimal sum %q", d)
+				return fmt.Errorf("expr: decoding accumulator state: bad decimal sum %q", b)
 			}
-			decs[i] = v
+			out[i] = v
 		}
-		s.decs = decs
+		s.decs = out
 	}
 	return nil
 }
@@ -234,38 +231,35 @@ func (a *valuesAcc) Restore(data []byte) error {
 	return nil
 }
 
-// boolCountState is boolCountAcc's snapshot.
-type boolCountState struct{ Trues, Falses []int64 }
-
 // Snapshot implements StatefulAccumulator.
 func (b *boolCountAcc) Snapshot() ([]byte, error) {
-	return gobBytes(boolCountState{Trues: b.trues, Falses: b.fals})
+	var e StateEncoder
+	e.Ints(b.trues)
+	e.Ints(b.fals)
+	return e.Bytes(), nil
 }
 
 // Restore implements StatefulAccumulator.
 func (b *boolCountAcc) Restore(data []byte) error {
-	var st boolCountState
-	if err := fromGob(data, &st); err != nil {
-		return err
-	}
-	b.trues, b.fals = restoreSlice(b.trues, st.Trues), restoreSlice(b.fals, st.Falses)
-	return nil
+	d := NewStateDecoder(data)
+	trues, fals := d.Ints(), d.Ints()
+	b.trues, b.fals = restoreSlice(b.trues, trues), restoreSlice(b.fals, fals)
+	return d.Err
 }
-
-// momentsState is momentsAcc's snapshot.
-type momentsState struct{ N, Mean, M2 []float64 }
 
 // Snapshot implements StatefulAccumulator.
 func (m *momentsAcc) Snapshot() ([]byte, error) {
-	return gobBytes(momentsState{N: m.n, Mean: m.mean, M2: m.m2})
+	var e StateEncoder
+	e.Floats(m.n)
+	e.Floats(m.mean)
+	e.Floats(m.m2)
+	return e.Bytes(), nil
 }
 
 // Restore implements StatefulAccumulator.
 func (m *momentsAcc) Restore(data []byte) error {
-	var st momentsState
-	if err := fromGob(data, &st); err != nil {
-		return err
-	}
-	m.n, m.mean, m.m2 = restoreSlice(m.n, st.N), restoreSlice(m.mean, st.Mean), restoreSlice(m.m2, st.M2)
-	return nil
+	d := NewStateDecoder(data)
+	n, mean, m2 := d.Floats(), d.Floats(), d.Floats()
+	m.n, m.mean, m.m2 = restoreSlice(m.n, n), restoreSlice(m.mean, mean), restoreSlice(m.m2, m2)
+	return d.Err
 }

@@ -2,7 +2,6 @@ package operators
 
 import (
 	"bytes"
-	"encoding/gob"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,7 +17,7 @@ import (
 // empty (a complete-mode sink gets the whole result again, an update-mode sink an upsert of
 // every group).
 
-// aggregateState is the snapshot's encoding (gob); Keys are Arrow IPC streams of the key
+// aggregateState is the snapshot (encoded with expr.StateEncoder, fields in order); Keys are Arrow IPC streams of the key
 // columns whose rows, in order, are the groups in id order.
 type aggregateState struct {
 	Groups int
@@ -48,11 +47,14 @@ func (a *hashAggregate) SnapshotState(int64) ([]byte, error) {
 		}
 		st.Accs = append(st.Accs, b)
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(st); err != nil {
-		return nil, fmt.Errorf("aggregate state: %w", err)
-	}
-	return b.Bytes(), nil
+	var e expr.StateEncoder
+	e.Int(int64(st.Groups))
+	e.Blobs(st.Keys)
+	e.Ints(st.Counts)
+	e.Blobs(st.Accs)
+	e.Int(st.Watermark)
+	e.Bools(st.Closed)
+	return e.Bytes(), nil
 }
 
 // keyIPC writes every group's key columns, in id order, as Arrow IPC streams: the key table's
@@ -86,9 +88,11 @@ func (a *hashAggregate) keyIPC() ([][]byte, error) {
 
 // RestoreState implements flow.Snapshotter. It runs before the instance sees input.
 func (a *hashAggregate) RestoreState(data []byte) error {
-	var st aggregateState
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&st); err != nil {
-		return fmt.Errorf("aggregate state: %w", err)
+	d := expr.NewStateDecoder(data)
+	st := aggregateState{Groups: int(d.Int()), Keys: d.Blobs(), Counts: d.Ints(), Accs: d.Blobs(),
+		Watermark: d.Int(), Closed: d.Bools()}
+	if d.Err != nil {
+		return fmt.Errorf("aggregate state: %w", d.Err)
 	}
 	if len(st.Accs) != len(a.accs) || len(st.Counts) != st.Groups {
 		return fmt.Errorf("aggregate state: snapshot has %d aggregates and %d groups, the operator %d aggregates",
