@@ -20,9 +20,12 @@ import (
 type keyedRows struct {
 	mem     memory.Allocator
 	batches []*storedBatch
-	byHash  map[uint64][]rowRef
-	live    int64
-	bytes   int64
+	// byHash has the first live indexed row of each key hash, more the others in insertion
+	// order (equal keys, or colliding hashes).
+	byHash map[uint64]rowRef
+	more   map[uint64][]rowRef
+	live   int64
+	bytes  int64
 }
 
 type storedBatch struct {
@@ -38,7 +41,7 @@ type storedBatch struct {
 }
 
 func newKeyedRows(mem memory.Allocator) *keyedRows {
-	return &keyedRows{mem: mem, byHash: map[uint64][]rowRef{}}
+	return &keyedRows{mem: mem, byHash: map[uint64]rowRef{}, more: map[uint64][]rowRef{}}
 }
 
 // noTime marks a row without an event time.
@@ -88,7 +91,7 @@ func (s *keyedRows) add(cols, keys []arrow.Array, hashes []uint64, times []int64
 		b.alive[k] = true
 		if indexed == nil || indexed[i] {
 			b.hashed[k] = true
-			s.byHash[hashes[i]] = append(s.byHash[hashes[i]], rowRef{bi, int32(k)})
+			s.index(hashes[i], rowRef{bi, int32(k)})
 		}
 	}
 	b.bytes = arraysBytes(b.cols) + int64(len(idx))*40
@@ -101,13 +104,53 @@ func (s *keyedRows) add(cols, keys []arrow.Array, hashes []uint64, times []int64
 	return nil
 }
 
-// find calls fn for every live indexed row whose key equals row i of keys (hash h).
+func (s *keyedRows) index(h uint64, ref rowRef) {
+	if _, ok := s.byHash[h]; !ok {
+		s.byHash[h] = ref
+		return
+	}
+	s.more[h] = append(s.more[h], ref)
+}
+
+// find calls fn for every live indexed row whose key equals row i of keys (hash h), in
+// insertion order.
 func (s *keyedRows) find(keys []arrow.Array, i int, h uint64, fn func(ref rowRef)) {
-	for _, ref := range s.byHash[h] {
-		b := s.batches[ref.batch]
-		if rowsEqual(b.keys, int(ref.row), keys, i) {
+	first, ok := s.byHash[h]
+	if !ok {
+		return
+	}
+	if rowsEqual(s.batches[first.batch].keys, int(first.row), keys, i) {
+		fn(first)
+	}
+	for _, ref := range s.more[h] {
+		if rowsEqual(s.batches[ref.batch].keys, int(ref.row), keys, i) {
 			fn(ref)
 		}
+	}
+}
+
+// unindex removes ref from the hash index.
+func (s *keyedRows) unindex(h uint64, ref rowRef) {
+	refs := s.more[h]
+	if s.byHash[h] == ref {
+		if len(refs) == 0 {
+			delete(s.byHash, h)
+			return
+		}
+		s.byHash[h] = refs[0]
+		refs = refs[1:]
+	} else {
+		for k, r := range refs {
+			if r == ref {
+				refs = append(refs[:k:k], refs[k+1:]...)
+				break
+			}
+		}
+	}
+	if len(refs) == 0 {
+		delete(s.more, h)
+	} else {
+		s.more[h] = refs
 	}
 }
 
@@ -119,19 +162,7 @@ func (s *keyedRows) remove(ref rowRef) {
 	}
 	b.alive[ref.row] = false
 	if b.hashed[ref.row] {
-		h := b.hashes[ref.row]
-		refs := s.byHash[h]
-		for k, r := range refs {
-			if r == ref {
-				refs = append(refs[:k], refs[k+1:]...)
-				break
-			}
-		}
-		if len(refs) == 0 {
-			delete(s.byHash, h)
-		} else {
-			s.byHash[h] = refs
-		}
+		s.unindex(b.hashes[ref.row], ref)
 	}
 	s.live--
 	b.nlive--
@@ -225,7 +256,7 @@ func (s *keyedRows) release() {
 			}
 		}
 	}
-	s.batches, s.byHash, s.live, s.bytes = nil, map[uint64][]rowRef{}, 0, 0
+	s.batches, s.byHash, s.more, s.live, s.bytes = nil, map[uint64]rowRef{}, map[uint64][]rowRef{}, 0, 0
 }
 
 func isIdentity(idx []int64) bool {
