@@ -301,6 +301,23 @@ func (c *comparison) evalConstant(ctx *Context, batch arrow.RecordBatch) (arrow.
 	if !constRight {
 		op = flipComparison(op)
 	}
+	if dividend, divisor, ok := moduloOf(colExpr); ok {
+		// (x % divisor) op k in one pass, without the remainders' array.
+		x, err := dividend.Eval(ctx, batch)
+		if err != nil {
+			return nil, true, err
+		}
+		defer x.Release()
+		var out arrow.Array
+		if c.in.Kind == sqltypes.Long {
+			out = compareModConst(ctx, op, x, divisor, toInt64(k))
+		} else {
+			out = compareModConst(ctx, op, x, int32(divisor), int32(toInt64(k)))
+		}
+		if out != nil {
+			return out, true, nil
+		}
+	}
 	col, err := colExpr.Eval(ctx, batch)
 	if err != nil {
 		return nil, true, err
@@ -388,4 +405,50 @@ func packCompare[T intNum](bits []byte, xs []T, pred func(T) bool) {
 		}
 		bits[full] = b
 	}
+}
+
+// moduloOf matches e = x % divisor for an integer x and a constant divisor other than 0 and -1
+// (a remainder that can neither fail nor overflow), returning x and the divisor.
+func moduloOf(e Expr) (Expr, int64, bool) {
+	a, ok := e.(*arith)
+	if !ok || a.op != "%" || a.try || !a.in.Equal(a.t) ||
+		(a.t.Kind != sqltypes.Long && a.t.Kind != sqltypes.Integer) {
+		return nil, 0, false
+	}
+	v, ok := constantOf(a.right)
+	if !ok {
+		return nil, 0, false
+	}
+	d := toInt64(v)
+	if d == 0 || d == -1 {
+		return nil, 0, false
+	}
+	return a.left, d, true
+}
+
+// compareModConst compares (col % divisor) op y into a boolean array with col's NULLs; nil
+// when col is not a plain array of T.
+func compareModConst[T intNum](ctx *Context, op string, col arrow.Array, divisor, y T) arrow.Array {
+	xs := rawValues[T](col)
+	if xs == nil {
+		return nil
+	}
+	mem := ctx.mem()
+	n := len(xs)
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := buf.Bytes()
+	switch op {
+	case "=":
+		packCompare(bits, xs, func(x T) bool { return x%divisor == y })
+	case "<":
+		packCompare(bits, xs, func(x T) bool { return x%divisor < y })
+	case "<=":
+		packCompare(bits, xs, func(x T) bool { return x%divisor <= y })
+	case ">":
+		packCompare(bits, xs, func(x T) bool { return x%divisor > y })
+	default:
+		packCompare(bits, xs, func(x T) bool { return x%divisor >= y })
+	}
+	return withValidityOf(mem, arrow.FixedWidthTypes.Boolean, buf, col, n)
 }

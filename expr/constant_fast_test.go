@@ -106,3 +106,49 @@ func TestConstantKernelWidenedLiteral(t *testing.T) {
 		t.Fatal("MaxInt64 + 1 did not overflow")
 	}
 }
+
+// (x % d) op k fuses the remainder into the comparison; the answer is the general kernels'.
+func TestModuloComparisonMatchesGeneral(t *testing.T) {
+	for _, typ := range []sqltypes.DataType{sqltypes.LongType, sqltypes.IntegerType} {
+		rows := []any{int64(0), int64(1), int64(-7), nil, int64(12), int64(-3), int64(math.MaxInt32), int64(math.MinInt32), int64(5)}
+		if typ.Kind == sqltypes.IntegerType.Kind {
+			for i, r := range rows {
+				if r != nil {
+					rows[i] = int32(r.(int64))
+				}
+			}
+		}
+		for _, d := range []int64{3, -4, 1, 0, -1} {
+			for _, k := range []int64{0, 1, -1, 2} {
+				for _, op := range []string{"==", "<", "<=", ">", ">="} {
+					for _, ansi := range []bool{true, false} {
+						t.Run(fmt.Sprintf("%s/%d/%s/%d/ansi=%t", typ.SQL(), d, op, k, ansi), func(t *testing.T) {
+							e := newEnv(t, ansi)
+							defer e.close()
+							fields := []sqltypes.Field{{Name: "x", Type: typ, Nullable: true}, {Name: "d", Type: typ, Nullable: true}}
+							ds := make([]any, len(rows))
+							for i := range ds {
+								if typ.Kind == sqltypes.IntegerType.Kind {
+									ds[i] = int32(d)
+								} else {
+									ds[i] = d
+								}
+							}
+							b := e.batch(fields, rows, ds)
+							defer b.Release()
+							opts := Options{ANSI: ansi}
+							x := col(0, "x", typ)
+							fused := mustBind(t, op, opts, mustBind(t, "%", opts, x, lit(ds[0], typ)), lit(int32(k), sqltypes.IntegerType))
+							general := mustBind(t, op, opts, mustBind(t, "%", opts, x, col(1, "d", typ)), lit(int32(k), sqltypes.IntegerType))
+							got, gotErr := e.eval(fused, b)
+							want, wantErr := e.eval(general, b)
+							if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+								t.Fatalf("%s: got %v %v, want %v %v", fused, got, gotErr, want, wantErr)
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
