@@ -2,8 +2,11 @@ package query
 
 import (
 	"encoding/json"
+	"github.com/weirhq/weir/flow"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -155,13 +158,63 @@ type sourceMetadata struct {
 func (s sourceMetadata) Get() ([]byte, bool, error) { return s.store.SourceMetadata(storeKey, s.index) }
 func (s sourceMetadata) Put(b []byte) error         { return s.store.PutSourceMetadata(storeKey, s.index, b) }
 
-// stateBackend saves operator state snapshots in the checkpoint (flow.StateBackend).
-type stateBackend struct{ store *checkpoints.Store }
+// stateBackend saves operator state snapshots in the checkpoint (flow.StateBackend), under
+// state ids that survive stateless changes to the plan (see stateIDs).
+type stateBackend struct {
+	store *checkpoints.Store
+	ids   map[string]string
+}
+
+func (b stateBackend) id(node string) string {
+	if id, ok := b.ids[node]; ok {
+		return id
+	}
+	return node
+}
 
 func (b stateBackend) Save(node string, partition int, epoch int64, data []byte) error {
-	return b.store.PutState(storeKey, node, partition, epoch, data)
+	return b.store.PutState(storeKey, b.id(node), partition, epoch, data)
 }
 
 func (b stateBackend) Load(node string, partition int, epoch int64) ([]byte, bool, error) {
-	return b.store.State(storeKey, node, partition, epoch)
+	return b.store.State(storeKey, b.id(node), partition, epoch)
+}
+
+// stateIDs names the graph's nodes for their state: the planner numbers nodes in build order
+// ("Aggregate#7"), so adding a filter would renumber every node above it; a node's state id is
+// instead its kind and its rank among the nodes of that kind ("Aggregate/0"). Stateful nodes
+// are never fused into stateless chains, and a change to the stateful operators themselves is
+// refused at start (compatible), so ranks identify the same operators across restarts.
+func stateIDs(g *flow.Graph) map[string]string {
+	type named struct {
+		name string
+		num  int
+	}
+	byKind := map[string][]named{}
+	seen := map[*flow.Node]bool{}
+	var walk func(n *flow.Node)
+	walk = func(n *flow.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		for _, in := range n.Inputs {
+			walk(in.From)
+		}
+		i := strings.LastIndexByte(n.Name, '#')
+		if i < 0 || strings.Contains(n.Name, "+") {
+			return
+		}
+		kind := n.Name[:i]
+		byKind[kind] = append(byKind[kind], named{n.Name, nodeNumber(n.Name)})
+	}
+	walk(g.Output)
+	ids := map[string]string{}
+	for kind, ns := range byKind {
+		sort.Slice(ns, func(a, b int) bool { return ns[a].num < ns[b].num })
+		for rank, n := range ns {
+			ids[n.name] = kind + "/" + strconv.Itoa(rank)
+		}
+	}
+	return ids
 }

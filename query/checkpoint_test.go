@@ -406,3 +406,36 @@ func TestCheckpointHeldByAnotherProcessIsRefused(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 }
+
+// A stateless change below the aggregate (a filter) renumbers the planner's nodes; the state
+// still belongs to the aggregate and the counts continue exactly.
+func TestCheckpointSurvivesAStatelessChange(t *testing.T) {
+	m := newTestManager(memory.NewGoAllocator())
+	defer m.StopAll()
+	reg := &tables{m: map[string]*sinks.MemoryTable{}}
+	m.env.Tables = reg
+	dir := filepath.Join(t.TempDir(), "cp")
+	plan := modCount(t, "25", 10, "count").(*logical.Aggregate)
+	opts := map[string]string{"checkpointLocation": dir}
+	q := start(t, m, Spec{Plan: plan, Format: "memory", Name: "counts", OutputMode: sinks.Complete, Options: opts})
+	waitProgress(t, q, 2)
+	if err := q.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	reg.get("counts").Release()
+	scan := plan.Input
+	vi := 1
+	if scan.Schema()[0].Name == "value" {
+		vi = 0
+	}
+	value := &expr.Column{Index: vi, Name: "value", T: sqltypes.LongType}
+	filtered := *plan
+	filtered.Input = &logical.Filter{Input: scan, Cond: bindExpr(t, ">=", value, expr.NewLiteral(int64(0), sqltypes.LongType))}
+	q = start(t, m, Spec{Plan: &filtered, Format: "memory", Name: "counts", OutputMode: sinks.Complete, Options: opts})
+	waitProgress(t, q, 2)
+	if err := q.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkStopped(t, countsOf(t, reg.get("counts")), 25*(lastBatch(t, q)+1), 25)
+	reg.get("counts").Release()
+}

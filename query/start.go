@@ -154,7 +154,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	q.sinkPar = g.Output.Parallelism
 	cpc := flow.Checkpointing{OnStateMetrics: q.state.record}
 	if q.cp != nil {
-		cpc.Backend = stateBackend{store: q.cp.store}
+		cpc.Backend = stateBackend{store: q.cp.store, ids: stateIDs(g)}
 		if r := q.resume; r != nil && r.restore {
 			cpc.Restore, cpc.HasRestore = r.restoreAt, true
 		}
