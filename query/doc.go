@@ -11,6 +11,35 @@
 // failure) stops its coordinator and job and waits for them. Manager.StopAll stops every query of
 // a session (ReleaseSession, session expiry). Stopped queries stay inspectable for at least an
 // hour.
+//
+// # Checkpoints and exactly-once
+//
+// A query's checkpoint location is the "checkpointLocation" option, else
+// spark.sql.streaming.checkpointLocation plus "/" and the query name (or a new UUID); without
+// one, memory, console and noop sinks run without durable state and file sinks refuse to start.
+// With one, the query opens a checkpoints.Store in <location>/weir-pebble for as long as it
+// runs (checkpoint.go). One run per location: starting a query on a location an active query
+// of the same session holds stops that run first (Spark's default); another session's (or
+// another process's) run makes Start fail with CONCURRENT_QUERY.
+//
+// The first start records the query metadata: its persistent id, the state partition count and
+// the stateful operators' key and value schemas (stateful.go). A restart reuses the id (with a
+// new run id) and the partition count; a changed source list or stateful operator is an
+// AnalysisException at start (STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE and friends) and leaves the
+// checkpoint as it was.
+//
+// The coordinator logs each epoch's offset ranges (synced) before the sources get the epoch,
+// and commits the epoch (synced) once every sink partition forwarded its barrier, i.e. after
+// the sink committed and every stateful operator saved its state for the epoch (flow.Snapshotter
+// through flow.Checkpointing). On start, recovery (recovery.go, pure) reads the last commit C:
+// operators restore their state of C, the sources resume at C's end, epoch ids continue at
+// C+1, and if offsets of C+1 were logged without a commit, epoch C+1 runs first with exactly
+// those offsets (idempotent sinks, like the file sink, skip an epoch they already committed).
+// Operator state is stored under state ids that survive stateless plan changes (the node kind
+// and its rank among nodes of that kind, not the planner's build-order number). Sources keep
+// metadata (the rate source's creation time) in the store by source index. Every ten commits,
+// offsets and commits older than 100 epochs and state snapshots recovery no longer needs are
+// purged. Stateful operators' metrics (flow.StateReporter) fill progress' stateOperators.
 package query
 
 // Start validates the plan against the output mode and trigger the way Spark's
