@@ -1,0 +1,410 @@
+package sources
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+func init() {
+	RegisterStream("kafka",
+		func(ctx context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
+			return openKafkaStream(ctx, env, options, userSchema)
+		},
+		func(options map[string]string, userSchema string) (sqltypes.Schema, error) {
+			o, err := parseKafkaOptions(options, userSchema, false)
+			if err != nil {
+				return nil, err
+			}
+			return kafkaSchema(o.headers), nil
+		})
+}
+
+// kafkaTimeoutException is the Kafka client's exception for a request that timed out.
+const kafkaTimeoutException = "org.apache.kafka.common.errors.TimeoutException"
+
+// kafkaStream is the Kafka stream source. Its offset is the next offset to read of every
+// topic-partition ({"topic":{"0":23}}); Latest lists the end offsets of the subscribed topics
+// (discovering the topics matching subscribePattern anew each time); an epoch (start, end]
+// reads [start, end) of every partition with a direct-partition consumer, partitions spread
+// round-robin over the source partitions in (topic, partition) order. A partition absent from
+// start (new since) is read from its earliest offset. The resolved initial offsets persist in
+// StreamEnv.Metadata so a restarted query starts where the first run did.
+type kafkaStream struct {
+	opts   kafkaOptions
+	schema sqltypes.Schema
+	mem    memory.Allocator
+	tz     string
+	parts  int
+	meta   MetadataStore
+
+	mu     sync.Mutex
+	closed bool
+	admin  *kgo.Client
+	adm    *kadm.Client
+}
+
+func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
+	o, err := parseKafkaOptions(options, userSchema, false)
+	if err != nil {
+		return nil, err
+	}
+	s := &kafkaStream{opts: o, schema: kafkaSchema(o.headers), mem: env.Mem, tz: env.TimeZone,
+		parts: max(1, env.DefaultPartitions), meta: env.Metadata}
+	if s.mem == nil {
+		s.mem = memory.DefaultAllocator
+	}
+	if err := s.connect(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// clientOpts are the options every client of the source shares.
+func (o kafkaOptions) clientOpts() ([]kgo.Opt, error) {
+	opts := []kgo.Opt{kgo.SeedBrokers(o.bootstrap...), kgo.DialTimeout(min(o.apiTimeout, 10e9)),
+		kgo.RetryTimeout(o.apiTimeout)}
+	if id, ok := o.kafkaParams["client.id"]; ok {
+		opts = append(opts, kgo.ClientID(id))
+	}
+	if p, ok := o.kafkaParams["security.protocol"]; ok && !strings.EqualFold(p, "PLAINTEXT") {
+		return nil, sparkerr.Unsupported("Kafka security.protocol %s (Weir's Kafka client speaks PLAINTEXT only)", p)
+	}
+	return opts, nil
+}
+
+func (o kafkaOptions) readCommitted() bool {
+	return strings.EqualFold(o.kafkaParams["isolation.level"], "read_committed")
+}
+
+func (s *kafkaStream) connect() error {
+	opts, err := s.opts.clientOpts()
+	if err != nil {
+		return err
+	}
+	// Offsets are listed right after topics are discovered: the metadata cache must not hide
+	// a topic created a moment ago.
+	cl, err := kgo.NewClient(append(opts, kgo.MetadataMinAge(10*time.Millisecond))...)
+	if err != nil {
+		return sparkerr.IllegalArgument("Invalid Kafka client configuration: %v", err).Wrap(err)
+	}
+	s.admin, s.adm = cl, kadm.NewClient(cl)
+	return nil
+}
+
+// Schema implements StreamSource.
+func (s *kafkaStream) Schema() sqltypes.Schema { return s.schema }
+
+// Partitions implements StreamSource.
+func (s *kafkaStream) Partitions() int { return s.parts }
+
+// Description implements StreamSource (Spark's KafkaV2[strategy]).
+func (s *kafkaStream) Description() string {
+	switch s.opts.strategy {
+	case kafkaSubscribePattern:
+		return "KafkaV2[SubscribePattern[" + strings.TrimSuffix(strings.TrimPrefix(s.opts.pattern.String(), "^(?:"), ")$") + "]]"
+	case kafkaAssign:
+		var parts []string
+		for _, tp := range sortedPartitions(s.assignOffsets()) {
+			parts = append(parts, tp.Topic+"-"+itoa32(tp.Partition))
+		}
+		return "KafkaV2[Assign[" + strings.Join(parts, ", ") + "]]"
+	}
+	return "KafkaV2[Subscribe[" + strings.Join(s.opts.topics, ",") + "]]"
+}
+
+func itoa32(n int32) string { b, _ := json.Marshal(n); return string(b) }
+
+func (s *kafkaStream) assignOffsets() kafkaOffsets {
+	out := kafkaOffsets{}
+	for t, ps := range s.opts.assign {
+		out[t] = map[int32]int64{}
+		for _, p := range ps {
+			out[t][p] = 0
+		}
+	}
+	return out
+}
+
+// kafkaError wraps a Kafka client error as Spark reports it (a Kafka TimeoutException when
+// the cluster did not answer in time).
+func (s *kafkaStream) kafkaError(call string, err error) *sparkerr.Error {
+	if se, ok := sparkerr.As(err); ok {
+		return se
+	}
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) || errors.Is(err, syscall.ECONNREFUSED) {
+		return sparkerr.Newf(kafkaTimeoutException, "", "",
+			"Timed out waiting for a node assignment. Call: %s (no answer from kafka.bootstrap.servers %s within %s: %v)",
+			call, strings.Join(s.opts.bootstrap, ","), s.opts.apiTimeout, err).Wrap(err)
+	}
+	return sparkerr.Newf("org.apache.kafka.common.KafkaException", "", "", "Kafka %s failed: %v", call, err).Wrap(err)
+}
+
+// topics returns the topics the source reads now.
+func (s *kafkaStream) topics(ctx context.Context) ([]string, error) {
+	switch s.opts.strategy {
+	case kafkaSubscribe:
+		return s.opts.topics, nil
+	case kafkaAssign:
+		var ts []string
+		for t := range s.opts.assign {
+			ts = append(ts, t)
+		}
+		return ts, nil
+	}
+	details, err := s.adm.ListTopics(ctx)
+	if err != nil {
+		return nil, s.kafkaError("listTopics", err)
+	}
+	var ts []string
+	for _, t := range details.Names() {
+		if s.opts.pattern.MatchString(t) {
+			ts = append(ts, t)
+		}
+	}
+	return ts, nil
+}
+
+// listOffsets lists the start ("earliest") or end offsets of the source's partitions.
+func (s *kafkaStream) listOffsets(ctx context.Context, earliest bool) (kafkaOffsets, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.apiTimeout)
+	defer cancel()
+	topics, err := s.topics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := kafkaOffsets{}
+	if len(topics) == 0 {
+		return out, nil
+	}
+	var listed kadm.ListedOffsets
+	switch {
+	case earliest:
+		listed, err = s.adm.ListStartOffsets(ctx, topics...)
+	case s.opts.readCommitted():
+		listed, err = s.adm.ListCommittedOffsets(ctx, topics...)
+	default:
+		listed, err = s.adm.ListEndOffsets(ctx, topics...)
+	}
+	if err != nil {
+		return nil, s.kafkaError("listOffsets", err)
+	}
+	var firstErr error
+	listed.Each(func(l kadm.ListedOffset) {
+		if l.Err != nil {
+			if errors.Is(l.Err, kerr.UnknownTopicOrPartition) && s.opts.strategy != kafkaAssign {
+				return // a subscribed topic that does not exist (yet) has no partitions
+			}
+			if firstErr == nil {
+				firstErr = l.Err
+			}
+			return
+		}
+		if s.opts.strategy == kafkaAssign && !containsPartition(s.opts.assign[l.Topic], l.Partition) {
+			return
+		}
+		if out[l.Topic] == nil {
+			out[l.Topic] = map[int32]int64{}
+		}
+		out[l.Topic][l.Partition] = l.Offset
+	})
+	if firstErr != nil {
+		return nil, s.kafkaError("listOffsets", firstErr)
+	}
+	return out, nil
+}
+
+func containsPartition(ps []int32, p int32) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Initial implements StreamSource: startingOffsets resolved against the cluster.
+func (s *kafkaStream) Initial(ctx context.Context) (Offset, error) {
+	if s.meta != nil {
+		data, ok, err := s.meta.Get()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return Offset(data), nil
+		}
+	}
+	var init kafkaOffsets
+	var err error
+	switch s.opts.starting {
+	case "earliest":
+		init, err = s.listOffsets(ctx, true)
+	case "latest":
+		init, err = s.listOffsets(ctx, false)
+	default:
+		init, err = s.resolveSpecific(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o := encodeKafkaOffsets(init)
+	if s.meta != nil {
+		if err := s.meta.Put(o); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// resolveSpecific resolves JSON startingOffsets: -2 is the partition's earliest offset and -1
+// its latest; the partitions of the subscription must all be given (as in Spark).
+func (s *kafkaStream) resolveSpecific(ctx context.Context) (kafkaOffsets, error) {
+	earliest, err := s.listOffsets(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := s.listOffsets(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	out := kafkaOffsets{}
+	for _, tp := range sortedPartitions(s.opts.specific) {
+		off := s.opts.specific[tp.Topic][tp.Partition]
+		if _, ok := latest[tp.Topic][tp.Partition]; !ok {
+			return nil, sparkerr.New(sparkerr.IllegalArgumentException, "", "",
+				"Assigned partitions from startingOffsets do not exist: "+tp.Topic+"-"+itoa32(tp.Partition))
+		}
+		switch off {
+		case -2:
+			off = earliest[tp.Topic][tp.Partition]
+		case -1:
+			off = latest[tp.Topic][tp.Partition]
+		}
+		if out[tp.Topic] == nil {
+			out[tp.Topic] = map[int32]int64{}
+		}
+		out[tp.Topic][tp.Partition] = off
+	}
+	for _, tp := range sortedPartitions(latest) {
+		if _, ok := out[tp.Topic][tp.Partition]; !ok && s.opts.strategy != kafkaSubscribePattern {
+			return nil, sparkerr.IllegalArgument("startingOffsets for %s does not contain all partitions of the "+
+				"subscription: %s-%d is missing", s.opts.starting, tp.Topic, tp.Partition)
+		}
+	}
+	return out, nil
+}
+
+// Latest implements StreamSource: the end offsets of every partition now.
+func (s *kafkaStream) Latest(ctx context.Context) (Offset, error) {
+	latest, err := s.listOffsets(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return encodeKafkaOffsets(latest), nil
+}
+
+// LatestFrom implements StartRelative: the end offsets, capped at maxOffsetsPerTrigger past
+// start. Partitions that vanished since start keep their start offset (the epoch reads
+// nothing of them); with failOnDataLoss that is an error, as in Spark.
+func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, error) {
+	from, err := decodeKafkaOffsets(start)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := s.listOffsets(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, tp := range sortedPartitions(from) {
+		if _, ok := latest[tp.Topic][tp.Partition]; ok {
+			continue
+		}
+		if s.opts.failOnDataLoss && s.opts.strategy != kafkaSubscribePattern {
+			return nil, kafkaDataLoss("Partition %s-%d's offset was changed from %d to <deleted>, some data may have been missed.",
+				tp.Topic, tp.Partition, from[tp.Topic][tp.Partition])
+		}
+		if latest[tp.Topic] == nil {
+			latest[tp.Topic] = map[int32]int64{}
+		}
+		latest[tp.Topic][tp.Partition] = from[tp.Topic][tp.Partition]
+	}
+	if s.opts.maxOffsets > 0 {
+		var earliest kafkaOffsets
+		newStart := func(tp kafkaTopicPartition) int64 {
+			if earliest == nil {
+				if earliest, err = s.listOffsets(ctx, true); err != nil {
+					earliest = kafkaOffsets{}
+				}
+			}
+			return earliest[tp.Topic][tp.Partition]
+		}
+		latest = rateLimitKafka(s.opts.maxOffsets, from, latest, newStart)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return encodeKafkaOffsets(latest), nil
+}
+
+// kafkaDataLoss is Spark's error when data the query was to read is gone.
+func kafkaDataLoss(format string, args ...any) *sparkerr.Error {
+	return sparkerr.Newf(illegalStateException, "", "", format+" Some data may have been lost because they are not "+
+		"available in Kafka any more; either the data was aged out by Kafka or the topic may have been deleted before "+
+		"all the data in the topic was processed. If you want your streaming query to continue on such cases, set the "+
+		"source option \"failOnDataLoss\" to \"false\".", args...)
+}
+
+// Read implements StreamSource: partition p's topic-partitions, offsets [start, end).
+func (s *kafkaStream) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
+	from, err := decodeKafkaOffsets(start)
+	if err != nil {
+		return err
+	}
+	to, err := decodeKafkaOffsets(end)
+	if err != nil {
+		return err
+	}
+	var ranges []kafkaRange
+	for i, tp := range sortedPartitions(to) {
+		if i%s.parts != p {
+			continue
+		}
+		r := kafkaRange{tp: tp, from: -2, until: to[tp.Topic][tp.Partition]}
+		if b, ok := from[tp.Topic][tp.Partition]; ok {
+			r.from = b
+			if b >= r.until {
+				continue
+			}
+		}
+		ranges = append(ranges, r)
+	}
+	if len(ranges) == 0 {
+		return nil
+	}
+	return s.readRanges(ctx, ranges, emit)
+}
+
+// Close implements StreamSource.
+func (s *kafkaStream) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.admin.Close()
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// newFakeKafka starts a kfake cluster with the topics (partitions each) and returns its
+// bootstrap address.
+func newFakeKafka(t *testing.T, partitions int32, topics ...string) string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return strings.Join(c.ListenAddrs(), ",")
+}
+
+// produceKafka writes records (value "v", key "k" or nil) to topic/partition.
+func produceKafka(t *testing.T, addr, topic string, partition int32, values ...string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for _, v := range values {
+		r := &kgo.Record{Topic: topic, Partition: partition, Value: []byte(v), Key: []byte("k" + v),
+			Headers: []kgo.RecordHeader{{Key: "h", Value: []byte(v)}}}
+		if err := cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func openKafka(t *testing.T, mem memory.Allocator, opts map[string]string) StreamSource {
+	t.Helper()
+	src, err := OpenStream(context.Background(), "kafka", StreamEnv{Mem: mem, DefaultPartitions: 2, TimeZone: "UTC"}, opts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+// kafkaRows reads (start, end] on every partition and renders topic/partition/offset/key/value.
+func kafkaRows(t *testing.T, src StreamSource, start, end Offset) []string {
+	t.Helper()
+	var rows []string
+	for p := 0; p < src.Partitions(); p++ {
+		err := src.Read(context.Background(), p, start, end, func(rec arrow.RecordBatch) error {
+			defer rec.Release()
+			schema := src.Schema()
+			for i := 0; i < int(rec.NumRows()); i++ {
+				row := fmt.Sprintf("%v/%v/%v %s=%s", expr.ValueAt(rec.Column(2), i, schema[2].Type),
+					expr.ValueAt(rec.Column(3), i, schema[3].Type), expr.ValueAt(rec.Column(4), i, schema[4].Type),
+					expr.ValueAt(rec.Column(0), i, schema[0].Type), expr.ValueAt(rec.Column(1), i, schema[1].Type))
+				if len(schema) > 7 {
+					row += fmt.Sprintf(" %v", expr.ValueAt(rec.Column(7), i, schema[7].Type))
+				}
+				rows = append(rows, row)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rows
+}
+
+func sortedRows(rows []string) string {
+	s := append([]string(nil), rows...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return strings.Join(s, "\n")
+}
+
+func TestKafkaSourceEarliestLatestAndRanges(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 2, "t1")
+	produceKafka(t, addr, "t1", 0, "a", "b")
+	produceKafka(t, addr, "t1", 1, "c")
+	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t1",
+		"startingOffsets": "earliest", "includeHeaders": "true"})
+	if d := src.Description(); d != "KafkaV2[Subscribe[t1]]" {
+		t.Fatalf("description %s", d)
+	}
+	ctx := context.Background()
+	init, err := src.Initial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(init) != `{"t1":{"0":0,"1":0}}` {
+		t.Fatalf("initial %s", init)
+	}
+	latest, err := src.(StartRelative).LatestFrom(ctx, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(latest) != `{"t1":{"0":2,"1":1}}` {
+		t.Fatalf("latest %s", latest)
+	}
+	got := sortedRows(kafkaRows(t, src, init, latest))
+	want := "t1/0/0 ka=a [[h [97]]]\nt1/0/1 kb=b [[h [98]]]\nt1/1/0 kc=c [[h [99]]]"
+	if got != want {
+		t.Fatalf("rows\n%s\nwant\n%s", got, want)
+	}
+	produceKafka(t, addr, "t1", 1, "d", "e")
+	next, err := src.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sortedRows(kafkaRows(t, src, latest, next)); !strings.Contains(got, "t1/1/1 kd=d") || !strings.Contains(got, "t1/1/2 ke=e") || strings.Count(got, "\n") != 1 {
+		t.Fatalf("second epoch rows\n%s", got)
+	}
+	// A replayed epoch reads the same rows.
+	if again := sortedRows(kafkaRows(t, src, init, latest)); again != want {
+		t.Fatalf("replay rows\n%s", again)
+	}
+}
+
+func TestKafkaSourceLatestStartAndMaxOffsetsPerTrigger(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 2, "t")
+	produceKafka(t, addr, "t", 0, "old")
+	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t"})
+	ctx := context.Background()
+	init, err := src.Initial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(init) != `{"t":{"0":1,"1":0}}` {
+		t.Fatalf("initial (latest) %s", init)
+	}
+	limited := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
+		"startingOffsets": `{"t":{"0":-2,"1":-1}}`, "maxOffsetsPerTrigger": "3"})
+	start, err := limited.Initial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	produceKafka(t, addr, "t", 0, "1", "2", "3", "4", "5")
+	produceKafka(t, addr, "t", 1, "x", "y", "z", "w", "v")
+	if string(start) != `{"t":{"0":0,"1":0}}` {
+		t.Fatalf("specific start %s", start)
+	}
+	// Backlog 6 and 5 of 11: 3*6/11 = 1.6 -> 1, 3*5/11 = 1.36 -> 1.
+	end, err := limited.(StartRelative).LatestFrom(ctx, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(end) != `{"t":{"0":1,"1":1}}` {
+		t.Fatalf("rate limited end %s", end)
+	}
+	if got := sortedRows(kafkaRows(t, limited, start, end)); got != "t/0/0 kold=old\nt/1/0 kx=x" {
+		t.Fatalf("limited rows\n%s", got)
+	}
+}
+
+func TestKafkaSourcePatternDiscoversTopics(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 1, "events-a", "other")
+	produceKafka(t, addr, "events-a", 0, "1")
+	produceKafka(t, addr, "other", 0, "no")
+	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribePattern": "events-.*",
+		"startingOffsets": "earliest"})
+	if d := src.Description(); d != "KafkaV2[SubscribePattern[events-.*]]" {
+		t.Fatalf("description %s", d)
+	}
+	ctx := context.Background()
+	init, err := src.Initial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	if _, err := kadm.NewClient(adm).CreateTopic(ctx, 1, 1, nil, "events-b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := adm.ProduceSync(ctx, &kgo.Record{Topic: "events-b", Value: []byte("2")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	latest, err := src.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(latest), `"events-b":{"0":1}`) || strings.Contains(string(latest), "other") {
+		t.Fatalf("latest %s", latest)
+	}
+	if got := sortedRows(kafkaRows(t, src, init, latest)); got != "events-a/0/0 k1=1\nevents-b/0/0 %!s(<nil>)=2" {
+		t.Fatalf("rows\n%s", got)
+	}
+}
+
+func TestKafkaSourceOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"subscribe": "t"}, "Option 'kafka.bootstrap.servers' must be specified"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1"}, "One of the following options must be specified for Kafka source"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "t", "assign": `{"t":[0]}`}, "Only one of the following options can be specified"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": " "}, "No topics to subscribe to"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1", "assign": "t"}, "No topicpartitions to assign"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "t", "kafka.auto.offset.reset": "x"}, "Kafka option 'auto.offset.reset' is not supported"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "t", "kafka.value.deserializer": "x"}, "Kafka option 'value.deserializer' is not supported"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "t", "endingOffsets": "latest"}, "ending offset not valid in streaming queries"},
+		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "t", "startingOffsets": "{bad"}, "Expected e.g."},
+	} {
+		_, err := StreamSchema("kafka", tc.opts, "")
+		se, ok := sparkerr.As(err)
+		if !ok || !strings.Contains(se.Message, tc.want) {
+			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+func TestKafkaSourceUnreachableFailsInTime(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	// A refused connection and an address that never answers both fail within the API timeout.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				for _, h := range held {
+					h.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	for _, addr := range []string{"127.0.0.1:1", silent.Addr().String()} {
+		src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
+			"kafka.default.api.timeout.ms": "1500"})
+		began := time.Now()
+		_, err := src.Initial(context.Background())
+		se, ok := sparkerr.As(err)
+		if !ok || se.JavaClass != kafkaTimeoutException || !strings.Contains(se.Message, addr) {
+			t.Fatalf("error %v", err)
+		}
+		if d := time.Since(began); d > 5*time.Second {
+			t.Fatalf("%s took %s", addr, d)
+		}
+	}
+}
