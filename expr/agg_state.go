@@ -81,6 +81,7 @@ func (c *countAcc) Restore(data []byte) error {
 // then decimal sums as decimal strings ("" for none).
 func (s *sumAcc) Snapshot() ([]byte, error) {
 	var e StateEncoder
+	e.Grow(48 + 8*(len(s.n)+len(s.ints)+len(s.floats)+len(s.decs)) + len(s.overflow))
 	e.Ints(s.n)
 	e.Ints(s.ints)
 	e.Floats(s.floats)
@@ -234,6 +235,7 @@ func (a *valuesAcc) Restore(data []byte) error {
 // Snapshot implements StatefulAccumulator.
 func (b *boolCountAcc) Snapshot() ([]byte, error) {
 	var e StateEncoder
+	e.Grow(16 + 16*len(b.trues))
 	e.Ints(b.trues)
 	e.Ints(b.fals)
 	return e.Bytes(), nil
@@ -250,6 +252,7 @@ func (b *boolCountAcc) Restore(data []byte) error {
 // Snapshot implements StatefulAccumulator.
 func (m *momentsAcc) Snapshot() ([]byte, error) {
 	var e StateEncoder
+	e.Grow(24 + 24*len(m.n))
 	e.Floats(m.n)
 	e.Floats(m.mean)
 	e.Floats(m.m2)

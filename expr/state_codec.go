@@ -12,6 +12,10 @@ import (
 // encodes at memory speed, which a checkpoint's synchronous part needs.
 type StateEncoder struct{ buf []byte }
 
+// Grow makes room for n more bytes (callers that know the encoded size avoid re-copying large
+// buffers as they grow).
+func (e *StateEncoder) Grow(n int) { e.buf = slices.Grow(e.buf, n) }
+
 // Bytes returns the encoded state.
 func (e *StateEncoder) Bytes() []byte { return e.buf }
 

@@ -47,7 +47,12 @@ func (a *hashAggregate) SnapshotState(int64) ([]byte, error) {
 		}
 		st.Accs = append(st.Accs, b)
 	}
+	size := 48 + 8*len(st.Counts) + len(st.Closed)
+	for _, b := range append(st.Keys[:len(st.Keys):len(st.Keys)], st.Accs...) {
+		size += 8 + len(b)
+	}
 	var e expr.StateEncoder
+	e.Grow(size)
 	e.Int(int64(st.Groups))
 	e.Blobs(st.Keys)
 	e.Ints(st.Counts)
