@@ -1,0 +1,153 @@
+package sinks
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// records turns output rows into Kafka records (Partition -1: the partitioner chooses).
+func (s *kafkaSink) records(recs []arrow.RecordBatch) ([]*kgo.Record, error) {
+	schema := s.env.Schema
+	var out []*kgo.Record
+	for _, rec := range recs {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			r := &kgo.Record{Topic: s.topic, Partition: -1}
+			if r.Topic == "" {
+				t, _ := expr.ValueAt(rec.Column(s.cols.topic), i, schema[s.cols.topic].Type).(string)
+				if t == "" {
+					return nil, sparkerr.New(illegalStateJava, "", "",
+						"Unable to write to Kafka: the topic of a row is null and no topic option is set")
+				}
+				r.Topic = t
+			}
+			r.Value = bytesOf(expr.ValueAt(rec.Column(s.cols.value), i, schema[s.cols.value].Type))
+			if s.cols.key >= 0 {
+				r.Key = bytesOf(expr.ValueAt(rec.Column(s.cols.key), i, schema[s.cols.key].Type))
+			}
+			if s.cols.partition >= 0 {
+				if p, ok := expr.ValueAt(rec.Column(s.cols.partition), i, schema[s.cols.partition].Type).(int32); ok {
+					r.Partition = p
+				}
+			}
+			if s.cols.headers >= 0 {
+				hs, _ := expr.ValueAt(rec.Column(s.cols.headers), i, schema[s.cols.headers].Type).([]any)
+				for _, h := range hs {
+					kv, ok := h.([]any)
+					if !ok || len(kv) != 2 {
+						continue
+					}
+					k, _ := kv[0].(string)
+					r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: bytesOf(kv[1])})
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+const illegalStateJava = "java.lang.IllegalStateException"
+
+func bytesOf(v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return []byte(x)
+	case []byte:
+		return append([]byte(nil), x...)
+	}
+	return nil
+}
+
+// lastCommitted returns the newest epoch committed to Kafka under txnID (-1 if none), reading
+// the commit topic's committed markers (created compacted with one partition if missing). The
+// markers of every transactional id of the sink are loaded once.
+func (s *kafkaSink) lastCommitted(ctx context.Context, cl *kgo.Client, txnID string) (int64, error) {
+	s.markersMu.Lock()
+	defer s.markersMu.Unlock()
+	if s.markers == nil {
+		m, err := s.loadMarkers(ctx, cl)
+		if err != nil {
+			return 0, err
+		}
+		s.markers = m
+	}
+	if e, ok := s.markers[txnID]; ok {
+		return e, nil
+	}
+	return -1, nil
+}
+
+func (s *kafkaSink) loadMarkers(ctx context.Context, cl *kgo.Client) (map[string]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	adm := kadm.NewClient(cl)
+	cleanup := "compact"
+	resp, err := adm.CreateTopic(ctx, 1, -1, map[string]*string{"cleanup.policy": &cleanup}, s.commitTopic)
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
+		return nil, kafkaSinkError("createTopic "+s.commitTopic, err)
+	}
+	if resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
+		return nil, kafkaSinkError("createTopic "+s.commitTopic, resp.Err)
+	}
+	// Read committed markers up to the last stable offset.
+	var end int64 = -1
+	for end < 0 {
+		listed, err := adm.ListCommittedOffsets(ctx, s.commitTopic)
+		if err != nil {
+			return nil, kafkaSinkError("listOffsets "+s.commitTopic, err)
+		}
+		if l, ok := listed.Lookup(s.commitTopic, 0); ok && l.Err == nil {
+			end = l.Offset
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, kafkaSinkError("listOffsets "+s.commitTopic, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	markers := map[string]int64{}
+	if end == 0 {
+		return markers, nil
+	}
+	rd, err := kgo.NewClient(kgo.SeedBrokers(s.bootstrap...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.KeepControlRecords(), kgo.FetchMaxWait(200*time.Millisecond),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.commitTopic: {0: kgo.NewOffset().AtStart()}}))
+	if err != nil {
+		return nil, kafkaSinkError("read "+s.commitTopic, err)
+	}
+	defer rd.Close()
+	for next := int64(-1); next < end-1; {
+		fetches := rd.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, kafkaSinkError("read "+s.commitTopic, err)
+		}
+		var ferr error
+		fetches.EachError(func(_ string, _ int32, err error) { ferr = err })
+		if ferr != nil {
+			return nil, kafkaSinkError("read "+s.commitTopic, ferr)
+		}
+		fetches.EachRecord(func(r *kgo.Record) {
+			if r.Offset >= end {
+				return
+			}
+			next = max(next, r.Offset)
+			if r.Attrs.IsControl() {
+				return
+			}
+			if e, err := strconv.ParseInt(string(r.Value), 10, 64); err == nil {
+				markers[string(r.Key)] = max(markers[string(r.Key)], e)
+			}
+		})
+	}
+	return markers, nil
+}

@@ -1,0 +1,393 @@
+package sinks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+func init() {
+	Register("kafka", newKafkaSink, Append, Update, Complete)
+}
+
+// kafkaSink writes each epoch's output rows as Kafka records: value (required), key, topic (or
+// the topic option, which wins), partition and headers columns, as Spark's KafkaWriter.
+//
+// Every sink partition has its own producer. At-least-once (exactlyOnce=false): the partition
+// produces its rows of the epoch at the barrier and flushes before the barrier goes on, so the
+// checkpoint commits an epoch only once its records are acknowledged; a crash before the
+// checkpoint commit replays the epoch and writes its records again.
+//
+// Exactly-once (the default): the partition's producer is transactional, with transactional id
+// <prefix>-<partition>, the prefix being kafka.transactional.id if given, otherwise derived from
+// the checkpoint location (stable across restarts of the query). At the barrier of epoch N it
+// begins a transaction, produces the rows and one marker record (key: the transactional id,
+// value: N) to the commit topic (exactlyOnce.commitTopic, default __weir_kafka_sink_commits,
+// created compacted with one partition if missing), then commits the transaction. The marker
+// commits atomically with the rows, so the newest committed marker of a transactional id is
+// exactly the last epoch whose rows are in Kafka. On start, the sink reads its markers
+// (read_committed); a replayed epoch N ≤ that epoch (a crash after the Kafka commit and before
+// the checkpoint commit) is skipped. Starting the transactional producer fences any zombie of
+// an earlier run. Readers must read with isolation.level=read_committed to see only committed
+// epochs. The scheme assumes the epoch is replayed with the same sink parallelism (the same
+// rows reach the same partition), which holds for a query restarted from its checkpoint.
+type kafkaSink struct {
+	env         Env
+	bootstrap   []string
+	topic       string // the topic option ("" if none)
+	cols        kafkaSinkColumns
+	exactlyOnce bool
+	txnPrefix   string
+	commitTopic string
+	timeout     time.Duration
+	written     rowCounter
+
+	markersMu sync.Mutex
+	markers   map[string]int64 // transactional id → last committed epoch (loaded once)
+}
+
+// kafkaSinkColumns are the input column indexes (-1: absent) and types.
+type kafkaSinkColumns struct {
+	value, key, topic, partition, headers int
+}
+
+var kafkaForbiddenSink = map[string]string{
+	"key.serializer":      "Kafka option 'key.serializer' is not supported as keys are serialized with ByteArraySerializer.",
+	"value.serializer":    "Kafka option 'value.serializer' is not supported as value are serialized with ByteArraySerializer.",
+	"interceptor.classes": "Kafka option 'interceptor.classes' is not supported.",
+}
+
+func newKafkaSink(env Env, options map[string]string) (Sink, error) {
+	opts := newSinkOptions(options)
+	if opts["checkpointlocation"] == "" {
+		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
+			`checkpointLocation must be specified either through option("checkpointLocation", ...) or `+
+				`SparkSession.conf.set("spark.sql.streaming.checkpointLocation", ...)`).
+			WithParams("config", "spark.sql.streaming.checkpointLocation")
+	}
+	params := map[string]string{}
+	for k, v := range opts {
+		if strings.HasPrefix(k, "kafka.") {
+			key := strings.TrimPrefix(k, "kafka.")
+			if msg, ok := kafkaForbiddenSink[key]; ok {
+				return nil, sparkerr.IllegalArgument("%s", msg)
+			}
+			params[key] = v
+		}
+	}
+	servers := strings.TrimSpace(params["bootstrap.servers"])
+	if servers == "" {
+		return nil, sparkerr.IllegalArgument("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer")
+	}
+	if p, ok := params["security.protocol"]; ok && !strings.EqualFold(p, "PLAINTEXT") {
+		return nil, sparkerr.Unsupported("Kafka security.protocol %s (Weir's Kafka client speaks PLAINTEXT only)", p)
+	}
+	s := &kafkaSink{env: env, topic: strings.TrimSpace(opts["topic"]), timeout: 30 * time.Second,
+		commitTopic: "__weir_kafka_sink_commits"}
+	for _, b := range strings.Split(servers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			s.bootstrap = append(s.bootstrap, b)
+		}
+	}
+	cols, err := kafkaColumns(env.Schema, s.topic != "")
+	if err != nil {
+		return nil, err
+	}
+	s.cols = cols
+	if s.exactlyOnce, err = opts.boolOr("exactlyOnce", true); err != nil {
+		return nil, err
+	}
+	if t := strings.TrimSpace(opts["exactlyonce.committopic"]); t != "" {
+		s.commitTopic = t
+	}
+	s.txnPrefix = params["transactional.id"]
+	if s.txnPrefix == "" {
+		dir, _ := filepath.Abs(opts["checkpointlocation"])
+		sum := sha256.Sum256([]byte(dir))
+		s.txnPrefix = "weir-" + hex.EncodeToString(sum[:8])
+	}
+	if v, ok := params["delivery.timeout.ms"]; ok {
+		n, err := newSinkOptions(map[string]string{"t": v}).intOr("t", 30000)
+		if err != nil {
+			return nil, err
+		}
+		s.timeout = time.Duration(n) * time.Millisecond
+	}
+	return s, nil
+}
+
+// kafkaColumns validates the input columns as Spark's KafkaWriter.validateQuery does.
+func kafkaColumns(schema sqltypes.Schema, topicOption bool) (kafkaSinkColumns, error) {
+	c := kafkaSinkColumns{value: -1, key: -1, topic: -1, partition: -1, headers: -1}
+	for i, f := range schema {
+		switch strings.ToLower(f.Name) {
+		case "value":
+			c.value = i
+		case "key":
+			c.key = i
+		case "topic":
+			c.topic = i
+		case "partition":
+			c.partition = i
+		case "headers":
+			c.headers = i
+		}
+	}
+	analysis := func(msg string) error { return sparkerr.New(sparkerr.AnalysisException, "", "", msg) }
+	if c.topic < 0 && !topicOption {
+		return c, analysis("topic option required when no 'topic' attribute is present. Use the topic option for setting a topic.")
+	}
+	if c.topic >= 0 && schema[c.topic].Type.Kind != sqltypes.String {
+		return c, analysis("Topic type must be a String")
+	}
+	if c.value < 0 {
+		return c, analysis("Required attribute 'value' not found")
+	}
+	if k := schema[c.value].Type.Kind; k != sqltypes.String && k != sqltypes.Binary {
+		return c, analysis("value attribute type must be a String or Binary")
+	}
+	if c.key >= 0 {
+		if k := schema[c.key].Type.Kind; k != sqltypes.String && k != sqltypes.Binary {
+			return c, analysis("key attribute type must be a String or Binary")
+		}
+	}
+	if c.partition >= 0 && schema[c.partition].Type.Kind != sqltypes.Integer {
+		return c, analysis("partition attribute type must be an Int")
+	}
+	if c.headers >= 0 {
+		t := schema[c.headers].Type
+		ok := t.Kind == sqltypes.Array && t.Elem.Kind == sqltypes.Struct && len(t.Elem.Fields) == 2 &&
+			t.Elem.Fields[0].Type.Kind == sqltypes.String && t.Elem.Fields[1].Type.Kind == sqltypes.Binary
+		if !ok {
+			return c, analysis("headers attribute type must be an array of struct<key: string, value: binary>")
+		}
+	}
+	return c, nil
+}
+
+// Description implements Sink.
+func (s *kafkaSink) Description() string {
+	if s.topic != "" {
+		return "KafkaTable[" + s.topic + "]"
+	}
+	return "KafkaTable"
+}
+
+// Parallelism implements Sink: every upstream partition produces its own rows.
+func (s *kafkaSink) Parallelism(upstream int) int { return max(1, upstream) }
+
+// OutputRows implements Sink.
+func (s *kafkaSink) OutputRows() int64 { return s.written.take() }
+
+// NewOperator implements Sink.
+func (s *kafkaSink) NewOperator(env flow.Env) (flow.Operator, error) {
+	o := &kafkaOperator{sink: s, env: env, log: newChangelog(s.env.Mode, env.Mem), committed: -1}
+	if s.exactlyOnce {
+		o.txnID = s.txnPrefix + "-" + itoa(env.Partition)
+	}
+	return o, nil
+}
+
+// kafkaOperator is one sink partition.
+type kafkaOperator struct {
+	sink      *kafkaSink
+	env       flow.Env
+	log       *changelog
+	txnID     string // "" for at-least-once
+	cl        *kgo.Client
+	committed int64 // exactly-once: last epoch committed to Kafka (-1 none); at-least-once: last epoch written
+	loaded    bool
+}
+
+// Process implements flow.Operator.
+func (o *kafkaOperator) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+	o.log.add(rec)
+	return nil
+}
+
+// Barrier implements flow.BarrierHandler: the epoch's rows are produced (in a transaction with
+// the epoch's marker when exactly-once) and acknowledged before the barrier goes on.
+func (o *kafkaOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter) error {
+	if err := o.start(ctx); err != nil {
+		o.log.discard()
+		return err
+	}
+	if epoch <= o.committed {
+		// Already in Kafka (a replay after a crash between the Kafka and checkpoint commits);
+		// complete mode still folds the epoch's changes into its table.
+		recs, err := o.log.commit()
+		releaseRecords(recs)
+		return err
+	}
+	recs, err := o.log.commit()
+	if err != nil {
+		return err
+	}
+	defer releaseRecords(recs)
+	records, err := o.sink.records(recs)
+	if err != nil {
+		return err
+	}
+	if err := o.write(ctx, epoch, records); err != nil {
+		return err
+	}
+	o.committed = epoch
+	o.sink.written.add(int64(len(records)))
+	return nil
+}
+
+// start opens the producer and, when exactly-once, loads the last committed epoch.
+func (o *kafkaOperator) start(ctx context.Context) error {
+	if o.cl != nil {
+		return nil
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(o.sink.bootstrap...), kgo.DialTimeout(10 * time.Second),
+		kgo.RetryTimeout(o.sink.timeout), kgo.RecordDeliveryTimeout(o.sink.timeout),
+		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(kafkaPartitioner)), kgo.AllowAutoTopicCreation()}
+	if o.txnID != "" {
+		opts = append(opts, kgo.TransactionalID(o.txnID), kgo.TransactionTimeout(o.sink.timeout))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return sparkerr.IllegalArgument("Invalid Kafka producer configuration: %v", err).Wrap(err)
+	}
+	if o.txnID != "" {
+		last, err := o.sink.lastCommitted(ctx, cl, o.txnID)
+		if err != nil {
+			cl.Close()
+			return err
+		}
+		o.committed = last
+	}
+	o.cl = cl
+	return nil
+}
+
+// kafkaPartitioner keeps a record's partition when the row gave one (≥ 0); otherwise it hashes
+// the key as Kafka's default partitioner does, or spreads keyless records round-robin.
+func kafkaPartitioner(topic string) func(*kgo.Record, int) int {
+	hashed := kgo.StickyKeyPartitioner(nil).ForTopic(topic)
+	next := 0
+	return func(r *kgo.Record, n int) int {
+		if r.Partition >= 0 {
+			return int(r.Partition)
+		}
+		if r.Key != nil {
+			return hashed.Partition(r, n)
+		}
+		next = (next + 1) % n
+		return next
+	}
+}
+
+// write produces the records of an epoch and waits for them.
+func (o *kafkaOperator) write(ctx context.Context, epoch int64, records []*kgo.Record) error {
+	ctx, cancel := context.WithTimeout(ctx, o.sink.timeout+10*time.Second)
+	defer cancel()
+	if o.txnID == "" {
+		return o.produceAll(ctx, records)
+	}
+	if err := o.cl.BeginTransaction(); err != nil {
+		return kafkaSinkError("beginTransaction", err)
+	}
+	marker := &kgo.Record{Topic: o.sink.commitTopic, Partition: 0, Key: []byte(o.txnID), Value: []byte(itoa64(epoch))}
+	err := o.produceAll(ctx, append(records, marker))
+	if err == nil {
+		if err = o.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			err = kafkaSinkError("commitTransaction", err)
+		}
+	}
+	if err != nil {
+		abortCtx, cancelAbort := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancelAbort()
+		_ = o.cl.AbortBufferedRecords(abortCtx)
+		_ = o.cl.EndTransaction(abortCtx, kgo.TryAbort)
+		return err
+	}
+	return nil
+}
+
+func (o *kafkaOperator) produceAll(ctx context.Context, records []*kgo.Record) error {
+	var mu sync.Mutex
+	var first error
+	for _, r := range records {
+		o.cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	if err := o.cl.Flush(ctx); err != nil {
+		return kafkaSinkError("flush", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if first != nil {
+		return kafkaSinkError("send", first)
+	}
+	return nil
+}
+
+// kafkaSinkError is a producer failure as Spark reports it.
+func kafkaSinkError(call string, err error) *sparkerr.Error {
+	if se, ok := sparkerr.As(err); ok {
+		return se
+	}
+	if strings.Contains(err.Error(), "deadline") || strings.Contains(err.Error(), "dial") {
+		return sparkerr.Newf("org.apache.kafka.common.errors.TimeoutException", "", "", "Kafka %s timed out: %v", call, err).Wrap(err)
+	}
+	return sparkerr.Newf("org.apache.kafka.common.KafkaException", "", "", "Kafka %s failed: %v", call, err).Wrap(err)
+}
+
+// EndOfData implements flow.EndOfDataHandler: rows after the last barrier belong to no epoch.
+func (o *kafkaOperator) EndOfData(context.Context, flow.Emitter) error {
+	o.log.release()
+	return nil
+}
+
+// Close implements flow.Closer.
+func (o *kafkaOperator) Close() {
+	o.log.release()
+	if o.cl != nil {
+		o.cl.Close()
+		o.cl = nil
+	}
+}
+
+func itoa(n int) string { return itoa64(int64(n)) }
+
+func itoa64(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

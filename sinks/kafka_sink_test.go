@@ -1,0 +1,239 @@
+package sinks
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+var kafkaTestSchema = sqltypes.Schema{
+	{Name: "key", Type: sqltypes.StringType, Nullable: true},
+	{Name: "value", Type: sqltypes.StringType, Nullable: true},
+	{Name: "partition", Type: sqltypes.IntegerType, Nullable: true},
+}
+
+func newKafkaCluster(t *testing.T, topic string, partitions int32) string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return strings.Join(c.ListenAddrs(), ",")
+}
+
+// kafkaSinkHarness drives one partition of a Kafka sink as the runtime does.
+type kafkaSinkHarness struct {
+	t     *testing.T
+	mem   *memory.CheckedAllocator
+	op    flow.Operator
+	event *arrow.Schema
+}
+
+func newKafkaSinkHarness(t *testing.T, options map[string]string) *kafkaSinkHarness {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	s, err := New("kafka", Env{Mode: Append, Schema: kafkaTestSchema, TimeZone: "UTC"}, options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &kafkaSinkHarness{t: t, mem: mem, event: flow.EventSchema(sqltypes.ToArrowSchema(kafkaTestSchema, "UTC"))}
+	if h.op, err = s.NewOperator(flow.Env{Mem: mem, Partition: 0, Partitions: 1, OutSchema: h.event}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		h.op.(flow.Closer).Close()
+		mem.AssertSize(t, 0)
+	})
+	return h
+}
+
+// push sends rows (key, value, partition) to the operator.
+func (h *kafkaSinkHarness) push(rows ...[]any) {
+	h.t.Helper()
+	cols := make([]arrow.Array, len(kafkaTestSchema))
+	for c, f := range kafkaTestSchema {
+		vals := make([]any, len(rows))
+		for i, r := range rows {
+			vals[i] = r[c]
+		}
+		cols[c] = expr.BuildArray(h.mem, f.Type, "UTC", vals)
+	}
+	rec := flow.NewDataBatch(h.mem, h.event, cols, nil)
+	for _, c := range cols {
+		c.Release()
+	}
+	defer rec.Release()
+	if err := h.op.Process(context.Background(), 0, rec, nil); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *kafkaSinkHarness) barrier(epoch int64) error {
+	return h.op.(flow.BarrierHandler).Barrier(context.Background(), epoch, nil)
+}
+
+// readTopic returns the records of topic visible to a reader with the isolation level, as
+// "partition:key=value" sorted.
+func readTopic(t *testing.T, addr, topic string, committed bool) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	admCl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
+	var listed kadm.ListedOffsets
+	if committed {
+		listed, err = adm.ListCommittedOffsets(ctx, topic)
+	} else {
+		listed, err = adm.ListEndOffsets(ctx, topic)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := map[int32]int64{}
+	parts := map[int32]kgo.Offset{}
+	listed.Each(func(l kadm.ListedOffset) {
+		if l.Offset > 0 {
+			ends[l.Partition] = l.Offset
+			parts[l.Partition] = kgo.NewOffset().AtStart()
+		}
+	})
+	var out []string
+	if len(parts) == 0 {
+		return out
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(addr), kgo.KeepControlRecords(),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts})}
+	if committed {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for len(ends) > 0 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("reading %s: %v (left %v)", topic, ctx.Err(), ends)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			end, ok := ends[r.Partition]
+			if !ok || r.Offset >= end {
+				return
+			}
+			if !r.Attrs.IsControl() {
+				out = append(out, itoa(int(r.Partition))+":"+string(r.Key)+"="+string(r.Value))
+			}
+			if r.Offset+1 >= end {
+				delete(ends, r.Partition)
+			}
+		})
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestKafkaSinkExactlyOnceSkipsReplayedEpoch(t *testing.T) {
+	addr := newKafkaCluster(t, "out", 2)
+	cp := filepath.Join(t.TempDir(), "cp")
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": "out", "checkpointLocation": cp}
+	h := newKafkaSinkHarness(t, opts)
+	h.push([]any{"a", "1", int32(0)}, []any{"b", "2", int32(1)})
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 1:b=2" {
+		t.Fatalf("epoch 0: %s", got)
+	}
+	// A restart replays epoch 0 (its checkpoint commit was lost), then runs epoch 1.
+	again := newKafkaSinkHarness(t, opts)
+	again.push([]any{"a", "1", int32(0)}, []any{"b", "2", int32(1)})
+	if err := again.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	again.push([]any{"c", "3", nil})
+	if err := again.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	got := readTopic(t, addr, "out", true)
+	joined := strings.Join(got, " ")
+	if len(got) != 3 || !strings.Contains(joined, "0:a=1") || !strings.Contains(joined, "1:b=2") || !strings.Contains(joined, ":c=3") {
+		t.Fatalf("after replay: %v", got)
+	}
+	markers := readTopic(t, addr, "__weir_kafka_sink_commits", true)
+	if len(markers) != 2 || !strings.HasSuffix(markers[0], "-0=0") || !strings.HasSuffix(markers[1], "-0=1") {
+		t.Fatalf("markers %v", markers)
+	}
+}
+
+func TestKafkaSinkAbortsFailedEpoch(t *testing.T) {
+	addr := newKafkaCluster(t, "out", 1)
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.delivery.timeout.ms": "3000"}
+	h := newKafkaSinkHarness(t, opts)
+	h.push([]any{"a", "1", int32(0)}, []any{"b", "2", int32(7)}) // partition 7 does not exist
+	if err := h.barrier(0); err == nil {
+		t.Fatal("epoch 0 with a row for a missing partition committed")
+	}
+	if got := readTopic(t, addr, "out", true); len(got) != 0 {
+		t.Fatalf("read_committed sees %v of an aborted epoch", got)
+	}
+	if got := readTopic(t, addr, "__weir_kafka_sink_commits", true); len(got) != 0 {
+		t.Fatalf("markers of an aborted epoch: %v", got)
+	}
+}
+
+func TestKafkaSinkAtLeastOnce(t *testing.T) {
+	addr := newKafkaCluster(t, "out", 1)
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": "out", "exactlyOnce": "false",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp")}
+	h := newKafkaSinkHarness(t, opts)
+	h.push([]any{nil, "1", nil}, []any{"k", "2", nil})
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", false), " "); got != "0:=1 0:k=2" {
+		t.Fatalf("rows %s", got)
+	}
+}
+
+func TestKafkaSinkValidation(t *testing.T) {
+	str, bin, i32 := sqltypes.StringType, sqltypes.BinaryType, sqltypes.IntegerType
+	for _, tc := range []struct {
+		schema sqltypes.Schema
+		opts   map[string]string
+		want   string
+	}{
+		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"}, "checkpointLocation must be specified"},
+		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "topic": "t"}, "Option 'kafka.bootstrap.servers' must be specified"},
+		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1"}, "topic option required when no 'topic' attribute is present"},
+		{sqltypes.Schema{{Name: "key", Type: bin}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t"}, "Required attribute 'value' not found"},
+		{sqltypes.Schema{{Name: "value", Type: i32}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t"}, "value attribute type must be a String or Binary"},
+		{sqltypes.Schema{{Name: "value", Type: str}, {Name: "partition", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t"}, "partition attribute type must be an Int"},
+		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.value.serializer": "x"}, "Kafka option 'value.serializer' is not supported"},
+	} {
+		_, err := New("kafka", Env{Mode: Append, Schema: tc.schema}, tc.opts)
+		se, ok := sparkerr.As(err)
+		if !ok || !strings.Contains(se.Message, tc.want) {
+			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+}
