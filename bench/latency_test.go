@@ -138,9 +138,21 @@ const (
 
 // BenchmarkStreamLatency: rate (100K rows/s) → filter/select → latency probe with the default
 // trigger; reports the source-to-sink latency (sink arrival − row timestamp) p50/p99 in ms.
+//
+// It runs once with Weir's default polling delay (1ms) and once with Spark's (10ms): the idle
+// poll of the default trigger is the floor of the latency.
 func BenchmarkStreamLatency(b *testing.B) {
+	for _, poll := range []string{"1ms", "10ms"} {
+		b.Run("pollingDelay="+poll, func(b *testing.B) { benchLatency(b, poll) })
+	}
+}
+
+func benchLatency(b *testing.B, poll string) {
 	s := engine.NewSession()
 	defer s.Close()
+	if err := s.Conf().Set("spark.sql.streaming.pollingDelay", poll); err != nil {
+		b.Fatal(err)
+	}
 	src := &plan.DataSource{Format: "rate", IsStreaming: true, Options: map[string]string{
 		"rowsPerSecond": "100000", "numPartitions": "2"}}
 	ctx := context.Background()

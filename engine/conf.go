@@ -28,8 +28,11 @@ var Defaults = map[string]string{
 	"spark.sql.pyspark.legacy.inferArrayTypeFromFirstElement.enabled": "false",
 	"spark.sql.timestampType":                                         "TIMESTAMP_LTZ",
 	"spark.sql.streaming.checkpointLocation":                          "",
-	"spark.app.name":                                                  "weir",
-	"spark.master":                                                    "local[*]",
+	// Weir polls idle sources every millisecond (Spark: 10ms), so rows reach sinks within
+	// milliseconds under the default trigger.
+	"spark.sql.streaming.pollingDelay": "1ms",
+	"spark.app.name":                   "weir",
+	"spark.master":                     "local[*]",
 }
 
 // staticKeys cannot be changed at run time (IsModifiable false; Set fails like Spark's

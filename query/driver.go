@@ -49,6 +49,9 @@ type epochTiming struct {
 func (q *Query) run() {
 	d := &driver{q: q, coord: newCoordinator(q.spec.Trigger), clock: q.m.env.Clock, epochs: map[int64]epochTiming{}}
 	d.coord.durable = q.cp != nil
+	if poll, ok, err := pollingDelay(q.m.env.Conf); err == nil && ok && poll > 0 {
+		d.coord.poll = poll
+	}
 	d.coord.resume = q.resume
 	q.setStatus(d.coord.status)
 	if q.openErr != nil {
