@@ -43,7 +43,7 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	}
 	r := newFileReader(env.Mem, o, b.Schema, b.TimeZone)
 	for i := env.Partition; i < len(files); i += max(1, env.Partitions) {
-		err := r.read(ctx, files[i].Path, func(rec arrow.RecordBatch) error {
+		err := r.readFile(ctx, files[i], func(rec arrow.RecordBatch) error {
 			defer rec.Release()
 			if rec.NumRows() == 0 {
 				return nil
@@ -104,14 +104,19 @@ func FileBatchSchema(format string, options map[string]string, paths []string, u
 		return nil, sparkerr.IllegalArgument("'path' is not specified")
 	}
 	if strings.TrimSpace(userSchema) != "" {
-		return ParseUserSchema(userSchema)
-	}
-	if o.format == "text" {
-		return textSchema, nil
+		s, err := ParseUserSchema(userSchema)
+		if err != nil {
+			return nil, err
+		}
+		files, _ := listPaths(paths) // a missing path fails when the read runs
+		return withPartitionColumns(s, files), nil
 	}
 	files, err := listPaths(paths)
 	if err != nil {
 		return nil, err
+	}
+	if o.format == "text" {
+		return withPartitionColumns(textSchema, files), nil
 	}
 	var s sqltypes.Schema
 	switch o.format {
@@ -125,12 +130,13 @@ func FileBatchSchema(format string, options map[string]string, paths []string, u
 	if err != nil {
 		return nil, err
 	}
+	s = withoutPartitionColumns(s, files)
 	if len(s) == 0 {
 		name := map[string]string{"parquet": "Parquet", "json": "JSON", "csv": "CSV"}[o.format]
 		return nil, sparkerr.Analysis("UNABLE_TO_INFER_SCHEMA", "42KD9",
 			"Unable to infer schema for %s. It must be specified manually.", name).WithParams("format", name)
 	}
-	return s, nil
+	return withPartitionColumns(s, files), nil
 }
 
 func inferParquet(files []dataFile) (sqltypes.Schema, error) {

@@ -31,6 +31,8 @@ type dataFile struct {
 	Path  string `json:"path"`
 	Size  int64  `json:"size"`
 	MTime int64  `json:"modificationTime"`
+	// Partition is the file's Hive-style partition directories under the listed path.
+	Partition []PartitionValue `json:"partition,omitempty"`
 }
 
 // listDataFiles lists the data files under path, oldest first (modification time, then
@@ -65,18 +67,42 @@ func listPath(path string) ([]dataFile, error) {
 			if _, err := os.Stat(p); err != nil {
 				p = filepath.Join(path, filepath.Base(p))
 			}
-			out = append(out, dataFile{Path: p, Size: f.Size, MTime: f.ModificationTime})
+			out = append(out, dataFile{Path: p, Size: f.Size, MTime: f.ModificationTime, Partition: partitionValuesOf(path, p)})
 		}
 		return out, nil
 	}
-	entries, err := os.ReadDir(path)
+	out, err = listTree(path, path, out)
 	if err != nil {
-		return nil, fileError("list", path, err)
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].MTime != out[j].MTime {
+			return out[i].MTime < out[j].MTime
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
+}
+
+// listTree appends the data files under dir (a directory below root, or root), descending
+// into subdirectories (Hive-style partition directories col=value) except hidden ones.
+func listTree(root, dir string, out []dataFile) ([]dataFile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fileError("list", dir, err)
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") ||
-			strings.HasSuffix(name, "._COPYING_") || strings.HasSuffix(name, ".tmp") {
+		if strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if e.IsDir() {
+			if out, err = listTree(root, filepath.Join(dir, name), out); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if strings.HasSuffix(name, "._COPYING_") || strings.HasSuffix(name, ".tmp") {
 			continue
 		}
 		info, err := e.Info()
@@ -86,14 +112,9 @@ func listPath(path string) ([]dataFile, error) {
 		if !info.Mode().IsRegular() {
 			continue
 		}
-		out = append(out, dataFile{Path: filepath.Join(path, name), Size: info.Size(), MTime: info.ModTime().UnixMilli()})
+		p := filepath.Join(dir, name)
+		out = append(out, dataFile{Path: p, Size: info.Size(), MTime: info.ModTime().UnixMilli(), Partition: partitionValuesOf(root, p)})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].MTime != out[j].MTime {
-			return out[i].MTime < out[j].MTime
-		}
-		return out[i].Path < out[j].Path
-	})
 	return out, nil
 }
 
@@ -183,6 +204,17 @@ func (r *fileReader) read(ctx context.Context, path string, emit func(arrow.Reco
 		return r.readLines(ctx, path, emit, func(line string) ([]any, bool) { return []any{line}, true })
 	}
 	return sparkerr.Unsupported("file format %s", r.opts.format)
+}
+
+// readFile emits the rows of f as batches of the reader's schema, its partition columns
+// filled from f's directory names (emit takes ownership).
+func (r *fileReader) readFile(ctx context.Context, f dataFile, emit func(arrow.RecordBatch) error) error {
+	if len(f.Partition) == 0 {
+		return r.read(ctx, f.Path, emit)
+	}
+	return r.read(ctx, f.Path, func(rec arrow.RecordBatch) error {
+		return emit(r.fillPartitionColumns(rec, f.Partition))
+	})
 }
 
 // readLines reads a line-based file, turning each line into a row (or skipping it).

@@ -178,7 +178,7 @@ func (s *fileStream) Read(ctx context.Context, p int, start, end Offset, emit fu
 	}
 	s.mu.Unlock()
 	for i := p; i < len(files); i += s.parts {
-		if err := s.reader.read(ctx, files[i].Path, emit); err != nil {
+		if err := s.reader.readFile(ctx, files[i], emit); err != nil {
 			return err
 		}
 	}
