@@ -3,14 +3,18 @@ package sinks
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
 )
 
 func init() {
@@ -35,6 +39,11 @@ type fileSink struct {
 	dir     string // absolute
 	env     Env
 	written rowCounter
+	// parts are the partition columns' positions in env.Schema (partitionBy order); data is
+	// the written files' schema (env.Schema without them) and dataCols its positions.
+	parts    []int
+	data     sqltypes.Schema
+	dataCols []int
 
 	mu        sync.Mutex
 	committed int64 // newest epoch in the log, -1 if none
@@ -82,7 +91,19 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 			return nil, sparkerr.IllegalArgument("Delimiter cannot be more than one character: %s", f.sep)
 		}
 	}
-	if err := f.checkWritable(env.Schema); err != nil {
+	parts, err := partitionColumns(env.Schema, env.PartitionBy)
+	if err != nil {
+		return nil, err
+	}
+	var data sqltypes.Schema
+	var dataCols []int
+	for i, c := range env.Schema {
+		if !slices.Contains(parts, i) {
+			data = append(data, c)
+			dataCols = append(dataCols, i)
+		}
+	}
+	if err := f.checkWritable(data); err != nil {
 		return nil, err
 	}
 	dir, err := filepath.Abs(path)
@@ -100,7 +121,8 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 	if env.TimeZone == "" {
 		env.TimeZone = "UTC"
 	}
-	return &fileSink{format: f, path: path, dir: dir, env: env, committed: latest, pending: map[int64]*pendingEpoch{}}, nil
+	return &fileSink{format: f, path: path, dir: dir, env: env, parts: parts, data: data, dataCols: dataCols,
+		committed: latest, pending: map[int64]*pendingEpoch{}}, nil
 }
 
 // Description implements Sink (Spark's FileStreamSink toString).
@@ -125,7 +147,7 @@ func (s *fileSink) isCommitted(epoch int64) bool {
 }
 
 // arrive records a partition's files of epoch; the last of partitions commits the epoch.
-func (s *fileSink) arrive(epoch int64, file *sources.SinkFileStatus, rows int64, partitions int) error {
+func (s *fileSink) arrive(epoch int64, files []sources.SinkFileStatus, rows int64, partitions int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if epoch <= s.committed {
@@ -136,9 +158,7 @@ func (s *fileSink) arrive(epoch int64, file *sources.SinkFileStatus, rows int64,
 		p = &pendingEpoch{}
 		s.pending[epoch] = p
 	}
-	if file != nil {
-		p.files = append(p.files, *file)
-	}
+	p.files = append(p.files, files...)
 	p.rows += rows
 	p.arrived++
 	if p.arrived < partitions {
@@ -156,19 +176,51 @@ func (s *fileSink) arrive(epoch int64, file *sources.SinkFileStatus, rows int64,
 	return nil
 }
 
-// fileOperator is one sink partition: it streams the open epoch's rows into a staging file.
+// fileOperator is one sink partition: it streams the open epoch's rows into staging files,
+// one per partition directory ("" when the sink is not partitioned).
 type fileOperator struct {
-	sink *fileSink
-	env  flow.Env
-	cur  *stagedFile
+	sink  *fileSink
+	env   flow.Env
+	cur   map[string]*stagedFile
+	order []string // cur's directories in the order they were opened
 }
 
 // stagedFile is a hidden file being written.
 type stagedFile struct {
+	dir  string // the directory the part file goes to
 	path string
 	f    *os.File
 	w    formatWriter
 	rows int64
+}
+
+// staged returns the staging file of partition directory rel, creating it.
+func (o *fileOperator) staged(rel string) (*stagedFile, error) {
+	if cur := o.cur[rel]; cur != nil {
+		return cur, nil
+	}
+	dir := filepath.Join(o.sink.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+dir+": "+err.Error())
+	}
+	path := filepath.Join(dir, ".part-"+sources.RandomID()+"."+o.sink.format.ext+".tmp")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create "+path+": "+err.Error())
+	}
+	w, err := o.sink.format.newWriter(f, o.env.Mem, o.sink.data, o.sink.env.TimeZone)
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	if o.cur == nil {
+		o.cur = map[string]*stagedFile{}
+	}
+	cur := &stagedFile{dir: dir, path: path, f: f, w: w}
+	o.cur[rel] = cur
+	o.order = append(o.order, rel)
+	return cur, nil
 }
 
 // Process implements flow.Operator.
@@ -176,26 +228,36 @@ func (o *fileOperator) Process(_ context.Context, _ int, rec arrow.RecordBatch, 
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	if o.cur == nil {
-		path := filepath.Join(o.sink.dir, ".part-"+sources.RandomID()+"."+o.sink.format.ext+".tmp")
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return sparkerr.New("java.io.IOException", "", "", "Failed to create "+path+": "+err.Error())
-		}
-		w, err := o.sink.format.newWriter(f, o.env.Mem, o.sink.env.Schema, o.sink.env.TimeZone)
-		if err != nil {
-			f.Close()
-			os.Remove(path)
-			return err
-		}
-		o.cur = &stagedFile{path: path, f: f, w: w}
-	}
 	user := flow.UserColumns(rec)
 	defer user.Release()
-	if err := o.cur.w.write(user); err != nil {
-		return sparkerr.New("java.io.IOException", "", "", "Failed to write "+o.cur.path+": "+err.Error())
+	if len(o.sink.parts) == 0 {
+		return o.write("", user)
 	}
-	o.cur.rows += rec.NumRows()
+	groups, order := o.sink.partitionRows(user)
+	for _, rel := range order {
+		sub, err := o.sink.dataRows(o.env.Mem, user, groups[rel])
+		if err != nil {
+			return err
+		}
+		err = o.write(rel, sub)
+		sub.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write appends rec (the files' columns) to the staging file of directory rel.
+func (o *fileOperator) write(rel string, rec arrow.RecordBatch) error {
+	cur, err := o.staged(rel)
+	if err != nil {
+		return err
+	}
+	if err := cur.w.write(rec); err != nil {
+		return sparkerr.New("java.io.IOException", "", "", "Failed to write "+cur.path+": "+err.Error())
+	}
+	cur.rows += rec.NumRows()
 	return nil
 }
 
@@ -205,22 +267,28 @@ func (o *fileOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) e
 		o.discard()
 		return nil
 	}
-	var status *sources.SinkFileStatus
+	var statuses []sources.SinkFileStatus
 	var rows int64
-	if cur := o.cur; cur != nil {
-		o.cur = nil
+	order := o.order
+	staged := o.cur
+	o.cur, o.order = nil, nil
+	for n, rel := range order {
+		cur := staged[rel]
 		final, err := o.finish(cur, epoch)
 		if err != nil {
+			for _, rest := range order[n+1:] {
+				discardStaged(staged[rest])
+			}
 			return err
 		}
 		info, err := os.Stat(final)
 		if err != nil {
 			return sparkerr.New("java.io.IOException", "", "", "Failed to stat "+final+": "+err.Error())
 		}
-		st := sources.NewSinkFileStatus(final, info)
-		status, rows = &st, cur.rows
+		statuses = append(statuses, sources.NewSinkFileStatus(final, info))
+		rows += cur.rows
 	}
-	return o.sink.arrive(epoch, status, rows, o.env.Partitions)
+	return o.sink.arrive(epoch, statuses, rows, o.env.Partitions)
 }
 
 // finish completes a staged file and renames it to its part file name.
@@ -240,7 +308,7 @@ func (o *fileOperator) finish(cur *stagedFile, epoch int64) (string, error) {
 		return fail("close", err)
 	}
 	name := fmt.Sprintf("part-%05d-%05d-%s.%s", epoch, o.env.Partition, sources.RandomID(), o.sink.format.ext)
-	final := filepath.Join(o.sink.dir, name)
+	final := filepath.Join(cur.dir, name)
 	if err := os.Rename(cur.path, final); err != nil {
 		os.Remove(cur.path)
 		return "", sparkerr.New("java.io.IOException", "", "", "Failed to rename "+cur.path+": "+err.Error())
@@ -248,18 +316,20 @@ func (o *fileOperator) finish(cur *stagedFile, epoch int64) (string, error) {
 	return final, nil
 }
 
-// discard drops the staged file (rows of an epoch already committed, or after the last
+// discard drops the staged files (rows of an epoch already committed, or after the last
 // barrier).
 func (o *fileOperator) discard() {
-	if o.cur == nil {
-		return
+	for _, rel := range o.order {
+		discardStaged(o.cur[rel])
 	}
-	_ = o.cur.w.close()
-	o.cur.f.Close()
-	os.Remove(o.cur.path)
-	o.cur = nil
+	o.cur, o.order = nil, nil
 }
 
+func discardStaged(cur *stagedFile) {
+	_ = cur.w.close()
+	cur.f.Close()
+	os.Remove(cur.path)
+}
 // EndOfData implements flow.EndOfDataHandler: rows after the last barrier belong to no epoch.
 func (o *fileOperator) EndOfData(context.Context, flow.Emitter) error {
 	o.discard()
@@ -270,13 +340,24 @@ func (o *fileOperator) EndOfData(context.Context, flow.Emitter) error {
 func (o *fileOperator) Close() { o.discard() }
 
 // removeStaged deletes staging files a previous run left behind when it crashed mid-epoch
-// (readers ignore them; this only reclaims the space). Part files without a log entry stay:
-// they may be a concurrent reader's business, and are never read.
+// (readers ignore them; this only reclaims the space), in the output directory, its partition
+// directories and the log directory. Part files without a log entry stay: they may be a
+// concurrent reader's business, and are never read.
 func removeStaged(dir string) {
-	for _, pattern := range []string{filepath.Join(dir, ".part-*.tmp"), filepath.Join(dir, sources.SinkLogDir, ".*.tmp")} {
-		matches, _ := filepath.Glob(pattern)
-		for _, m := range matches {
-			os.Remove(m)
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
 		}
-	}
+		name := d.Name()
+		if d.IsDir() {
+			if path != dir && name != sources.SinkLogDir && (strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp") {
+			os.Remove(path)
+		}
+		return nil
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -49,6 +50,9 @@ type Env struct {
 	Stdout io.Writer
 	// Tables registers the memory sink's table as a session temp view.
 	Tables TableRegistry
+	// PartitionBy is writeStream.partitionBy's columns (file sinks write Hive-style
+	// directories col=value; other sinks refuse them).
+	PartitionBy []string
 }
 
 // TableRegistry is the session's temp-view registry, as the memory sink needs it.
@@ -115,6 +119,10 @@ func New(format string, env Env, options map[string]string) (Sink, error) {
 		return nil, sparkerr.Analysis("STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE", "42KDE",
 			"Invalid streaming output mode: %s. This output mode is not supported in Data Source %s.", env.Mode, format).
 			WithParams("outputMode", string(env.Mode), "className", format)
+	}
+	if len(env.PartitionBy) > 0 && !sources.IsFileFormat(format) {
+		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
+			"'"+strings.ToLower(format)+"' does not support partitioning.").WithParams("operation", strings.ToLower(format))
 	}
 	return f(env, options)
 }
