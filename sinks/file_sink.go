@@ -330,6 +330,7 @@ func discardStaged(cur *stagedFile) {
 	cur.f.Close()
 	os.Remove(cur.path)
 }
+
 // EndOfData implements flow.EndOfDataHandler: rows after the last barrier belong to no epoch.
 func (o *fileOperator) EndOfData(context.Context, flow.Emitter) error {
 	o.discard()
