@@ -29,5 +29,10 @@ race_pkgs="./flow/... ./barrier/... ./connect/..."
 go test -count=1 ./...
 go test -count=1 -race $race_pkgs
 
+echo "== starting a Kafka broker (scripts/kafka-broker.sh) for tests/e2e/test_kafka.py"
+trap '"$root/scripts/kafka-broker.sh" stop' EXIT
+KAFKA_BOOTSTRAP=$("$root/scripts/kafka-broker.sh" start)
+export KAFKA_BOOTSTRAP
+
 echo "== pytest (PySpark end to end)"
 WEIR_BIN="$root/bin/weir" .venv/bin/python -m pytest -q -p no:cacheprovider tests/e2e
