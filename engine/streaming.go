@@ -36,8 +36,6 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query
 		return nil, sparkerr.Unsupported("writeStream.foreachBatch: Python functions are not supported (Weir runs no Python on the server)")
 	case ws.TableName != "":
 		return nil, sparkerr.Unsupported("writeStream.toTable(%s): streaming writes into tables are not supported", sparkerr.Quote(ws.TableName))
-	case len(ws.PartitionBy) > 0:
-		return nil, sparkerr.Unsupported("writeStream.partitionBy is not supported by Weir's streaming sinks")
 	case len(ws.ClusterBy) > 0:
 		return nil, sparkerr.Unsupported("writeStream.clusterBy is not supported by Weir's streaming sinks")
 	}
@@ -50,14 +48,15 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query
 		return nil, err
 	}
 	return s.streams.Start(ctx, query.Spec{
-		Plan:       node,
-		Format:     ws.Format,
-		Options:    ws.Options,
-		OutputMode: mode,
-		Trigger:    trigger,
-		Name:       ws.QueryName,
-		Path:       ws.Path,
-		TableName:  ws.TableName,
+		Plan:        node,
+		Format:      ws.Format,
+		Options:     ws.Options,
+		OutputMode:  mode,
+		Trigger:     trigger,
+		Name:        ws.QueryName,
+		Path:        ws.Path,
+		TableName:   ws.TableName,
+		PartitionBy: ws.PartitionBy,
 	})
 }
 

@@ -53,6 +53,8 @@ type Spec struct {
 	Name string
 	// Path is start(path), TableName toTable(name); "" if not given.
 	Path, TableName string
+	// PartitionBy is writeStream.partitionBy's columns (nil if none).
+	PartitionBy []string
 }
 
 // Env is what a session's Manager runs queries with.
