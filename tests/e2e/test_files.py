@@ -5,7 +5,7 @@ import time
 
 import pytest
 from pyspark.errors import AnalysisException
-from pyspark.sql.types import LongType, StringType, StructField, StructType
+from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
 
 def rate_micro_batch(spark, rows_per_batch, partitions=2):
@@ -134,3 +134,35 @@ def test_text_stream_max_files_per_trigger(spark, tmp_path):
         assert epochs[0]["sources"][0]["description"] == "FileStreamSource[file://" + str(src) + "]"
     finally:
         q.stop()
+
+
+def test_parquet_sink_partition_by_reads_back_with_partition_columns(spark, tmp_path):
+    out, cp = str(tmp_path / "out"), str(tmp_path / "cp")
+    q = (rate_micro_batch(spark, 10).selectExpr("value", "value % 3 AS k")
+         .writeStream.partitionBy("k").format("parquet").option("checkpointLocation", cp)
+         .trigger(availableNow=True).start(out))
+    q.awaitTermination(60)
+    assert q.exception() is None
+    assert sorted(d for d in os.listdir(out) if not d.startswith("_")) == ["k=0", "k=1", "k=2"]
+    with open(os.path.join(out, "_spark_metadata", "0")) as f:
+        entries = [json.loads(line) for line in f.read().split("\n")[1:]]
+    listed = sorted(e["path"][len("file://"):] for e in entries)
+    written = sorted(os.path.join(root, n) for root, _, names in os.walk(out)
+                     for n in names if n.startswith("part-"))
+    assert listed == written
+    # The partition column lives in the directory names only.
+    import pyarrow.parquet as pq
+    assert pq.read_schema(listed[0]).names == ["value"]
+    df = spark.read.parquet(out)
+    assert [(f.name, f.dataType) for f in df.schema.fields] == [("value", LongType()), ("k", IntegerType())]
+    rows = df.orderBy("value").collect()
+    assert [(r.value, r.k) for r in rows] == [(v, v % 3) for v in range(10)]
+
+
+def test_partition_by_unknown_column_and_memory_sink_are_refused(spark, tmp_path):
+    df = rate_micro_batch(spark, 3).selectExpr("value", "value % 3 AS k")
+    with pytest.raises(AnalysisException, match="Partition column `nope` not found"):
+        (df.writeStream.partitionBy("nope").format("parquet")
+         .option("checkpointLocation", str(tmp_path / "cp")).start(str(tmp_path / "out")))
+    with pytest.raises(AnalysisException, match="'memory' does not support partitioning"):
+        df.writeStream.partitionBy("k").format("memory").queryName("parts").start()
