@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -277,7 +278,7 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 // the key as Kafka's default partitioner does, or spreads keyless records round-robin.
 func kafkaPartitioner(topic string) func(*kgo.Record, int) int {
 	hashed := kgo.StickyKeyPartitioner(nil).ForTopic(topic)
-	next := 0
+	var next atomic.Int64
 	return func(r *kgo.Record, n int) int {
 		if r.Partition >= 0 {
 			return int(r.Partition)
@@ -285,8 +286,7 @@ func kafkaPartitioner(topic string) func(*kgo.Record, int) int {
 		if r.Key != nil {
 			return hashed.Partition(r, n)
 		}
-		next = (next + 1) % n
-		return next
+		return int(next.Add(1) % int64(n))
 	}
 }
 
