@@ -34,8 +34,8 @@ func partitionColumns(schema sqltypes.Schema, names []string) ([]int, error) {
 				cols[i] = c.Name
 			}
 			return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1126", "",
-				"Partition column `"+n+"` not found in schema "+schema.AsStruct().SQL()).
-				WithParams("col", n, "schemaCatalog", schema.AsStruct().SQL())
+				"Partition column `"+n+"` not found in schema "+schema.AsStruct().String()).
+				WithParams("col", n, "schemaCatalog", schema.AsStruct().String())
 		}
 		for _, seen := range out {
 			if seen == idx {

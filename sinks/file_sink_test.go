@@ -43,13 +43,19 @@ type fileHarness struct {
 
 func newFileHarness(t *testing.T, format string, partitions int, options map[string]string) *fileHarness {
 	t.Helper()
+	return newPartitionedHarness(t, format, partitions, options, nil)
+}
+
+// newPartitionedHarness is newFileHarness with writeStream.partitionBy's columns.
+func newPartitionedHarness(t *testing.T, format string, partitions int, options map[string]string, partitionBy []string) *fileHarness {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	dir := filepath.Join(t.TempDir(), "out")
 	opts := map[string]string{"path": dir, "checkpointLocation": filepath.Join(t.TempDir(), "cp")}
 	for k, v := range options {
 		opts[k] = v
 	}
-	s, err := New(format, Env{Mode: Append, Schema: fileTestSchema, TimeZone: "UTC"}, opts)
+	s, err := New(format, Env{Mode: Append, Schema: fileTestSchema, TimeZone: "UTC", PartitionBy: partitionBy}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
