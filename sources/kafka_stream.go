@@ -256,7 +256,7 @@ func (s *kafkaStream) Initial(ctx context.Context) (Offset, error) {
 	case "latest":
 		init, err = s.listOffsets(ctx, false)
 	default:
-		init, err = s.resolveSpecific(ctx)
+		init, err = s.resolveSpecific(ctx, s.opts.specific, s.opts.starting)
 	}
 	if err != nil {
 		return nil, err
@@ -270,9 +270,9 @@ func (s *kafkaStream) Initial(ctx context.Context) (Offset, error) {
 	return o, nil
 }
 
-// resolveSpecific resolves JSON startingOffsets: -2 is the partition's earliest offset and -1
+// resolveSpecific resolves JSON offsets (startingOffsets, endingOffsets): -2 is the partition's earliest offset and -1
 // its latest; the partitions of the subscription must all be given (as in Spark).
-func (s *kafkaStream) resolveSpecific(ctx context.Context) (kafkaOffsets, error) {
+func (s *kafkaStream) resolveSpecific(ctx context.Context, specific kafkaOffsets, given string) (kafkaOffsets, error) {
 	earliest, err := s.listOffsets(ctx, true)
 	if err != nil {
 		return nil, err
@@ -282,8 +282,8 @@ func (s *kafkaStream) resolveSpecific(ctx context.Context) (kafkaOffsets, error)
 		return nil, err
 	}
 	out := kafkaOffsets{}
-	for _, tp := range sortedPartitions(s.opts.specific) {
-		off := s.opts.specific[tp.Topic][tp.Partition]
+	for _, tp := range sortedPartitions(specific) {
+		off := specific[tp.Topic][tp.Partition]
 		if _, ok := latest[tp.Topic][tp.Partition]; !ok {
 			return nil, sparkerr.New(sparkerr.IllegalArgumentException, "", "",
 				"Assigned partitions from startingOffsets do not exist: "+tp.Topic+"-"+itoa32(tp.Partition))
@@ -301,8 +301,8 @@ func (s *kafkaStream) resolveSpecific(ctx context.Context) (kafkaOffsets, error)
 	}
 	for _, tp := range sortedPartitions(latest) {
 		if _, ok := out[tp.Topic][tp.Partition]; !ok && s.opts.strategy != kafkaSubscribePattern {
-			return nil, sparkerr.IllegalArgument("startingOffsets for %s does not contain all partitions of the "+
-				"subscription: %s-%d is missing", s.opts.starting, tp.Topic, tp.Partition)
+			return nil, sparkerr.IllegalArgument("Offsets %s do not contain all partitions of the "+
+				"subscription: %s-%d is missing", given, tp.Topic, tp.Partition)
 		}
 	}
 	return out, nil

@@ -14,7 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
 )
 
 // newFakeKafka starts a kfake cluster with the topics (partitions each) and returns its
@@ -273,5 +275,48 @@ func TestKafkaSourceUnreachableFailsInTime(t *testing.T) {
 		if d := time.Since(began); d > 5*time.Second {
 			t.Fatalf("%s took %s", addr, d)
 		}
+	}
+}
+
+// kafkaRowsEmitter keeps the user columns' offsets of the data batches it gets.
+type kafkaRowsEmitter struct {
+	rows []string
+}
+
+func (c *kafkaRowsEmitter) Emit(_ context.Context, rec arrow.RecordBatch) error {
+	defer rec.Release()
+	user := flow.UserColumns(rec)
+	defer user.Release()
+	for i := 0; i < int(user.NumRows()); i++ {
+		c.rows = append(c.rows, fmt.Sprintf("%v/%v=%s", expr.ValueAt(user.Column(3), i, sqltypes.IntegerType),
+			expr.ValueAt(user.Column(4), i, sqltypes.LongType), expr.ValueAt(user.Column(1), i, sqltypes.BinaryType)))
+	}
+	return nil
+}
+
+func TestKafkaBatchReadsStartingToEndingOffsets(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 2, "t")
+	produceKafka(t, addr, "t", 0, "a", "b", "c")
+	produceKafka(t, addr, "t", 1, "x")
+	if _, err := NewKafkaBatch(map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
+		"startingOffsets": "latest"}, "UTC"); err == nil || !strings.Contains(err.Error(), "starting offset can't be latest for batch queries") {
+		t.Fatalf("latest start: %v", err)
+	}
+	b, err := NewKafkaBatch(map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
+		"endingOffsets": `{"t":{"0":2,"1":-1}}`}, "UTC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := flow.EventSchema(sqltypes.ToArrowSchema(b.Schema(), "UTC"))
+	out := &kafkaRowsEmitter{}
+	for p := 0; p < 2; p++ {
+		if err := b.Run(context.Background(), flow.Env{Mem: mem, Partition: p, Partitions: 2, OutSchema: event}, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sortedRows(out.rows); got != "0/0=a\n0/1=b\n1/0=x" {
+		t.Fatalf("rows\n%s", got)
 	}
 }

@@ -1,0 +1,81 @@
+package sources
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// KafkaBatch is a batch read of Kafka (spark.read.format("kafka")): the offsets from
+// startingOffsets (default earliest) to endingOffsets (default latest), resolved once when the
+// first partition runs and shared by all, topic-partitions spread over the partitions
+// round-robin as in the stream source. Build it with NewKafkaBatch; the planner runs one value
+// for every partition.
+type KafkaBatch struct {
+	opts kafkaOptions
+	tz   string
+
+	once       sync.Once
+	start, end Offset
+	err        error
+}
+
+// KafkaBatchSchema validates a batch read's options and returns its schema.
+func KafkaBatchSchema(options map[string]string) (sqltypes.Schema, error) {
+	o, err := parseKafkaOptions(NormalizeOptions(options), "", true)
+	if err != nil {
+		return nil, err
+	}
+	return kafkaSchema(o.headers), nil
+}
+
+// NewKafkaBatch validates a batch read's options (with Spark's messages).
+func NewKafkaBatch(options map[string]string, timeZone string) (*KafkaBatch, error) {
+	o, err := parseKafkaOptions(NormalizeOptions(options), "", true)
+	if err != nil {
+		return nil, err
+	}
+	return &KafkaBatch{opts: o, tz: timeZone}, nil
+}
+
+// Schema is the rows' schema.
+func (b *KafkaBatch) Schema() sqltypes.Schema { return kafkaSchema(b.opts.headers) }
+
+// resolve fixes the batch's offset range.
+func (b *KafkaBatch) resolve(ctx context.Context, s *kafkaStream) {
+	b.once.Do(func() {
+		if b.start, b.err = s.Initial(ctx); b.err != nil {
+			return
+		}
+		if b.opts.ending == "latest" {
+			b.end, b.err = s.Latest(ctx)
+			return
+		}
+		spec, _ := parseKafkaOffsets(b.opts.ending) // validated by parseKafkaOptions
+		var end kafkaOffsets
+		if end, b.err = s.resolveSpecific(ctx, spec, b.opts.ending); b.err == nil {
+			b.end = encodeKafkaOffsets(end)
+		}
+	})
+}
+
+// Run implements flow.Source.
+func (b *KafkaBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
+	s := &kafkaStream{opts: b.opts, schema: kafkaSchema(b.opts.headers), mem: env.Mem, tz: b.tz,
+		parts: max(1, env.Partitions)}
+	if err := s.connect(); err != nil {
+		return err
+	}
+	defer s.Close()
+	b.resolve(ctx, s)
+	if b.err != nil {
+		return b.err
+	}
+	return s.Read(ctx, env.Partition, b.start, b.end, func(rec arrow.RecordBatch) error {
+		defer rec.Release()
+		return out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil))
+	})
+}
