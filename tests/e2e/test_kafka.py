@@ -119,3 +119,26 @@ def test_kafka_to_kafka_exactly_once(spark, kafka):
         q.stop()
     rows = read_topic(spark, kafka, out, "kafka_out_rows", committed=True)
     assert sorted((r.k, r.v) for r in rows) == [("a", "ONE"), ("b", "TWO"), ("c", "THREE")]
+
+
+def test_kafka_to_kafka_restart_from_checkpoint_writes_each_row_once(spark, kafka):
+    src, out = topic_name("rin"), topic_name("rout")
+    cp = tempfile.mkdtemp(prefix="weir-kafka-cp-")
+
+    def run():
+        q = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", src)
+             .option("startingOffsets", "earliest").load()
+             .selectExpr("key", "concat(CAST(value AS STRING), '!') AS value")
+             .writeStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("topic", out)
+             .option("checkpointLocation", cp).start())
+        try:
+            q.processAllAvailable()
+        finally:
+            q.stop()
+
+    produce(kafka, src, ["a:1", "b:2"])
+    run()
+    produce(kafka, src, ["c:3"])
+    run()
+    rows = read_topic(spark, kafka, out, "kafka_restart_rows", committed=True)
+    assert sorted((r.k, r.v) for r in rows) == [("a", "1!"), ("b", "2!"), ("c", "3!")]
