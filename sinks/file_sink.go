@@ -30,7 +30,8 @@ func init() {
 // partition writes its rows of the epoch to a hidden staging file, renamed at the barrier to
 // part-<epoch>-<partition>-<uuid>.<ext>; the last partition to reach the barrier commits the
 // epoch by writing its entry of the commit log (<path>/_spark_metadata/<epoch>, Spark's
-// FileStreamSinkLog format). Readers (Weir's file source and batch reads, Spark) read only
+// FileStreamSinkLog format). With partitionBy, each partition directory col1=v1/col2=v2 gets
+// its own staging and part files, all listed in the epoch's entry. Readers (Weir's file source and batch reads, Spark) read only
 // files the log lists, so files of an epoch that failed before its commit are never seen. An
 // epoch the log already holds (a replay after recovery) writes nothing.
 type fileSink struct {

@@ -17,7 +17,11 @@
 // StreamEnv.Metadata); offsets are {"logOffset": n}, the log's batch index. FileBatch reads the
 // files of a path for spark.read. A directory written by the file sink is read through its commit
 // log (_spark_metadata, Spark's FileStreamSinkLog format, file_log.go), so only committed files
-// are seen.
+// are seen. Partition discovery (file_partition.go): files in Hive-style directories
+// col=value (Spark's escaping, __HIVE_DEFAULT_PARTITION__ for null) get those columns from the
+// directory names; without a user schema their types are inferred (int, bigint, double, date,
+// else string) and appended to the data columns; a user schema decides the types of the
+// partition columns it names.
 //
 // Ownership: an EpochSource's partitions run in goroutines owned by the flow runner; the source
 // itself (connections, reader goroutines) is closed by whoever opened it (the query) after the
