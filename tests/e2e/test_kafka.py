@@ -51,8 +51,22 @@ def topic_name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-def read_topic(spark, kafka: str, topic: str, name: str, committed=False):
-    """Reads a topic from the beginning with a streaming query into a memory table."""
+def drain(q, rows: int, timeout: float = 60):
+    """processAllAvailable until the query has read `rows` input rows: a topic created a moment
+    ago may not be visible to the first offset request, and then processAllAvailable has nothing
+    to wait for yet."""
+    deadline = time.time() + timeout
+    while True:
+        q.processAllAvailable()
+        seen = sum(p.numInputRows for p in q.recentProgress)
+        if seen >= rows or time.time() > deadline:
+            return seen
+        time.sleep(0.2)
+
+
+def read_topic(spark, kafka: str, topic: str, name: str, committed=False, expect=0):
+    """Reads a topic from the beginning with a streaming query into a memory table, until at
+    least `expect` records (data records; transaction markers are not rows) have been read."""
     reader = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka)
               .option("subscribe", topic).option("startingOffsets", "earliest"))
     if committed:
@@ -61,7 +75,7 @@ def read_topic(spark, kafka: str, topic: str, name: str, committed=False):
                                   "`offset`", "timestampType")
          .writeStream.format("memory").queryName(name).start())
     try:
-        q.processAllAvailable()
+        drain(q, expect)
     finally:
         q.stop()
     return spark.sql(f"SELECT * FROM {name} ORDER BY `offset`").collect()
@@ -70,7 +84,7 @@ def read_topic(spark, kafka: str, topic: str, name: str, committed=False):
 def test_kafka_source_reads_exact_rows(spark, kafka):
     topic = topic_name("src")
     produce(kafka, topic, ["k1:a", "k2:b", "k3:c"])
-    rows = read_topic(spark, kafka, topic, "kafka_src_rows")
+    rows = read_topic(spark, kafka, topic, "kafka_src_rows", expect=3)
     assert [(r.k, r.v, r.topic, r.partition, r.offset, r.timestampType) for r in rows] == [
         ("k1", "a", topic, 0, 0, 0), ("k2", "b", topic, 0, 1, 0), ("k3", "c", topic, 0, 2, 0)]
 
@@ -114,10 +128,10 @@ def test_kafka_to_kafka_exactly_once(spark, kafka):
          .writeStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("topic", out)
          .option("checkpointLocation", cp).start())
     try:
-        q.processAllAvailable()
+        assert drain(q, 3) == 3
     finally:
         q.stop()
-    rows = read_topic(spark, kafka, out, "kafka_out_rows", committed=True)
+    rows = read_topic(spark, kafka, out, "kafka_out_rows", committed=True, expect=3)
     assert sorted((r.k, r.v) for r in rows) == [("a", "ONE"), ("b", "TWO"), ("c", "THREE")]
 
 
@@ -125,20 +139,20 @@ def test_kafka_to_kafka_restart_from_checkpoint_writes_each_row_once(spark, kafk
     src, out = topic_name("rin"), topic_name("rout")
     cp = tempfile.mkdtemp(prefix="weir-kafka-cp-")
 
-    def run():
+    def run(rows):
         q = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", src)
              .option("startingOffsets", "earliest").load()
              .selectExpr("key", "concat(CAST(value AS STRING), '!') AS value")
              .writeStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("topic", out)
              .option("checkpointLocation", cp).start())
         try:
-            q.processAllAvailable()
+            assert drain(q, rows) == rows
         finally:
             q.stop()
 
     produce(kafka, src, ["a:1", "b:2"])
-    run()
+    run(2)
     produce(kafka, src, ["c:3"])
-    run()
-    rows = read_topic(spark, kafka, out, "kafka_restart_rows", committed=True)
+    run(1)  # the restarted run reads only what the checkpoint has not committed
+    rows = read_topic(spark, kafka, out, "kafka_restart_rows", committed=True, expect=3)
     assert sorted((r.k, r.v) for r in rows) == [("a", "1!"), ("b", "2!"), ("c", "3!")]
