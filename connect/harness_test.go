@@ -96,30 +96,7 @@ func newTestServer(t *testing.T, opts ...Option) *testServer {
 		return plan.ShowTables{}, nil
 	}
 	ts.srv = srv
-	lis := bufconn.Listen(1 << 20)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, lis) }()
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Close()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("Serve did not stop")
-		}
-	})
-	ts.client = pb.NewSparkConnectServiceClient(conn)
+	ts.client = serveBufconn(t, srv)
 	return ts
 }
 
@@ -214,4 +191,33 @@ func jsonList(t *testing.T, s string) []string {
 		t.Fatalf("bad JSON list %q: %v", s, err)
 	}
 	return out
+}
+
+// serveBufconn serves srv over an in-memory listener until the test ends and returns a client.
+func serveBufconn(t *testing.T, srv *Server) pb.SparkConnectServiceClient {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, lis) }()
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Close()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("Serve did not stop")
+		}
+	})
+	return pb.NewSparkConnectServiceClient(conn)
 }

@@ -3,7 +3,6 @@ package connect
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -12,9 +11,6 @@ import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/sparkerr"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 )
 
 // newEngineServer serves real engine sessions (and real plan conversion) over bufconn.
@@ -25,30 +21,7 @@ func newEngineServer(t *testing.T, opts ...Option) pb.SparkConnectServiceClient 
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis := bufconn.Listen(1 << 20)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, lis) }()
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Close()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("Serve did not stop")
-		}
-	})
-	return pb.NewSparkConnectServiceClient(conn)
+	return serveBufconn(t, srv)
 }
 
 func commandPlan(c *pb.Command) *pb.Plan { return &pb.Plan{OpType: &pb.Plan_Command{Command: c}} }
