@@ -156,3 +156,23 @@ def test_kafka_to_kafka_restart_from_checkpoint_writes_each_row_once(spark, kafk
     run(1)  # the restarted run reads only what the checkpoint has not committed
     rows = read_topic(spark, kafka, out, "kafka_restart_rows", committed=True, expect=3)
     assert sorted((r.k, r.v) for r in rows) == [("a", "1!"), ("b", "2!"), ("c", "3!")]
+
+
+def test_kafka_from_json_parses_values(spark, kafka):
+    from pyspark.sql.functions import col, from_json
+
+    topic = topic_name("json")
+    produce(kafka, topic, ['k1:{"id":1,"name":"a"}', 'k2:{"id":2}', "k3:not json"])
+    parsed = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka)
+              .option("subscribe", topic).option("startingOffsets", "earliest").load()
+              .select(from_json(col("value").cast("string"), "id INT, name STRING"), col("offset")))
+    assert parsed.columns == ["from_json(CAST(value AS STRING))", "offset"]
+    q = (parsed.select(col("from_json(CAST(value AS STRING))").alias("j"), "offset")
+         .select("j.id", "j.name", "offset")
+         .writeStream.format("memory").queryName("kafka_from_json").start())
+    try:
+        drain(q, 3)
+    finally:
+        q.stop()
+    rows = spark.sql("SELECT * FROM kafka_from_json ORDER BY `offset`").collect()
+    assert [(r.id, r.name) for r in rows] == [(1, "a"), (2, None), (None, None)]
