@@ -11,4 +11,6 @@
 // int64, float32, float64, decimal128.Num (scale from the type), string, []byte, int32 days for
 // date, int64 microseconds for timestamps and day-time intervals, int32 months for year-month
 // intervals, []any for arrays and structs, *MapValue for maps.
+//
+// ParseJSONType and JSONType read and write Spark's JSON form of a type (DataType.json()).
 package sqltypes
