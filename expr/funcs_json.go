@@ -72,6 +72,14 @@ func bindFromJSON(name string, args []Expr, opts Options) (Expr, error) {
 			"Input schema %s must be a struct, an array, a map or a variant.", t.SQL())
 	}
 	t = asNullableType(t)
+	failFast := false
+	if len(args) == 3 {
+		mode, err := jsonParseMode(args[2])
+		if err != nil {
+			return nil, err
+		}
+		failFast = mode == "FAILFAST"
+	}
 	in, err := coerceArgs(name, args[:1], opts, sqltypes.StringType)
 	if err != nil {
 		return nil, err
@@ -81,17 +89,71 @@ func bindFromJSON(name string, args []Expr, opts Options) (Expr, error) {
 		if empty {
 			return nil, nil
 		}
-		if !ok {
-			return malformedJSONRow(t), nil
+		var out any
+		if ok {
+			bad := false
+			out, ok = jsonToValue(v, t, ctx.loc(), &bad)
+			ok = ok && !(failFast && bad)
 		}
-		out, ok := jsonToValue(v, t, ctx.loc())
 		if !ok {
+			if failFast {
+				return nil, sparkerr.New(sparkerr.SparkException, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION", "22023",
+					"Malformed records are detected in record parsing: "+a[0].(string)+".\nParse Mode: FAILFAST. To process malformed records as null result, try setting the option 'mode' as 'PERMISSIVE'.")
+			}
 			return malformedJSONRow(t), nil
 		}
 		return out, nil
 	})
 	f.str = "from_json(" + args[0].String() + ")"
 	return f, nil
+}
+
+// jsonParseMode reads the "mode" option from from_json's options map (a map of constant
+// strings): PERMISSIVE (the default) or FAILFAST; DROPMALFORMED is refused as Spark does.
+func jsonParseMode(opt Expr) (string, error) {
+	m, ok := constantMap(opt)
+	if !ok {
+		return "", sparkerr.Analysis("INVALID_OPTIONS.NON_MAP_FUNCTION", "42K06",
+			"Invalid options: Must use the `map()` function for options.")
+	}
+	mode := "PERMISSIVE"
+	for i, k := range m.Keys {
+		if ks, isStr := k.(string); isStr && ks == "mode" {
+			if vs, isStr := m.Values[i].(string); isStr {
+				mode = strings.ToUpper(vs)
+			}
+		}
+	}
+	switch mode {
+	case "PERMISSIVE", "FAILFAST":
+		return mode, nil
+	}
+	return "", sparkerr.Analysis("PARSE_MODE_UNSUPPORTED", "42601",
+		"The function `from_json` doesn't support the %s mode. Acceptable modes are PERMISSIVE and FAILFAST.", mode).
+		WithParams("funcName", "`from_json`", "mode", mode)
+}
+
+// constantMap evaluates a map literal or a map(...) call over literals.
+func constantMap(e Expr) (*sqltypes.MapValue, bool) {
+	if v, ok := literalValue(e); ok {
+		m, isMap := v.(*sqltypes.MapValue)
+		return m, isMap
+	}
+	f, isFunc := e.(*rowFunc)
+	if !isFunc || f.t.Kind != sqltypes.Map {
+		return nil, false
+	}
+	vals := make([]any, len(f.args))
+	for i, a := range f.args {
+		v, ok := literalValue(a)
+		if !ok {
+			return nil, false
+		}
+		vals[i] = v
+	}
+	v, err := f.fn(nil, vals)
+	m, isMap := v.(*sqltypes.MapValue)
+	return m, err == nil && isMap
 }
 
 // malformedJSONRow is PERMISSIVE mode's result for a malformed record: a struct of nulls
@@ -106,7 +168,7 @@ func malformedJSONRow(t sqltypes.DataType) any {
 // jsonToValue converts a parsed JSON value to t's Go value like Spark's JacksonParser. A field
 // that does not convert becomes NULL (Spark's partial results); ok=false when the value's shape
 // does not fit t at the top.
-func jsonToValue(v any, t sqltypes.DataType, loc *time.Location) (any, bool) {
+func jsonToValue(v any, t sqltypes.DataType, loc *time.Location, bad *bool) (any, bool) {
 	if v == nil {
 		return nil, true
 	}
@@ -120,7 +182,7 @@ func jsonToValue(v any, t sqltypes.DataType, loc *time.Location) (any, bool) {
 		for i, k := range obj.keys {
 			for j, f := range t.Fields {
 				if f.Name == k {
-					row[j] = jsonFieldValue(obj.vals[i], f.Type, loc)
+					row[j] = jsonFieldValue(obj.vals[i], f.Type, loc, bad)
 				}
 			}
 		}
@@ -132,7 +194,7 @@ func jsonToValue(v any, t sqltypes.DataType, loc *time.Location) (any, bool) {
 		}
 		out := make([]any, len(arr))
 		for i, it := range arr {
-			out[i] = jsonFieldValue(it, *t.Elem, loc)
+			out[i] = jsonFieldValue(it, *t.Elem, loc, bad)
 		}
 		return out, true
 	case sqltypes.Map:
@@ -146,7 +208,7 @@ func jsonToValue(v any, t sqltypes.DataType, loc *time.Location) (any, bool) {
 			if !ok || key == nil {
 				return nil, false
 			}
-			val := jsonFieldValue(obj.vals[i], *t.Value, loc)
+			val := jsonFieldValue(obj.vals[i], *t.Value, loc, bad)
 			m.Keys, m.Values = append(m.Keys, key), append(m.Values, val)
 		}
 		return m, true
@@ -225,10 +287,12 @@ func jsonToValue(v any, t sqltypes.DataType, loc *time.Location) (any, bool) {
 	return nil, false
 }
 
-// jsonFieldValue is a nested value's conversion: NULL when it does not convert.
-func jsonFieldValue(v any, t sqltypes.DataType, loc *time.Location) any {
-	out, ok := jsonToValue(v, t, loc)
+// jsonFieldValue is a nested value's conversion: NULL when it does not convert (and *bad is
+// set: FAILFAST fails the record, PERMISSIVE keeps the partial result).
+func jsonFieldValue(v any, t sqltypes.DataType, loc *time.Location, bad *bool) any {
+	out, ok := jsonToValue(v, t, loc, bad)
 	if !ok {
+		*bad = true
 		return nil
 	}
 	return out
