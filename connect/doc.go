@@ -20,10 +20,10 @@
 //     recovered into internal errors.
 //
 // RPCs served: ExecutePlan, ReattachExecute, ReleaseExecute, AnalyzePlan, Config, Interrupt,
-// ReleaseSession, FetchErrorDetails, AddArtifacts, ArtifactStatus, GetStatus. CloneSession is
-// answered UNIMPLEMENTED. Cached local
-// relations (createDataFrame of large data) are replaced by LocalRelations from the session's
-// artifacts before plan conversion, so protoconv stays a pure function of the proto.
+// ReleaseSession, FetchErrorDetails, AddArtifacts, ArtifactStatus, GetStatus. CloneSession is not
+// served (gRPC's standard status for an unknown method). Cached local relations (createDataFrame
+// of large data) are replaced by LocalRelations from the session's artifacts before plan
+// conversion, so protoconv stays a pure function of the proto.
 //
 // Streaming (streaming.go, listenerbus.go), served when the engine session is a
 // StreamingEngine (*engine.Session is):
