@@ -3,6 +3,7 @@ package expr
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -126,49 +127,25 @@ func fastCast(ctx *Context, in arrow.Array, from, to sqltypes.DataType) arrow.Ar
 	case *array.Int32:
 		switch to.Kind {
 		case sqltypes.Long:
-			vals := a.Int32Values()
-			b := array.NewInt64Builder(mem)
-			defer b.Release()
-			b.Resize(len(vals))
-			for i, v := range vals {
-				if a.IsNull(i) {
-					b.UnsafeAppendBoolToBitmap(false)
-				} else {
-					b.UnsafeAppend(int64(v))
-				}
-			}
-			return b.NewArray()
+			return widen[int32, int64](mem, in, a.Int32Values())
 		case sqltypes.Double:
-			vals := a.Int32Values()
-			b := array.NewFloat64Builder(mem)
-			defer b.Release()
-			b.Resize(len(vals))
-			for i, v := range vals {
-				if a.IsNull(i) {
-					b.UnsafeAppendBoolToBitmap(false)
-				} else {
-					b.UnsafeAppend(float64(v))
-				}
-			}
-			return b.NewArray()
+			return widen[int32, float64](mem, in, a.Int32Values())
 		}
 	case *array.Int64:
 		if to.Kind == sqltypes.Double {
-			vals := a.Int64Values()
-			b := array.NewFloat64Builder(mem)
-			defer b.Release()
-			b.Resize(len(vals))
-			for i, v := range vals {
-				if a.IsNull(i) {
-					b.UnsafeAppendBoolToBitmap(false)
-				} else {
-					b.UnsafeAppend(float64(v))
-				}
-			}
-			return b.NewArray()
+			return widen[int64, float64](mem, in, a.Int64Values())
 		}
 	}
 	return nil
+}
+
+// widen converts every value of a numeric array to a wider type (nulls stay null).
+func widen[S int32 | int64, T int64 | float64](mem memory.Allocator, in arrow.Array, vals []S) arrow.Array {
+	out := make([]T, len(vals))
+	for i, v := range vals {
+		out[i] = T(v)
+	}
+	return buildNumeric(mem, out, validity(in))
 }
 
 // canCast is Spark's Cast.canCast over the sqltypes kinds.
