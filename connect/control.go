@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"github.com/weirhq/weir/sparkerr"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 )
@@ -97,4 +98,10 @@ func (s *Server) GetStatus(ctx context.Context, req *pb.GetStatusRequest) (*pb.G
 		resp.OperationStatuses = append(resp.OperationStatuses, &pb.GetStatusResponse_OperationStatus{OperationId: id, State: state})
 	}
 	return resp, nil
+}
+
+// CloneSession (Spark 4.1+) would copy a session's state into a new session; Weir does not
+// clone sessions and says so with a Spark-shaped error (the client then keeps its session).
+func (s *Server) CloneSession(ctx context.Context, req *pb.CloneSessionRequest) (*pb.CloneSessionResponse, error) {
+	return nil, toStatus(nil, sparkerr.Unsupported("CloneSession is not supported by Weir: create a new session instead"))
 }

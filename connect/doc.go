@@ -20,8 +20,8 @@
 //     recovered into internal errors.
 //
 // RPCs served: ExecutePlan, ReattachExecute, ReleaseExecute, AnalyzePlan, Config, Interrupt,
-// ReleaseSession, FetchErrorDetails, AddArtifacts, ArtifactStatus, GetStatus. CloneSession is not
-// served (gRPC's standard status for an unknown method). Cached local relations (createDataFrame
+// ReleaseSession, FetchErrorDetails, AddArtifacts, ArtifactStatus, GetStatus; CloneSession
+// answers a Spark-shaped UNSUPPORTED_FEATURE error. Cached local relations (createDataFrame
 // of large data) are replaced by LocalRelations from the session's artifacts before plan
 // conversion, so protoconv stays a pure function of the proto.
 //

@@ -34,7 +34,7 @@ const shutdownGrace = 10 * time.Second
 
 // Server is the Spark Connect service.
 type Server struct {
-	pb.UnimplementedSparkConnectServiceServer
+	pb.UnsafeSparkConnectServiceServer
 
 	opts     options
 	sessions *sessionManager
