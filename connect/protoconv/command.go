@@ -8,7 +8,8 @@ import (
 
 // Command converts cmd. spark.sql's SqlCommand becomes plan.Query wrapping a plan.SQLQuery (the
 // connect service decides whether the text is a query or a statement); createTempView and
-// friends become plan.CreateView; WriteStreamOperationStart becomes *plan.WriteStream. On error, Arrow records decoded so far are released.
+// friends become plan.CreateView; WriteStreamOperationStart becomes *plan.WriteStream; WriteOperation (df.write) becomes
+// *plan.Write. On error, Arrow records decoded so far are released.
 func (c Converter) Command(cmd *pb.Command) (plan.Command, error) {
 	t := c.translation()
 	out, err := t.command(cmd)
@@ -53,6 +54,10 @@ func (t *translation) command(cmd *pb.Command) (plan.Command, error) {
 		return plan.CreateView{Name: v.GetName(), Input: in, Replace: v.GetReplace(), IsGlobal: v.GetIsGlobal()}, nil
 	case *pb.Command_WriteStreamOperationStart:
 		return t.writeStream(x.WriteStreamOperationStart)
+	case *pb.Command_WriteOperation:
+		return t.write(x.WriteOperation)
+	case *pb.Command_WriteOperationV2:
+		return nil, sparkerr.Unsupported("DataFrame.writeTo (WriteOperationV2) is not supported: Weir has no table catalog; use df.write.format(...).save(path)")
 	case *pb.Command_StreamingQueryCommand, *pb.Command_StreamingQueryManagerCommand,
 		*pb.Command_StreamingQueryListenerBusCommand:
 		return nil, sparkerr.Unsupported("command type %s is not a plan command: the connect service serves it",

@@ -75,6 +75,10 @@ func printCommand(b *strings.Builder, c plan.Command) {
 			c.Format, formatValue(c.Options), c.OutputMode, c.Trigger, c.TriggerInterval, c.QueryName, c.Path, c.TableName,
 			c.PartitionBy, c.ClusterBy, c.HasForeach, c.HasForeachBatch)
 		printRelation(b, c.Input, "  ")
+	case *plan.Write:
+		fmt.Fprintf(b, "Write Format=%q Mode=%d Options=%s Path=%q TableName=%q TableMethod=%d PartitionBy=%q SortBy=%q ClusterBy=%q BucketBy=%+v\n",
+			c.Format, c.Mode, formatValue(c.Options), c.Path, c.TableName, c.TableMethod, c.PartitionBy, c.SortBy, c.ClusterBy, c.BucketBy)
+		printRelation(b, c.Input, "  ")
 	default:
 		fmt.Fprintf(b, "%T %+v\n", c, c)
 	}
