@@ -38,8 +38,9 @@ func (v *LambdaVariable) Type() sqltypes.DataType { return v.T }
 // Nullable implements Expr.
 func (v *LambdaVariable) Nullable() bool { return v.Null }
 
-// String implements Expr.
-func (v *LambdaVariable) String() string { return v.Name }
+// String implements Expr: Spark renders every lambda variable as namedlambdavariable() in
+// column names.
+func (v *LambdaVariable) String() string { return "namedlambdavariable()" }
 
 // Children implements Expr.
 func (v *LambdaVariable) Children() []Expr { return nil }
@@ -63,7 +64,7 @@ type Lambda struct {
 func (l Lambda) String() string {
 	parts := []string{l.Body.String()}
 	for _, p := range l.Params {
-		parts = append(parts, p.Name)
+		parts = append(parts, p.String())
 	}
 	return "lambdafunction(" + strings.Join(parts, ", ") + ")"
 }
@@ -77,7 +78,7 @@ func IsHigherOrder(name string) bool {
 // hofArity is the number of non-lambda arguments before the lambdas.
 var hofArity = map[string]int{
 	"transform": 1, "filter": 1, "exists": 1, "forall": 1, "aggregate": 2, "reduce": 2,
-	"zip_with": 2, "map_filter": 1, "transform_keys": 1, "transform_values": 1,
+	"zip_with": 2, "map_filter": 1, "transform_keys": 1, "transform_values": 1, "array_sort": 1,
 }
 
 // LambdaParams returns the typed parameters of lambda number lambdaIdx (0-based) of function
@@ -110,6 +111,12 @@ func LambdaParams(name string, args []Expr, lambdaIdx int, names []string) ([]*L
 		if lambdaIdx == 1 {
 			types, nulls = []sqltypes.DataType{acc}, []bool{true}
 		}
+	case "array_sort":
+		e, null, err := arrayElem(name, args[0])
+		if err != nil {
+			return nil, err
+		}
+		types, nulls = []sqltypes.DataType{e, e}, []bool{null, null}
 	case "zip_with":
 		e1, _, err := arrayElem(name, args[0])
 		if err != nil {
@@ -189,6 +196,11 @@ func BindHigherOrder(name string, args []Expr, lambdas []Lambda, opts Options) (
 		}
 	case "zip_with":
 		h.t = sqltypes.ArrayType(body.Type(), body.Nullable())
+	case "array_sort":
+		if body.Type().Kind != sqltypes.Integer {
+			return nil, unexpectedInputType(quoteSQL(h.String()), 1, `"INT"`, body)
+		}
+		h.t = args[0].Type()
 	case "map_filter":
 		h.t = args[0].Type()
 	case "transform_values":
@@ -302,6 +314,8 @@ func (h *hof) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 		err = h.evalAggregate(ctx, batch, inputs, out)
 	case "zip_with":
 		err = h.evalZip(ctx, batch, inputs, out)
+	case "array_sort":
+		err = h.evalSort(ctx, batch, inputs[0], out)
 	case "map_filter", "transform_keys", "transform_values":
 		err = h.evalMap(ctx, batch, inputs[0], out)
 	default:

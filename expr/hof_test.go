@@ -44,28 +44,28 @@ func TestHigherOrderFunctions(t *testing.T) {
 	}{
 		{bindHOF(t, "transform", []Expr{arr}, [][]string{{"x_1"}}, func(p []*LambdaVariable) Expr {
 			return mustBind(t, "+", ansi, p[0], k)
-		}), "transform(arr, lambdafunction((x_1 + k), x_1))", "[[11 12 13] <nil> [] [45 <nil>]]"},
+		}), "transform(arr, lambdafunction((namedlambdavariable() + k), namedlambdavariable()))", "[[11 12 13] <nil> [] [45 <nil>]]"},
 		{bindHOF(t, "transform", []Expr{arr}, [][]string{{"x", "i"}}, func(p []*LambdaVariable) Expr {
 			return mustBind(t, "*", ansi, p[0], p[1])
-		}), "transform(arr, lambdafunction((x * i), x, i))", "[[0 2 6] <nil> [] [0 <nil>]]"},
+		}), "transform(arr, lambdafunction((namedlambdavariable() * namedlambdavariable()), namedlambdavariable(), namedlambdavariable()))", "[[0 2 6] <nil> [] [0 <nil>]]"},
 		{bindHOF(t, "filter", []Expr{arr}, [][]string{{"x"}}, func(p []*LambdaVariable) Expr {
 			return mustBind(t, ">", ansi, p[0], one)
-		}), "filter(arr, lambdafunction((x > 1), x))", "[[2 3] <nil> [] [5]]"},
+		}), "filter(arr, lambdafunction((namedlambdavariable() > 1), namedlambdavariable()))", "[[2 3] <nil> [] [5]]"},
 		{bindHOF(t, "exists", []Expr{arr}, [][]string{{"x"}}, func(p []*LambdaVariable) Expr {
 			return mustBind(t, "==", ansi, p[0], NewLiteral(int32(3), sqltypes.IntegerType))
-		}), "exists(arr, lambdafunction((x = 3), x))", "[true <nil> false <nil>]"},
+		}), "exists(arr, lambdafunction((namedlambdavariable() = 3), namedlambdavariable()))", "[true <nil> false <nil>]"},
 		{bindHOF(t, "aggregate", []Expr{arr, NewLiteral(int64(0), sqltypes.LongType)}, [][]string{{"acc", "x"}, {"acc"}},
 			func(p []*LambdaVariable) Expr { return mustBind(t, "+", ansi, p[0], p[1]) },
 			func(p []*LambdaVariable) Expr {
 				return mustBind(t, "*", ansi, p[0], NewLiteral(int64(10), sqltypes.LongType))
 			}),
-			"aggregate(arr, 0, lambdafunction((acc + x), acc, x), lambdafunction((acc * 10), acc))", "[60 <nil> 0 <nil>]"},
+			"aggregate(arr, 0, lambdafunction((namedlambdavariable() + namedlambdavariable()), namedlambdavariable(), namedlambdavariable()), lambdafunction((namedlambdavariable() * 10), namedlambdavariable()))", "[60 <nil> 0 <nil>]"},
 		{bindHOF(t, "transform", []Expr{arr}, [][]string{{"x"}}, func(p []*LambdaVariable) Expr {
 			inner := bindHOF(t, "transform", []Expr{arr}, [][]string{{"y"}}, func(q []*LambdaVariable) Expr {
 				return mustBind(t, "+", ansi, p[0], q[0])
 			})
 			return mustBind(t, "size", ansi, inner)
-		}), "transform(arr, lambdafunction(size(transform(arr, lambdafunction((x + y), y))), x))", "[[3 3 3] <nil> [] [2 2]]"},
+		}), "transform(arr, lambdafunction(size(transform(arr, lambdafunction((namedlambdavariable() + namedlambdavariable()), namedlambdavariable()))), namedlambdavariable()))", "[[3 3 3] <nil> [] [2 2]]"},
 	}
 	for _, c := range cases {
 		got, err := env.eval(c.e, b)

@@ -11,4 +11,7 @@
 // EventTimeColumns follows it (and windows over it) up through projections as Spark's
 // watermark metadata does, and EventTimeKey finds an aggregate's event-time grouping key.
 // ExpandWindow is the planner's expansion of a sliding window.
+//
+// Generate (explode, posexplode, inline, stack, json_tuple) appends a generator's columns to its
+// input's, one output row per generated row.
 package logical

@@ -66,7 +66,7 @@ func EventTimeColumns(n Node) map[int]int64 {
 	case *Union:
 		// Spark's union output is its first input's attributes, watermark metadata included.
 		return EventTimeColumns(n.Inputs[0])
-	case *Filter, *Sort, *Limit, *Sample, *Repartition, *Distinct, *Tail:
+	case *Filter, *Sort, *Limit, *Sample, *Repartition, *Distinct, *Tail, *Generate:
 		return EventTimeColumns(n.Children()[0])
 	}
 	return map[int]int64{}
