@@ -73,17 +73,16 @@ func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string
 	return s, nil
 }
 
-// clientOpts are the options every client of the source shares.
+// clientOpts are the options every client of the source shares: the source's timeouts, then
+// the kafka.* client configuration (KafkaClientOpts), which takes precedence.
 func (o kafkaOptions) clientOpts() ([]kgo.Opt, error) {
 	opts := []kgo.Opt{kgo.SeedBrokers(o.bootstrap...), kgo.DialTimeout(min(o.apiTimeout, 10e9)),
 		kgo.RetryTimeout(o.apiTimeout)}
-	if id, ok := o.kafkaParams["client.id"]; ok {
-		opts = append(opts, kgo.ClientID(id))
+	conf, err := kafkaClientOpts(o.kafkaParams)
+	if err != nil {
+		return nil, err
 	}
-	if p, ok := o.kafkaParams["security.protocol"]; ok && !strings.EqualFold(p, "PLAINTEXT") {
-		return nil, sparkerr.Unsupported("Kafka security.protocol %s (Weir's Kafka client speaks PLAINTEXT only)", p)
-	}
-	return opts, nil
+	return append(opts, conf...), nil
 }
 
 func (o kafkaOptions) readCommitted() bool {
