@@ -21,7 +21,9 @@ type loop struct {
 }
 
 func newLoop(t *task, op Operator, out *taskEmitter) *loop {
-	return &loop{t: t, op: op, out: out, aligner: barrier.NewAligner(t.senders)}
+	a := barrier.NewAligner(t.senders)
+	a.SetPolicy(watermarkPolicyFrom(t.ctx))
+	return &loop{t: t, op: op, out: out, aligner: a}
 }
 
 func (l *loop) run(ctx context.Context, j *localJob) error {
@@ -129,17 +131,14 @@ func (l *loop) handle(ctx context.Context, e envelope) error {
 	switch m.Kind {
 	case MarkerBarrier:
 		if l.aligner.Barrier(id, m.Epoch) {
+			// The first alignment settles which inputs carry a watermark.
+			if err := l.watermark(ctx, l.aligner.Advance); err != nil {
+				return err
+			}
 			return l.barrierAligned(ctx, m.Epoch)
 		}
 	case MarkerWatermark:
-		if ts, adv := l.aligner.Watermark(id, m.Timestamp); adv {
-			if h, ok := l.op.(WatermarkHandler); ok {
-				if err := h.Watermark(ctx, ts, l.out); err != nil {
-					return err
-				}
-			}
-			return l.out.emitMarker(ctx, Marker{Kind: MarkerWatermark, Timestamp: ts})
-		}
+		return l.watermark(ctx, func() (int64, bool) { return l.aligner.Watermark(id, m.Timestamp) })
 	case MarkerEndOfData:
 		epoch := l.aligner.Pending()
 		aligned, inputEnded, allEnded := l.aligner.End(id)
@@ -166,6 +165,21 @@ func (l *loop) handle(ctx context.Context, e envelope) error {
 		}
 	}
 	return nil
+}
+
+// watermark lets the operator act on the merged watermark and forwards it, when merge says
+// it advanced.
+func (l *loop) watermark(ctx context.Context, merge func() (int64, bool)) error {
+	ts, adv := merge()
+	if !adv {
+		return nil
+	}
+	if h, ok := l.op.(WatermarkHandler); ok {
+		if err := h.Watermark(ctx, ts, l.out); err != nil {
+			return err
+		}
+	}
+	return l.out.emitMarker(ctx, Marker{Kind: MarkerWatermark, Timestamp: ts})
 }
 
 // barrierAligned lets the operator emit what the epoch completes, saves its state snapshot

@@ -86,10 +86,17 @@ func (w *watermarkOp) Barrier(ctx context.Context, epoch int64, out flow.Emitter
 	return w.emitWatermark(ctx, out)
 }
 
-// emitWatermark sends the current watermark if it advanced past the last one sent.
+// emitWatermark sends the current watermark if it advanced past the last one sent. Before any
+// event time was seen it sends 0, Spark's watermark of a watermark operator without data: the
+// declaration by which operators downstream count this input among the watermarked ones
+// (barrier.Aligner), so that a join or union holds its watermark back until this input's
+// moves, as Spark's global watermark does.
 func (w *watermarkOp) emitWatermark(ctx context.Context, out flow.Emitter) error {
 	wm, ok := w.spec.Stats.watermarkFor(w.spec.Delay)
-	if !ok || wm <= w.emitted {
+	if !ok {
+		wm = 0
+	}
+	if wm <= w.emitted {
 		return nil
 	}
 	w.emitted = wm
