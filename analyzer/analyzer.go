@@ -137,6 +137,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveNAFill(ctx, n)
 	case *plan.NADrop:
 		return a.resolveNADrop(ctx, n)
+	case *plan.Generate:
+		return a.resolveGenerate(ctx, n)
 	case *plan.ShowString:
 		return nil, sparkerr.Internal("analyzer: ShowString is rendered by the engine above the analyzer, not resolved")
 	}
@@ -214,10 +216,23 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 			return nil, err
 		}
 	}
+	gen, err := a.planGenerator(in, n.Exprs)
+	if err != nil {
+		return nil, err
+	}
 	for _, e := range n.Exprs {
 		if containsAggregate(e) {
+			if gen != nil {
+				return nil, sparkerr.Unsupported("a generator over aggregate functions in one select list; aggregate in a subquery first")
+			}
 			return a.resolveGrouped(ctx, in, groupSpec{aggs: n.Exprs, global: true})
 		}
+	}
+	if gen != nil {
+		if anySubquery(n.Exprs) {
+			return nil, sparkerr.Unsupported("a generator and a subquery in one select list")
+		}
+		return a.projectWithGenerator(gen, n.Exprs)
 	}
 	if anySubquery(n.Exprs) {
 		return a.resolveProjectWithSubqueries(ctx, in, n.Exprs)

@@ -25,6 +25,8 @@ type binder struct {
 	// starRef, when set, maps each column a star expands to (as a reference over in) to what
 	// it stands for in this context; aggregation maps grouping columns to the output.
 	starRef func(ref expr.Expr) (expr.Expr, error)
+	// lambdas are the lambda parameters in scope (inside a lambda body), by name.
+	lambdas map[string]*expr.LambdaVariable
 }
 
 func (a *Analyzer) binderOver(in *resolved) *binder { return &binder{a: a, in: in} }
@@ -42,6 +44,9 @@ func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 	case *plan.Literal:
 		return expr.NewLiteral(e.Value, e.Type), nil
 	case plan.ColumnRef:
+		if v, ok := b.lambdaVar(e); ok {
+			return extractFields(v, e.Name[1:])
+		}
 		if e.IsMetadata {
 			return nil, sparkerr.Unsupported("metadata column %s", sparkerr.Quote(e.Name...))
 		}
@@ -72,8 +77,14 @@ func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 			"A sort order is only allowed in ORDER BY / sort().")
 	case plan.Window, *plan.Window:
 		return nil, sparkerr.Unsupported("window functions (OVER clause) are not supported yet")
-	case plan.Lambda, *plan.Lambda, plan.LambdaVar, *plan.LambdaVar:
-		return nil, sparkerr.Unsupported("lambda functions (higher-order functions) are not supported yet")
+	case plan.LambdaVar:
+		return b.bindLambdaVar(e)
+	case *plan.LambdaVar:
+		return b.bindLambdaVar(*e)
+	case plan.Lambda, *plan.Lambda:
+		return nil, sparkerr.Analysis("INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION", "42K0D",
+			"Invalid lambda function call. A lambda function should only be used in a higher order function. However, its class is %s, which is not a higher order function.",
+			"org.apache.spark.sql.catalyst.expressions.LambdaFunction").WithParams("class", "org.apache.spark.sql.catalyst.expressions.LambdaFunction")
 	case plan.ScalarSubquery, *plan.ScalarSubquery:
 		return nil, sparkerr.Unsupported("scalar subqueries are supported only in select lists and filters for now")
 	case plan.InSubquery, *plan.InSubquery:
@@ -171,6 +182,12 @@ func asLiteral(e plan.Expr) (plan.Literal, bool) {
 // bindCall binds a function call or operator.
 func (b *binder) bindCall(c plan.Call) (expr.Expr, error) {
 	name := strings.ToLower(c.Name)
+	if expr.IsGenerator(name) {
+		return nil, generatorOutsideSelect(c)
+	}
+	if hasLambdaArg(c) {
+		return b.bindHigherOrder(name, c)
+	}
 	if expr.IsAggregate(name) {
 		if b.aggError != nil {
 			return nil, b.aggError(c)
@@ -211,7 +228,11 @@ func (b *binder) bindAlias(al plan.Alias) (expr.Expr, error) {
 	case 0:
 		return child, nil
 	}
-	return nil, sparkerr.Unsupported("multi-name aliases (generators) are not supported yet")
+	names := "(" + strings.Join(al.Names, ", ") + ")"
+	q := `"` + child.String() + `"`
+	return nil, sparkerr.Analysis("MULTI_ALIAS_WITHOUT_GENERATOR", "42K0E",
+		"Multi part aliasing %s is not supported with %s as it is not a generator function.", names, q).
+		WithParams("names", names, "expr", q)
 }
 
 func (b *binder) bindCast(c plan.Cast) (expr.Expr, error) {
@@ -293,6 +314,10 @@ func planChildren(e plan.Expr) []plan.Expr {
 		return []plan.Expr{e.Child, e.Extraction}
 	case *plan.ExtractValue:
 		return []plan.Expr{e.Child, e.Extraction}
+	case plan.Lambda:
+		return []plan.Expr{e.Body}
+	case *plan.Lambda:
+		return []plan.Expr{e.Body}
 	}
 	return nil
 }

@@ -68,10 +68,21 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 	if err != nil {
 		return nil, err
 	}
+	items := make([]plan.Expr, len(n.Aliases))
+	for i, al := range n.Aliases {
+		items[i] = al
+	}
+	gen, err := a.planGenerator(in, items)
+	if err != nil {
+		return nil, err
+	}
 	b := a.binderOver(in)
+	if gen != nil {
+		b = a.binderOver(gen.in)
+	}
 	exprs := in.allRefs()
 	seen := map[string]bool{}
-	for _, al := range n.Aliases {
+	for i, al := range n.Aliases {
 		if len(al.Names) != 1 {
 			return nil, sparkerr.Unsupported("withColumns with a multi-name alias is not supported")
 		}
@@ -86,8 +97,10 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 				sparkerr.Quote(strings.ToLower(name))).WithParams("columnName", sparkerr.Quote(strings.ToLower(name)))
 		}
 		seen[key] = true
-		x, err := b.bind(al.Child)
-		if err != nil {
+		var x expr.Expr
+		if gen != nil && i == gen.pos {
+			x = gen.outs[0]
+		} else if x, err = b.bind(al.Child); err != nil {
 			return nil, err
 		}
 		named := &expr.Alias{Child: trimAlias(x), Name: name}
@@ -101,6 +114,9 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 		if !replaced {
 			exprs = append(exprs, named)
 		}
+	}
+	if gen != nil {
+		return gen.visible().project(exprs), nil
 	}
 	return in.project(exprs), nil
 }

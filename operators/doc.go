@@ -2,7 +2,8 @@
 // wires into flow graphs. Each constructor returns a Factory (flow.Node.NewOperator) that builds
 // one instance per partition.
 //
-// Stateless: Project, Filter, Pass (union, repartition), Sample. Order: Concat (the
+// Stateless: Project, Filter, Pass (union, repartition), Sample, Generate (explode, inline,
+// stack, json_tuple: input row repeated per generated row, retraction flag included). Order: Concat (the
 // order-preserving gather: partition 0's rows, then partition 1's…), Limit (reports
 // flow.Finisher Done once it has its rows, so upstream stops), Tail, Sort (stable, at end of
 // data). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group

@@ -6,13 +6,15 @@
 // contiguous slices over its partitions (its own count, else Options.Partitions); local data is
 // one partition; Project, Filter, Sample and per-partition Sort keep their input's partitions
 // (Forward edges), and consecutive Project, Filter and Sample fuse into one node
-// (operators.Chain). Aggregate, Distinct, SetOp and equi-joins hash-partition their inputs on
-// the keys into Options.Partitions partitions (grouping expressions that are not plain columns
-// are projected into columns before the exchange); a global aggregate gathers to one
-// partition; joins without keys broadcast the right side (right and full outer ones gather both
-// sides to one partition). Union lays its inputs' partitions side by side. Global Sort, Limit
-// and Tail first gather through the order-preserving Concat; Limit and Tail keep a
-// per-partition limit or tail below it, and Limit stops its upstream once satisfied.
+// (operators.Chain). Generate (explode and the other generators) is stateless too and fuses the
+// same way; on a stream its rows carry their input row's retraction flag. Aggregate, Distinct,
+// SetOp and equi-joins hash-partition their inputs on the keys into Options.Partitions
+// partitions (grouping expressions that are not plain columns are projected into columns
+// before the exchange); a global aggregate gathers to one partition; joins without keys
+// broadcast the right side (right and full outer ones gather both sides to one partition).
+// Union lays its inputs' partitions side by side. Global Sort, Limit and Tail first gather
+// through the order-preserving Concat; Limit and Tail keep a per-partition limit or tail below
+// it, and Limit stops its upstream once satisfied.
 //
 // Event time: a logical.Watermark becomes an EventTimeWatermark node (its own node, on a
 // forward edge). An aggregate grouping by a sliding window gets an ExpandWindows node below its

@@ -176,6 +176,8 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		return b.stateless("Filter", ins[0], schema, operators.Filter(b.ctx, n.Cond)), nil
 	case *logical.Sample:
 		return b.stateless("Sample", ins[0], schema, operators.Sample(n.Lower, n.Upper, n.WithReplacement, n.Seed)), nil
+	case *logical.Generate:
+		return b.stateless("Generate", ins[0], schema, operators.Generate(b.ctx, n.Generator)), nil
 	case *logical.Aggregate:
 		return b.aggregate(n, ins[0], schema)
 	case *logical.Watermark:

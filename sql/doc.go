@@ -12,7 +12,7 @@
 // error at or near 'FROM'." / "… near end of input."), with Spark's other parse-time classes
 // where Spark raises them (INVALID_TYPED_LITERAL, INVALID_NUMERIC_LITERAL_RANGE,
 // UNSUPPORTED_DATATYPE, …). Statements and clauses Weir does not support (INSERT, CREATE TABLE,
-// NATURAL JOIN, LATERAL VIEW, PIVOT, TABLESAMPLE, …) are sparkerr.Unsupported, not syntax
+// NATURAL JOIN, LATERAL joins, PIVOT, TABLESAMPLE, …) are sparkerr.Unsupported, not syntax
 // errors. No input panics: the entry points turn an unexpected panic into INTERNAL_ERROR, and
 // nesting deeper than 1000 levels is a ParseException.
 //
@@ -65,5 +65,6 @@
 // that names a visible CTE becomes SubqueryAlias{Alias: name, ColumnNames: cte columns,
 // Input: the CTE plan} (shared between references); inner WITH clauses shadow outer ones.
 // VALUES … AS t(a, b) is SubqueryAlias{t, Values{Names: [a b]}}; range(…) in FROM is
-// plan.Range.
+// plan.Range. FROM … LATERAL VIEW [OUTER] gen(args) t AS c1, c2 is plan.Generate over the FROM
+// relation (one per LATERAL VIEW, in order).
 package sql

@@ -172,6 +172,8 @@ func children(r plan.Relation) []plan.Relation {
 		return []plan.Relation{x.Input}
 	case *plan.NADrop:
 		return []plan.Relation{x.Input}
+	case *plan.Generate:
+		return []plan.Relation{x.Input}
 	}
 	return nil
 }
@@ -385,6 +387,12 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		return s
 	case *plan.SQLQuery:
 		return "SQLQuery " + strconv.Quote(x.Query)
+	case *plan.Generate:
+		s := "Generate " + f.expr(x.Generator)
+		if x.Outer {
+			s += " OUTER"
+		}
+		return s + " " + x.Alias + " [" + strings.Join(x.ColumnNames, ", ") + "]"
 	}
 	return fmt.Sprintf("%T", r)
 }

@@ -7,13 +7,39 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// fromRelations parses relation, relation, … (comma joins are inner joins without condition).
+// fromRelations parses relation, relation, … (comma joins are inner joins without condition)
+// followed by any LATERAL VIEWs.
 func (p *parser) fromRelations() plan.Relation {
 	rel := p.relation()
 	for p.acceptOp(",") {
 		rel = &plan.Join{Left: rel, Right: p.relation(), Type: plan.InnerJoin}
 	}
+	for p.peek().is("LATERAL") && p.peekAt(1).is("VIEW") {
+		rel = p.lateralView(rel)
+	}
 	return rel
+}
+
+// lateralView parses LATERAL VIEW [OUTER] generator(args) table_alias [[AS] col, …] over rel.
+func (p *parser) lateralView(rel plan.Relation) plan.Relation {
+	p.expectSeq("LATERAL", "VIEW")
+	g := &plan.Generate{Input: rel, Outer: p.accept("OUTER")}
+	name := p.multipartName()
+	p.expectOp("(")
+	var args []plan.Expr
+	if !p.peek().isOp(")") {
+		args = p.expressionList()
+	}
+	p.expectOp(")")
+	g.Generator = plan.Call{Name: strings.Join(name, "."), Args: args}
+	g.Alias = p.anyIdentifier()
+	if p.accept("AS") || isIdent(p.peek()) {
+		g.ColumnNames = []string{p.anyIdentifier()}
+		for p.acceptOp(",") {
+			g.ColumnNames = append(g.ColumnNames, p.anyIdentifier())
+		}
+	}
+	return g
 }
 
 // relation parses a primary relation followed by joins.
@@ -24,7 +50,10 @@ func (p *parser) relation() plan.Relation {
 			p.fail(unsupported("NATURAL JOIN is not supported; use JOIN … USING (columns)"))
 		}
 		if p.peek().is("LATERAL") {
-			p.fail(unsupported("LATERAL joins and LATERAL VIEW are not supported"))
+			if p.peekAt(1).is("VIEW") {
+				return rel
+			}
+			p.fail(unsupported("LATERAL joins are not supported"))
 		}
 		typ, ok := p.joinType()
 		if !ok {

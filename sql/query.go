@@ -192,9 +192,6 @@ func (p *parser) selectBlock(from plan.Relation) plan.Relation {
 	if from == nil && p.accept("FROM") {
 		from = p.fromRelations()
 	}
-	if p.peek().is("LATERAL") && p.peekAt(1).is("VIEW") {
-		p.fail(unsupported("LATERAL VIEW is not supported"))
-	}
 	var where, having plan.Expr
 	if p.accept("WHERE") {
 		where = p.expression()

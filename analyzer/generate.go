@@ -1,0 +1,253 @@
+package analyzer
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// Generators in select lists (Spark's ExtractGenerator) and LATERAL VIEW (plan.Generate).
+//
+// A select list may hold one generator call at its top level (possibly aliased, with one name
+// per generated column); the select becomes a logical.Generate over its input, which appends the
+// generated columns, and a Project above it that reads the input columns for the other items and
+// the generated columns in the generator's place. The other items see only the input's columns.
+
+// generation is a Generate built for a select list.
+type generation struct {
+	// in is the Generate with its generated columns hidden (the other items bind over it).
+	in *resolved
+	// pos is the index of the generator's item in the select list.
+	pos int
+	// outs reference the generated columns, in order.
+	outs []expr.Expr
+}
+
+// visible is the Generate's scope with the generated columns visible.
+func (g *generation) visible() *resolved {
+	cols := append([]column(nil), g.in.cols...)
+	for i := range cols {
+		cols[i].hidden = false
+	}
+	return &resolved{node: g.in.node, cols: cols}
+}
+
+// generatorCall reports whether e is a generator call, possibly under aliases; names are the
+// outermost alias's names (nil without one).
+func generatorCall(e plan.Expr) (call plan.Call, names []string, ok bool) {
+	for {
+		al, isAlias := asAlias(e)
+		if !isAlias {
+			break
+		}
+		if names == nil {
+			names = al.Names
+		}
+		e = al.Child
+	}
+	c, isCall := asCall(e)
+	if !isCall || !expr.IsGenerator(c.Name) {
+		return plan.Call{}, nil, false
+	}
+	return c, names, true
+}
+
+// containsGenerator reports whether e calls a generator anywhere.
+func containsGenerator(e plan.Expr) bool {
+	found := false
+	walkPlanExpr(e, func(x plan.Expr) bool {
+		if c, ok := asCall(x); ok && expr.IsGenerator(c.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// anyGenerator reports whether any of es calls a generator.
+func anyGenerator(es []plan.Expr) bool {
+	for _, e := range es {
+		if containsGenerator(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// planGenerator finds the generator of a select list and builds its Generate over in; it
+// returns nil when items call no generator. Spark's rules: one generator per select list
+// (UNSUPPORTED_GENERATOR.MULTI_GENERATOR), only at the top of an item
+// (UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS).
+func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, error) {
+	pos := -1
+	var found []plan.Expr
+	for i, item := range items {
+		if call, _, ok := generatorCall(item); ok {
+			for _, arg := range call.Args {
+				if containsGenerator(arg) {
+					return nil, nestedGenerator(item)
+				}
+			}
+			pos = i
+			found = append(found, call)
+			continue
+		}
+		if containsGenerator(item) {
+			return nil, nestedGenerator(item)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return nil, nil
+	case len(found) > 1:
+		quoted := make([]string, len(found))
+		for i, g := range found {
+			quoted[i] = planExprSQL(g)
+		}
+		list := strings.Join(quoted, ", ")
+		return nil, sparkerr.Analysis("UNSUPPORTED_GENERATOR.MULTI_GENERATOR", "42K0E",
+			"The generator is not supported: only one generator allowed per SELECT clause but found %d: %s.",
+			len(found), list).WithParams("num", strconv.Itoa(len(found)), "generators", list)
+	}
+	call, names, _ := generatorCall(items[pos])
+	g, err := a.bindGenerator(in, call, false)
+	if err != nil {
+		return nil, err
+	}
+	if names, err = generatorNames(g, names); err != nil {
+		return nil, err
+	}
+	gen := &generation{pos: pos, in: a.generateOver(in, g, names, nil, true)}
+	for k := range names {
+		gen.outs = append(gen.outs, gen.in.ref(len(in.cols)+k))
+	}
+	return gen, nil
+}
+
+// bindGenerator binds a generator call's arguments over in and the generator itself.
+func (a *Analyzer) bindGenerator(in *resolved, call plan.Call, outer bool) (expr.Generator, error) {
+	if !expr.IsGenerator(call.Name) {
+		if _, err := expr.Bind(call.Name, nil, a.Options); isUnresolvedRoutine(err) {
+			return nil, err
+		}
+		name := sparkerr.Quote(strings.ToLower(call.Name))
+		return nil, sparkerr.Analysis("UNSUPPORTED_GENERATOR.NOT_GENERATOR", "42K0E",
+			"The generator is not supported: %s is expected to be a generator. However, its class is %s, which is not a generator.",
+			name, "a scalar function").WithParams("functionName", name, "classCanonicalName", "a scalar function")
+	}
+	args, err := a.binderOver(in).bindAll(call.Args)
+	if err != nil {
+		return nil, err
+	}
+	g, err := expr.BindGenerator(call.Name, args, a.Options)
+	if err != nil {
+		return nil, err
+	}
+	if outer {
+		g = g.WithOuter()
+	}
+	return g, nil
+}
+
+func isUnresolvedRoutine(err error) bool {
+	e, ok := sparkerr.As(err)
+	return ok && strings.HasPrefix(e.Class, "UNRESOLVED_ROUTINE")
+}
+
+// generatorNames are the names of g's columns: aliases (one per column, else
+// UDTF_ALIAS_NUMBER_MISMATCH) or the generator's defaults.
+func generatorNames(g expr.Generator, aliases []string) ([]string, error) {
+	out := g.Output()
+	if len(aliases) == 0 {
+		return out.Names(), nil
+	}
+	if len(aliases) != len(out) {
+		got := strings.Join(aliases, ", ")
+		return nil, sparkerr.Analysis("UDTF_ALIAS_NUMBER_MISMATCH", "42802",
+			"The number of aliases supplied in the AS clause does not match the number of columns output by the UDTF. Expected %d aliases, but got %s.",
+			len(out), got).WithParams("aliasesSize", strconv.Itoa(len(out)), "aliasesNames", got)
+	}
+	return aliases, nil
+}
+
+// generateOver is the Generate of g over in, its generated columns named names and qualified
+// by qualifier (hidden ones are invisible to name resolution and stars).
+func (a *Analyzer) generateOver(in *resolved, g expr.Generator, names, qualifier []string, hidden bool) *resolved {
+	node := &logical.Generate{Input: in.node, Generator: g, Names: names}
+	cols := append([]column(nil), in.cols...)
+	for i, f := range g.Output() {
+		cols = append(cols, column{name: names[i], qualifier: qualifier, typ: f.Type, nullable: f.Nullable, hidden: hidden})
+	}
+	return &resolved{node: node, cols: cols}
+}
+
+// nestedGenerator is UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS for a select item.
+func nestedGenerator(item plan.Expr) error {
+	for {
+		al, ok := asAlias(item)
+		if !ok {
+			break
+		}
+		item = al.Child
+	}
+	q := planExprSQL(item)
+	return sparkerr.Analysis("UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS", "42K0E",
+		"The generator is not supported: nested in expressions %s.", q).WithParams("expression", q)
+}
+
+// generatorOutsideSelect is UNSUPPORTED_GENERATOR.OUTSIDE_SELECT for a generator met anywhere
+// but the top of a select list.
+func generatorOutsideSelect(c plan.Call) error {
+	q := callSQL(c)
+	return sparkerr.Analysis("UNSUPPORTED_GENERATOR.OUTSIDE_SELECT", "42K0E",
+		"The generator is not supported: outside the SELECT clause, found: %s.", q).WithParams("plan", q)
+}
+
+// projectWithGenerator resolves a select list that calls a generator.
+func (a *Analyzer) projectWithGenerator(gen *generation, items []plan.Expr) (*resolved, error) {
+	b := a.binderOver(gen.in)
+	var exprs []expr.Expr
+	for i, item := range items {
+		if i == gen.pos {
+			exprs = append(exprs, gen.outs...)
+			continue
+		}
+		xs, err := b.bindAll([]plan.Expr{item})
+		if err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, xs...)
+	}
+	return gen.visible().project(exprs), nil
+}
+
+// resolveGenerate resolves LATERAL VIEW [OUTER] generator(args) alias AS names.
+func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*resolved, error) {
+	in, err := a.resolve(ctx, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	for _, arg := range n.Generator.Args {
+		if containsGenerator(arg) {
+			return nil, nestedGenerator(n.Generator)
+		}
+	}
+	g, err := a.bindGenerator(in, n.Generator, n.Outer)
+	if err != nil {
+		return nil, err
+	}
+	names, err := generatorNames(g, n.ColumnNames)
+	if err != nil {
+		return nil, err
+	}
+	var q []string
+	if n.Alias != "" {
+		q = []string{n.Alias}
+	}
+	return a.generateOver(in, g, names, q, false), nil
+}
