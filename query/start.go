@@ -104,7 +104,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	if ectx.Location != nil {
 		tz = ectx.Location.String()
 	}
-	sink, err := sinks.New(format, sinks.Env{QueryName: spec.Name, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
+	sink, err := sinks.New(format, sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
 		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables, PartitionBy: spec.PartitionBy}, sinkOptions(spec, location))
 	if err != nil {
 		return err

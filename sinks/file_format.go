@@ -22,7 +22,7 @@ import (
 
 // fileFormat is how a file sink encodes rows.
 type fileFormat struct {
-	name   string // "parquet", "json", "csv"
+	name   string // "parquet", "json", "csv", "text"
 	ext    string // file name extension
 	header bool   // csv: a header line per file
 	sep    string // csv field separator
@@ -37,6 +37,9 @@ type formatWriter interface {
 
 // checkWritable refuses column types a format cannot store, as Spark does at start.
 func (f fileFormat) checkWritable(schema sqltypes.Schema) error {
+	if f.name == "text" {
+		return checkTextWritable(schema)
+	}
 	for _, c := range schema {
 		if hasKind(c.Type, sqltypes.DayTimeInterval) || hasKind(c.Type, sqltypes.YearMonthInterval) ||
 			(f.name == "csv" && (c.Type.Kind == sqltypes.Array || c.Type.Kind == sqltypes.Map || c.Type.Kind == sqltypes.Struct)) {
@@ -96,6 +99,8 @@ func (f fileFormat) newWriter(w io.Writer, mem memory.Allocator, schema sqltypes
 			tw.w.WriteString(strings.Join(fields, f.sep) + "\n")
 		}
 		return tw, nil
+	case "text":
+		return &textWriter{w: bufio.NewWriterSize(w, 64<<10), schema: schema, loc: loc, row: appendTextRow}, nil
 	}
 	return nil, sparkerr.Unsupported("file sink format %s", f.name)
 }

@@ -18,11 +18,14 @@ import (
 )
 
 func init() {
-	for _, name := range []string{"parquet", "json", "csv"} {
+	for _, name := range []string{"parquet", "json", "csv", "text"} {
 		format := name
 		Register(format, func(env Env, options map[string]string) (Sink, error) {
 			return newFileSink(format, env, options)
 		}, Append)
+		RegisterBatch(format, func(env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+			return newFileBatchSink(format, env, mode, options)
+		})
 	}
 }
 
@@ -49,6 +52,12 @@ type fileSink struct {
 	mu        sync.Mutex
 	committed int64 // newest epoch in the log, -1 if none
 	pending   map[int64]*pendingEpoch
+
+	// batch is set for a batch write (file_batch.go): no log, part files named as Spark's
+	// batch writer names them (jobID shared by the write's files), files counts them.
+	batch bool
+	jobID string
+	files int
 }
 
 // pendingEpoch collects the partitions' files of an epoch until all reached its barrier.
@@ -66,13 +75,35 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 				`SparkSession.conf.set("spark.sql.streaming.checkpointLocation", ...)`).
 			WithParams("config", "spark.sql.streaming.checkpointLocation")
 	}
+	s, err := buildFileSink(format, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+s.dir+": "+err.Error())
+	}
+	latest, _, err := sources.LatestSinkLogEpoch(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	removeStaged(s.dir)
+	s.committed = latest
+	return s, nil
+}
+
+// buildFileSink reads what streaming and batch file writes share: the path, the format's
+// options, and the partition and data columns (refusing types the format cannot store).
+func buildFileSink(format string, env Env, opts sinkOptions) (*fileSink, error) {
 	path := opts["path"]
 	if path == "" {
 		return nil, sparkerr.IllegalArgument("'path' is not specified")
 	}
 	f := fileFormat{name: format, ext: format, sep: ","}
-	if format == "parquet" {
+	switch format {
+	case "parquet":
 		f.ext = "snappy.parquet"
+	case "text":
+		f.ext = "txt"
 	}
 	if format == "csv" {
 		header, err := opts.boolOr("header", false)
@@ -111,19 +142,11 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 	if err != nil {
 		return nil, sparkerr.IllegalArgument("Invalid path %s", path).Wrap(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+dir+": "+err.Error())
-	}
-	latest, _, err := sources.LatestSinkLogEpoch(dir)
-	if err != nil {
-		return nil, err
-	}
-	removeStaged(dir)
 	if env.TimeZone == "" {
 		env.TimeZone = "UTC"
 	}
 	return &fileSink{format: f, path: path, dir: dir, env: env, parts: parts, data: data, dataCols: dataCols,
-		committed: latest, pending: map[int64]*pendingEpoch{}}, nil
+		committed: -1, pending: map[int64]*pendingEpoch{}}, nil
 }
 
 // Description implements Sink (Spark's FileStreamSink toString).
@@ -166,6 +189,11 @@ func (s *fileSink) arrive(epoch int64, files []sources.SinkFileStatus, rows int6
 		return nil
 	}
 	delete(s.pending, epoch)
+	if s.batch {
+		s.committed, s.files = epoch, s.files+len(p.files)
+		s.written.add(p.rows)
+		return nil
+	}
 	wrote, err := sources.WriteSinkLog(s.dir, epoch, p.files)
 	if err != nil {
 		return err
@@ -309,6 +337,9 @@ func (o *fileOperator) finish(cur *stagedFile, epoch int64) (string, error) {
 		return fail("close", err)
 	}
 	name := fmt.Sprintf("part-%05d-%05d-%s.%s", epoch, o.env.Partition, sources.RandomID(), o.sink.format.ext)
+	if o.sink.batch {
+		name = batchFileName(o.env.Partition, o.sink.jobID, o.sink.format.ext)
+	}
 	final := filepath.Join(cur.dir, name)
 	if err := os.Rename(cur.path, final); err != nil {
 		os.Remove(cur.path)

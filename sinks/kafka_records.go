@@ -69,18 +69,13 @@ func bytesOf(v any) []byte {
 
 // lastCommitted returns the newest epoch committed to Kafka under txnID (-1 if none), reading
 // the commit topic's committed markers (created compacted with one partition if missing). The
-// markers of every transactional id of the sink are loaded once.
+// caller has fenced txnID's earlier producers, so the answer is final.
 func (s *kafkaSink) lastCommitted(ctx context.Context, cl *kgo.Client, txnID string) (int64, error) {
-	s.markersMu.Lock()
-	defer s.markersMu.Unlock()
-	if s.markers == nil {
-		m, err := s.loadMarkers(ctx, cl)
-		if err != nil {
-			return 0, err
-		}
-		s.markers = m
+	m, err := s.loadMarkers(ctx, cl)
+	if err != nil {
+		return 0, err
 	}
-	if e, ok := s.markers[txnID]; ok {
+	if e, ok := m[txnID]; ok {
 		return e, nil
 	}
 	return -1, nil

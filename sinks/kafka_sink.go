@@ -19,6 +19,7 @@ import (
 
 func init() {
 	Register("kafka", newKafkaSink, Append, Update, Complete)
+	RegisterBatch("kafka", newKafkaBatchSink)
 }
 
 // kafkaSink writes each epoch's output rows as Kafka records: value (required), key, topic (or
@@ -30,16 +31,17 @@ func init() {
 // checkpoint commit replays the epoch and writes its records again.
 //
 // Exactly-once (the default): the partition's producer is transactional, with transactional id
-// <prefix>-<partition>, the prefix being kafka.transactional.id if given, otherwise derived from
-// the checkpoint location (stable across restarts of the query). At the barrier of epoch N it
+// <prefix>-<partition>, the prefix being kafka.transactional.id if given, otherwise
+// "weir-<query id>" (the query id lives in the checkpoint, so it is stable across restarts). At the barrier of epoch N it
 // begins a transaction, produces the rows and one marker record (key: the transactional id,
 // value: N) to the commit topic (exactlyOnce.commitTopic, default __weir_kafka_sink_commits,
 // created compacted with one partition if missing), then commits the transaction. The marker
 // commits atomically with the rows, so the newest committed marker of a transactional id is
 // exactly the last epoch whose rows are in Kafka. On start, the sink reads its markers
 // (read_committed); a replayed epoch N ≤ that epoch (a crash after the Kafka commit and before
-// the checkpoint commit) is skipped. Starting the transactional producer fences any zombie of
-// an earlier run. Readers must read with isolation.level=read_committed to see only committed
+// the checkpoint commit) is skipped. Each partition's producer first initializes its
+// transactional id (InitProducerID), which fences any zombie of an earlier run holding the same
+// id, and only then reads the markers, so no zombie commit can land after them. Readers must read with isolation.level=read_committed to see only committed
 // epochs. The scheme assumes the epoch is replayed with the same sink parallelism (the same
 // rows reach the same partition), which holds for a query restarted from its checkpoint.
 type kafkaSink struct {
@@ -52,9 +54,6 @@ type kafkaSink struct {
 	commitTopic string
 	timeout     time.Duration
 	written     rowCounter
-
-	markersMu sync.Mutex
-	markers   map[string]int64 // transactional id → last committed epoch (loaded once)
 }
 
 // kafkaSinkColumns are the input column indexes (-1: absent) and types.
@@ -76,22 +75,73 @@ func newKafkaSink(env Env, options map[string]string) (Sink, error) {
 				`SparkSession.conf.set("spark.sql.streaming.checkpointLocation", ...)`).
 			WithParams("config", "spark.sql.streaming.checkpointLocation")
 	}
+	s, params, err := parseKafkaSink(env, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.exactlyOnce, err = opts.boolOr("exactlyOnce", true); err != nil {
+		return nil, err
+	}
+	if t := strings.TrimSpace(opts["exactlyonce.committopic"]); t != "" {
+		s.commitTopic = t
+	}
+	s.txnPrefix = params["transactional.id"]
+	if s.txnPrefix == "" {
+		s.txnPrefix = transactionalPrefix(env.QueryID, opts["checkpointlocation"])
+	}
+	return s, nil
+}
+
+// newKafkaBatchSink is df.write.format("kafka"): the rows are produced by a plain
+// (idempotent, non-transactional) producer per partition and acknowledged before the write
+// returns, as Spark's batch KafkaWriter does. Spark allows only the append and error-if-exists
+// (default) save modes.
+func newKafkaBatchSink(env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+	if mode == SaveOverwrite || mode == SaveIgnore {
+		name := map[SaveMode]string{SaveOverwrite: "Overwrite", SaveIgnore: "Ignore"}[mode]
+		return nil, sparkerr.New(sparkerr.AnalysisException, "", "", "Save mode "+name+
+			" not allowed for Kafka. Allowed save modes are Append and ErrorIfExists (default).")
+	}
+	s, _, err := parseKafkaSink(env, newSinkOptions(options))
+	if err != nil {
+		return nil, err
+	}
+	return batchSink{Sink: s}, nil
+}
+
+// transactionalPrefix is the exactly-once sink's transactional id prefix: derived from the
+// query id, which the checkpoint keeps across restarts, so every run of the query uses the same
+// ids and a restarted run's producers fence the old run's zombies. Without a query id (a sink
+// built outside a query) it derives from the checkpoint location.
+func transactionalPrefix(queryID, checkpoint string) string {
+	if queryID != "" {
+		return "weir-" + queryID
+	}
+	dir, _ := filepath.Abs(checkpoint)
+	sum := sha256.Sum256([]byte(dir))
+	return "weir-" + hex.EncodeToString(sum[:8])
+}
+
+// parseKafkaSink reads the options streaming and batch writes share (kafka.* producer
+// options, topic) and validates the columns. It returns the kafka.* parameters (prefix
+// removed).
+func parseKafkaSink(env Env, opts sinkOptions) (*kafkaSink, map[string]string, error) {
 	params := map[string]string{}
 	for k, v := range opts {
 		if strings.HasPrefix(k, "kafka.") {
 			key := strings.TrimPrefix(k, "kafka.")
 			if msg, ok := kafkaForbiddenSink[key]; ok {
-				return nil, sparkerr.IllegalArgument("%s", msg)
+				return nil, nil, sparkerr.IllegalArgument("%s", msg)
 			}
 			params[key] = v
 		}
 	}
 	servers := strings.TrimSpace(params["bootstrap.servers"])
 	if servers == "" {
-		return nil, sparkerr.IllegalArgument("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer")
+		return nil, nil, sparkerr.IllegalArgument("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer")
 	}
 	if p, ok := params["security.protocol"]; ok && !strings.EqualFold(p, "PLAINTEXT") {
-		return nil, sparkerr.Unsupported("Kafka security.protocol %s (Weir's Kafka client speaks PLAINTEXT only)", p)
+		return nil, nil, sparkerr.Unsupported("Kafka security.protocol %s (Weir's Kafka client speaks PLAINTEXT only)", p)
 	}
 	s := &kafkaSink{env: env, topic: strings.TrimSpace(opts["topic"]), timeout: 30 * time.Second,
 		commitTopic: "__weir_kafka_sink_commits"}
@@ -102,29 +152,17 @@ func newKafkaSink(env Env, options map[string]string) (Sink, error) {
 	}
 	cols, err := kafkaColumns(env.Schema, s.topic != "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.cols = cols
-	if s.exactlyOnce, err = opts.boolOr("exactlyOnce", true); err != nil {
-		return nil, err
-	}
-	if t := strings.TrimSpace(opts["exactlyonce.committopic"]); t != "" {
-		s.commitTopic = t
-	}
-	s.txnPrefix = params["transactional.id"]
-	if s.txnPrefix == "" {
-		dir, _ := filepath.Abs(opts["checkpointlocation"])
-		sum := sha256.Sum256([]byte(dir))
-		s.txnPrefix = "weir-" + hex.EncodeToString(sum[:8])
-	}
 	if v, ok := params["delivery.timeout.ms"]; ok {
 		n, err := newSinkOptions(map[string]string{"t": v}).intOr("t", 30000)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s.timeout = time.Duration(n) * time.Millisecond
 	}
-	return s, nil
+	return s, params, nil
 }
 
 // kafkaColumns validates the input columns as Spark's KafkaWriter.validateQuery does.
@@ -263,6 +301,13 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 		return sparkerr.IllegalArgument("Invalid Kafka producer configuration: %v", err).Wrap(err)
 	}
 	if o.txnID != "" {
+		// Fence first: InitProducerID bumps the transactional id's epoch, so a zombie producer
+		// of an earlier run can no longer commit, and its open transaction is aborted. Only
+		// then are the committed markers final for this id.
+		if _, _, err := cl.ProducerID(ctx); err != nil {
+			cl.Close()
+			return kafkaSinkError("initTransactions", err)
+		}
 		last, err := o.sink.lastCommitted(ctx, cl, o.txnID)
 		if err != nil {
 			cl.Close()

@@ -50,6 +50,9 @@ type Env struct {
 	Stdout io.Writer
 	// Tables registers the memory sink's table as a session temp view.
 	Tables TableRegistry
+	// QueryID is the streaming query's persistent id (kept in its checkpoint; "" for batch
+	// writes). The exactly-once Kafka sink derives its transactional ids from it.
+	QueryID string
 	// PartitionBy is writeStream.partitionBy's columns (file sinks write Hive-style
 	// directories col=value; other sinks refuse them).
 	PartitionBy []string

@@ -1,0 +1,149 @@
+package sinks
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// SaveMode is a batch write's DataFrameWriter.mode.
+type SaveMode string
+
+// Save modes.
+const (
+	SaveAppend        SaveMode = "append"
+	SaveOverwrite     SaveMode = "overwrite"
+	SaveErrorIfExists SaveMode = "errorifexists"
+	SaveIgnore        SaveMode = "ignore"
+)
+
+// BatchSink is the target of a batch write (df.write…save()). Its operators take the rows of
+// the whole write as one epoch and write them when their input ends (EndOfData); the engine
+// calls Finish once, after every partition wrote its rows (the file formats then write
+// Spark's _SUCCESS marker). Description, Parallelism and OutputRows are as for Sink.
+type BatchSink interface {
+	Sink
+	// Finish completes the write after all its operators succeeded.
+	Finish() error
+}
+
+// BatchFactory validates options for a save mode and builds a batch sink. A nil sink with a
+// nil error means there is nothing to write (mode ignore and the target exists).
+type BatchFactory func(env Env, mode SaveMode, options map[string]string) (BatchSink, error)
+
+var batchFactories = map[string]BatchFactory{}
+
+// RegisterBatch registers a format's batch writer.
+func RegisterBatch(format string, f BatchFactory) {
+	mu.Lock()
+	defer mu.Unlock()
+	batchFactories[strings.ToLower(format)] = f
+}
+
+// NewBatch builds the batch sink of format for a write in mode (see BatchFactory for the nil
+// sink). env.Mode is ignored: a batch write appends its rows. An unknown format is Spark's
+// DATA_SOURCE_NOT_FOUND; a streaming-only sink (memory) is refused.
+func NewBatch(format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+	name := strings.ToLower(format)
+	mu.RLock()
+	f, ok := batchFactories[name]
+	_, streaming := factories[name]
+	names := make([]string, 0, len(batchFactories))
+	for n := range batchFactories {
+		names = append(names, n)
+	}
+	mu.RUnlock()
+	if !ok {
+		if streaming {
+			return nil, sparkerr.Unsupported("Data source %s does not support batch writes (df.write); it is a streaming sink", format)
+		}
+		sort.Strings(names)
+		return nil, sparkerr.Analysis("DATA_SOURCE_NOT_FOUND", "42K02",
+			"Failed to find the data source: %s. Weir's batch writers are: %s.", format, strings.Join(names, ", ")).
+			WithParams("provider", format)
+	}
+	if len(env.PartitionBy) > 0 && !sources.IsFileFormat(name) {
+		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
+			"'"+name+"' does not support partitioning.").WithParams("operation", name)
+	}
+	env.Mode = Append
+	return f(env, mode, options)
+}
+
+// batchSink adapts a streaming sink to a batch write: each operator commits epoch 0 at its
+// EndOfData, and finish (optional) completes the write.
+type batchSink struct {
+	Sink
+	finish func() error
+}
+
+// Finish implements BatchSink.
+func (b batchSink) Finish() error {
+	if b.finish == nil {
+		return nil
+	}
+	return b.finish()
+}
+
+// NewOperator implements Sink: the streaming operator, committing at the end of its input.
+func (b batchSink) NewOperator(env flow.Env) (flow.Operator, error) {
+	op, err := b.Sink.NewOperator(env)
+	if err != nil {
+		return nil, err
+	}
+	return &endOfDataCommit{op: op}, nil
+}
+
+// endOfDataCommit hands the rows of a bounded input to a sink operator and commits them as
+// epoch 0 when the input ends.
+type endOfDataCommit struct{ op flow.Operator }
+
+// Process implements flow.Operator.
+func (e *endOfDataCommit) Process(ctx context.Context, in int, rec arrow.RecordBatch, out flow.Emitter) error {
+	return e.op.Process(ctx, in, rec, out)
+}
+
+// EndOfData implements flow.EndOfDataHandler.
+func (e *endOfDataCommit) EndOfData(ctx context.Context, out flow.Emitter) error {
+	if b, ok := e.op.(flow.BarrierHandler); ok {
+		if err := b.Barrier(ctx, 0, out); err != nil {
+			return err
+		}
+	}
+	if h, ok := e.op.(flow.EndOfDataHandler); ok {
+		return h.EndOfData(ctx, out)
+	}
+	return nil
+}
+
+// Close implements flow.Closer.
+func (e *endOfDataCommit) Close() {
+	if c, ok := e.op.(flow.Closer); ok {
+		c.Close()
+	}
+}
+
+func init() {
+	RegisterBatch("noop", newNoopBatch)
+}
+
+// newNoopBatch is df.write.format("noop"): Spark's noop table accepts the append and
+// overwrite modes only.
+func newNoopBatch(env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+	if mode != SaveAppend && mode != SaveOverwrite {
+		name := map[SaveMode]string{SaveErrorIfExists: "ErrorIfExists", SaveIgnore: "Ignore"}[mode]
+		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1308", "",
+			"TableProvider implementation noop cannot be written with "+name+" mode, please use Append or Overwrite modes instead.").
+			WithParams("source", "noop", "createMode", name)
+	}
+	s, err := newNoop(env, options)
+	if err != nil {
+		return nil, err
+	}
+	return batchSink{Sink: s}, nil
+}
