@@ -41,7 +41,8 @@ func field(name string, t sqltypes.DataType, nullable bool) sqltypes.Field {
 }
 
 // testCatalog has views t(a int, b string, c double), s(a int not null, d bigint),
-// u(x string, a int) and n(id int, st struct<f:int,g:string>).
+// u(x string, a int), n(id int, st struct<f:int,g:string>) and g(id int not null, arr
+// array<int>, m map<string,bigint>, js string, ss array<struct<x:int,y:string>>).
 func testCatalog() memCatalog {
 	return memCatalog{
 		"t": &logical.LocalData{Out: sqltypes.Schema{
@@ -50,6 +51,12 @@ func testCatalog() memCatalog {
 			field("a", sqltypes.IntegerType, false), field("d", sqltypes.LongType, true)}},
 		"u": &logical.LocalData{Out: sqltypes.Schema{
 			field("x", sqltypes.StringType, true), field("a", sqltypes.IntegerType, true)}},
+		"g": &logical.LocalData{Out: sqltypes.Schema{
+			field("id", sqltypes.IntegerType, false),
+			field("arr", sqltypes.ArrayType(sqltypes.IntegerType, true), true),
+			field("m", sqltypes.MapType(sqltypes.StringType, sqltypes.LongType, true), true),
+			field("js", sqltypes.StringType, true),
+			field("ss", sqltypes.ArrayType(sqltypes.StructType(field("x", sqltypes.IntegerType, true), field("y", sqltypes.StringType, true)), false), true)}},
 		"n": &logical.LocalData{Out: sqltypes.Schema{
 			field("id", sqltypes.IntegerType, false),
 			field("st", sqltypes.StructType(field("f", sqltypes.IntegerType, true), field("g", sqltypes.StringType, true)), true)}},

@@ -90,7 +90,7 @@ func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, 
 		if call, _, ok := generatorCall(item); ok {
 			for _, arg := range call.Args {
 				if containsGenerator(arg) {
-					return nil, nestedGenerator(item)
+					return nil, a.nestedGenerator(in, item)
 				}
 			}
 			pos = i
@@ -98,7 +98,7 @@ func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, 
 			continue
 		}
 		if containsGenerator(item) {
-			return nil, nestedGenerator(item)
+			return nil, a.nestedGenerator(in, item)
 		}
 	}
 	switch {
@@ -107,7 +107,7 @@ func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, 
 	case len(found) > 1:
 		quoted := make([]string, len(found))
 		for i, g := range found {
-			quoted[i] = planExprSQL(g)
+			quoted[i] = a.renderWithGenerators(in, g)
 		}
 		list := strings.Join(quoted, ", ")
 		return nil, sparkerr.Analysis("UNSUPPORTED_GENERATOR.MULTI_GENERATOR", "42K0E",
@@ -187,7 +187,7 @@ func (a *Analyzer) generateOver(in *resolved, g expr.Generator, names, qualifier
 }
 
 // nestedGenerator is UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS for a select item.
-func nestedGenerator(item plan.Expr) error {
+func (a *Analyzer) nestedGenerator(in *resolved, item plan.Expr) error {
 	for {
 		al, ok := asAlias(item)
 		if !ok {
@@ -195,7 +195,7 @@ func nestedGenerator(item plan.Expr) error {
 		}
 		item = al.Child
 	}
-	q := planExprSQL(item)
+	q := a.renderWithGenerators(in, item)
 	return sparkerr.Analysis("UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS", "42K0E",
 		"The generator is not supported: nested in expressions %s.", q).WithParams("expression", q)
 }
@@ -234,7 +234,7 @@ func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*reso
 	}
 	for _, arg := range n.Generator.Args {
 		if containsGenerator(arg) {
-			return nil, nestedGenerator(n.Generator)
+			return nil, a.nestedGenerator(in, n.Generator)
 		}
 	}
 	g, err := a.bindGenerator(in, n.Generator, n.Outer)
@@ -250,4 +250,26 @@ func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*reso
 		q = []string{n.Alias}
 	}
 	return a.generateOver(in, g, names, q, false), nil
+}
+
+// renderWithGenerators renders e as Spark's toSQLExpr would for an error message, generator
+// calls included (bound only to be rendered); it falls back to the unresolved rendering.
+func (a *Analyzer) renderWithGenerators(in *resolved, e plan.Expr) string {
+	b := a.binderOver(in)
+	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
+		c, ok := asCall(x)
+		if !ok || !expr.IsGenerator(c.Name) {
+			return nil, false, nil
+		}
+		g, err := a.bindGenerator(in, c, false)
+		if err != nil {
+			return nil, true, err
+		}
+		return &expr.Column{Name: g.String(), T: g.Output()[0].Type, Null: true}, true, nil
+	}
+	x, err := b.bind(e)
+	if err != nil {
+		return planExprSQL(e)
+	}
+	return `"` + x.String() + `"`
 }

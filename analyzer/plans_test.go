@@ -392,6 +392,29 @@ var planCases = map[string]func() plan.Relation{
 		return &plan.Join{Left: tbl("t", 0), Right: tbl("s", 0), Type: plan.LeftOuterJoin,
 			UsingColumns: []string{"A"}}
 	},
+	"with-column-explode": func() plan.Relation {
+		// df.withColumn("e", explode("arr"))
+		return &plan.WithColumns{Input: tbl("g", 0), Aliases: []plan.Alias{{Child: fn("explode", col("arr")), Names: []string{"e"}}}}
+	},
+	"with-column-explode-replaces": func() plan.Relation {
+		// df.withColumn("arr", explode("arr"))
+		return &plan.WithColumns{Input: tbl("g", 0), Aliases: []plan.Alias{{Child: fn("explode", col("arr")), Names: []string{"arr"}}}}
+	},
+	"select-posexplode-multi-alias": func() plan.Relation {
+		// df.select("id", posexplode("arr").alias("p", "v"))
+		return project(tbl("g", 1), pcol(1, "id"), plan.Alias{Child: fn("posexplode", pcol(1, "arr")), Names: []string{"p", "v"}})
+	},
+	"pyspark-transform-lambda": func() plan.Relation {
+		// df.select(transform("arr", lambda x: x + df.id))
+		body := fn("+", plan.LambdaVar{Name: "x_1"}, pcol(1, "id"))
+		return project(tbl("g", 1), fn("transform", col("arr"), plan.Lambda{Params: []string{"x_1"}, Body: body}))
+	},
+	"pyspark-aggregate-lambdas": func() plan.Relation {
+		// df.select(aggregate("arr", lit(0), lambda acc, x: acc + x, lambda acc: acc * 2).alias("s"))
+		merge := plan.Lambda{Params: []string{"acc_2", "x_3"}, Body: fn("+", plan.LambdaVar{Name: "acc_2"}, plan.LambdaVar{Name: "x_3"})}
+		finish := plan.Lambda{Params: []string{"acc_4"}, Body: fn("*", plan.LambdaVar{Name: "acc_4"}, i32(2))}
+		return project(tbl("g", 0), as(fn("aggregate", col("arr"), i32(0), merge, finish), "s"))
+	},
 	"star-plan-id": func() plan.Relation {
 		// df.join(df2, "a").select(df2["*"])
 		j := &plan.Join{Left: tbl("t", 1), Right: tbl("u", 2), Type: plan.InnerJoin, UsingColumns: []string{"a"}}

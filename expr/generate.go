@@ -251,10 +251,10 @@ func bindStack(name string, args []Expr, opts Options) (*generator, error) {
 			}
 			if !vals[i].Type().EqualIgnoreNullable(out[c].Type) {
 				return nil, typeMismatch("STACK_COLUMN_DIFF_TYPES", call,
-					"The data type of the column (%d) do not have the same type: %s (%s) <> %s (%s).",
-					c, quoteSQL(out[c].Type.SQL()), quoteSQL(vals[first].String()), quoteSQL(vals[i].Type().SQL()), quoteSQL(vals[i].String())).
-					WithParams("columnIndex", strconv.Itoa(c), "leftType", quoteSQL(out[c].Type.SQL()), "leftParamIndex", strconv.Itoa(first+1),
-						"rightType", quoteSQL(vals[i].Type().SQL()), "rightParamIndex", strconv.Itoa(i+1))
+					"The data type of the column (%d) do not have the same type: %s (%d) <> %s (%d).",
+					c, quoteSQL(out[c].Type.SQL()), first+2, quoteSQL(vals[i].Type().SQL()), i+2).
+					WithParams("columnIndex", strconv.Itoa(c), "leftType", quoteSQL(out[c].Type.SQL()), "leftParamIndex", strconv.Itoa(first+2),
+						"rightType", quoteSQL(vals[i].Type().SQL()), "rightParamIndex", strconv.Itoa(i+2))
 			}
 		}
 	}
