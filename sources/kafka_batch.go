@@ -47,17 +47,9 @@ func (b *KafkaBatch) Schema() sqltypes.Schema { return kafkaSchema(b.opts.header
 // resolve fixes the batch's offset range.
 func (b *KafkaBatch) resolve(ctx context.Context, s *kafkaStream) {
 	b.once.Do(func() {
-		if b.start, b.err = s.Initial(ctx); b.err != nil {
-			return
-		}
-		if b.opts.ending == "latest" {
-			b.end, b.err = s.Latest(ctx)
-			return
-		}
-		spec, _ := parseKafkaOffsets(b.opts.ending) // validated by parseKafkaOptions
-		var end kafkaOffsets
-		if end, b.err = s.resolveSpecific(ctx, spec, b.opts.ending); b.err == nil {
-			b.end = encodeKafkaOffsets(end)
+		var from, until kafkaOffsets
+		if from, until, b.err = s.resolveRange(ctx, b.opts.start, b.opts.end); b.err == nil {
+			b.start, b.end = encodeKafkaOffsets(from), encodeKafkaOffsets(until)
 		}
 	})
 }

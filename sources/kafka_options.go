@@ -31,15 +31,16 @@ type kafkaOptions struct {
 	topics         []string                   // subscribe
 	pattern        *regexp.Regexp             // subscribePattern
 	assign         map[string][]int32         // assign
-	starting       string                     // "earliest", "latest" or a JSON offsets object
-	ending         string                     // batch reads only
+	start          kafkaLimit                 // startingOffsets / startingTimestamp / startingOffsetsByTimestamp
+	end            kafkaLimit                 // batch reads only: endingOffsets / endingTimestamp / endingOffsetsByTimestamp
 	maxOffsets     int64                      // maxOffsetsPerTrigger (0: none)
+	minOffsets     int64                      // minOffsetsPerTrigger (0: none)
+	maxDelay       time.Duration              // maxTriggerDelay (default 15m)
 	failOnDataLoss bool                       // failOnDataLoss (default true)
 	headers        bool                       // includeHeaders
 	apiTimeout     time.Duration              // metadata and offset requests
 	pollTimeout    time.Duration              // a fetch making no progress for this long fails
 	kafkaParams    map[string]string          // kafka.* passthrough (without the prefix)
-	specific       map[string]map[int32]int64 // startingOffsets as JSON
 }
 
 // Spark's messages for the Kafka consumer options it refuses.
@@ -98,14 +99,8 @@ func parseKafkaOptions(opts map[string]string, userSchema string, batch bool) (k
 		}
 		o.kafkaParams[key] = v
 	}
-	servers := strings.TrimSpace(o.kafkaParams["bootstrap.servers"])
-	if servers == "" {
+	if o.bootstrap = kafkaServers(o.kafkaParams["bootstrap.servers"]); len(o.bootstrap) == 0 {
 		return o, sparkerr.IllegalArgument("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer")
-	}
-	for _, s := range strings.Split(servers, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			o.bootstrap = append(o.bootstrap, s)
-		}
 	}
 	var given []string
 	for _, k := range []string{"subscribe", "subscribepattern", "assign"} {
@@ -154,50 +149,46 @@ func parseKafkaOptions(opts map[string]string, userSchema string, batch bool) (k
 		}
 		o.assign, o.strategy = a, kafkaAssign
 	}
-	o.starting = "latest"
-	if batch {
-		o.starting = "earliest"
-		o.ending = "latest"
-	}
-	if v, ok := opts["startingoffsets"]; ok {
-		o.starting = strings.TrimSpace(v)
-	}
-	if v, ok := opts["endingoffsets"]; ok {
-		if !batch {
-			return o, sparkerr.IllegalArgument("ending offset not valid in streaming queries")
-		}
-		o.ending = strings.TrimSpace(v)
-	}
-	switch strings.ToLower(o.starting) {
-	case "earliest":
-		o.starting = "earliest"
-	case "latest":
-		if batch {
-			return o, sparkerr.IllegalArgument("starting offset can't be latest for batch queries on Kafka")
-		}
-		o.starting = "latest"
-	default:
-		sp, err := parseKafkaOffsets(o.starting)
-		if err != nil {
-			return o, err
-		}
-		o.specific = sp
-	}
-	if batch {
-		switch strings.ToLower(o.ending) {
-		case "latest":
-			o.ending = "latest"
-		case "earliest":
-			return o, sparkerr.IllegalArgument("ending offset can't be earliest for batch queries on Kafka")
-		default:
-			if _, err := parseKafkaOffsets(o.ending); err != nil {
-				return o, err
-			}
-		}
+	if err := o.parseLimits(opts, batch); err != nil {
+		return o, err
 	}
 	var err error
 	if o.maxOffsets, err = optionLong(opts, "maxoffsetspertrigger", 0); err != nil {
 		return o, err
+	}
+	if o.minOffsets, err = optionLong(opts, "minoffsetspertrigger", 0); err != nil {
+		return o, err
+	}
+	if _, hasMax := opts["maxoffsetspertrigger"]; hasMax && o.minOffsets > o.maxOffsets {
+		return o, sparkerr.IllegalArgument("The value of minOffsetPerTrigger(%d) is higher than the maxOffsetsPerTrigger(%d).",
+			o.minOffsets, o.maxOffsets)
+	}
+	delay := "15m"
+	if v, ok := opts["maxtriggerdelay"]; ok {
+		delay = v
+	}
+	ms, err := timeStringAsMs(delay)
+	if err != nil {
+		return o, err
+	}
+	o.maxDelay = time.Duration(ms) * time.Millisecond
+	if v, ok := opts["minpartitions"]; ok {
+		n, err := parseJavaLong(strings.TrimSpace(v), 32)
+		if err != nil {
+			return o, err
+		}
+		if n <= 0 {
+			return o, sparkerr.IllegalArgument("minPartitions must be positive")
+		}
+	}
+	if v, ok := opts["maxrecordsperpartition"]; ok {
+		n, err := parseJavaLong(strings.TrimSpace(v), 64)
+		if err != nil {
+			return o, err
+		}
+		if n <= 0 {
+			return o, sparkerr.IllegalArgument("maxRecordsPerPartition must be positive")
+		}
 	}
 	if v, ok := opts["failondataloss"]; ok {
 		b, perr := strconv.ParseBool(strings.TrimSpace(v))
@@ -234,20 +225,9 @@ func parseKafkaOptions(opts map[string]string, userSchema string, batch bool) (k
 type kafkaOffsets = map[string]map[int32]int64
 
 func parseKafkaOffsets(s string) (kafkaOffsets, error) {
-	var raw map[string]map[string]int64
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+	out, err := parseKafkaPartitionMap(s)
+	if err != nil {
 		return nil, sparkerr.IllegalArgument("Expected e.g. {\"topicA\":{\"0\":23,\"1\":-1},\"topicB\":{\"0\":-2}}, got %s", s)
-	}
-	out := kafkaOffsets{}
-	for t, ps := range raw {
-		out[t] = map[int32]int64{}
-		for p, off := range ps {
-			n, err := strconv.ParseInt(p, 10, 32)
-			if err != nil {
-				return nil, sparkerr.IllegalArgument("Expected e.g. {\"topicA\":{\"0\":23,\"1\":-1},\"topicB\":{\"0\":-2}}, got %s", s)
-			}
-			out[t][int32(n)] = off
-		}
 	}
 	return out, nil
 }

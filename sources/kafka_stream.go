@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/benbjohnson/clock"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -51,10 +52,13 @@ type kafkaStream struct {
 	parts  int
 	meta   MetadataStore
 
-	mu     sync.Mutex
-	closed bool
-	admin  *kgo.Client
-	adm    *kadm.Client
+	clock  clock.Clock
+
+	mu          sync.Mutex
+	closed      bool
+	admin       *kgo.Client
+	adm         *kadm.Client
+	lastTrigger time.Time // when minOffsetsPerTrigger last let an epoch through (zero: never)
 }
 
 func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
@@ -63,7 +67,10 @@ func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string
 		return nil, err
 	}
 	s := &kafkaStream{opts: o, schema: kafkaSchema(o.headers), mem: env.Mem, tz: env.TimeZone,
-		parts: max(1, env.DefaultPartitions), meta: env.Metadata}
+		parts: max(1, env.DefaultPartitions), meta: env.Metadata, clock: env.Clock}
+	if s.clock == nil {
+		s.clock = clock.New()
+	}
 	if s.mem == nil {
 		s.mem = memory.DefaultAllocator
 	}
@@ -236,7 +243,8 @@ func containsPartition(ps []int32, p int32) bool {
 	return false
 }
 
-// Initial implements StreamSource: startingOffsets resolved against the cluster.
+// Initial implements StreamSource: the start position (startingOffsets, startingTimestamp or
+// startingOffsetsByTimestamp) resolved against the cluster.
 func (s *kafkaStream) Initial(ctx context.Context) (Offset, error) {
 	if s.meta != nil {
 		data, ok, err := s.meta.Get()
@@ -247,16 +255,7 @@ func (s *kafkaStream) Initial(ctx context.Context) (Offset, error) {
 			return Offset(data), nil
 		}
 	}
-	var init kafkaOffsets
-	var err error
-	switch s.opts.starting {
-	case "earliest":
-		init, err = s.listOffsets(ctx, true)
-	case "latest":
-		init, err = s.listOffsets(ctx, false)
-	default:
-		init, err = s.resolveSpecific(ctx, s.opts.specific, s.opts.starting)
-	}
+	init, err := s.resolveLimit(ctx, s.opts.start, true)
 	if err != nil {
 		return nil, err
 	}
@@ -269,44 +268,6 @@ func (s *kafkaStream) Initial(ctx context.Context) (Offset, error) {
 	return o, nil
 }
 
-// resolveSpecific resolves JSON offsets (startingOffsets, endingOffsets): -2 is the partition's earliest offset and -1
-// its latest; the partitions of the subscription must all be given (as in Spark).
-func (s *kafkaStream) resolveSpecific(ctx context.Context, specific kafkaOffsets, given string) (kafkaOffsets, error) {
-	earliest, err := s.listOffsets(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	latest, err := s.listOffsets(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	out := kafkaOffsets{}
-	for _, tp := range sortedPartitions(specific) {
-		off := specific[tp.Topic][tp.Partition]
-		if _, ok := latest[tp.Topic][tp.Partition]; !ok {
-			return nil, sparkerr.New(sparkerr.IllegalArgumentException, "", "",
-				"Assigned partitions from startingOffsets do not exist: "+tp.Topic+"-"+itoa32(tp.Partition))
-		}
-		switch off {
-		case -2:
-			off = earliest[tp.Topic][tp.Partition]
-		case -1:
-			off = latest[tp.Topic][tp.Partition]
-		}
-		if out[tp.Topic] == nil {
-			out[tp.Topic] = map[int32]int64{}
-		}
-		out[tp.Topic][tp.Partition] = off
-	}
-	for _, tp := range sortedPartitions(latest) {
-		if _, ok := out[tp.Topic][tp.Partition]; !ok && s.opts.strategy != kafkaSubscribePattern {
-			return nil, sparkerr.IllegalArgument("Offsets %s do not contain all partitions of the "+
-				"subscription: %s-%d is missing", given, tp.Topic, tp.Partition)
-		}
-	}
-	return out, nil
-}
-
 // Latest implements StreamSource: the end offsets of every partition now.
 func (s *kafkaStream) Latest(ctx context.Context) (Offset, error) {
 	latest, err := s.listOffsets(ctx, false)
@@ -317,7 +278,8 @@ func (s *kafkaStream) Latest(ctx context.Context) (Offset, error) {
 }
 
 // LatestFrom implements StartRelative: the end offsets, capped at maxOffsetsPerTrigger past
-// start. Partitions that vanished since start keep their start offset (the epoch reads
+// start; with minOffsetsPerTrigger, start itself (no epoch) while fewer offsets than that are
+// available and maxTriggerDelay has not passed since the last epoch (delayEpoch). Partitions that vanished since start keep their start offset (the epoch reads
 // nothing of them); with failOnDataLoss that is an error, as in Spark.
 func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, error) {
 	from, err := decodeKafkaOffsets(start)
@@ -341,6 +303,9 @@ func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, err
 		}
 		latest[tp.Topic][tp.Partition] = from[tp.Topic][tp.Partition]
 	}
+	if s.opts.minOffsets > 0 && s.delayEpoch(from, latest) {
+		return start, nil
+	}
 	if s.opts.maxOffsets > 0 {
 		var earliest kafkaOffsets
 		newStart := func(tp kafkaTopicPartition) int64 {
@@ -357,6 +322,29 @@ func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, err
 		}
 	}
 	return encodeKafkaOffsets(latest), nil
+}
+
+// delayEpoch is Spark's KafkaMicroBatchStream.delayBatch: an epoch waits while fewer than
+// minOffsetsPerTrigger offsets are available past from, unless maxTriggerDelay has passed since
+// the last epoch was let through (the first call always lets one through). Time is the
+// source's clock.
+func (s *kafkaStream) delayEpoch(from, latest kafkaOffsets) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	if s.lastTrigger.IsZero() || now.Sub(s.lastTrigger) >= s.opts.maxDelay {
+		s.lastTrigger = now
+		return false
+	}
+	var available int64
+	for _, tp := range sortedPartitions(latest) {
+		available += latest[tp.Topic][tp.Partition] - from[tp.Topic][tp.Partition]
+	}
+	if available < s.opts.minOffsets {
+		return true
+	}
+	s.lastTrigger = now
+	return false
 }
 
 // kafkaDataLoss is Spark's error when data the query was to read is gone.
