@@ -28,19 +28,19 @@ const (
 type kafkaOptions struct {
 	bootstrap      []string
 	strategy       kafkaStrategy
-	topics         []string                   // subscribe
-	pattern        *regexp.Regexp             // subscribePattern
-	assign         map[string][]int32         // assign
-	start          kafkaLimit                 // startingOffsets / startingTimestamp / startingOffsetsByTimestamp
-	end            kafkaLimit                 // batch reads only: endingOffsets / endingTimestamp / endingOffsetsByTimestamp
-	maxOffsets     int64                      // maxOffsetsPerTrigger (0: none)
-	minOffsets     int64                      // minOffsetsPerTrigger (0: none)
-	maxDelay       time.Duration              // maxTriggerDelay (default 15m)
-	failOnDataLoss bool                       // failOnDataLoss (default true)
-	headers        bool                       // includeHeaders
-	apiTimeout     time.Duration              // metadata and offset requests
-	pollTimeout    time.Duration              // a fetch making no progress for this long fails
-	kafkaParams    map[string]string          // kafka.* passthrough (without the prefix)
+	topics         []string           // subscribe
+	pattern        *regexp.Regexp     // subscribePattern
+	assign         map[string][]int32 // assign
+	start          kafkaLimit         // startingOffsets / startingTimestamp / startingOffsetsByTimestamp
+	end            kafkaLimit         // batch reads only: endingOffsets / endingTimestamp / endingOffsetsByTimestamp
+	maxOffsets     int64              // maxOffsetsPerTrigger (0: none)
+	minOffsets     int64              // minOffsetsPerTrigger (0: none)
+	maxDelay       time.Duration      // maxTriggerDelay (default 15m)
+	failOnDataLoss bool               // failOnDataLoss (default true)
+	headers        bool               // includeHeaders
+	apiTimeout     time.Duration      // metadata and offset requests
+	pollTimeout    time.Duration      // a fetch making no progress for this long fails
+	kafkaParams    map[string]string  // kafka.* passthrough (without the prefix)
 }
 
 // Spark's messages for the Kafka consumer options it refuses.

@@ -52,7 +52,7 @@ type kafkaStream struct {
 	parts  int
 	meta   MetadataStore
 
-	clock  clock.Clock
+	clock clock.Clock
 
 	mu          sync.Mutex
 	closed      bool
