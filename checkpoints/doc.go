@@ -11,6 +11,14 @@
 // Purge drops old offsets and commits; PurgeState drops state snapshots older than the one
 // recovery from a given commit needs.
 //
-// A Store is safe for concurrent use. Durability points (offsets, commits) are synced writes;
-// state snapshots are written unsynced and made durable by the commit that follows them.
+// Small state snapshots are values in Pebble; large ones (past 256 KiB) are files in the
+// store's state directory, written and synced before the Pebble record naming them (see
+// state_files.go: Pebble's write path costs several times a plain file write for values of
+// tens of megabytes, and reopening replays them from its WAL). Open deletes state files no
+// record names; PurgeState deletes the files of the snapshots it drops.
+//
+// A Store is safe for concurrent use (state saves of several operator instances run in
+// parallel). Durability points (offsets, commits) are synced writes; state records are written
+// unsynced and made durable by the commit that follows them (the caller commits an epoch only
+// after every PutState of it returned).
 package checkpoints

@@ -13,6 +13,9 @@ import (
 // Store is a Pebble-backed checkpoint log.
 type Store struct {
 	db *pebble.DB
+	// fs and stateDir hold the files of large state snapshots (state_files.go).
+	fs       vfs.FS
+	stateDir string
 }
 
 // Option configures Open.
@@ -39,7 +42,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoints: open %s: %w", dir, err)
 	}
-	return &Store{db: db}, nil
+	fs := fsOf(po)
+	s := &Store{db: db, fs: fs, stateDir: fs.PathJoin(dir, stateDirName)}
+	if err := s.openStateDir(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Close closes the store.
@@ -125,12 +134,6 @@ func (s *Store) SourceMetadata(query string, source int) ([]byte, bool, error) {
 	return s.get(key(query, "s", epochBytes(int64(source))))
 }
 
-// PutState stores an operator partition's state snapshot for epoch (unsynced; the epoch's
-// Commit makes it durable).
-func (s *Store) PutState(query, operator string, partition int, epoch int64, state []byte) error {
-	return s.db.Set(key(query, "t", []byte(operator), epochBytes(int64(partition)), epochBytes(epoch)), state, pebble.NoSync)
-}
-
 // State returns the snapshot of an operator partition at the latest epoch ≤ epoch.
 func (s *Store) State(query, operator string, partition int, epoch int64) ([]byte, bool, error) {
 	prefix := key(query, "t", []byte(operator), epochBytes(int64(partition)))
@@ -144,7 +147,11 @@ func (s *Store) State(query, operator string, partition int, epoch int64) ([]byt
 	if !it.Last() {
 		return nil, false, it.Error()
 	}
-	return append([]byte(nil), it.Value()...), true, nil
+	data, err := s.stateValue(it.Value())
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
 }
 
 // Purge deletes every record of a query older than epoch `keep` (offsets, commits, state),
@@ -176,14 +183,19 @@ func (s *Store) PurgeState(query string, keep int64) error {
 	defer b.Close()
 	// Keys end in <epoch 8 bytes>/; the part before is the operator partition.
 	var group []byte
-	var older [][]byte // this group's snapshots at or before keep, oldest first
+	var older [][]byte      // this group's snapshots at or before keep, oldest first
+	var olderFiles []string // their files ("" for inline ones)
+	var files []string      // files of the deleted snapshots, removed once the deletes commit
 	flush := func() error {
 		for i := 0; i+1 < len(older); i++ {
 			if err := b.Delete(older[i], nil); err != nil {
 				return err
 			}
+			if olderFiles[i] != "" {
+				files = append(files, olderFiles[i])
+			}
 		}
-		older = older[:0]
+		older, olderFiles = older[:0], olderFiles[:0]
 		return nil
 	}
 	for valid := it.First(); valid; valid = it.Next() {
@@ -201,6 +213,7 @@ func (s *Store) PurgeState(query string, keep int64) error {
 		}
 		if e <= keep {
 			older = append(older, append([]byte(nil), k...))
+			olderFiles = append(olderFiles, stateFileOf(it.Value()))
 		}
 	}
 	if err := flush(); err != nil {
@@ -210,5 +223,14 @@ func (s *Store) PurgeState(query string, keep int64) error {
 	if err := it.Close(); err != nil {
 		return err
 	}
-	return b.Commit(pebble.NoSync)
+	// With files to remove, the deletes are synced first: no durable record outlives its file.
+	sync := pebble.NoSync
+	if len(files) > 0 {
+		sync = pebble.Sync
+	}
+	if err := b.Commit(sync); err != nil {
+		return err
+	}
+	s.removeStateFiles(files)
+	return nil
 }
