@@ -105,6 +105,9 @@ func bindFromJSON(name string, args []Expr, opts Options) (Expr, error) {
 		return out, nil
 	})
 	f.str = "from_json(" + args[0].String() + ")"
+	if t.Kind == sqltypes.Struct {
+		return &fromJSONStruct{rowFunc: f, fields: t.Fields, failFast: failFast}, nil
+	}
 	return f, nil
 }
 

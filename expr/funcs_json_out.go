@@ -23,6 +23,9 @@ func bindToJSON(name string, args []Expr, opts Options) (Expr, error) {
 		return string(AppendJSONValue(nil, a[0], t, ctx.loc())), nil
 	})
 	f.str = "to_json(" + args[0].String() + ")"
+	if t.Kind == sqltypes.Struct {
+		return newToJSONStruct(f, t), nil
+	}
 	return f, nil
 }
 

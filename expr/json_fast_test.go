@@ -1,0 +1,236 @@
+package expr
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// The vectorized from_json / to_json (json_from.go, json_to.go) must give exactly the row
+// functions' results: these tests evaluate both over the same batches of hand-picked and
+// generated records and compare every row.
+
+var jsonFastSchemas = []string{
+	"id BIGINT, ts BIGINT, user STRING, kind STRING, amount DOUBLE, note STRING",
+	"a INT, b TINYINT, c SMALLINT, d FLOAT, e BOOLEAN, f STRING",
+	"s STRUCT<x: INT, y: STRING>, arr ARRAY<INT>, m MAP<STRING, DOUBLE>, t TIMESTAMP, dec DECIMAL(10,2), bin BINARY, dt DATE, a BIGINT",
+}
+
+var jsonFastInputs = []string{
+	`{"id":1,"ts":1764455000000000,"user":"user-00001","kind":"click","amount":12.5,"note":"n"}`,
+	`{}`, ` { } `, `{"a":1}`, `{"a":null,"b":null}`, `null`, ``, `   `, `[]`, `[1,2]`, `"str"`, `12`, `true`,
+	`{"a":1,}`, `{"a":1`, `{"a" 1}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":.5}`, `{a:1}`,
+	`{"a":1} trailing`, `{"a":1}}`, `{"a":1} `, "{\"a\":1}\n", `{"a":tru}`, `{"a":nul}`, `{"a":truex}`,
+	`{"a":2147483648}`, `{"a":-2147483648}`, `{"b":128}`, `{"b":-128}`, `{"c":40000}`, `{"a":1.5}`, `{"a":1e2}`,
+	`{"a":"1"}`, `{"d":"NaN"}`, `{"d":"Infinity"}`, `{"d":"-INF"}`, `{"d":1e40}`, `{"d":1e400}`, `{"d":-0.0}`,
+	`{"e":true}`, `{"e":false}`, `{"e":"true"}`, `{"e":1}`, `{"f":12}`, `{"f":1.50}`, `{"f":true}`, `{"f":null}`,
+	`{"f":{"x":[1,"a",null]}}`, `{"f":[ 1 , 2 ]}`, `{"f":"a\"b\\c\/d\b\f\n\r\t"}`, `{"f":"\u00e9\u4e2d"}`,
+	`{"f":"\ud83d\ude00"}`, `{"f":"\ud83d"}`, `{"f":"\u0000"}`, "{\"f\":\"tab\there\"}", "{\"f\":\"\xff\"}",
+	`{"f":"é中😀"}`, `{"f":"\x"}`, `{"f":"\u12"}`, `{"f\u0041":1}`, `{"\u0061":7}`, `{"a":1,"a":2}`,
+	`{"a":"x","a":3}`, `{"a":3,"a":"x"}`, `{"zzz":{"deep":[[[]]]},"a":5}`, `{"a":5,"zzz":[1,{"q":"}"}]}`,
+	`{"s":{"x":1,"y":"z"},"arr":[1,null,3],"m":{"k":1.5,"j":null},"t":"2024-01-02 03:04:05","dec":12.345,"bin":"aGk=","dt":"2024-02-30"}`,
+	`{"s":{"x":"bad"},"arr":[1,"x"],"m":{"k":"v"},"t":1700000000,"dec":"1.5","bin":5,"dt":20240101}`,
+	`{"s":[1],"arr":{"a":1},"m":[],"t":true,"dec":1e3}`, `{"s":null,"arr":null,"m":null,"t":null}`,
+	`{"ts":-9223372036854775808,"id":9223372036854775807}`, `{"id":9223372036854775808}`, `{"amount":-1.7976931348623157e308}`,
+}
+
+// randomJSONRecord generates a record over schema keys and others, with random value types,
+// spacing and, now and then, a corruption.
+func randomJSONRecord(r *rand.Rand) string {
+	keys := []string{"id", "ts", "user", "kind", "amount", "note", "a", "b", "c", "d", "e", "f", "s", "arr", "m", "t", "x"}
+	sp := func() string { return []string{"", "", "", " ", "\n", "\t "}[r.IntN(6)] }
+	var val func(depth int) string
+	val = func(depth int) string {
+		switch r.IntN(12) {
+		case 0:
+			return "null"
+		case 1:
+			return []string{"true", "false"}[r.IntN(2)]
+		case 2:
+			return fmt.Sprint(r.Int64N(1<<40) - 1<<39)
+		case 3:
+			return fmt.Sprintf("%g", r.NormFloat64()*1e3)
+		case 4:
+			return []string{"0", "-0", "1e3", "2.5E-3", "127", "-129", "32768", "99999999999999999999"}[r.IntN(8)]
+		case 5:
+			return `"` + []string{"plain", "", "a\\\"b", "\\u00e9", "é", "\\n", "NaN", "Infinity", "12", "2024-01-02", "<&>"}[r.IntN(11)] + `"`
+		case 6:
+			if depth < 3 {
+				return "[" + val(depth+1) + "," + sp() + val(depth+1) + "]"
+			}
+		case 7:
+			if depth < 3 {
+				return `{"x":` + val(depth+1) + `,"y":` + val(depth+1) + "}"
+			}
+		}
+		return fmt.Sprint(r.IntN(1000))
+	}
+	var b strings.Builder
+	b.WriteString(sp() + "{")
+	n := r.IntN(8)
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			b.WriteString("," + sp())
+		}
+		b.WriteString(`"` + keys[r.IntN(len(keys))] + `"` + sp() + ":" + sp() + val(0))
+	}
+	b.WriteString("}" + sp())
+	s := b.String()
+	if r.IntN(10) == 0 && len(s) > 1 { // corrupt: cut, or a stray byte
+		i := r.IntN(len(s))
+		if r.IntN(2) == 0 {
+			s = s[:i]
+		} else {
+			s = s[:i] + string("x,:}\"\\"[r.IntN(6)]) + s[i:]
+		}
+	}
+	return s
+}
+
+func jsonFastCases() []string {
+	r := rand.New(rand.NewPCG(5, 7))
+	cases := append([]string(nil), jsonFastInputs...)
+	for range 3000 {
+		cases = append(cases, randomJSONRecord(r))
+	}
+	return cases
+}
+
+func TestFromJSONStructMatchesRowFunction(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	cases := jsonFastCases()
+	vals := make([]any, len(cases)+1)
+	for i, c := range cases {
+		vals[i] = c
+	}
+	b := env.batch([]sqltypes.Field{{Name: "v", Type: sqltypes.StringType, Nullable: true}}, vals)
+	defer b.Release()
+	for _, schema := range jsonFastSchemas {
+		e := mustBind(t, "from_json", Options{}, col(0, "v", sqltypes.StringType), lit(schema, sqltypes.StringType))
+		fast, ok := e.(*fromJSONStruct)
+		if !ok {
+			t.Fatalf("from_json with a struct schema bound to %T", e)
+		}
+		got, err := env.eval(fast, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := env.eval(fast.rowFunc, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if g, w := renderValue(got[i]), renderValue(want[i]); g != w {
+				t.Errorf("schema %q, input %q: vectorized %s, row function %s", schema, vals[i], g, w)
+			}
+		}
+	}
+}
+
+func TestFromJSONStructFailFastMatchesRowFunction(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	mode := mustBind(t, "map", Options{}, lit("mode", sqltypes.StringType), lit("FAILFAST", sqltypes.StringType))
+	for _, schema := range jsonFastSchemas {
+		e := mustBind(t, "from_json", Options{}, col(0, "v", sqltypes.StringType), lit(schema, sqltypes.StringType), mode)
+		fast := e.(*fromJSONStruct)
+		for _, c := range jsonFastCases()[:400] {
+			b := env.batch([]sqltypes.Field{{Name: "v", Type: sqltypes.StringType, Nullable: true}}, []any{c})
+			got, gerr := env.eval(fast, b)
+			want, werr := env.eval(fast.rowFunc, b)
+			b.Release()
+			if g, w := renderValue(got)+fmt.Sprint(gerr), renderValue(want)+fmt.Sprint(werr); g != w {
+				t.Errorf("schema %q, input %q: vectorized %s, row function %s", schema, c, g, w)
+			}
+		}
+	}
+}
+
+func TestToJSONStructMatchesRowFunction(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	cases := jsonFastCases()
+	vals := make([]any, len(cases)+1)
+	for i, c := range cases {
+		vals[i] = c
+	}
+	b := env.batch([]sqltypes.Field{{Name: "v", Type: sqltypes.StringType, Nullable: true}}, vals)
+	defer b.Release()
+	for _, schema := range jsonFastSchemas {
+		parsed := mustBind(t, "from_json", Options{}, col(0, "v", sqltypes.StringType), lit(schema, sqltypes.StringType))
+		e := mustBind(t, "to_json", Options{}, parsed)
+		fast, ok := e.(*toJSONStruct)
+		if !ok {
+			t.Fatalf("to_json of a struct bound to %T", e)
+		}
+		got, err := env.eval(fast, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := env.eval(fast.rowFunc, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("schema %q, input %q: vectorized %v, row function %v", schema, vals[i], got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestToJSONStructSpecialValues(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	st := sqltypes.StructType(
+		sqltypes.Field{Name: "d", Type: sqltypes.DoubleType, Nullable: true},
+		sqltypes.Field{Name: "f", Type: sqltypes.FloatType, Nullable: true},
+		sqltypes.Field{Name: "s", Type: sqltypes.StringType, Nullable: true},
+		sqltypes.Field{Name: "we\"ird", Type: sqltypes.BooleanType, Nullable: true},
+		sqltypes.Field{Name: "n", Type: sqltypes.NullType, Nullable: true})
+	rows := []any{
+		[]any{nan(), float32(1.5), "plain", true, nil},
+		[]any{1e300, float32(1e-7), "<&>\u2028\u2029\x01\"\\", false, nil},
+		[]any{-1.0 / zero(), nil, "\xff bad", nil, nil},
+		[]any{nil, nil, nil, nil, nil},
+		nil,
+	}
+	b := env.batch([]sqltypes.Field{{Name: "r", Type: st, Nullable: true}}, rows)
+	defer b.Release()
+	e := mustBind(t, "to_json", Options{}, col(0, "r", st)).(*toJSONStruct)
+	got, err := env.eval(e, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := env.eval(e.rowFunc, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renderValue(got) != renderValue(want) {
+		t.Errorf("vectorized %#v\nrow function %#v", got, want)
+	}
+	if got[0] != `{"d":"NaN","f":1.5,"s":"plain","we\"ird":true}` || got[3] != `{}` || got[4] != nil {
+		t.Errorf("got %#v", got)
+	}
+}
+
+func zero() float64 { return 0 }
+
+// renderValue prints a Go value of the sqltypes conventions, maps by content.
+func renderValue(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, it := range x {
+			parts[i] = renderValue(it)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case *sqltypes.MapValue:
+		return "map" + renderValue(x.Keys) + renderValue(x.Values)
+	}
+	return fmt.Sprintf("%#v", v)
+}

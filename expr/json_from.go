@@ -1,0 +1,247 @@
+package expr
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// fromJSONStruct is from_json with a struct schema, evaluated a batch at a time: each record is
+// scanned once (jsonScan) and its fields appended straight to the result's Arrow builders,
+// without encoding/json and without boxing the fields. Top-level fields of the integral,
+// floating-point, string and boolean types holding their natural JSON values take the direct
+// route; other fields are read into parseJSONText's representation and converted with
+// jsonFieldValue. A record the scanner does not accept (malformed, top level not an object,
+// surrogate escapes, invalid UTF-8, trailing text) or that FAILFAST must judge goes through the
+// row function (jsonToValue), so results are the row function's exactly.
+type fromJSONStruct struct {
+	*rowFunc
+	fields   []sqltypes.Field
+	failFast bool
+}
+
+// jsonSlotKind is what a field's slot holds for the current record.
+type jsonSlotKind uint8
+
+const (
+	slotAbsent jsonSlotKind = iota // NULL: key absent or JSON null
+	slotInt
+	slotFloat
+	slotBool
+	slotBytes // unescaped string bytes (aliasing the input)
+	slotText  // an unescaped (escapes decoded) string
+	slotValue // a Go value from jsonFieldValue (nil: NULL)
+)
+
+type jsonSlot struct {
+	kind  jsonSlotKind
+	i     int64
+	f     float64
+	b     bool
+	bytes []byte
+	text  string
+	v     any
+}
+
+// Eval implements Expr.
+func (e *fromJSONStruct) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	in, err := e.args[0].Eval(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	strs, isStr := in.(*array.String)
+	if !isStr {
+		return e.rowFunc.Eval(ctx, batch)
+	}
+	bld := array.NewBuilder(ctx.mem(), sqltypes.ToArrow(e.t, ctx.tz())).(*array.StructBuilder)
+	defer bld.Release()
+	n := strs.Len()
+	bld.Reserve(n)
+	fbs := make([]array.Builder, len(e.fields))
+	for j := range fbs {
+		fbs[j] = bld.FieldBuilder(j)
+		fbs[j].Reserve(n)
+	}
+	slots := make([]jsonSlot, len(e.fields))
+	arg := make([]any, 1)
+	for i := 0; i < n; i++ {
+		if strs.IsNull(i) {
+			bld.AppendNull()
+			continue
+		}
+		s := strs.Value(i)
+		if e.scanRecord(ctx, unsafe.Slice(unsafe.StringData(s), len(s)), slots) {
+			bld.Append(true)
+			for j, fb := range fbs {
+				appendJSONSlot(fb, e.fields[j].Type, &slots[j])
+			}
+			continue
+		}
+		arg[0] = s
+		v, err := e.fn(ctx, arg)
+		if err != nil {
+			return nil, err
+		}
+		appendValue(bld, e.t, v)
+	}
+	return bld.NewArray(), nil
+}
+
+// scanRecord fills slots from one record; false sends the record to the row function.
+func (e *fromJSONStruct) scanRecord(ctx *Context, text []byte, slots []jsonSlot) bool {
+	for j := range slots {
+		slots[j] = jsonSlot{}
+	}
+	p := jsonScan{s: text}
+	if !p.consume('{') {
+		return false
+	}
+	bad := false
+	if !p.consume('}') {
+		for {
+			raw, esc, ok := p.str()
+			if !ok || !p.consume(':') {
+				return false
+			}
+			key := raw
+			if esc {
+				key = []byte(unescapeJSON(raw))
+			}
+			matched := false
+			valueAt := p.i
+			for j := range e.fields {
+				if e.fields[j].Name != string(key) {
+					continue
+				}
+				p.i = valueAt // a key naming several fields is read once for each
+				if !e.scanField(ctx, &p, e.fields[j].Type, &slots[j], &bad) {
+					return false
+				}
+				matched = true
+			}
+			if !matched {
+				if _, ok := p.value(1); !ok {
+					return false
+				}
+			}
+			if p.consume('}') {
+				break
+			}
+			if !p.consume(',') {
+				return false
+			}
+		}
+	}
+	p.skipSpace()
+	return p.i == len(p.s) && !(bad && e.failFast)
+}
+
+// scanField reads one field's value into its slot, as jsonFieldValue would convert it.
+func (e *fromJSONStruct) scanField(ctx *Context, p *jsonScan, t sqltypes.DataType, slot *jsonSlot, bad *bool) bool {
+	start := p.i
+	c := p.peek()
+	if c == 'n' {
+		*slot = jsonSlot{}
+		return p.literal("null")
+	}
+	switch t.Kind {
+	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long:
+		if c == '-' || c >= '0' && c <= '9' {
+			num, ok := p.number()
+			if !ok {
+				return false
+			}
+			*slot = jsonSlot{kind: slotAbsent}
+			if i, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+				if _, fits := fitIntegral(i, t.Kind); fits {
+					*slot = jsonSlot{kind: slotInt, i: i}
+					return true
+				}
+			}
+			*bad = true
+			return true
+		}
+	case sqltypes.Float, sqltypes.Double:
+		if c == '-' || c >= '0' && c <= '9' {
+			num, ok := p.number()
+			if !ok {
+				return false
+			}
+			f, err := strconv.ParseFloat(string(num), 64)
+			if err != nil {
+				*slot = jsonSlot{}
+				*bad = true
+				return true
+			}
+			*slot = jsonSlot{kind: slotFloat, f: f}
+			return true
+		}
+	case sqltypes.String:
+		if c == '"' {
+			raw, esc, ok := p.str()
+			if !ok {
+				return false
+			}
+			if esc {
+				*slot = jsonSlot{kind: slotText, text: unescapeJSON(raw)}
+			} else {
+				*slot = jsonSlot{kind: slotBytes, bytes: raw}
+			}
+			return true
+		}
+	case sqltypes.Boolean:
+		switch c {
+		case 't':
+			*slot = jsonSlot{kind: slotBool, b: true}
+			return p.literal("true")
+		case 'f':
+			*slot = jsonSlot{kind: slotBool}
+			return p.literal("false")
+		}
+	}
+	p.i = start
+	v, ok := p.value(1)
+	if !ok {
+		return false
+	}
+	*slot = jsonSlot{kind: slotValue, v: jsonFieldValue(v, t, ctx.loc(), bad)}
+	return true
+}
+
+// appendJSONSlot appends a slot to its field's builder.
+func appendJSONSlot(b array.Builder, t sqltypes.DataType, s *jsonSlot) {
+	switch s.kind {
+	case slotAbsent:
+		b.AppendNull()
+	case slotInt:
+		switch bb := b.(type) {
+		case *array.Int64Builder:
+			bb.Append(s.i)
+		case *array.Int32Builder:
+			bb.Append(int32(s.i))
+		case *array.Int16Builder:
+			bb.Append(int16(s.i))
+		case *array.Int8Builder:
+			bb.Append(int8(s.i))
+		}
+	case slotFloat:
+		switch bb := b.(type) {
+		case *array.Float64Builder:
+			bb.Append(s.f)
+		case *array.Float32Builder:
+			bb.Append(float32(s.f))
+		}
+	case slotBool:
+		b.(*array.BooleanBuilder).Append(s.b)
+	case slotBytes:
+		b.(*array.StringBuilder).BinaryBuilder.Append(s.bytes)
+	case slotText:
+		b.(*array.StringBuilder).Append(s.text)
+	case slotValue:
+		appendValue(b, t, s.v)
+	}
+}
