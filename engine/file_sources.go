@@ -11,12 +11,15 @@ import (
 )
 
 // batchSource plans a batch read of a data source (spark.read.format(f).load(path)): file
-// formats read their files when the query runs (sources.FileBatch); other sources are stream
-// sources only and were refused at analysis.
+// formats read their files when the query runs (sources.FileBatch); Kafka reads its topics
+// (kafka_source.go); other sources are stream sources only and were refused at analysis.
 func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error) {
 	format := strings.ToLower(scan.Format)
 	if format == "" {
 		format = "parquet" // spark.sql.sources.default
+	}
+	if format == kafkaFormat && !scan.Streaming {
+		return s.kafkaBatchSource(scan)
 	}
 	if scan.Streaming || !sources.IsFileFormat(format) {
 		return nil, 0, sparkerr.Unsupported("batch reads of data source %s are not supported", sparkerr.Quote(format))

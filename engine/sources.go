@@ -25,6 +25,9 @@ func (sourceSchemas) Schema(format string, options map[string]string, userSchema
 	if sources.IsFileFormat(format) {
 		return sources.FileBatchSchema(format, options, nil, userSchema)
 	}
+	if strings.EqualFold(format, kafkaFormat) {
+		return sources.KafkaBatchSchema(options, userSchema)
+	}
 	if _, err := sources.StreamSchema(format, options, userSchema); err == nil || !isSourceNotFound(err) {
 		// The format is a stream source: Spark's table for it has no BATCH_READ capability.
 		name := sparkerr.Quote(format)

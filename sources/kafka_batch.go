@@ -23,19 +23,24 @@ type KafkaBatch struct {
 	err        error
 }
 
-// KafkaBatchSchema validates a batch read's options and returns its schema.
-func KafkaBatchSchema(options map[string]string) (sqltypes.Schema, error) {
-	o, err := parseKafkaOptions(NormalizeOptions(options), "", true)
+// KafkaBatchSchema validates a batch read's options (Spark's messages) and returns its schema;
+// a user schema is refused (the Kafka schema is fixed).
+func KafkaBatchSchema(options map[string]string, userSchema string) (sqltypes.Schema, error) {
+	o, err := parseKafkaOptions(NormalizeOptions(options), userSchema, true)
 	if err != nil {
 		return nil, err
 	}
 	return kafkaSchema(o.headers), nil
 }
 
-// NewKafkaBatch validates a batch read's options (with Spark's messages).
+// NewKafkaBatch validates a batch read's options (with Spark's messages) and its kafka.*
+// client configuration.
 func NewKafkaBatch(options map[string]string, timeZone string) (*KafkaBatch, error) {
 	o, err := parseKafkaOptions(NormalizeOptions(options), "", true)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := o.clientOpts(); err != nil {
 		return nil, err
 	}
 	return &KafkaBatch{opts: o, tz: timeZone}, nil

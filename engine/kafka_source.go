@@ -1,0 +1,26 @@
+package engine
+
+import (
+	"runtime"
+
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sources"
+)
+
+// Batch reads of Kafka (spark.read.format("kafka")): the analyzer takes the fixed Kafka schema
+// from sources.KafkaBatchSchema (which refuses the options Spark refuses for batch reads); the
+// planner runs one sources.KafkaBatch on every partition, which resolve the start and end
+// positions once and read their share of the topic-partitions in parallel.
+
+// kafkaFormat is the Kafka data source's name.
+const kafkaFormat = "kafka"
+
+// kafkaBatchSource plans a batch read of Kafka.
+func (s *Session) kafkaBatchSource(scan *logical.SourceScan) (flow.Source, int, error) {
+	b, err := sources.NewKafkaBatch(scan.Options, s.timeZone())
+	if err != nil {
+		return nil, 0, err
+	}
+	return b, max(2, runtime.NumCPU()), nil
+}
