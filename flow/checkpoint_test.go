@@ -33,14 +33,31 @@ import (
 //	                      (as retractions of rows pushed before)
 //	barrier epoch=<n>     every scan partition emits barrier n; prints what the job emitted up
 //	                      to the barrier (both aggregate partitions) and the summed state metrics
-//	commit epoch=<n>      record the epoch's commit (what the query does once the sink has it)
+//	commit epoch=<n>      wait until the job saved the epoch's state, then record the epoch's
+//	                      commit (what the query does once the sink has it)
+//	hold-saves            make state saves block (the barrier still goes on: saves are async)
+//	release-saves         let held saves go on
+//	saved epoch=<n>       whether every state save of epochs ≤ n finished within 200 ms
 //	crash                 close the job and the store without committing anything more
 //	restart               reopen the store and start the job restored at the last commit
 //	end                   scan partitions end; prints the final emissions
 
-type storeBackend struct{ s *checkpoints.Store }
+type storeBackend struct {
+	s *checkpoints.Store
+	h *checkpointHarness
+}
 
 func (b storeBackend) Save(node string, p int, e int64, data []byte) error {
+	b.h.mu.Lock()
+	hold, crashed := b.h.hold, b.h.crashed
+	b.h.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-crashed:
+			return errors.New("crashed while saving")
+		}
+	}
 	return b.s.PutState("q", node, p, e, data)
 }
 
@@ -64,6 +81,8 @@ type checkpointHarness struct {
 	feeds  [2]chan step
 	mu     sync.Mutex
 	states map[int64]flow.StateMetrics
+	// hold, when set, blocks saves until closed; crashed is closed by crash.
+	hold, crashed chan struct{}
 }
 
 var (
@@ -140,7 +159,8 @@ func (h *checkpointHarness) graph() *flow.Graph {
 func (h *checkpointHarness) start(restore int64, has bool) {
 	h.feeds = [2]chan step{make(chan step, 16), make(chan step, 16)}
 	h.states = map[int64]flow.StateMetrics{}
-	cp := flow.Checkpointing{Backend: storeBackend{h.store}, Restore: restore, HasRestore: has,
+	h.crashed = make(chan struct{})
+	cp := flow.Checkpointing{Backend: storeBackend{h.store, h}, Restore: restore, HasRestore: has,
 		OnStateMetrics: func(_ string, _ int, epoch int64, m flow.StateMetrics) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
@@ -215,7 +235,21 @@ func (h *checkpointHarness) openStore() {
 	h.store = s
 }
 
+// waitSaved waits (up to d) until the job saved the state of every epoch ≤ epoch.
+func (h *checkpointHarness) waitSaved(epoch int64, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return h.job.(flow.StateSaveWaiter).WaitSaved(ctx, epoch)
+}
+
 func (h *checkpointHarness) stop() {
+	h.mu.Lock()
+	if h.crashed != nil {
+		close(h.crashed)
+		h.crashed = nil
+	}
+	h.hold = nil
+	h.mu.Unlock()
 	if h.job != nil {
 		h.job.Close()
 		h.job = nil
@@ -279,10 +313,33 @@ func TestCheckpointHarness(t *testing.T) {
 					s.NumRowsTotal, s.NumRowsUpdated, s.NumRowsRemoved, s.MemoryUsedBytes > 0))
 				return strings.Join(out, "\n")
 			case "commit":
+				if err := h.waitSaved(arg("epoch"), 10*time.Second); err != nil {
+					t.Fatal(err)
+				}
 				if err := h.store.Commit("q", arg("epoch")); err != nil {
 					t.Fatal(err)
 				}
 				return "ok"
+			case "hold-saves":
+				h.mu.Lock()
+				h.hold = make(chan struct{})
+				h.mu.Unlock()
+				return "ok"
+			case "release-saves":
+				h.mu.Lock()
+				close(h.hold)
+				h.hold = nil
+				h.mu.Unlock()
+				return "ok"
+			case "saved":
+				switch err := h.waitSaved(arg("epoch"), 200*time.Millisecond); {
+				case err == nil:
+					return "saved"
+				case errors.Is(err, context.DeadlineExceeded):
+					return "pending"
+				default:
+					return err.Error()
+				}
 			case "crash":
 				h.stop()
 				return "crashed"

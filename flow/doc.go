@@ -24,12 +24,25 @@
 //
 // A stateful operator implements Snapshotter (and optionally StateReporter). When a job's
 // context carries Checkpointing (WithCheckpointing) with a StateBackend, the runtime at every
-// aligned barrier calls the operator's BarrierHandler, then saves SnapshotState's bytes through
-// the backend under (node name, partition, epoch), and only then forwards the barrier — so a
-// barrier reaching the job's output means every stateful instance saved that epoch. With a
-// restore epoch, each Snapshotter instance gets RestoreState(snapshot at or before it) before
-// any input. StateReporter metrics are taken at each barrier before the BarrierHandler and
-// handed to Checkpointing.OnStateMetrics with the snapshot's save time. See state.go.
+// aligned barrier calls the operator's BarrierHandler, then takes its state for the epoch and
+// only then forwards the barrier. A plain Snapshotter's bytes are saved through the backend
+// under (node name, partition, epoch) before the barrier goes on. A StateCapturer is
+// snapshotted asynchronously: at the barrier it only captures an immutable view of its state
+// (the synchronous part); the barrier goes on at once and the instance's saver goroutine (owned
+// by the job, one per instance, saves in epoch order, at most one capture queued) encodes the
+// view and saves it while the instance processes the next epoch.
+//
+// "State of epoch N is saved": a job implements StateSaveWaiter. Every save is counted against
+// its epoch before the barrier leaves the instance, so once epoch N's barrier reached the job's
+// output (every instance forwarded it), WaitSaved(ctx, N) returns nil exactly when every
+// instance's state of every epoch ≤ N was handed to StateBackend.Save and Save returned. The
+// party that commits epochs (the query driver) calls it before writing commit N; a crash (or a
+// failed save, which also fails the job) before that leaves N uncommitted, so recovery restores
+// the previous commit's state and re-runs N. With a restore epoch, each Snapshotter instance
+// gets RestoreState(snapshot at or before it) before any input. StateReporter metrics are
+// taken at each barrier before the BarrierHandler and handed to Checkpointing.OnStateMetrics
+// (before the barrier goes on) with CommitTime = how long the barrier waited for the state. See
+// state.go and state_saver.go.
 //
 // # Graphs and runners
 //

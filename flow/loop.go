@@ -183,8 +183,8 @@ func (l *loop) watermark(ctx context.Context, merge func() (int64, bool)) error 
 }
 
 // barrierAligned lets the operator emit what the epoch completes, saves its state snapshot
-// (Snapshotter, with a StateBackend), forwards the barrier and replays the data held back
-// during alignment.
+// (Snapshotter, with a StateBackend; a StateCapturer's only captured here and saved in the
+// background), forwards the barrier and replays the data held back during alignment.
 func (l *loop) barrierAligned(ctx context.Context, epoch int64) error {
 	var metrics *StateMetrics
 	if r, ok := l.op.(StateReporter); ok {
@@ -196,7 +196,7 @@ func (l *loop) barrierAligned(ctx context.Context, epoch int64) error {
 			return err
 		}
 	}
-	if err := l.out.job.state.snapshot(l.t, l.op, epoch, metrics); err != nil {
+	if err := l.out.job.snapshot(ctx, l.t, l.op, epoch, metrics); err != nil {
 		return err
 	}
 	if err := l.out.emitMarker(ctx, Marker{Kind: MarkerBarrier, Epoch: epoch}); err != nil {

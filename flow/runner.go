@@ -89,6 +89,8 @@ type task struct {
 	// needless: the task needs no more input (it finished early or was stopped); stopped: its
 	// consumers all need no more input, so it was cancelled.
 	needless, stopped atomic.Bool
+	// saver saves the instance's state captures in the background (nil until the first).
+	saver *stateSaver
 }
 
 type localJob struct {
@@ -103,6 +105,8 @@ type localJob struct {
 	closed  sync.Once
 	stopMu  sync.Mutex
 	state   Checkpointing
+	// saves counts the background state saves each epoch still owes (see state_saver.go).
+	saves *saveTracker
 }
 
 // Start builds one task per (node, partition), wires the edges and starts the goroutines.
@@ -142,7 +146,7 @@ func (r *LocalRunner) Start(ctx context.Context, g *Graph) (Job, error) {
 	}
 	linkTargets(order, tasks)
 	j := &localJob{cancel: cancel, ctx: jctx, out: make(chan envelope, r.capacity),
-		outLeft: g.Output.Parallelism, tasks: all, state: r.state}
+		outLeft: g.Output.Parallelism, tasks: all, state: r.state, saves: newSaveTracker()}
 	if c, ok := CheckpointingFrom(ctx); ok {
 		j.state = c
 	}
@@ -213,6 +217,7 @@ func (j *localJob) runTask(ctx context.Context, t *task) (err error) {
 	if c, ok := op.(Closer); ok {
 		defer c.Close()
 	}
+	defer t.closeSaver()
 	if err := j.state.restore(t, op); err != nil {
 		return err
 	}

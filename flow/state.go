@@ -10,8 +10,9 @@ import (
 // checkpoints. At every aligned barrier the runtime calls the operator's BarrierHandler (the
 // epoch's emissions), then SnapshotState, saves the bytes through the job's StateBackend, and
 // only then forwards the barrier: a barrier leaving a stateful node means its state for that
-// epoch is saved. When a job restores from epoch N, RestoreState gets the snapshot saved at the
-// latest epoch ≤ N before the instance sees any input.
+// epoch is saved — or, for a StateCapturer, captured and owed (StateSaveWaiter). When a job
+// restores from epoch N, RestoreState gets the snapshot saved at the latest epoch ≤ N before
+// the instance sees any input.
 type Snapshotter interface {
 	SnapshotState(epoch int64) ([]byte, error)
 	RestoreState(data []byte) error
@@ -19,13 +20,17 @@ type Snapshotter interface {
 
 // StateBackend stores operator state snapshots per (node name, partition, epoch). Load returns
 // the snapshot of the latest epoch ≤ epoch. Node names are the planner's, stable for one plan.
+// Save is called from the instance's goroutine or, for StateCapturer instances, from their
+// saver goroutines (one per instance, concurrently with other instances' saves).
 type StateBackend interface {
 	Save(node string, partition int, epoch int64, data []byte) error
 	Load(node string, partition int, epoch int64) ([]byte, bool, error)
 }
 
 // StateMetrics describes a stateful operator instance's state at a barrier (progress'
-// stateOperators). CommitTime is filled by the runtime: how long saving the snapshot took.
+// stateOperators). CommitTime is filled by the runtime: how long the barrier waited for the
+// snapshot — the whole save for a Snapshotter, the capture for a StateCapturer (whose encoding
+// and write run in the background, see StateSaveWaiter).
 type StateMetrics struct {
 	NumRowsTotal, NumRowsUpdated, NumRowsRemoved int64
 	MemoryUsedBytes                              int64
@@ -96,20 +101,31 @@ func (c Checkpointing) restore(t *task, op Operator) error {
 	return nil
 }
 
-// snapshot saves an operator instance's state for epoch and reports its metrics (m, taken
-// before the barrier's emissions).
-func (c Checkpointing) snapshot(t *task, op Operator, epoch int64, m *StateMetrics) error {
+// snapshot saves an operator instance's state for epoch — synchronously for a Snapshotter, in
+// the background for a StateCapturer — and reports its metrics (m, taken before the barrier's
+// emissions) with CommitTime set to how long the barrier waited for the state.
+func (j *localJob) snapshot(ctx context.Context, t *task, op Operator, epoch int64, m *StateMetrics) error {
+	c := j.state
 	if s, ok := op.(Snapshotter); ok && c.Backend != nil {
-		began := time.Now()
-		data, err := s.SnapshotState(epoch)
-		if err != nil {
-			return fmt.Errorf("%s: snapshot of epoch %d: %w", t.node.Name, epoch, err)
-		}
-		if err := c.Backend.Save(t.node.Name, t.env.Partition, epoch, data); err != nil {
-			return fmt.Errorf("%s: saving state of epoch %d: %w", t.node.Name, epoch, err)
+		var took time.Duration
+		if capturer, ok := op.(StateCapturer); ok {
+			var err error
+			if took, err = j.captureState(ctx, t, capturer, epoch); err != nil {
+				return err
+			}
+		} else {
+			began := time.Now()
+			data, err := s.SnapshotState(epoch)
+			if err != nil {
+				return fmt.Errorf("%s: snapshot of epoch %d: %w", t.node.Name, epoch, err)
+			}
+			if err := c.Backend.Save(t.node.Name, t.env.Partition, epoch, data); err != nil {
+				return fmt.Errorf("%s: saving state of epoch %d: %w", t.node.Name, epoch, err)
+			}
+			took = time.Since(began)
 		}
 		if m != nil {
-			m.CommitTime = time.Since(began)
+			m.CommitTime = took
 		}
 	}
 	if m != nil && c.OnStateMetrics != nil {
