@@ -50,15 +50,20 @@ type watermarkOp struct {
 	max, emitted int64
 	// published: max was handed to the stats at the last barrier, and no data came since.
 	published bool
+	// begun: data arrived already.
+	begun bool
 }
 
 func (w *watermarkOp) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
-	if w.published {
+	// A restored or seeded watermark goes out before the first data, which it judges.
+	_, seeded := w.spec.Stats.Watermark()
+	if w.published || (!w.begun && seeded) {
 		w.published = false
 		if err := w.emitWatermark(ctx, out); err != nil {
 			return err
 		}
 	}
+	w.begun = true
 	times := eventTimeValues(rec.Column(flow.UserOffset + w.spec.Column))
 	ret := flow.Retracted(rec)
 	var lo, hi, sum, n int64 = math.MaxInt64, math.MinInt64, 0, 0
@@ -131,6 +136,7 @@ func (w *watermarkOp) RestoreState(data []byte) error {
 	}
 	w.max = st.Max
 	w.spec.Stats.publish(w.env.Partition, w.max)
+	w.spec.Stats.Seed(st.Emitted)
 	w.published = true
 	return nil
 }
@@ -283,6 +289,20 @@ func (s *EventTimeStats) watermarkFor(delay int64) (int64, bool) {
 	}
 	s.watermark = max(s.watermark, m-delay)
 	return s.watermark, true
+}
+
+// Seed makes wm (microseconds) the node's watermark if it is higher: the watermark a restarted
+// query had reached (a restored snapshot, or the offsets log of an epoch that runs again). The
+// next epoch reports it as the watermark its rows are judged against, and the node's
+// partitions send at least it before their first data.
+func (s *EventTimeStats) Seed(wm int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if wm == math.MinInt64 || wm <= s.watermark {
+		return
+	}
+	s.watermark = wm
+	s.epochWatermark = max(s.epochWatermark, wm)
 }
 
 // Watermark is the current watermark (microseconds) and whether there is one yet (Spark reports

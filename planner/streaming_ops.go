@@ -73,12 +73,12 @@ func eventTimeColumns(n logical.Node) map[int]int64 {
 
 // streamJoin plans a join of two streams: both sides hash-partitioned on the join keys into a
 // symmetric hash join whose state is bounded by what the watermark and the join condition
-// allow (joinBounds).
+// allow (evictionBounds).
 func (b *builder) streamJoin(n *logical.Join, left, right *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
 	if err := checkStreamJoin(n); err != nil {
 		return nil, err
 	}
-	lb, rb := joinBounds(n)
+	lb, rb := evictionBounds(n)
 	spec := operators.StreamJoinSpec{Type: n.Type, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual,
 		LeftSchema: left.Schema, RightSchema: right.Schema, Left: lb, Right: rb, LeftLate: -1, RightLate: -1}
 	if c, _, ok := firstEventTime(eventTimeColumns(n.Left)); ok {

@@ -105,6 +105,9 @@ func (d *driver) perform(acts []action) bool {
 			d.epochs[a.Epoch] = t
 		case actCommit:
 			began := d.clock.Now()
+			if err := d.stateSaved(a.Epoch); err != nil {
+				return d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(), Err: err}))
+			}
 			if err := q.cp.store.Commit(storeKey, a.Epoch); err != nil {
 				return d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(),
 					Err: sparkerr.Newf(sparkerr.SparkException, "", "", "cannot commit epoch %d to the checkpoint: %v", a.Epoch, err).Wrap(err)}))
@@ -174,9 +177,25 @@ func (d *driver) publishProgress(a action) {
 	q.m.emit(Event{Type: ProgressEvent, JSON: progressEventJSON(p)})
 }
 
+// stateSaved waits until the job saved every stateful operator's state of epoch: the job saves
+// snapshots in the background (flow.StateSaveWaiter) and commit N may only be written once
+// state N is durable in the checkpoint. The job's barrier of epoch N reached the sinks before
+// this is called, so every save of N is counted; the wait is the part of the saves that did not
+// overlap the epoch's last operators and sink commit.
+func (d *driver) stateSaved(epoch int64) error {
+	w, ok := d.q.job.(flow.StateSaveWaiter)
+	if !ok {
+		return nil
+	}
+	if err := w.WaitSaved(d.q.ctx, epoch); err != nil {
+		return sparkerr.Newf(sparkerr.SparkException, "", "", "cannot save the state of epoch %d to the checkpoint: %v", epoch, err).Wrap(err)
+	}
+	return nil
+}
+
 // writeOffsets logs an epoch's offsets (synced) before it runs.
 func (d *driver) writeOffsets(a action) error {
-	b, err := encodeRecord(epochRecord{Epoch: a.Epoch, Start: a.Start, End: a.End})
+	b, err := encodeRecord(epochRecord{Epoch: a.Epoch, Start: a.Start, End: a.End, Meta: d.q.offsetMeta(d.clock.Now())})
 	if err == nil {
 		err = d.q.cp.store.WriteOffsets(storeKey, a.Epoch, b)
 	}

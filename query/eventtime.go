@@ -1,15 +1,77 @@
 package query
 
 import (
+	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/weirhq/weir/barrier"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/planner"
 )
 
 // Event time in a query: the planner hands its watermark stats and aggregates' late-row
-// counters to q.observers (planner.Options.Observers); progress reads them per epoch.
+// counters to q.observers (planner.Options.Observers); progress reads them per epoch. Each
+// epoch's offsets-log entry records the watermark it runs with (offsetMeta); a restart keeps
+// the logged watermark policy and an epoch that runs again starts from its logged watermarks.
+
+// shufflePartitionsConf is the state partition count Spark records with each epoch.
+const shufflePartitionsConf = "spark.sql.shuffle.partitions"
+
+// watermarkPolicy is how the query combines several watermarks: the policy its checkpoint
+// logged (Spark keeps it across restarts), else the session's
+// spark.sql.streaming.multipleWatermarkPolicy, else min.
+func (q *Query) watermarkPolicy() (barrier.Policy, error) {
+	v := ""
+	if q.resume != nil {
+		v = q.resume.conf[barrier.PolicyConf]
+	}
+	if v == "" && q.m.env.Conf != nil {
+		v, _ = q.m.env.Conf(barrier.PolicyConf)
+	}
+	if v == "" {
+		return barrier.PolicyMin, nil
+	}
+	return barrier.ParsePolicy(v)
+}
+
+// offsetMeta is the metadata logged with an epoch about to run at now: the watermarks after
+// the epochs before, which its rows are judged against.
+func (q *Query) offsetMeta(now time.Time) *offsetMeta {
+	policy, _ := q.watermarkPolicy()
+	m := &offsetMeta{BatchTimestampMs: now.UnixMilli(), Conf: map[string]string{
+		barrier.PolicyConf: policy.String(), shufflePartitionsConf: strconv.Itoa(q.partitions)}}
+	var global int64
+	for i, s := range q.observers.EventTime {
+		wm, ok := s.Watermark()
+		if ok {
+			m.WatermarksUs = append(m.WatermarksUs, &wm)
+		} else {
+			// Spark counts a watermark operator without data as 0.
+			m.WatermarksUs = append(m.WatermarksUs, nil)
+			wm = 0
+		}
+		if i == 0 || (policy == barrier.PolicyMin && wm < global) || (policy == barrier.PolicyMax && wm > global) {
+			global = wm
+		}
+	}
+	m.BatchWatermarkMs = max(global, 0) / 1000
+	return m
+}
+
+// seedEventTime hands the watermark nodes the watermarks logged with the epoch that runs again
+// after a restart (restored snapshots hand theirs too; the higher wins, and they agree).
+func (q *Query) seedEventTime() {
+	if q.resume == nil || q.resume.replay == nil || q.resume.replay.Meta == nil {
+		return
+	}
+	logged := q.resume.replay.Meta.WatermarksUs
+	for i, s := range q.observers.EventTime {
+		if i < len(logged) && logged[i] != nil {
+			s.Seed(*logged[i])
+		}
+	}
+}
 
 // eventTimeKeyed reports whether every aggregate groups on a watermarked event time, which
 // Spark requires of streaming aggregations in append mode (a group is final, and emitted, once
@@ -28,7 +90,7 @@ func eventTimeKeyed(aggs []*logical.Aggregate) bool {
 // before), as ISO-8601 UTC strings; empty without withWatermark (Spark reports the watermark
 // as the epoch, 1970-01-01T00:00:00.000Z, until the first one). Weir closes windows with the
 // watermark computed at the epoch's own barrier, which the next epoch reports.
-func eventTimeProgress(obs *planner.Observers) map[string]string {
+func eventTimeProgress(obs *planner.Observers, policy barrier.Policy) map[string]string {
 	out := map[string]string{}
 	if len(obs.EventTime) == 0 {
 		return out
@@ -38,7 +100,7 @@ func eventTimeProgress(obs *planner.Observers) map[string]string {
 	var lo, hi, sum, n int64
 	for _, s := range obs.EventTime {
 		r, w, ok := s.TakeEpoch()
-		if ok && (!seenWM || w < wm) {
+		if ok && (!seenWM || (policy == barrier.PolicyMin && w < wm) || (policy == barrier.PolicyMax && w > wm)) {
 			wm, seenWM = w, true
 		}
 		if r.Count == 0 {
@@ -81,4 +143,10 @@ func (q *Query) droppedSince() []int64 {
 		last[c] = v
 	}
 	return out
+}
+
+// progressPolicy is the policy progress combines the nodes' watermarks by.
+func (q *Query) progressPolicy() barrier.Policy {
+	p, _ := q.watermarkPolicy()
+	return p
 }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/weirhq/weir/barrier"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/planner"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestEventTimeProgressBeforeAnyWatermark(t *testing.T) {
-	if got := eventTimeProgress(&planner.Observers{}); len(got) != 0 {
+	if got := eventTimeProgress(&planner.Observers{}, barrier.PolicyMin); len(got) != 0 {
 		t.Fatalf("without withWatermark: %v", got)
 	}
 }

@@ -142,7 +142,7 @@ func (q *Query) buildProgress(s epochStats) string {
 			TriggerExecution: trigger.Milliseconds(),
 			WalCommit:        s.walCommit.Milliseconds(), CommitOffsets: s.commitOffsets.Milliseconds(),
 		},
-		EventTime:       eventTimeProgress(&q.observers),
+		EventTime:       eventTimeProgress(&q.observers, q.progressPolicy()),
 		StateOperators:  []stateOperatorJSON{},
 		Sources:         []sourceProgressJSON{},
 		Sink:            sinkProgressJSON{Description: q.sink.Description(), NumOutputRows: s.outputRows},

@@ -10,11 +10,28 @@ import (
 )
 
 // epochRecord is an offsets-log entry: the (Start, End] range of every source an epoch covers,
-// written (synced) before the epoch is handed to the sources.
+// written (synced) before the epoch is handed to the sources, with the epoch's metadata.
 type epochRecord struct {
 	Epoch int64            `json:"epoch"`
 	Start []sources.Offset `json:"start"`
 	End   []sources.Offset `json:"end"`
+	Meta  *offsetMeta      `json:"metadata,omitempty"`
+}
+
+// offsetMeta is Spark's OffsetSeqMetadata: what an epoch ran with, so that a restart continues
+// with it and an epoch that runs again runs exactly as it first did.
+type offsetMeta struct {
+	// BatchWatermarkMs is the event-time watermark the epoch's rows are judged against (the
+	// global watermark after the epochs before; 0 before the first), in milliseconds.
+	BatchWatermarkMs int64 `json:"batchWatermarkMs"`
+	// BatchTimestampMs is the epoch's processing time (the clock when it was logged).
+	BatchTimestampMs int64 `json:"batchTimestampMs"`
+	// Conf holds the session settings a restarted query keeps from its checkpoint
+	// (spark.sql.streaming.multipleWatermarkPolicy, spark.sql.shuffle.partitions).
+	Conf map[string]string `json:"conf,omitempty"`
+	// WatermarksUs is Weir's own: the watermark of each withWatermark node (plan order) in
+	// microseconds, absent for a node without one yet.
+	WatermarksUs []*int64 `json:"weirWatermarksUs,omitempty"`
 }
 
 func encodeRecord(r epochRecord) ([]byte, error) {
@@ -29,7 +46,7 @@ func encodeRecord(r epochRecord) ([]byte, error) {
 		}
 		return out
 	}
-	return json.Marshal(epochRecord{Epoch: r.Epoch, Start: norm(r.Start), End: norm(r.End)})
+	return json.Marshal(epochRecord{Epoch: r.Epoch, Start: norm(r.Start), End: norm(r.End), Meta: r.Meta})
 }
 
 func decodeRecord(b []byte) (epochRecord, error) {
@@ -68,6 +85,8 @@ type resumePlan struct {
 	restoreAt  int64
 	replay     *epochRecord
 	lastCommit int64 // -1: none
+	// conf is the session settings the checkpoint's latest logged epoch ran with (nil: none).
+	conf map[string]string
 }
 
 // planRecovery decides how a query resumes from its logs (pure). The last commit C fixes the
@@ -80,10 +99,16 @@ func planRecovery(l recoveryLog) resumePlan {
 		c := l.commit
 		p.next, p.start = c.Epoch+1, c.End
 		p.restore, p.restoreAt, p.lastCommit = true, c.Epoch, c.Epoch
+		if c.Meta != nil {
+			p.conf = c.Meta.Conf
+		}
 	}
 	if l.next != nil && l.next.Epoch == p.next {
 		r := *l.next
 		p.replay = &r
+		if r.Meta != nil {
+			p.conf = r.Meta.Conf
+		}
 		if p.start == nil {
 			p.start = r.Start
 		}

@@ -100,6 +100,10 @@ func (m *Manager) partitions() int {
 // build makes q's sink, graph and job.
 func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) error {
 	spec := q.spec
+	policy, err := q.watermarkPolicy()
+	if err != nil {
+		return err
+	}
 	tz := "UTC"
 	if ectx.Location != nil {
 		tz = ectx.Location.String()
@@ -150,6 +154,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		q.cancel()
 		return err
 	}
+	q.seedEventTime()
 	g.Output = sinkNode(g.Output, sink)
 	q.sinkPar = g.Output.Parallelism
 	cpc := flow.Checkpointing{OnStateMetrics: q.state.record}
@@ -159,7 +164,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			cpc.Restore, cpc.HasRestore = r.restoreAt, true
 		}
 	}
-	job, err := m.env.Runner.Start(flow.WithCheckpointing(q.ctx, cpc), g)
+	job, err := m.env.Runner.Start(flow.WithWatermarkPolicy(flow.WithCheckpointing(q.ctx, cpc), policy), g)
 	if err != nil {
 		q.cancel()
 		return err
