@@ -62,6 +62,10 @@ func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, er
 		return s.showColumns(ctx, c)
 	case plan.ShowDatabases, *plan.ShowDatabases:
 		return s.rowsResult(sqltypes.Schema{stringField("namespace")}, [][]any{{"default"}})
+	case plan.Write:
+		return s.write(ctx, &c)
+	case *plan.Write:
+		return s.write(ctx, c)
 	case plan.UseDatabase:
 		return s.useDatabase(c.Name)
 	case *plan.UseDatabase:

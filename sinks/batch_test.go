@@ -210,7 +210,7 @@ func TestFileBatchSaveModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := write(SaveErrorIfExists, []any{int64(2), "b"})
-	want := `error: org.apache.spark.sql.AnalysisException: [PATH_ALREADY_EXISTS] Path ` + sources.FileURI(dir) +
+	want := `error: org.apache.spark.sql.AnalysisException: [PATH_ALREADY_EXISTS] Path file:` + dir +
 		` already exists. Set mode as "overwrite" to overwrite the existing path. SQLSTATE: 42K04` + "\n"
 	if got := errText(err); got != want {
 		t.Fatalf("errorifexists on an existing path:\n got %s\nwant %s", got, want)

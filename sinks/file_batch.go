@@ -35,14 +35,14 @@ func newFileBatchSink(format string, env Env, mode SaveMode, options map[string]
 	exists := statErr == nil
 	switch {
 	case exists && (mode == SaveErrorIfExists || mode == ""):
-		uri := sources.FileURI(s.dir)
+		uri := HadoopPath(s.dir)
 		return nil, sparkerr.Analysis("PATH_ALREADY_EXISTS", "42K04",
 			`Path %s already exists. Set mode as "overwrite" to overwrite the existing path.`, uri).WithParams("outputPath", uri)
 	case exists && mode == SaveIgnore:
 		return nil, nil
 	case exists && mode == SaveOverwrite:
 		if err := os.RemoveAll(s.dir); err != nil {
-			return nil, sparkerr.New("java.io.IOException", "", "", "Unable to clear output directory "+sources.FileURI(s.dir)+
+			return nil, sparkerr.New("java.io.IOException", "", "", "Unable to clear output directory "+HadoopPath(s.dir)+
 				" prior to writing to it: "+err.Error()).Wrap(err)
 		}
 	}
@@ -52,6 +52,9 @@ func newFileBatchSink(format string, env Env, mode SaveMode, options map[string]
 	s.batch, s.jobID = true, sources.RandomID()
 	return batchSink{Sink: s, finish: s.finishBatch}, nil
 }
+
+// HadoopPath renders an absolute local path as Spark's messages show it ("file:/tmp/out").
+func HadoopPath(abs string) string { return "file:" + filepath.ToSlash(abs) }
 
 // batchFileName is a batch write's part file name.
 func batchFileName(partition int, jobID, ext string) string {

@@ -2,6 +2,7 @@ package sinks
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -45,8 +47,14 @@ type kafkaSinkHarness struct {
 
 func newKafkaSinkHarness(t *testing.T, options map[string]string) *kafkaSinkHarness {
 	t.Helper()
+	return newQuerySinkHarness(t, "", options)
+}
+
+// newQuerySinkHarness is newKafkaSinkHarness for a sink of the query with id queryID.
+func newQuerySinkHarness(t *testing.T, queryID string, options map[string]string) *kafkaSinkHarness {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	s, err := New("kafka", Env{Mode: Append, Schema: kafkaTestSchema, TimeZone: "UTC"}, options)
+	s, err := New("kafka", Env{Mode: Append, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: queryID}, options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,5 +243,134 @@ func TestKafkaSinkValidation(t *testing.T) {
 		if !ok || !strings.Contains(se.Message, tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
 		}
+	}
+}
+
+// testBroker returns a broker with topic (partitions): the real Kafka broker named by
+// KAFKA_BOOTSTRAP (scripts/kafka-broker.sh) when set, with a fresh topic, otherwise kfake.
+func testBroker(t *testing.T, topic string, partitions int32) (addr, name string) {
+	t.Helper()
+	addr = os.Getenv("KAFKA_BOOTSTRAP")
+	if addr == "" {
+		return newKafkaCluster(t, topic, partitions), topic
+	}
+	name = topic + "-" + sources.RandomID()[:8]
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, 1, nil, name); err != nil {
+		t.Fatal(err)
+	}
+	return addr, name
+}
+
+func TestKafkaSinkTransactionalIDFromQueryID(t *testing.T) {
+	cp := filepath.Join(t.TempDir(), "cp")
+	opts := map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t", "checkpointLocation": cp}
+	h := newQuerySinkHarness(t, "0f8e6d2c-query", opts)
+	if id := h.op.(*kafkaOperator).txnID; id != "weir-0f8e6d2c-query-0" {
+		t.Fatalf("transactional id %q", id)
+	}
+	// Another checkpoint location with the same query id (a moved checkpoint) keeps the ids.
+	opts["checkpointLocation"] = filepath.Join(t.TempDir(), "moved")
+	if id := newQuerySinkHarness(t, "0f8e6d2c-query", opts).op.(*kafkaOperator).txnID; id != "weir-0f8e6d2c-query-0" {
+		t.Fatalf("transactional id after a move %q", id)
+	}
+	opts["kafka.transactional.id"] = "mine"
+	if id := newQuerySinkHarness(t, "0f8e6d2c-query", opts).op.(*kafkaOperator).txnID; id != "mine-0" {
+		t.Fatalf("user transactional id %q", id)
+	}
+}
+
+// A restarted run fences the previous run's producer: the zombie's open transaction is
+// aborted when the new producer initializes, and its late commit fails; readers with
+// read_committed see every epoch once.
+func TestKafkaSinkFencesZombie(t *testing.T) {
+	addr, topic := testBroker(t, "fence", 1)
+	queryID := "fence-" + sources.RandomID()
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": topic,
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp")}
+	old := newQuerySinkHarness(t, queryID, opts)
+	old.push([]any{"a", "0", nil})
+	if err := old.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	// The old run is in the middle of epoch 1 when it is taken for dead.
+	zombie := old.op.(*kafkaOperator)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := zombie.cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zombie.cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Key: []byte("zombie"), Value: []byte("late")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	// The new run replays epoch 1 and goes on to epoch 2.
+	run := newQuerySinkHarness(t, queryID, opts)
+	run.push([]any{"b", "1", nil})
+	if err := run.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := zombie.cl.EndTransaction(ctx, kgo.TryCommit); err == nil {
+		t.Fatal("the fenced producer's late commit succeeded")
+	}
+	// A zombie that starts a whole new epoch fails too.
+	old.push([]any{"z", "2", nil})
+	if err := old.barrier(2); err == nil {
+		t.Fatal("the fenced producer committed an epoch")
+	}
+	run.push([]any{"c", "2", nil})
+	if err := run.barrier(2); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, topic, true), " "); got != "0:a=0 0:b=1 0:c=2" {
+		t.Fatalf("read_committed sees %s", got)
+	}
+}
+
+func TestKafkaBatchWrite(t *testing.T) {
+	addr := newKafkaCluster(t, "out", 2)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s, err := NewBatch("kafka", Env{Schema: kafkaTestSchema, TimeZone: "UTC"}, SaveErrorIfExists,
+		map[string]string{"kafka.bootstrap.servers": addr, "topic": "out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := flow.EventSchema(sqltypes.ToArrowSchema(kafkaTestSchema, "UTC"))
+	var ops []flow.Operator
+	for p := 0; p < s.Parallelism(2); p++ {
+		op, err := s.NewOperator(flow.Env{Mem: mem, Partition: p, Partitions: 2, OutSchema: event})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if op.(*endOfDataCommit).op.(*kafkaOperator).txnID != "" {
+			t.Fatal("a batch write is transactional")
+		}
+		ops = append(ops, op)
+	}
+	h := &kafkaSinkHarness{t: t, mem: mem, event: event}
+	for p, rows := range [][][]any{{{"a", "1", int32(0)}, {nil, "2", int32(1)}}, {{"c", "3", int32(1)}}} {
+		h.op = ops[p]
+		h.push(rows...)
+	}
+	for _, op := range ops {
+		if err := op.(flow.EndOfDataHandler).EndOfData(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		op.(flow.Closer).Close()
+	}
+	if err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.OutputRows(); n != 3 {
+		t.Fatalf("output rows %d", n)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", false), " "); got != "0:a=1 1:=2 1:c=3" {
+		t.Fatalf("records %s", got)
 	}
 }

@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/planner"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// write runs df.write…save(): the input is planned as a batch query whose rows flow, as one
+// epoch, into the operators of the format's batch sink (sinks.NewBatch), which write them when
+// the input ends; the sink's Finish then completes the write (_SUCCESS for files). Save modes
+// are the sink's (file formats: errorifexists, the default, fails on an existing path, ignore
+// skips the write, overwrite replaces the path, append adds files; kafka: append and
+// errorifexists only). Tables (saveAsTable, insertInto) are refused: the catalog holds
+// temporary views only.
+func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
+	if w.Input == nil {
+		return nil, sparkerr.IllegalArgument("Invalid plan: WriteOperation is missing its input relation")
+	}
+	node, err := s.analyzer().Resolve(ctx, w.Input)
+	if err != nil {
+		return nil, err
+	}
+	if logical.IsStreaming(node) {
+		return nil, sparkerr.Analysis("CALL_ON_STREAMING_DATASET_UNSUPPORTED", "42KDE",
+			"The method `write` can not be called on streaming Dataset/DataFrame.").WithParams("methodName", "`write`")
+	}
+	if err := checkWriteSpec(w); err != nil {
+		return nil, err
+	}
+	format := w.Format
+	if format == "" {
+		format = s.conf.GetOr("spark.sql.sources.default", "parquet")
+	}
+	options := make(map[string]string, len(w.Options)+1)
+	for k, v := range w.Options {
+		options[k] = v
+	}
+	if w.Path != "" {
+		options["path"] = w.Path
+	}
+	mode := saveMode(w.Mode)
+	if mode == sinks.SaveOverwrite && sources.IsFileFormat(format) {
+		if err := checkOverwriteSource(node, options); err != nil {
+			return nil, err
+		}
+	}
+	sink, err := sinks.NewBatch(format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
+		Stdout: s.stdout, PartitionBy: w.PartitionBy}, mode, options)
+	if err != nil {
+		return nil, err
+	}
+	if sink == nil {
+		return s.empty() // ignore mode, the target exists
+	}
+	if err := s.runWrite(ctx, node, sink); err != nil {
+		return nil, err
+	}
+	if err := sink.Finish(); err != nil {
+		return nil, err
+	}
+	return s.empty()
+}
+
+// runWrite plans node with sink's operators on top and runs the job to its end.
+func (s *Session) runWrite(ctx context.Context, node logical.Node, sink sinks.BatchSink) error {
+	ectx, err := s.evalContext()
+	if err != nil {
+		return err
+	}
+	g, err := planner.Build(node, planner.Options{Mem: s.mem, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource})
+	if err != nil {
+		return err
+	}
+	up := g.Output
+	in := flow.Input{From: up, Exchange: flow.Forward}
+	par := max(1, sink.Parallelism(up.Parallelism))
+	if par != up.Parallelism {
+		par, in.Exchange = 1, flow.Gather
+	}
+	g.Output = &flow.Node{Name: "Write " + sink.Description(), Parallelism: par, Schema: up.Schema,
+		NewOperator: sink.NewOperator, Inputs: []flow.Input{in}}
+	job, err := s.runner.Start(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer job.Close()
+	for {
+		rec, err := job.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec.Release()
+	}
+}
+
+// saveMode maps the writer's mode; unset is the default, error-if-exists.
+func saveMode(m plan.SaveMode) sinks.SaveMode {
+	switch m {
+	case plan.SaveAppend:
+		return sinks.SaveAppend
+	case plan.SaveOverwrite:
+		return sinks.SaveOverwrite
+	case plan.SaveIgnore:
+		return sinks.SaveIgnore
+	}
+	return sinks.SaveErrorIfExists
+}
+
+// checkWriteSpec refuses what a path write cannot do, with Spark's messages, and table writes.
+func checkWriteSpec(w *plan.Write) error {
+	switch {
+	case w.TableName != "":
+		method := "saveAsTable"
+		if w.TableMethod == plan.TableInsertInto {
+			method = "insertInto"
+		}
+		return sparkerr.Unsupported("DataFrameWriter.%s(%s): Weir's catalog holds temporary views only and cannot "+
+			"store tables; write files with df.write.format(...).save(path) and read them back with spark.read",
+			method, sparkerr.Quote(w.TableName))
+	case w.BucketBy != nil:
+		return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1312", "",
+			"'save' does not support bucketBy right now.").WithParams("operation", "save")
+	case len(w.SortBy) > 0:
+		return sparkerr.New(sparkerr.AnalysisException, "SORT_BY_WITHOUT_BUCKETING", "42601",
+			"sortBy must be used together with bucketBy.")
+	case len(w.ClusterBy) > 0:
+		return sparkerr.Unsupported("DataFrameWriter.clusterBy is not supported by Weir's file writers")
+	}
+	return nil
+}
+
+// checkOverwriteSource refuses overwriting a path the query reads (it would be deleted before
+// it is read), as Spark does.
+func checkOverwriteSource(node logical.Node, options map[string]string) error {
+	target := sources.NormalizeOptions(options)["path"]
+	if target == "" {
+		return nil
+	}
+	out, err := filepath.Abs(target)
+	if err != nil {
+		return nil
+	}
+	var found error
+	var walk func(n logical.Node)
+	walk = func(n logical.Node) {
+		if scan, ok := n.(*logical.SourceScan); ok && sources.IsFileFormat(scan.Format) {
+			for _, p := range sources.FilePaths(scan.Options, scan.Paths) {
+				in, err := filepath.Abs(sources.LocalPath(p))
+				if err == nil && (in == out || strings.HasPrefix(in, out+string(filepath.Separator))) {
+					uri := sinks.HadoopPath(out)
+					found = sparkerr.Analysis("UNSUPPORTED_OVERWRITE.PATH", "42902",
+						"Can't overwrite the target that is also being read from. The target path is %s.", uri).
+						WithParams("path", uri)
+				}
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(node)
+	return found
+}
