@@ -92,13 +92,16 @@ func kafkaTLSVersion(key, v string) (uint16, error) {
 	return 0, sparkerr.IllegalArgument("Kafka option %s=%s is not supported (Weir's Kafka client speaks TLSv1.2 and TLSv1.3)", key, v)
 }
 
-// kafkaStoreType checks a store type option: PEM, or unset with a PEM file.
+// kafkaStoreType checks a store type option: PEM, or unset with a PEM file (file nil: not read
+// yet, checks the explicit type only).
 func kafkaStoreType(params map[string]string, store string, file []byte) error {
 	typ := strings.ToUpper(strings.TrimSpace(params["ssl."+store+".type"]))
-	if typ == "PEM" || typ == "" && (file == nil || bytes.Contains(file, []byte("-----BEGIN "))) {
+	switch {
+	case typ == "PEM":
 		return nil
-	}
-	if typ == "" {
+	case typ == "" && (file == nil || bytes.Contains(file, []byte("-----BEGIN "))):
+		return nil
+	case typ == "":
 		typ = "JKS"
 	}
 	return sparkerr.IllegalArgument("Kafka option ssl.%s.type=%s is not supported: Weir's Kafka client reads PEM %ss "+
@@ -108,6 +111,9 @@ func kafkaStoreType(params map[string]string, store string, file []byte) error {
 
 // kafkaTrustStore reads the trusted certificates; nil means the system's roots.
 func kafkaTrustStore(params map[string]string) (*x509.CertPool, error) {
+	if err := kafkaStoreType(params, "truststore", nil); err != nil {
+		return nil, err
+	}
 	text := params["ssl.truststore.certificates"]
 	var file []byte
 	if loc := strings.TrimSpace(params["ssl.truststore.location"]); loc != "" && strings.TrimSpace(text) == "" {
@@ -132,6 +138,9 @@ func kafkaTrustStore(params map[string]string) (*x509.CertPool, error) {
 
 // kafkaKeyStore reads the client certificate and key; nil when none is configured.
 func kafkaKeyStore(params map[string]string) (*tls.Certificate, error) {
+	if err := kafkaStoreType(params, "keystore", nil); err != nil {
+		return nil, err
+	}
 	chain, key := params["ssl.keystore.certificate.chain"], params["ssl.keystore.key"]
 	var file []byte
 	if loc := strings.TrimSpace(params["ssl.keystore.location"]); loc != "" && strings.TrimSpace(chain) == "" {
