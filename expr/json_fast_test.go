@@ -5,7 +5,13 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -233,4 +239,83 @@ func renderValue(v any) string {
 		return "map" + renderValue(x.Keys) + renderValue(x.Values)
 	}
 	return fmt.Sprintf("%#v", v)
+}
+
+// from_json(CAST(value AS STRING)) over a binary column (Kafka's value) reads the bytes
+// without the cast's copy; the rows are the row function's.
+func TestFromJSONStructOverBinaryCast(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	cases := jsonFastCases()[:500]
+	vals := make([]any, len(cases)+1)
+	for i, c := range cases {
+		vals[i] = []byte(c)
+	}
+	b := env.batch([]sqltypes.Field{{Name: "value", Type: sqltypes.BinaryType, Nullable: true}}, vals)
+	defer b.Release()
+	cast, err := NewCast(col(0, "value", sqltypes.BinaryType), sqltypes.StringType, plan.CastANSI, Options{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := mustBind(t, "from_json", Options{}, cast, lit(jsonFastSchemas[0], sqltypes.StringType)).(*fromJSONStruct)
+	got, err := env.eval(fast, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := env.eval(fast.rowFunc, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(vals) || got[len(got)-1] != nil {
+		t.Fatalf("got %d rows, last %v", len(got), got[len(got)-1])
+	}
+	for i := range got {
+		if g, w := renderValue(got[i]), renderValue(want[i]); g != w {
+			t.Errorf("input %q: vectorized %s, row function %s", vals[i], g, w)
+		}
+	}
+}
+
+// BenchmarkFromJSONToJSON: to_json(from_json(CAST(value AS STRING))) over 4096 Kafka-shaped
+// records (~100 bytes), vectorized against the row functions; rec/s.
+func BenchmarkFromJSONToJSON(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	ctx := &Context{Mem: mem, Location: time.UTC, ANSI: true}
+	vals := make([]any, 4096)
+	for i := range vals {
+		vals[i] = fmt.Appendf(nil, `{"id":%d,"ts":1764455000000000,"user":"user-%05d","kind":"click","amount":%d.5,"note":"note-%08d"}`, i, i, i, i*7919)
+	}
+	arr := BuildArray(mem, sqltypes.BinaryType, "UTC", vals)
+	batch := array.NewRecordBatch(sqltypes.ToArrowSchema([]sqltypes.Field{{Name: "value", Type: sqltypes.BinaryType, Nullable: true}}, "UTC"), []arrow.Array{arr}, int64(len(vals)))
+	arr.Release()
+	defer batch.Release()
+	cast, err := NewCast(&Column{Index: 0, Name: "value", T: sqltypes.BinaryType, Null: true}, sqltypes.StringType, plan.CastANSI, Options{ANSI: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	from, err := Bind("from_json", []Expr{cast, NewLiteral(jsonFastSchemas[0], sqltypes.StringType)}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	to, err := Bind("to_json", []Expr{from}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rowFrom := from.(*fromJSONStruct).rowFunc
+	rowTo := strict("to_json", []Expr{rowFrom}, sqltypes.StringType, to.(*toJSONStruct).fn)
+	for _, c := range []struct {
+		name string
+		e    Expr
+	}{{"vectorized", to}, {"rowFunctions", rowTo}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				out, err := c.e.Eval(ctx, batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Release()
+			}
+			b.ReportMetric(float64(b.N*len(vals))/b.Elapsed().Seconds(), "rec/s")
+		})
+	}
 }
