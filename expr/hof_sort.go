@@ -18,10 +18,12 @@ func (h *hof) evalSort(ctx *Context, batch arrow.RecordBatch, arrs []any, out []
 			continue
 		}
 		in := a.([]any)
-		for _, x := range in {
-			for _, y := range in {
-				rows = append(rows, r)
-				lefts, rights = append(lefts, x), append(rights, y)
+		for i, x := range in {
+			for j, y := range in {
+				if i != j {
+					rows = append(rows, r)
+					lefts, rights = append(lefts, x), append(rights, y)
+				}
 			}
 		}
 	}
@@ -36,18 +38,25 @@ func (h *hof) evalSort(ctx *Context, batch arrow.RecordBatch, arrs []any, out []
 		}
 		in := a.([]any)
 		n := len(in)
-		cmp := res[k : k+n*n]
-		k += n * n
-		for i, c := range cmp {
-			if c == nil {
-				return comparatorReturnsNull(in[i/n], in[i%n], h)
+		// cmp[i*n+j] compares element i with element j; the diagonal is not evaluated.
+		cmp := make([]any, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if i == j {
+					continue
+				}
+				if res[k] == nil {
+					return comparatorReturnsNull(in[i], in[j], h)
+				}
+				cmp[i*n+j] = res[k]
+				k++
 			}
 		}
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(i, j int) bool { return toInt64(cmp[idx[i]*n+idx[j]]) < 0 })
+		sort.SliceStable(idx, func(i, j int) bool { return idx[i] != idx[j] && toInt64(cmp[idx[i]*n+idx[j]]) < 0 })
 		sorted := make([]any, n)
 		for i, j := range idx {
 			sorted[i] = in[j]
