@@ -1,10 +1,14 @@
 package sources
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -293,4 +297,37 @@ func kafkaConfigInt(key, v string, bits int) (int64, error) {
 // kafkaConfigValue is Kafka's ConfigException for an invalid value.
 func kafkaConfigValue(key, v, why string) *sparkerr.Error {
 	return sparkerr.Newf(kafkaConfigException, "", "", "Invalid value %s for configuration %s: %s", v, key, why)
+}
+
+// KafkaSecurityError classifies a Kafka client error caused by authentication, authorization or
+// TLS as the Kafka client's exception (SaslAuthenticationException, SslAuthenticationException,
+// TopicAuthorizationException, ...) naming the servers; nil when err is none of these.
+func KafkaSecurityError(err error, servers []string) *sparkerr.Error {
+	at := strings.Join(servers, ",")
+	var (
+		verify    *tls.CertificateVerificationError
+		unknownCA x509.UnknownAuthorityError
+		hostname  x509.HostnameError
+		invalid   x509.CertificateInvalidError
+		record    tls.RecordHeaderError
+		alert     tls.AlertError
+	)
+	switch {
+	case errors.Is(err, kerr.SaslAuthenticationFailed), errors.Is(err, kerr.IllegalSaslState),
+		errors.Is(err, kerr.UnsupportedSaslMechanism):
+		return sparkerr.Newf("org.apache.kafka.common.errors.SaslAuthenticationException", "", "",
+			"SASL authentication with kafka.bootstrap.servers %s failed: %v", at, err).Wrap(err)
+	case errors.As(err, &verify), errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &record),
+		errors.As(err, &alert):
+		return sparkerr.Newf("org.apache.kafka.common.errors.SslAuthenticationException", "", "",
+			"SSL handshake with kafka.bootstrap.servers %s failed: %v", at, err).Wrap(err)
+	case errors.Is(err, kerr.TopicAuthorizationFailed):
+		return sparkerr.Newf("org.apache.kafka.common.errors.TopicAuthorizationException", "", "",
+			"Not authorized to access topics (kafka.bootstrap.servers %s): %v", at, err).Wrap(err)
+	case errors.Is(err, kerr.ClusterAuthorizationFailed), errors.Is(err, kerr.GroupAuthorizationFailed),
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed):
+		return sparkerr.Newf("org.apache.kafka.common.errors.AuthorizationException", "", "",
+			"Not authorized (kafka.bootstrap.servers %s): %v", at, err).Wrap(err)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirhq/weir/sparkerr"
@@ -89,6 +91,14 @@ func TestKafkaClientOptsErrors(t *testing.T) {
 			t.Errorf("%v: got %v, want %s containing %q", tc.opts, err, tc.javaClass, tc.contains)
 		}
 	}
+	if se := KafkaSecurityError(fmt.Errorf("listing: %w", kerr.SaslAuthenticationFailed), []string{"h:1"}); se == nil ||
+		se.JavaClass != "org.apache.kafka.common.errors.SaslAuthenticationException" ||
+		!strings.HasPrefix(se.Message, "SASL authentication with kafka.bootstrap.servers h:1 failed") {
+		t.Fatalf("SASL failure classified as %v", se)
+	}
+	if se := KafkaSecurityError(context.DeadlineExceeded, nil); se != nil {
+		t.Fatalf("a timeout classified as %v", se)
+	}
 	// Unknown Kafka options are ignored, as Kafka ignores them; options without the prefix are not Kafka's.
 	opts, err := KafkaClientOpts(map[string]string{"kafka.bootstrap.servers": "h:1", "kafka.some.future.option": "x",
 		"subscribe": "t", "KAFKA.client.id": "me"})
@@ -134,6 +144,8 @@ func TestKafkaClientSASL(t *testing.T) {
 			if err := pingKafka(t, options("weir-secret")); err != nil {
 				t.Fatalf("right password: %v", err)
 			}
+			// kfake drops the connection (a real broker answers SASL_AUTHENTICATION_FAILED,
+			// tests/e2e/test_kafka_source.py).
 			if err := pingKafka(t, options("wrong")); err == nil {
 				t.Fatal("wrong password: the broker accepted it")
 			}
@@ -203,8 +215,13 @@ func TestKafkaClientTLS(t *testing.T) {
 	if err := pingKafka(t, with("kafka.ssl.truststore.type", "PEM", "kafka.ssl.truststore.certificates", string(caPEM))); err != nil {
 		t.Fatalf("PEM truststore certificates: %v", err)
 	}
-	if err := pingKafka(t, base); err == nil {
+	err = pingKafka(t, base)
+	if err == nil {
 		t.Fatal("the system roots trusted the test CA")
+	}
+	if se := KafkaSecurityError(err, []string{addr}); se == nil ||
+		se.JavaClass != "org.apache.kafka.common.errors.SslAuthenticationException" {
+		t.Fatalf("untrusted certificate error %v classified as %v", err, se)
 	}
 	// Through a host name the certificate does not name: refused unless endpoint
 	// identification is off (the chain is still checked).

@@ -151,6 +151,9 @@ func (s *kafkaStream) kafkaError(call string, err error) *sparkerr.Error {
 	if se, ok := sparkerr.As(err); ok {
 		return se
 	}
+	if se := KafkaSecurityError(err, s.opts.bootstrap); se != nil {
+		return se
+	}
 	var netErr net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) || errors.Is(err, syscall.ECONNREFUSED) {
 		return sparkerr.Newf(kafkaTimeoutException, "", "",
