@@ -57,7 +57,10 @@ func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*re
 }
 
 // resolveGrouped resolves a grouped (or global) aggregation into Project(Aggregate).
-func (a *Analyzer) resolveGrouped(_ context.Context, in *resolved, spec groupSpec) (*resolved, error) {
+func (a *Analyzer) resolveGrouped(ctx context.Context, in *resolved, spec groupSpec) (*resolved, error) {
+	if anyGenerator(spec.aggs) {
+		return a.resolveGroupedGenerator(ctx, in, spec)
+	}
 	b, err := a.newAggBuild(in, spec, nil)
 	if err != nil {
 		return nil, err

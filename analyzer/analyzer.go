@@ -216,28 +216,18 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 			return nil, err
 		}
 	}
-	gen, err := a.planGenerator(in, n.Exprs)
-	if err != nil {
-		return nil, err
-	}
 	for _, e := range n.Exprs {
 		if containsAggregate(e) {
-			if gen != nil {
-				return nil, sparkerr.Unsupported("a generator over aggregate functions in one select list; aggregate in a subquery first")
-			}
 			return a.resolveGrouped(ctx, in, groupSpec{aggs: n.Exprs, global: true})
 		}
 	}
-	if gen != nil {
-		if anySubquery(n.Exprs) {
+	if anySubquery(n.Exprs) {
+		if anyGenerator(n.Exprs) {
 			return nil, sparkerr.Unsupported("a generator and a subquery in one select list")
 		}
-		return a.projectWithGenerator(gen, n.Exprs)
-	}
-	if anySubquery(n.Exprs) {
 		return a.resolveProjectWithSubqueries(ctx, in, n.Exprs)
 	}
-	exprs, err := a.binderOver(in).bindAll(n.Exprs)
+	in, exprs, err := a.bindSelect(in, n.Exprs)
 	if err != nil {
 		return nil, err
 	}

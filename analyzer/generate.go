@@ -79,18 +79,18 @@ func anyGenerator(es []plan.Expr) bool {
 	return false
 }
 
-// planGenerator finds the generator of a select list and builds its Generate over in; it
-// returns nil when items call no generator. Spark's rules: one generator per select list
+// findGenerator returns the index of the one item of a select list that is a generator call
+// (-1 if none). Spark's rules: one generator per select list
 // (UNSUPPORTED_GENERATOR.MULTI_GENERATOR), only at the top of an item
 // (UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS).
-func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, error) {
+func (a *Analyzer) findGenerator(in *resolved, items []plan.Expr) (int, error) {
 	pos := -1
 	var found []plan.Expr
 	for i, item := range items {
 		if call, _, ok := generatorCall(item); ok {
 			for _, arg := range call.Args {
 				if containsGenerator(arg) {
-					return nil, a.nestedGenerator(in, item)
+					return -1, a.nestedGenerator(in, item)
 				}
 			}
 			pos = i
@@ -98,21 +98,28 @@ func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, 
 			continue
 		}
 		if containsGenerator(item) {
-			return nil, a.nestedGenerator(in, item)
+			return -1, a.nestedGenerator(in, item)
 		}
 	}
-	switch {
-	case len(found) == 0:
-		return nil, nil
-	case len(found) > 1:
+	if len(found) > 1 {
 		quoted := make([]string, len(found))
 		for i, g := range found {
 			quoted[i] = a.renderWithGenerators(in, g)
 		}
 		list := strings.Join(quoted, ", ")
-		return nil, sparkerr.Analysis("UNSUPPORTED_GENERATOR.MULTI_GENERATOR", "42K0E",
+		return -1, sparkerr.Analysis("UNSUPPORTED_GENERATOR.MULTI_GENERATOR", "42K0E",
 			"The generator is not supported: only one generator allowed per SELECT clause but found %d: %s.",
 			len(found), list).WithParams("num", strconv.Itoa(len(found)), "generators", list)
+	}
+	return pos, nil
+}
+
+// planGenerator finds the generator of a select list and builds its Generate over in; it
+// returns nil when items call no generator.
+func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, error) {
+	pos, err := a.findGenerator(in, items)
+	if err != nil || pos < 0 {
+		return nil, err
 	}
 	call, names, _ := generatorCall(items[pos])
 	g, err := a.bindGenerator(in, call, false)
@@ -127,6 +134,85 @@ func (a *Analyzer) planGenerator(in *resolved, items []plan.Expr) (*generation, 
 		gen.outs = append(gen.outs, gen.in.ref(len(in.cols)+k))
 	}
 	return gen, nil
+}
+
+// bindSelect binds a select list without aggregates over in. With a generator the list is
+// bound over the Generate it adds, which is returned as the input to project from.
+func (a *Analyzer) bindSelect(in *resolved, items []plan.Expr) (*resolved, []expr.Expr, error) {
+	gen, err := a.planGenerator(in, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	if gen == nil {
+		exprs, err := a.binderOver(in).bindAll(items)
+		return in, exprs, err
+	}
+	b := a.binderOver(gen.in)
+	var exprs []expr.Expr
+	for i, item := range items {
+		if i == gen.pos {
+			exprs = append(exprs, gen.outs...)
+			continue
+		}
+		xs, err := b.bindAll([]plan.Expr{item})
+		if err != nil {
+			return nil, nil, err
+		}
+		exprs = append(exprs, xs...)
+	}
+	return gen.visible(), exprs, nil
+}
+
+// resolveGroupedGenerator resolves an aggregating select list with a generator over its
+// aggregates (SELECT k, explode(collect_list(v)) … GROUP BY k): the aggregation computes the
+// other items and the generator's arguments, a Generate runs over its result, and a Project
+// puts the generated columns in the generator's place.
+func (a *Analyzer) resolveGroupedGenerator(ctx context.Context, in *resolved, spec groupSpec) (*resolved, error) {
+	pos, err := a.findGenerator(in, spec.aggs)
+	if err != nil {
+		return nil, err
+	}
+	call, names, _ := generatorCall(spec.aggs[pos])
+	var rest []plan.Expr
+	for i, item := range spec.aggs {
+		if _, ok := asStar(item); ok {
+			return nil, sparkerr.Unsupported("a star next to a generator over aggregate functions")
+		}
+		if i != pos {
+			rest = append(rest, item)
+		}
+	}
+	for j, arg := range call.Args {
+		rest = append(rest, plan.Alias{Child: arg, Names: []string{"_generator_arg" + strconv.Itoa(j)}})
+	}
+	agg, err := a.resolveGrouped(ctx, in, groupSpec{grouping: spec.grouping, aggs: rest, global: spec.global})
+	if err != nil {
+		return nil, err
+	}
+	base := len(agg.cols) - len(call.Args)
+	args := make([]expr.Expr, len(call.Args))
+	for j := range args {
+		args[j] = agg.ref(base + j)
+	}
+	g, err := expr.BindGenerator(call.Name, args, a.Options)
+	if err != nil {
+		return nil, err
+	}
+	if names, err = generatorNames(g, names); err != nil {
+		return nil, err
+	}
+	gen := a.generateOver(agg, g, names, nil, false)
+	var exprs []expr.Expr
+	for i := 0; i < pos; i++ {
+		exprs = append(exprs, agg.ref(i))
+	}
+	for k := range names {
+		exprs = append(exprs, gen.ref(len(agg.cols)+k))
+	}
+	for i := pos; i < base; i++ {
+		exprs = append(exprs, agg.ref(i))
+	}
+	return gen.project(exprs), nil
 }
 
 // bindGenerator binds a generator call's arguments over in and the generator itself.
@@ -206,24 +292,6 @@ func generatorOutsideSelect(c plan.Call) error {
 	q := callSQL(c)
 	return sparkerr.Analysis("UNSUPPORTED_GENERATOR.OUTSIDE_SELECT", "42K0E",
 		"The generator is not supported: outside the SELECT clause, found: %s.", q).WithParams("plan", q)
-}
-
-// projectWithGenerator resolves a select list that calls a generator.
-func (a *Analyzer) projectWithGenerator(gen *generation, items []plan.Expr) (*resolved, error) {
-	b := a.binderOver(gen.in)
-	var exprs []expr.Expr
-	for i, item := range items {
-		if i == gen.pos {
-			exprs = append(exprs, gen.outs...)
-			continue
-		}
-		xs, err := b.bindAll([]plan.Expr{item})
-		if err != nil {
-			return nil, err
-		}
-		exprs = append(exprs, xs...)
-	}
-	return gen.visible().project(exprs), nil
 }
 
 // resolveGenerate resolves LATERAL VIEW [OUTER] generator(args) alias AS names.

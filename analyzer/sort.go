@@ -113,7 +113,7 @@ func (a *Analyzer) widenProject(ctx context.Context, p *plan.Project) (*widened,
 	if err != nil {
 		return nil, err
 	}
-	exprs, err := a.binderOver(below).bindAll(p.Exprs)
+	below, exprs, err := a.bindSelect(below, p.Exprs)
 	if err != nil {
 		return nil, err
 	}
