@@ -32,6 +32,17 @@
 //     their first row as a hidden column;
 //   - data frame operations (withColumns, withColumnsRenamed, drop, toDF, to(schema), na.fill,
 //     na.drop, …) become Projects and Filters.
+//   - generators (explode, posexplode, inline, stack, json_tuple and the _outer forms): one per
+//     select list, at the top of its item (else UNSUPPORTED_GENERATOR.MULTI_GENERATOR /
+//     NESTED_IN_EXPRESSIONS; anywhere else OUTSIDE_SELECT), possibly aliased with one name per
+//     generated column (else UDTF_ALIAS_NUMBER_MISMATCH; several names on anything else are
+//     MULTI_ALIAS_WITHOUT_GENERATOR). The select becomes Project(Generate(input)); over
+//     aggregates, Project(Generate(aggregation)). withColumn(name, generator) and SQL
+//     LATERAL VIEW [OUTER] (plan.Generate; generated columns qualified by the view's alias)
+//     resolve the same way;
+//   - higher-order functions: lambdas (plan.Lambda, PySpark's named lambda variables and SQL
+//     x -> …) are bound with typed parameters from expr.LambdaParams, parameters shadowing
+//     columns, and the call with expr.BindHigherOrder;
 //   - withWatermark(col, delay) becomes a logical.Watermark: col must be a timestamp (or a
 //     window struct), else EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE; the delay is an interval string
 //     (expr.ParseInterval), never negative.
@@ -43,6 +54,6 @@
 // here, with its named or positional parameters.
 //
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
-// resolve (window functions, lambdas, correlated subqueries, PIVOT without values) fail with
+// resolve (window functions, correlated subqueries, PIVOT without values) fail with
 // sparkerr.Unsupported naming them.
 package analyzer

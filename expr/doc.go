@@ -27,6 +27,11 @@
 // invalid casts and division by zero) or legacy behaviour (NULL). String() renders expressions
 // like Spark's toPrettySQL, which the analyzer uses for auto-generated column names.
 //
+// Generators (BindGenerator: explode, posexplode, inline, stack, json_tuple and the _outer
+// forms) are not Exprs: a Generator turns each input row into zero or more rows of its own
+// columns, and the Generate operator repeats the input row beside them. Higher-order functions
+// (BindHigherOrder) take bound lambdas whose LambdaVariables LambdaParams types.
+//
 // Compare, HashColumns and RowsEqual give Spark's ordering and grouping equality (NULL = NULL,
 // NaN = NaN, -0.0 = 0.0) to sorts, group-bys, DISTINCT and hash joins.
 package expr
