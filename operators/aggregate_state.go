@@ -3,10 +3,12 @@ package operators
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 )
@@ -17,8 +19,9 @@ import (
 // empty (a complete-mode sink gets the whole result again, an update-mode sink an upsert of
 // every group).
 
-// aggregateState is the snapshot (encoded with expr.StateEncoder, fields in order); Keys are Arrow IPC streams of the key
-// columns whose rows, in order, are the groups in id order.
+// aggregateState is the snapshot (encoded with expr.StateEncoder, fields in order); Keys are
+// Arrow IPC streams of the key columns whose rows, in order, are the groups in id order (one
+// stream with a record batch per stored key batch; restore reads any number of streams).
 type aggregateState struct {
 	Groups int
 	Keys   [][]byte
@@ -30,22 +33,66 @@ type aggregateState struct {
 	Closed    []bool
 }
 
-// SnapshotState implements flow.Snapshotter.
-func (a *hashAggregate) SnapshotState(int64) ([]byte, error) {
-	st := aggregateState{Groups: len(a.counts), Counts: a.counts, Watermark: a.watermark, Closed: a.closed}
-	if len(a.spec.KeyCols) > 0 && len(a.counts) > 0 {
-		keys, err := a.keyIPC()
-		if err != nil {
-			return nil, err
-		}
-		st.Keys = keys
-	}
+// aggregateCapture is the aggregate's state at a barrier (flow.StateCapture): the key table's
+// stored key batches, retained (Arrow arrays are immutable and the table only ever appends
+// batches), copies of the counts and closed flags, and the accumulators' snapshots (their
+// serialization is their copy).
+type aggregateCapture struct {
+	mem    memory.Allocator
+	keys   [][]arrow.Array
+	counts []int64
+	closed []bool
+	accs   [][]byte
+	wm     int64
+}
+
+// CaptureState implements flow.StateCapturer.
+func (a *hashAggregate) CaptureState(int64) (flow.StateCapture, error) {
+	c := &aggregateCapture{mem: a.env.Mem, counts: slices.Clone(a.counts), closed: slices.Clone(a.closed), wm: a.watermark}
 	for k, acc := range a.accs {
 		b, err := expr.SnapshotAccumulator(a.spec.Aggs[k], acc)
 		if err != nil {
 			return nil, err
 		}
-		st.Accs = append(st.Accs, b)
+		c.accs = append(c.accs, b)
+	}
+	if len(a.spec.KeyCols) > 0 && len(a.counts) > 0 {
+		for _, cols := range a.table.batches {
+			if len(cols) > 0 {
+				c.keys = append(c.keys, retainAll(cols))
+			}
+		}
+	}
+	return c, nil
+}
+
+// SnapshotState implements flow.Snapshotter: the capture, encoded at once.
+func (a *hashAggregate) SnapshotState(epoch int64) ([]byte, error) {
+	c, err := a.CaptureState(epoch)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release()
+	return c.Encode()
+}
+
+// Release implements flow.StateCapture.
+func (c *aggregateCapture) Release() {
+	for _, cols := range c.keys {
+		releaseAll(cols)
+	}
+	c.keys = nil
+}
+
+// Encode implements flow.StateCapture.
+func (c *aggregateCapture) Encode() ([]byte, error) {
+	st := aggregateState{Groups: len(c.counts), Counts: c.counts, Accs: c.accs, Watermark: c.wm, Closed: c.closed}
+	if len(c.keys) > 0 {
+		keys, err := keyIPC(c.mem, c.keys)
+		if err != nil {
+			return nil, err
+		}
+		st.Keys = [][]byte{keys}
 	}
 	size := 48 + 8*len(st.Counts) + len(st.Closed)
 	for _, b := range append(st.Keys[:len(st.Keys):len(st.Keys)], st.Accs...) {
@@ -62,36 +109,42 @@ func (a *hashAggregate) SnapshotState(int64) ([]byte, error) {
 	return e.Bytes(), nil
 }
 
-// keyIPC writes every group's key columns, in id order, as Arrow IPC streams: the key table's
-// stored key batches as they are (ids are assigned in stored-row order), one stream each.
-func (a *hashAggregate) keyIPC() ([][]byte, error) {
-	var out [][]byte
-	for _, cols := range a.table.batches {
-		if len(cols) == 0 {
-			continue
-		}
-		fields := make([]arrow.Field, len(cols))
-		for k, c := range cols {
-			fields[k] = arrow.Field{Name: fmt.Sprintf("k%d", k), Type: c.DataType(), Nullable: true}
-		}
-		schema := arrow.NewSchema(fields, nil)
+// keyIPC writes key batches, in order, as one Arrow IPC stream.
+func keyIPC(mem memory.Allocator, batches [][]arrow.Array) ([]byte, error) {
+	cols := batches[0]
+	fields := make([]arrow.Field, len(cols))
+	for k, c := range cols {
+		fields[k] = arrow.Field{Name: fmt.Sprintf("k%d", k), Type: c.DataType(), Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	var b bytes.Buffer
+	size := 1024
+	for _, cols := range batches {
+		size += 512 + int(arraysBytes(cols))
+	}
+	b.Grow(size)
+	w := ipc.NewWriter(&b, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+	var err error
+	for _, cols := range batches {
 		rec := array.NewRecordBatch(schema, cols, int64(cols[0].Len()))
-		var b bytes.Buffer
-		w := ipc.NewWriter(&b, ipc.WithSchema(schema), ipc.WithAllocator(a.env.Mem))
-		err := w.Write(rec)
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
+		err = w.Write(rec)
 		rec.Release()
 		if err != nil {
-			return nil, fmt.Errorf("aggregate state: %w", err)
+			break
 		}
-		out = append(out, b.Bytes())
 	}
-	return out, nil
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("aggregate state: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
-// RestoreState implements flow.Snapshotter. It runs before the instance sees input.
+// RestoreState implements flow.Snapshotter. It runs before the instance sees input: it builds
+// the group table in bulk (pre-sized, the snapshot's key batches kept as the table's stored
+// batches) and takes the decoded slices as the group arrays.
 func (a *hashAggregate) RestoreState(data []byte) error {
 	d := expr.NewStateDecoder(data)
 	st := aggregateState{Groups: int(d.Int()), Keys: d.Blobs(), Counts: d.Ints(), Accs: d.Blobs(),
@@ -99,64 +152,104 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 	if d.Err != nil {
 		return fmt.Errorf("aggregate state: %w", d.Err)
 	}
-	if len(st.Accs) != len(a.accs) || len(st.Counts) != st.Groups {
+	n := st.Groups
+	if len(st.Accs) != len(a.accs) || len(st.Counts) != n || len(st.Closed) > n {
 		return fmt.Errorf("aggregate state: snapshot has %d aggregates and %d groups, the operator %d aggregates",
-			len(st.Accs), st.Groups, len(a.accs))
+			len(st.Accs), n, len(a.accs))
 	}
-	if len(a.spec.KeyCols) > 0 && st.Groups > 0 {
-		if err := a.restoreKeys(st.Keys, st.Groups); err != nil {
+	if len(a.spec.KeyCols) > 0 {
+		if err := a.table.restoreRows(a.env.Mem, st.Keys, len(a.spec.KeyCols), n); err != nil {
 			return err
 		}
+	} else if n != 1 {
+		return fmt.Errorf("aggregate state: a global aggregate's snapshot has %d groups", n)
 	}
-	for len(a.counts) < st.Groups {
-		a.addGroup()
-	}
-	copy(a.counts, st.Counts)
+	a.counts = st.Counts
+	a.closed = make([]bool, n)
 	copy(a.closed, st.Closed)
+	a.changed = make([]bool, n)
+	a.emitted = make([][]any, n)
 	a.watermark = max(a.watermark, st.Watermark)
 	for k, acc := range a.accs {
+		acc.Grow(n)
 		if err := expr.RestoreAccumulator(a.spec.Aggs[k], acc, st.Accs[k]); err != nil {
 			return err
 		}
 	}
 	for g := range a.counts {
-		a.emitted[g] = nil
 		a.changed[g] = a.live(uint32(g))
 	}
 	return nil
 }
 
-// restoreKeys re-creates groups 0..n-1 from their key rows.
-func (a *hashAggregate) restoreKeys(streams [][]byte, n int) error {
+// restoreRows fills an empty table with n distinct key rows (ncols columns) read from Arrow
+// IPC streams, ids in row order: each record batch becomes a stored batch as it is, the hash
+// map is pre-sized, each key costs one map insert (distinct keys, so nothing to look up or
+// compare) and the one-id lists share one backing array (no per-key allocation).
+func (t *rowTable) restoreRows(mem memory.Allocator, streams [][]byte, ncols, n int) error {
+	if len(t.refs) != 0 {
+		return fmt.Errorf("aggregate state: restoring into a table that holds %d keys", len(t.refs))
+	}
+	t.byHash = make(map[uint64][]uint32, n)
+	t.refs = make([]rowRef, 0, n)
+	backing := make([]uint32, n)
+	var hs []uint64
 	for _, data := range streams {
-		if err := a.restoreKeyStream(data); err != nil {
-			return err
+		r, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(mem))
+		if err != nil {
+			return fmt.Errorf("aggregate state: %w", err)
+		}
+		for r.Next() {
+			rec := r.RecordBatch()
+			rows := int(rec.NumRows())
+			if int(rec.NumCols()) != ncols {
+				r.Release()
+				return fmt.Errorf("aggregate state: snapshot has %d key columns, the operator %d", rec.NumCols(), ncols)
+			}
+			if len(t.refs)+rows > n {
+				r.Release()
+				return fmt.Errorf("aggregate state: snapshot keys make more than %d groups", n)
+			}
+			if rows == 0 {
+				continue
+			}
+			bi := int32(len(t.batches))
+			t.batches = append(t.batches, retainAll(rec.Columns()))
+			hs = slices.Grow(hs[:0], rows)[:rows]
+			hashColumns(rec.Columns(), 0, hs)
+			for i, h := range hs {
+				id := uint32(len(t.refs))
+				t.refs = append(t.refs, rowRef{bi, int32(i)})
+				backing[id] = id
+				t.byHash[h] = backing[id : id+1 : id+1]
+			}
+		}
+		err = r.Err()
+		r.Release()
+		if err != nil {
+			return fmt.Errorf("aggregate state: %w", err)
 		}
 	}
-	if len(a.counts) != n {
-		return fmt.Errorf("aggregate state: snapshot keys make %d groups, expected %d", len(a.counts), n)
+	if len(t.refs) != n {
+		return fmt.Errorf("aggregate state: snapshot keys make %d groups, expected %d", len(t.refs), n)
 	}
-	return nil
-}
-
-func (a *hashAggregate) restoreKeyStream(data []byte) error {
-	r, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(a.env.Mem))
-	if err != nil {
-		return fmt.Errorf("aggregate state: %w", err)
-	}
-	defer r.Release()
-	for r.Next() {
-		rec := r.RecordBatch()
-		if int(rec.NumCols()) != len(a.spec.KeyCols) {
-			return fmt.Errorf("aggregate state: snapshot has %d key columns, the operator %d", rec.NumCols(), len(a.spec.KeyCols))
+	if len(t.byHash) != n {
+		// Distinct keys whose 64-bit hashes collide (rare): the blind inserts above kept one
+		// id per hash; index every id again, listing the colliding ones together.
+		t.byHash = make(map[uint64][]uint32, n)
+		id := uint32(0)
+		for _, cols := range t.batches {
+			hs = slices.Grow(hs[:0], cols[0].Len())[:cols[0].Len()]
+			hashColumns(cols, 0, hs)
+			for _, h := range hs {
+				if ids, ok := t.byHash[h]; ok {
+					t.byHash[h] = append(ids, id)
+				} else {
+					t.byHash[h] = backing[id : id+1 : id+1]
+				}
+				id++
+			}
 		}
-		ids := make([]uint32, rec.NumRows())
-		if _, err := a.table.lookup(rec.Columns(), ids, true, func() uint32 { return a.addGroup() }); err != nil {
-			return err
-		}
-	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("aggregate state: %w", err)
 	}
 	return nil
 }
