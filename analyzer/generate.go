@@ -192,7 +192,12 @@ func (a *Analyzer) resolveGroupedGenerator(ctx context.Context, in *resolved, sp
 	base := len(agg.cols) - len(call.Args)
 	args := make([]expr.Expr, len(call.Args))
 	for j := range args {
-		args[j] = agg.ref(base + j)
+		ref := agg.ref(base + j)
+		// Rendered as the argument it computes (explode(collect_list(v))), as Spark shows it.
+		if p, ok := agg.node.(*logical.Project); ok && len(p.Exprs) == len(agg.cols) {
+			ref.Name = trimAlias(p.Exprs[base+j]).String()
+		}
+		args[j] = ref
 	}
 	g, err := expr.BindGenerator(call.Name, args, a.Options)
 	if err != nil {
