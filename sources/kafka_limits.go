@@ -2,7 +2,6 @@ package sources
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -205,30 +204,5 @@ func parseKafkaPartitionMap(s string) (kafkaOffsets, error) {
 }
 
 // timeStringAsMs is JavaUtils.timeStringAsMs: "15m", "10s", "500ms"; a bare number means
-// milliseconds; microseconds truncate toward zero.
-func timeStringAsMs(str string) (int64, error) {
-	lower := strings.TrimSpace(strings.ToLower(str))
-	fail := func(reason string) error {
-		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "%s\n%s", timeStringError, reason)
-	}
-	m := timeStringPattern.FindStringSubmatch(lower)
-	if m == nil {
-		return 0, fail("Failed to parse time string: " + str)
-	}
-	v, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil {
-		return 0, fail(fmt.Sprintf("For input string: %q", m[1]))
-	}
-	unit := int64(1e3)
-	if m[2] != "" {
-		u, ok := timeSuffixMicros[m[2]]
-		if !ok {
-			return 0, fail(fmt.Sprintf("Invalid suffix: %q", m[2]))
-		}
-		unit = u
-	}
-	if unit < 1e3 {
-		return v / (1e3 / unit), nil
-	}
-	return v * (unit / 1e3), nil
-}
+// milliseconds.
+func timeStringAsMs(str string) (int64, error) { return timeStringAs(str, 1e3) }

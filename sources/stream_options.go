@@ -92,8 +92,13 @@ var timeSuffixMicros = map[string]int64{
 const timeStringError = "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us."
 
 // timeStringAsSec is JavaUtils.timeStringAsSec: "5s", "100ms", "2min", a bare number means
-// seconds; finer units truncate toward zero and overflow saturates like TimeUnit.convert.
-func timeStringAsSec(str string) (int64, error) {
+// seconds.
+func timeStringAsSec(str string) (int64, error) { return timeStringAs(str, 1e6) }
+
+// timeStringAs parses a JavaUtils time string into units of unitMicros microseconds (a bare
+// number is in that unit); finer units truncate toward zero and overflow saturates like
+// TimeUnit.convert.
+func timeStringAs(str string, unitMicros int64) (int64, error) {
 	lower := strings.TrimSpace(strings.ToLower(str))
 	fail := func(reason string) error {
 		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "%s\n%s", timeStringError, reason)
@@ -106,7 +111,7 @@ func timeStringAsSec(str string) (int64, error) {
 	if err != nil {
 		return 0, fail(fmt.Sprintf("For input string: %q", m[1]))
 	}
-	unit := int64(1e6)
+	unit := unitMicros
 	if m[2] != "" {
 		u, ok := timeSuffixMicros[m[2]]
 		if !ok {
@@ -115,8 +120,8 @@ func timeStringAsSec(str string) (int64, error) {
 		unit = u
 	}
 	switch {
-	case unit >= 1e6:
-		f := unit / 1e6
+	case unit >= unitMicros:
+		f := unit / unitMicros
 		if v > math.MaxInt64/f {
 			return math.MaxInt64, nil
 		}
@@ -125,7 +130,7 @@ func timeStringAsSec(str string) (int64, error) {
 		}
 		return v * f, nil
 	default:
-		return v / (1e6 / unit), nil
+		return v / (unitMicros / unit), nil
 	}
 }
 

@@ -10,9 +10,10 @@ import os
 import subprocess
 import tempfile
 import time
-import uuid
 
 import pytest
+
+from test_kafka import produce, topic_name  # the console producer and unique topic names
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 SCRIPT = os.path.join(ROOT, "scripts", "kafka-broker.sh")
@@ -44,24 +45,6 @@ def broker():
 @pytest.fixture(scope="module")
 def kafka(broker):
     return broker[0]
-
-
-def _classpath() -> str:
-    libs = subprocess.run([SCRIPT, "jars"], check=True, capture_output=True, text=True, timeout=900).stdout.strip()
-    return os.path.join(libs.splitlines()[-1], "*")
-
-
-def produce(kafka: str, topic: str, lines):
-    """Produces key:value lines with Kafka's console producer (creating the topic)."""
-    subprocess.run(
-        ["java", "-cp", _classpath(), "org.apache.kafka.tools.ConsoleProducer",
-         "--bootstrap-server", kafka, "--topic", topic,
-         "--property", "parse.key=true", "--property", "key.separator=:"],
-        input="\n".join(lines) + "\n", text=True, check=True, capture_output=True, timeout=120)
-
-
-def topic_name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 def batch(spark, kafka: str, **options):
