@@ -111,6 +111,16 @@ func (b *binder) bindHigherOrder(name string, c plan.Call) (expr.Expr, error) {
 		for _, p := range params {
 			inner.lambdas[b.lambdaKey(p.Name)] = p
 		}
+		if base := b.intercept; base != nil {
+			// Parts of the body that read lambda parameters are bound here; the rest (grouping
+			// columns, aggregate calls) still go through the enclosing intercept.
+			inner.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
+				if inner.readsLambdaVars(x) {
+					return nil, false, nil
+				}
+				return base(x)
+			}
+		}
 		body, err := inner.bind(l.Body)
 		if err != nil {
 			return nil, err
@@ -135,4 +145,24 @@ func checkLambdaParams(names []string) error {
 		seen[k] = true
 	}
 	return nil
+}
+
+// readsLambdaVars reports whether e refers to a lambda parameter in scope (or declares its own).
+func (b *binder) readsLambdaVars(e plan.Expr) bool {
+	found := false
+	walkPlanExpr(e, func(x plan.Expr) bool {
+		if found {
+			return false
+		}
+		switch v := x.(type) {
+		case plan.LambdaVar, *plan.LambdaVar, plan.Lambda, *plan.Lambda:
+			found = true
+		case plan.ColumnRef:
+			_, found = b.lambdaVar(v)
+		case *plan.ColumnRef:
+			_, found = b.lambdaVar(*v)
+		}
+		return !found
+	})
+	return found
 }
