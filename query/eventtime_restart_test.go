@@ -1,0 +1,277 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/checkpoints"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// A restarted windowed append query continues with the watermark it had: the offsets log
+// records each epoch's watermark, an epoch that runs again starts from its logged one, and
+// across restarts every window comes out once, none missing.
+
+// windowSink records, per epoch, the (window start µs, count) rows it received; an epoch that
+// runs again replaces its record (an idempotent sink).
+type windowSink struct {
+	mu     sync.Mutex
+	epochs map[int64][][2]int64
+}
+
+var (
+	windowSinksMu sync.Mutex
+	windowSinks   = map[string]*windowSink{}
+)
+
+func init() {
+	sinks.Register("eventtimetestsink", func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
+		windowSinksMu.Lock()
+		defer windowSinksMu.Unlock()
+		s, ok := windowSinks[options["id"]]
+		if !ok {
+			s = &windowSink{epochs: map[int64][][2]int64{}}
+			windowSinks[options["id"]] = s
+		}
+		return s, nil
+	}, sinks.Append)
+}
+
+func (s *windowSink) Description() string                         { return "WindowSink" }
+func (s *windowSink) Parallelism(int) int                         { return 1 }
+func (s *windowSink) OutputRows() int64                           { return 0 }
+func (s *windowSink) NewOperator(flow.Env) (flow.Operator, error) { return &windowSinkOp{s: s}, nil }
+
+type windowSinkOp struct {
+	s   *windowSink
+	cur [][2]int64
+}
+
+func (o *windowSinkOp) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+	w, ok := rec.Column(flow.UserOffset).(*array.Struct)
+	if !ok {
+		return fmt.Errorf("window sink: first column is %s", rec.Column(flow.UserOffset).DataType())
+	}
+	start := w.Field(0).(*array.Timestamp)
+	count := rec.Column(flow.UserOffset + 1).(*array.Int64)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		o.cur = append(o.cur, [2]int64{int64(start.Value(i)), count.Value(i)})
+	}
+	return nil
+}
+
+func (o *windowSinkOp) Barrier(_ context.Context, epoch int64, _ flow.Emitter) error {
+	o.s.mu.Lock()
+	defer o.s.mu.Unlock()
+	o.s.epochs[epoch] = o.cur
+	o.cur = nil
+	return nil
+}
+
+// windows returns every window written, in epoch order.
+func (s *windowSink) windows() [][2]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out [][2]int64
+	for e := int64(0); e < 10000; e++ {
+		out = append(out, s.epochs[e]...)
+	}
+	return out
+}
+
+// lastEpoch is the last epoch the sink got.
+func (s *windowSink) lastEpoch() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := int64(-1)
+	for e := range s.epochs {
+		last = max(last, e)
+	}
+	return last
+}
+
+// windowedRateCount is rate-micro-batch (4 rows a batch, batch k stamped k seconds) →
+// withWatermark(timestamp, 2 s) → groupBy(window(timestamp, 3 s)).count().
+func windowedRateCount(t *testing.T) logical.Node {
+	opts := map[string]string{"rowsPerBatch": "4", "numPartitions": "2", "startTimestamp": "0",
+		"advanceMillisPerBatch": "1000"}
+	schema, err := sources.StreamSchema("rate-micro-batch", opts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan := &logical.SourceScan{Format: "rate-micro-batch", Options: opts, Out: schema, Streaming: true}
+	ti := -1
+	for i, f := range schema {
+		if f.Name == "timestamp" {
+			ti = i
+		}
+	}
+	wm := &logical.Watermark{Input: scan, Column: ti, Delay: 2e6, DelayText: "2 seconds"}
+	ts := &expr.Column{Index: ti, Name: "timestamp", T: schema[ti].Type, Null: schema[ti].Nullable}
+	w, err := expr.Bind("window", []expr.Expr{ts, expr.NewLiteral("3 seconds", sqltypes.StringType)},
+		expr.Options{ANSI: true, TimeZone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := bindAgg(t, "count", expr.NewLiteral(int64(1), sqltypes.LongType))
+	return &logical.Aggregate{Input: wm, Groups: []expr.Expr{w}, Aggs: []expr.AggFunc{count}, Names: []string{"count"}}
+}
+
+// watermarkMs reads a progress' eventTime.watermark in milliseconds.
+func watermarkMs(t *testing.T, p map[string]any) int64 {
+	t.Helper()
+	et, _ := p["eventTime"].(map[string]any)
+	s, ok := et["watermark"].(string)
+	if !ok {
+		t.Fatalf("progress without eventTime.watermark: %v", p)
+	}
+	at, err := time.Parse("2006-01-02T15:04:05.000Z", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at.UnixMilli()
+}
+
+func loggedRecords(t *testing.T, dir string) map[int64]epochRecord {
+	t.Helper()
+	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	out := map[int64]epochRecord{}
+	last, ok, err := store.LastOffsets(storeKey)
+	if err != nil || !ok {
+		t.Fatalf("no offsets logged: %v", err)
+	}
+	for e := int64(0); e <= last; e++ {
+		b, ok, err := store.Offsets(storeKey, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		r, err := decodeRecord(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e] = r
+	}
+	return out
+}
+
+func TestRestartedWindowedAppendKeepsItsWatermark(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	m := newTestManager(mem)
+	defer m.StopAll()
+	dir := filepath.Join(t.TempDir(), "cp")
+	id := t.Name()
+	spec := Spec{Plan: windowedRateCount(t), Format: "eventtimetestsink", OutputMode: sinks.Append,
+		Options: map[string]string{"checkpointLocation": dir, "id": id}}
+
+	run := func(n int) []map[string]any {
+		q := start(t, m, spec)
+		waitProgress(t, q, n)
+		if err := q.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if q.Exception() != nil {
+			t.Fatal(q.Exception())
+		}
+		var ps []map[string]any
+		for _, p := range q.RecentProgress() {
+			ps = append(ps, progressOf(t, p))
+		}
+		return ps
+	}
+	batch := func(p map[string]any) int64 { return int64(p["batchId"].(float64)) }
+
+	first := run(8)
+	// Every epoch's log entry holds the watermark its progress reports, and the policy.
+	logged := loggedRecords(t, dir)
+	for _, p := range first {
+		r, ok := logged[batch(p)]
+		if !ok || r.Meta == nil {
+			t.Fatalf("epoch %d logged without metadata: %+v", batch(p), r)
+		}
+		if r.Meta.BatchWatermarkMs != watermarkMs(t, p) {
+			t.Fatalf("epoch %d: logged watermark %d ms, progress %d ms", batch(p), r.Meta.BatchWatermarkMs, watermarkMs(t, p))
+		}
+		if r.Meta.Conf["spark.sql.streaming.multipleWatermarkPolicy"] != "min" || r.Meta.BatchTimestampMs <= 0 {
+			t.Fatalf("epoch %d metadata %+v", batch(p), r.Meta)
+		}
+	}
+	last := first[len(first)-1]
+	lastBatch := batch(last)
+	// Batch k is stamped k seconds: after it the watermark is k - 2 s.
+	if got := watermarkMs(t, last); got != (lastBatch-3)*1000 {
+		t.Fatalf("batch %d judged against %d ms", lastBatch, got)
+	}
+
+	// A crash after logging epoch last+1 and before its commit: it runs again with its logged
+	// offsets and watermark.
+	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := logged[lastBatch]
+	wmUs := (lastBatch - 2) * 1e6
+	rec := epochRecord{Epoch: lastBatch + 1, Start: prev.End, End: []sources.Offset{rateOffsetPlus(t, prev.End[0], 4, 1000)},
+		Meta: &offsetMeta{BatchWatermarkMs: wmUs / 1000, BatchTimestampMs: 1,
+			Conf: map[string]string{"spark.sql.streaming.multipleWatermarkPolicy": "min"}, WatermarksUs: []*int64{&wmUs}}}
+	raw, err := encodeRecord(rec)
+	if err == nil {
+		err = store.WriteOffsets(storeKey, lastBatch+1, raw)
+	}
+	if cerr := store.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := run(6)
+	if batch(second[0]) != lastBatch+1 || watermarkMs(t, second[0]) != wmUs/1000 {
+		t.Fatalf("the replayed epoch is batch %d judged against %d ms; want batch %d at %d ms",
+			batch(second[0]), watermarkMs(t, second[0]), lastBatch+1, wmUs/1000)
+	}
+	// A restart after a clean stop: the first epoch is judged against the watermark the last
+	// one reached (restored state), not against none.
+	lastBatch = batch(second[len(second)-1])
+	third := run(6)
+	if batch(third[0]) != lastBatch+1 || watermarkMs(t, third[0]) != (lastBatch-2)*1000 {
+		t.Fatalf("after a restart batch %d is judged against %d ms; want batch %d at %d ms",
+			batch(third[0]), watermarkMs(t, third[0]), lastBatch+1, (lastBatch-2)*1000)
+	}
+	// Every window [3j, 3j+3) s the final watermark closed, once, with its 3 batches of 4 rows.
+	// The sink may hold one epoch past the last progress (Stop after its barrier, before the
+	// commit): the watermark after the last epoch it got, in seconds.
+	sink := windowSinks[id]
+	final := sink.lastEpoch() - 2
+	if final < batch(third[len(third)-1])-2 {
+		t.Fatalf("the sink's last epoch %d is before the last progress", sink.lastEpoch())
+	}
+	got := sink.windows()
+	closed := final / 3
+	if int64(len(got)) != closed {
+		t.Fatalf("%d windows written, want %d (watermark %d s): %v", len(got), closed, final, got)
+	}
+	for j, w := range got {
+		if w != [2]int64{int64(j) * 3e6, 12} {
+			t.Fatalf("window %d is %v, want start %d s count 12: %v", j, w, 3*j, got)
+		}
+	}
+	mem.AssertSize(t, 0)
+}
