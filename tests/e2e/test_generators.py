@@ -149,3 +149,21 @@ def test_streaming_explode_over_aggregate_retracts(spark):
     got = spark.sql("SELECT k, c FROM gen_agg ORDER BY k, c").collect()
     n = 3 * batches
     assert [tuple(r) for r in got] == [(0, -n), (0, n), (1, -n), (1, n)]
+
+
+def test_streaming_explode_then_aggregate(spark):
+    # Word-count shape: every row explodes into two keys, counted across micro-batches.
+    words = rate_micro_batch(spark, 6).select(
+        F.explode(F.split(F.concat_ws(" ", F.lit("a"), F.when(F.col("value") % 2 == 0, "even").otherwise("odd")), " ")).alias("w"))
+    q = words.groupBy("w").count().writeStream.format("memory").queryName("gen_words").outputMode("complete").start()
+    try:
+        for _ in range(100):
+            q.processAllAvailable()
+            if q.lastProgress is not None and q.lastProgress.batchId >= 2:
+                break
+        assert q.exception() is None
+    finally:
+        q.stop()
+    n = 6 * (q.lastProgress.batchId + 1)
+    got = spark.sql("SELECT w, `count` FROM gen_words ORDER BY w").collect()
+    assert [tuple(r) for r in got] == [("a", n), ("even", n // 2), ("odd", n // 2)]
