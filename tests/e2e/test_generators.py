@@ -145,10 +145,12 @@ def test_streaming_explode_over_aggregate_retracts(spark):
         assert q.exception() is None
     finally:
         q.stop()
-    batches = q.lastProgress.batchId + 1
-    got = spark.sql("SELECT k, c FROM gen_agg ORDER BY k, c").collect()
-    n = 3 * batches
-    assert [tuple(r) for r in got] == [(0, -n), (0, n), (1, -n), (1, n)]
+    got = [tuple(r) for r in spark.sql("SELECT k, c FROM gen_agg ORDER BY k, c").collect()]
+    # Exactly the rows of the latest counts: every earlier pair was retracted. Each of the
+    # (at least three) micro-batches adds 3 rows to each key.
+    n = got[-1][1]
+    assert n >= 9 and n % 3 == 0
+    assert got == [(0, -n), (0, n), (1, -n), (1, n)]
 
 
 def test_streaming_explode_then_aggregate(spark):
@@ -164,6 +166,9 @@ def test_streaming_explode_then_aggregate(spark):
         assert q.exception() is None
     finally:
         q.stop()
-    n = 6 * (q.lastProgress.batchId + 1)
-    got = spark.sql("SELECT w, `count` FROM gen_words ORDER BY w").collect()
-    assert [tuple(r) for r in got] == [("a", n), ("even", n // 2), ("odd", n // 2)]
+    got = [tuple(r) for r in spark.sql("SELECT w, `count` FROM gen_words ORDER BY w").collect()]
+    # Whole micro-batches of 6 rows (at least three): every row counted for "a" and once for
+    # its parity.
+    n = got[0][1]
+    assert n >= 18 and n % 6 == 0
+    assert got == [("a", n), ("even", n // 2), ("odd", n // 2)]
