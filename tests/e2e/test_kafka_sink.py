@@ -21,7 +21,7 @@ import time
 import pytest
 
 from conftest import start_server, stop_server
-from test_exactly_once import _drop, _session
+from crash_harness import drop as _drop, session as _session
 from test_kafka import SCRIPT, _classpath, kafka, produce, topic_name  # noqa: F401  (the broker fixture)
 from test_write import consume
 
@@ -163,8 +163,11 @@ def test_broker_restart_mid_stream_loses_nothing(spark, own_broker):
     produce(kafka, src, first)
     cp = tempfile.mkdtemp(prefix="weir-kafka-br-")
     q = start_pipeline(spark, kafka, src, out, cp)
-    time.sleep(1.0)
+    deadline = time.time() + 60  # a fresh broker creates its transaction log at the first commit
+    while q.lastProgress is None and time.time() < deadline:
+        time.sleep(0.2)
     assert q.lastProgress is not None, "the query made no progress before the broker restart"
+    assert (read_so_far(q) or 0) < len(first), "the query read everything before the broker restart"
     restart_broker()
     produce(kafka, src, second)
     # The query rides the restart out, or fails; a failed query restarts from its checkpoint.
