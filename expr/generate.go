@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -88,6 +89,9 @@ type generator struct {
 	out   sqltypes.Schema
 	outer bool
 	row   func(vals []any, emit func(vals ...any))
+	// explodeArray marks explode / posexplode of an array, which runs vectorized
+	// (explodeList); pos adds the position column.
+	explodeArray, pos bool
 }
 
 func (g *generator) String() string          { return callString(g.name, g.args) }
@@ -113,6 +117,9 @@ func (g *generator) Generate(ctx *Context, batch arrow.RecordBatch) ([]int, []ar
 		return nil, nil, err
 	}
 	defer releaseAll(argCols)
+	if list, ok := argCols[0].(*array.List); ok && g.explodeArray {
+		return explodeList(ctx, list, g.pos, g.outer)
+	}
 	n := int(batch.NumRows())
 	vals := make([][]any, len(argCols))
 	for i, c := range argCols {
@@ -157,7 +164,7 @@ func bindExplode(name string, args []Expr, _ Options) (*generator, error) {
 	switch t.Kind {
 	case sqltypes.Array:
 		out = append(out, sqltypes.Field{Name: "col", Type: *t.Elem, Nullable: t.ElemNullable})
-		return &generator{args: args, out: out, row: func(v []any, emit func(...any)) {
+		return &generator{args: args, out: out, explodeArray: true, pos: pos, row: func(v []any, emit func(...any)) {
 			if v[0] == nil {
 				return
 			}
