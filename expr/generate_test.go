@@ -88,7 +88,7 @@ func TestGeneratorRows(t *testing.T) {
 		{"json_tuple", []Expr{js, str("k"), str("n"), str("o"), str("zz")}, "[c0 c1 c2 c3]",
 			"[0: [w 15 {\"p\":[1,\"x\"]} <nil>] 1: [<nil> <nil> <nil> <nil>]]"},
 		{"stack", []Expr{lit(int32(2), sqltypes.IntegerType), js, lit(nil, sqltypes.NullType), str("z")}, "[col0 col1]",
-			"[0: [{\"k\": \"v\", \"n\": 1.50, \"o\": {\"p\": [1, \"x\"]}, \"k\": \"w\"} <nil>] 0: [z <nil>] 1: [[1] <nil>] 1: [z <nil>]]"},
+			"[0: [{\"k\": \"v\", \"n\": 15, \"o\": {\"p\": [1, \"x\"]}, \"k\": \"w\"} <nil>] 0: [z <nil>] 1: [[1] <nil>] 1: [z <nil>]]"},
 	} {
 		g, err := BindGenerator(c.name, c.args, Options{})
 		if err != nil {
