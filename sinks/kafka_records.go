@@ -88,17 +88,17 @@ func (s *kafkaSink) loadMarkers(ctx context.Context, cl *kgo.Client) (map[string
 	cleanup := "compact"
 	resp, err := adm.CreateTopic(ctx, 1, -1, map[string]*string{"cleanup.policy": &cleanup}, s.commitTopic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
-		return nil, kafkaSinkError("createTopic "+s.commitTopic, err)
+		return nil, s.failure("createTopic "+s.commitTopic, err)
 	}
 	if resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
-		return nil, kafkaSinkError("createTopic "+s.commitTopic, resp.Err)
+		return nil, s.failure("createTopic "+s.commitTopic, resp.Err)
 	}
 	// Read committed markers up to the last stable offset.
 	var end int64 = -1
 	for end < 0 {
 		listed, err := adm.ListCommittedOffsets(ctx, s.commitTopic)
 		if err != nil {
-			return nil, kafkaSinkError("listOffsets "+s.commitTopic, err)
+			return nil, s.failure("listOffsets "+s.commitTopic, err)
 		}
 		if l, ok := listed.Lookup(s.commitTopic, 0); ok && l.Err == nil {
 			end = l.Offset
@@ -106,7 +106,7 @@ func (s *kafkaSink) loadMarkers(ctx context.Context, cl *kgo.Client) (map[string
 		}
 		select {
 		case <-ctx.Done():
-			return nil, kafkaSinkError("listOffsets "+s.commitTopic, ctx.Err())
+			return nil, s.failure("listOffsets "+s.commitTopic, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -114,22 +114,23 @@ func (s *kafkaSink) loadMarkers(ctx context.Context, cl *kgo.Client) (map[string
 	if end == 0 {
 		return markers, nil
 	}
-	rd, err := kgo.NewClient(kgo.SeedBrokers(s.bootstrap...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	rd, err := kgo.NewClient(append(append([]kgo.Opt{}, s.clientOpts...),
+		kgo.SeedBrokers(s.bootstrap...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.KeepControlRecords(), kgo.FetchMaxWait(200*time.Millisecond),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.commitTopic: {0: kgo.NewOffset().AtStart()}}))
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.commitTopic: {0: kgo.NewOffset().AtStart()}}))...)
 	if err != nil {
-		return nil, kafkaSinkError("read "+s.commitTopic, err)
+		return nil, s.failure("read "+s.commitTopic, err)
 	}
 	defer rd.Close()
 	for next := int64(-1); next < end-1; {
 		fetches := rd.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
-			return nil, kafkaSinkError("read "+s.commitTopic, err)
+			return nil, s.failure("read "+s.commitTopic, err)
 		}
 		var ferr error
 		fetches.EachError(func(_ string, _ int32, err error) { ferr = err })
 		if ferr != nil {
-			return nil, kafkaSinkError("read "+s.commitTopic, ferr)
+			return nil, s.failure("read "+s.commitTopic, ferr)
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
 			if r.Offset >= end {

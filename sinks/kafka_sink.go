@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -54,6 +55,9 @@ type kafkaSink struct {
 	commitTopic string
 	timeout     time.Duration
 	written     rowCounter
+	// clientOpts are the kafka.* producer options translated for franz-go (security,
+	// timeouts, acks, compression, …), shared with the Kafka source.
+	clientOpts []kgo.Opt
 }
 
 // kafkaSinkColumns are the input column indexes (-1: absent) and types.
@@ -140,11 +144,12 @@ func parseKafkaSink(env Env, opts sinkOptions) (*kafkaSink, map[string]string, e
 	if servers == "" {
 		return nil, nil, sparkerr.IllegalArgument("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer")
 	}
-	if p, ok := params["security.protocol"]; ok && !strings.EqualFold(p, "PLAINTEXT") {
-		return nil, nil, sparkerr.Unsupported("Kafka security.protocol %s (Weir's Kafka client speaks PLAINTEXT only)", p)
+	clientOpts, err := sources.KafkaClientOpts(opts)
+	if err != nil {
+		return nil, nil, err
 	}
 	s := &kafkaSink{env: env, topic: strings.TrimSpace(opts["topic"]), timeout: 30 * time.Second,
-		commitTopic: "__weir_kafka_sink_commits"}
+		commitTopic: "__weir_kafka_sink_commits", clientOpts: clientOpts}
 	for _, b := range strings.Split(servers, ",") {
 		if b = strings.TrimSpace(b); b != "" {
 			s.bootstrap = append(s.bootstrap, b)
@@ -290,11 +295,14 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 	if o.cl != nil {
 		return nil
 	}
-	opts := []kgo.Opt{kgo.SeedBrokers(o.sink.bootstrap...), kgo.DialTimeout(10 * time.Second),
-		kgo.RetryTimeout(o.sink.timeout), kgo.RecordDeliveryTimeout(o.sink.timeout),
-		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(kafkaPartitioner)), kgo.AllowAutoTopicCreation()}
+	// Weir's defaults, then the user's kafka.* options (which win), then what the sink needs.
+	opts := []kgo.Opt{kgo.DialTimeout(10 * time.Second), kgo.RetryTimeout(o.sink.timeout),
+		kgo.RecordDeliveryTimeout(o.sink.timeout), kgo.TransactionTimeout(o.sink.timeout)}
+	opts = append(opts, o.sink.clientOpts...)
+	opts = append(opts, kgo.SeedBrokers(o.sink.bootstrap...),
+		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(kafkaPartitioner)), kgo.AllowAutoTopicCreation())
 	if o.txnID != "" {
-		opts = append(opts, kgo.TransactionalID(o.txnID), kgo.TransactionTimeout(o.sink.timeout))
+		opts = append(opts, kgo.TransactionalID(o.txnID))
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -306,7 +314,7 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 		// then are the committed markers final for this id.
 		if _, _, err := cl.ProducerID(ctx); err != nil {
 			cl.Close()
-			return kafkaSinkError("initTransactions", err)
+			return o.sink.failure("initTransactions", err)
 		}
 		last, err := o.sink.lastCommitted(ctx, cl, o.txnID)
 		if err != nil {
@@ -343,13 +351,13 @@ func (o *kafkaOperator) write(ctx context.Context, epoch int64, records []*kgo.R
 		return o.produceAll(ctx, records)
 	}
 	if err := o.cl.BeginTransaction(); err != nil {
-		return kafkaSinkError("beginTransaction", err)
+		return o.sink.failure("beginTransaction", err)
 	}
 	marker := &kgo.Record{Topic: o.sink.commitTopic, Partition: 0, Key: []byte(o.txnID), Value: []byte(itoa64(epoch))}
 	err := o.produceAll(ctx, append(records, marker))
 	if err == nil {
 		if err = o.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-			err = kafkaSinkError("commitTransaction", err)
+			err = o.sink.failure("commitTransaction", err)
 		}
 	}
 	if err != nil {
@@ -377,19 +385,22 @@ func (o *kafkaOperator) produceAll(ctx context.Context, records []*kgo.Record) e
 		})
 	}
 	if err := o.cl.Flush(ctx); err != nil {
-		return kafkaSinkError("flush", err)
+		return o.sink.failure("flush", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if first != nil {
-		return kafkaSinkError("send", first)
+		return o.sink.failure("send", first)
 	}
 	return nil
 }
 
-// kafkaSinkError is a producer failure as Spark reports it.
-func kafkaSinkError(call string, err error) *sparkerr.Error {
+// failure is a producer failure as the Kafka client reports it.
+func (s *kafkaSink) failure(call string, err error) *sparkerr.Error {
 	if se, ok := sparkerr.As(err); ok {
+		return se
+	}
+	if se := sources.KafkaSecurityError(err, s.bootstrap); se != nil {
 		return se
 	}
 	if strings.Contains(err.Error(), "deadline") || strings.Contains(err.Error(), "dial") {

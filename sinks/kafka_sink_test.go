@@ -237,6 +237,8 @@ func TestKafkaSinkValidation(t *testing.T) {
 		{sqltypes.Schema{{Name: "value", Type: i32}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t"}, "value attribute type must be a String or Binary"},
 		{sqltypes.Schema{{Name: "value", Type: str}, {Name: "partition", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t"}, "partition attribute type must be an Int"},
 		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.value.serializer": "x"}, "Kafka option 'value.serializer' is not supported"},
+		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.acks": "most"}, "Invalid value most for configuration acks: String must be one of: all, -1, 0, 1"},
+		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.compression.type": "brotli"}, "Invalid value brotli for configuration compression.type"},
 	} {
 		_, err := New("kafka", Env{Mode: Append, Schema: tc.schema}, tc.opts)
 		se, ok := sparkerr.As(err)
@@ -372,5 +374,25 @@ func TestKafkaBatchWrite(t *testing.T) {
 	}
 	if got := strings.Join(readTopic(t, addr, "out", false), " "); got != "0:a=1 1:=2 1:c=3" {
 		t.Fatalf("records %s", got)
+	}
+}
+
+// kafka.* producer options reach the producer (through the translation shared with the
+// source): compressed, lingering, acks=all transactional writes read back intact.
+func TestKafkaSinkProducerOptions(t *testing.T) {
+	addr := newKafkaCluster(t, "out", 1)
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.compression.type": "zstd",
+		"kafka.linger.ms": "5", "kafka.acks": "all", "kafka.client.id": "weir-sink-test"}
+	h := newQuerySinkHarness(t, "opts", opts)
+	if n := len(h.op.(*kafkaOperator).sink.clientOpts); n < 5 {
+		t.Fatalf("%d translated client options", n)
+	}
+	h.push([]any{"a", strings.Repeat("x", 3000), nil}, []any{"b", "2", nil})
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a="+strings.Repeat("x", 3000)+" 0:b=2" {
+		t.Fatalf("records %.80s", got)
 	}
 }
