@@ -21,6 +21,9 @@ type Observers struct {
 	// post-order walk of the logical plan meets them), the count of late rows it dropped (nil
 	// for an aggregate without an event-time key, which drops none).
 	Aggregates []*atomic.Int64
+	// Dedups and Joins have, for each streaming deduplication and each stream-stream join in
+	// plan order (post-order, as Aggregates), the count of late rows it dropped.
+	Dedups, Joins []*atomic.Int64
 }
 
 // watermark plans withWatermark: an EventTimeWatermark node on a forward edge (never fused into

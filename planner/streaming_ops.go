@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"sync/atomic"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
@@ -20,7 +22,10 @@ func (b *builder) streamDedup(n *logical.Distinct, in *flow.Node, schema *arrow.
 	if keys == nil {
 		keys = allColumns(len(n.Schema()))
 	}
-	spec := operators.StreamDedupSpec{KeyCols: n.Keys, TimeCol: -1, LateCol: -1}
+	spec := operators.StreamDedupSpec{KeyCols: n.Keys, TimeCol: -1, LateCol: -1, Dropped: new(atomic.Int64)}
+	if b.opts.Observers != nil {
+		b.opts.Observers.Dedups = append(b.opts.Observers.Dedups, spec.Dropped)
+	}
 	times := eventTimeColumns(n.Input)
 	late, delay, watermarked := firstEventTime(times)
 	if watermarked {
@@ -80,7 +85,11 @@ func (b *builder) streamJoin(n *logical.Join, left, right *flow.Node, schema *ar
 	}
 	lb, rb := evictionBounds(n)
 	spec := operators.StreamJoinSpec{Type: n.Type, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual,
-		LeftSchema: left.Schema, RightSchema: right.Schema, Left: lb, Right: rb, LeftLate: -1, RightLate: -1}
+		LeftSchema: left.Schema, RightSchema: right.Schema, Left: lb, Right: rb, LeftLate: -1, RightLate: -1,
+		Dropped: new(atomic.Int64)}
+	if b.opts.Observers != nil {
+		b.opts.Observers.Joins = append(b.opts.Observers.Joins, spec.Dropped)
+	}
 	if c, _, ok := firstEventTime(eventTimeColumns(n.Left)); ok {
 		spec.LeftLate = c
 	}

@@ -128,13 +128,17 @@ func isoMicros(us int64) string {
 
 // droppedSince returns, for each streaming aggregate in plan order, the late rows it dropped
 // since the previous call.
-func (q *Query) droppedSince() []int64 {
+func (q *Query) droppedSince() []int64 { return q.lateSince(q.observers.Aggregates) }
+
+// lateSince returns, for each of counters (late-row counts of operators), the rows counted
+// since the previous call.
+func (q *Query) lateSince(counters []*atomic.Int64) []int64 {
 	if q.dropped == nil {
 		q.dropped = map[*atomic.Int64]int64{}
 	}
 	last := q.dropped
-	out := make([]int64, len(q.observers.Aggregates))
-	for i, c := range q.observers.Aggregates {
+	out := make([]int64, len(counters))
+	for i, c := range counters {
 		if c == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"github.com/weirhq/weir/flow"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/weirhq/weir/sources"
@@ -150,6 +151,8 @@ func (q *Query) buildProgress(s epochStats) string {
 	}
 	dropped := q.droppedSince()
 	aggs := 0
+	late := map[string][]int64{"dedupe": q.lateSince(q.observers.Dedups), "symmetricHashJoin": q.lateSince(q.observers.Joins)}
+	seen := map[string]int{}
 	for i, op := range q.stateOps {
 		j := stateOperatorJSON{OperatorName: op.name,
 			NumShufflePartitions: int64(op.partitions), NumStateStoreInstances: int64(op.partitions),
@@ -164,6 +167,12 @@ func (q *Query) buildProgress(s epochStats) string {
 				j.NumRowsDroppedByWatermark = dropped[aggs]
 			}
 			aggs++
+		}
+		if kind := strings.TrimSuffix(op.name, "WithinWatermark"); late[kind] != nil {
+			if k := seen[kind]; k < len(late[kind]) {
+				j.NumRowsDroppedByWatermark = late[kind][k]
+			}
+			seen[kind]++
 		}
 		p.StateOperators = append(p.StateOperators, j)
 	}

@@ -99,6 +99,10 @@ class Run:
     def stop(self):
         self.q.stop()
 
+    def dropped(self):
+        """Late rows the join dropped, from progress (stateOperators[].numRowsDroppedByWatermark)."""
+        return sum(op.numRowsDroppedByWatermark for p in self.q.recentProgress for op in p.stateOperators)
+
 
 def rows(spark, name, *cols):
     def val(v):
@@ -220,6 +224,7 @@ def test_range_condition_with_the_watermark_on_the_right_only_keeps_left_rows(sp
         run.stop()
     # Right 2 (12 s, late) was dropped, so left 2 never matched.
     assert rows(spark, "sj_right_wm", "k", "lt", "rk", "rt") == [(1, 10, 1, 12), (3, 100, 3, 101), (4, 199, 4, 200)]
+    assert run.dropped() == 1
     state = run.q.lastProgress.stateOperators[0]
     assert state.numRowsTotal >= 4
 
@@ -247,6 +252,7 @@ def test_multiple_watermark_policy(spark, sides, policy):
     else:
         # Right 50 was dropped; left 3 comes out alone once the watermark (95) passes 52 + 5.
         assert got == [(1, 10, 1, 12), (2, 60, 2, 58), (3, 52, None, None)]
+    assert run.dropped() == (1 if policy == "max" else 0)
     # The last epoch's rows were judged against min(55, 53) or max(55, 53).
     assert run.q.lastProgress.eventTime["watermark"] == (
         "1970-01-01T00:00:53.000Z" if policy == "min" else "1970-01-01T00:00:55.000Z")
