@@ -8,4 +8,8 @@
 // package's tests, which records for every row the wall-clock time since its `timestamp`
 // column and reports p50/p99 in ms. Measured figures and the command to reproduce them are in
 // RESULTS.md.
+//
+// The Kafka benchmarks (kafka_test.go) need a real broker and are skipped unless
+// KAFKA_BOOTSTRAP is set; bench/kafka-bench.sh starts a private broker, measures the broker's
+// own ceiling with Kafka's perf tools and runs them next to it.
 package bench
