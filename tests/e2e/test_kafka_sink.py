@@ -23,6 +23,7 @@ import pytest
 from conftest import start_server, stop_server
 from crash_harness import drop as _drop, session as _session
 from test_kafka import SCRIPT, _classpath, kafka, produce, topic_name  # noqa: F401  (the broker fixture)
+from test_kafka_source import SASL_PASSWORD, broker, sasl_options  # noqa: F401  (the SASL broker fixture)
 from test_write import consume
 
 
@@ -180,3 +181,46 @@ def test_broker_restart_mid_stream_loses_nothing(spark, own_broker):
     finish(spark, kafka, src, out, cp, len(first) + len(second))
     lines = first + second
     check_exact(kafka, out, len(lines), values_of(lines))
+
+
+def test_producer_options_pass_through_sasl(spark, broker):
+    """kafka.* producer options reach the sink's producer: SASL_PLAINTEXT credentials, acks,
+    compression, linger; streaming (exactly-once) and batch writes both; a wrong password fails
+    with the Kafka client's SASL error."""
+    plain, sasl = broker
+    src, out, batch_out = topic_name("sasl-in"), topic_name("sasl-out"), topic_name("sasl-batch")
+    produce(plain, src, ["a:one", "b:two"])
+    producer = {**sasl_options(sasl, SASL_PASSWORD), "kafka.acks": "all", "kafka.compression.type": "zstd",
+                "kafka.linger.ms": "5"}
+    writer = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", plain).option("subscribe", src)
+              .option("startingOffsets", "earliest").load()
+              .selectExpr("key", "upper(CAST(value AS STRING)) AS value")
+              .writeStream.format("kafka").option("topic", out)
+              .option("checkpointLocation", tempfile.mkdtemp(prefix="weir-kafka-sasl-")))
+    for k, v in producer.items():
+        writer = writer.option(k, v)
+    q = writer.start()
+    try:
+        deadline = time.time() + 60
+        while (read_so_far(q) or 0) < 2 and time.time() < deadline:
+            q.processAllAvailable()
+            time.sleep(0.2)
+        assert q.exception() is None
+    finally:
+        q.stop()
+    assert consume(plain, out, 3, committed=True, timeout_ms=8000) == ["0|a|ONE", "0|b|TWO"]
+
+    batch = spark.createDataFrame([("k1", "v1"), ("k2", "v2")], "key STRING, value STRING").write.format("kafka") \
+        .option("topic", batch_out)
+    for k, v in producer.items():
+        batch = batch.option(k, v)
+    batch.save()
+    assert consume(plain, batch_out, 3, timeout_ms=8000) == ["0|k1|v1", "0|k2|v2"]
+
+    wrong = spark.createDataFrame([("k", "v")], "key STRING, value STRING").write.format("kafka") \
+        .option("topic", batch_out).option("kafka.default.api.timeout.ms", "10000")
+    for k, v in sasl_options(sasl, "wrong-password").items():
+        wrong = wrong.option(k, v)
+    with pytest.raises(Exception) as e:
+        wrong.save()
+    assert "SASL authentication with kafka.bootstrap.servers" in str(e.value), str(e.value)
