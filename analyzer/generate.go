@@ -299,7 +299,8 @@ func generatorOutsideSelect(c plan.Call) error {
 		"The generator is not supported: outside the SELECT clause, found: %s.", q).WithParams("plan", q)
 }
 
-// resolveGenerate resolves LATERAL VIEW [OUTER] generator(args) alias AS names.
+// resolveGenerate resolves LATERAL VIEW [OUTER] generator(args) alias AS names, and a generator
+// called as a table-valued function in FROM.
 func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*resolved, error) {
 	in, err := a.resolve(ctx, n.Input)
 	if err != nil {
@@ -309,6 +310,12 @@ func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*reso
 		if containsGenerator(arg) {
 			return nil, a.nestedGenerator(in, n.Generator)
 		}
+	}
+	if n.TableFunction && !expr.IsGenerator(n.Generator.Name) {
+		name := sparkerr.Quote(n.Generator.Name)
+		return nil, sparkerr.Analysis("UNRESOLVABLE_TABLE_VALUED_FUNCTION", "42883",
+			"Could not resolve %s to a table-valued function. Please make sure that %s is defined as a table-valued function and that all required parameters are provided correctly. If %s is not defined, please create the table-valued function before using it. For more information about defining table-valued functions, please refer to the Apache Spark documentation.",
+			name, name, name).WithParams("name", name)
 	}
 	g, err := a.bindGenerator(in, n.Generator, n.Outer)
 	if err != nil {

@@ -66,5 +66,6 @@
 // Input: the CTE plan} (shared between references); inner WITH clauses shadow outer ones.
 // VALUES … AS t(a, b) is SubqueryAlias{t, Values{Names: [a b]}}; range(…) in FROM is
 // plan.Range. FROM … LATERAL VIEW [OUTER] gen(args) t AS c1, c2 is plan.Generate over the FROM
-// relation (one per LATERAL VIEW, in order).
+// relation (one per LATERAL VIEW, in order); a generator in FROM (FROM explode(array(1, 2)) AS
+// t(v)) is plan.Generate{TableFunction: true} over one empty row.
 package sql

@@ -392,7 +392,13 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		if x.Outer {
 			s += " OUTER"
 		}
-		return s + " " + x.Alias + " [" + strings.Join(x.ColumnNames, ", ") + "]"
+		if x.TableFunction {
+			s += " (table function)"
+		}
+		if x.Alias != "" {
+			s += " " + x.Alias
+		}
+		return s + " [" + strings.Join(x.ColumnNames, ", ") + "]"
 	}
 	return fmt.Sprintf("%T", r)
 }

@@ -171,13 +171,19 @@ func (p *parser) tableAlias() (string, []string, bool) {
 	return name, cols, true
 }
 
-// tableFunction parses name(args) in FROM. Only range is supported: range(end),
-// range(start, end), range(start, end, step), range(start, end, step, numPartitions), with
-// integer literal arguments.
+// tableFunction parses name(args) in FROM: range(end), range(start, end), range(start, end,
+// step), range(start, end, step, numPartitions) with integer literal arguments, or a generator
+// (explode, inline, stack, json_tuple…), which the analyzer checks.
 func (p *parser) tableFunction(name []string) plan.Relation {
 	fn := strings.ToLower(strings.Join(name, "."))
 	if fn != "range" {
-		p.fail(unsupported("table-valued function %s is not supported", strings.Join(name, ".")))
+		p.expectOp("(")
+		var args []plan.Expr
+		if !p.peek().isOp(")") {
+			args = p.expressionList()
+		}
+		p.expectOp(")")
+		return &plan.Generate{Input: oneRow(), Generator: plan.Call{Name: strings.Join(name, "."), Args: args}, TableFunction: true}
 	}
 	p.expectOp("(")
 	var args []int64
