@@ -31,7 +31,7 @@ type generation struct {
 // visible is the Generate's scope with the generated columns visible.
 func (g *generation) visible() *resolved {
 	cols := append([]column(nil), g.in.cols...)
-	for i := range cols {
+	for i := len(cols) - len(g.outs); i < len(cols); i++ {
 		cols[i].hidden = false
 	}
 	return &resolved{node: g.in.node, cols: cols}
