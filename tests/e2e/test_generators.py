@@ -92,6 +92,11 @@ def test_lambdas(df, spark):
     out = df.select(F.transform("arr", lambda x: F.aggregate("arr", F.lit(0), lambda acc, y: acc + x * y)).alias("t")).where("id = 1")
     assert rows(out) == [([300, 600],)]
     assert rows(df.select(F.explode(F.transform("arr", lambda x: x * 2)).alias("v"))) == [(20,), (40,)]
+    out = df.select(F.transform("ss", lambda s: F.concat(s.y, s["x"].cast("string"))).alias("t")).where("id = 1")
+    assert rows(out) == [(["p1", "q2"],)]
+    grouped = df.groupBy((F.col("id") % 2).alias("k")).agg(
+        F.transform(F.array_sort(F.collect_list("id")), lambda x: x * 10).alias("t")).orderBy("k")
+    assert rows(grouped) == [(0, [20]), (1, [10, 30])]
     got = spark.sql("SELECT transform(array(1, 2, 3), x -> x * x) AS sq, filter(array(1, 2, 3), (x, i) -> i > 0) AS f").collect()
     assert [tuple(r) for r in got] == [([1, 4, 9], [2, 3])]
 
