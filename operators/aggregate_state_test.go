@@ -52,20 +52,28 @@ func aggregateWithGroups(tb testing.TB, mem memory.Allocator, n int) flow.Operat
 	return op
 }
 
-func TestAggregateSnapshotRestoresEveryGroup(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	op := aggregateWithGroups(t, mem, 100_000)
-	defer op.(flow.Closer).Close()
+// snapshotAndRestore builds an aggregate of n groups and a new instance restored from its
+// snapshot. The caller closes both.
+func snapshotAndRestore(t *testing.T, mem memory.Allocator, n int) (op, restored flow.Operator) {
+	t.Helper()
+	op = aggregateWithGroups(t, mem, n)
 	data, err := op.(flow.Snapshotter).SnapshotState(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored := aggregateWithGroups(t, mem, 0)
-	defer restored.(flow.Closer).Close()
+	restored = aggregateWithGroups(t, mem, 0)
 	if err := restored.(flow.Snapshotter).RestoreState(data); err != nil {
 		t.Fatal(err)
 	}
+	return op, restored
+}
+
+func TestAggregateSnapshotRestoresEveryGroup(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	op, restored := snapshotAndRestore(t, mem, 100_000)
+	defer op.(flow.Closer).Close()
+	defer restored.(flow.Closer).Close()
 	a, b := op.(*hashAggregate), restored.(*hashAggregate)
 	if len(a.counts) != len(b.counts) {
 		t.Fatalf("%d groups restored, want %d", len(b.counts), len(a.counts))
@@ -185,17 +193,9 @@ func TestAggregateRestoreWithCollidingHashes(t *testing.T) {
 		}
 	}
 	defer func() { hashColumns = real }()
-	op := aggregateWithGroups(t, mem, 100)
+	op, restored := snapshotAndRestore(t, mem, 100)
 	defer op.(flow.Closer).Close()
-	data, err := op.(flow.Snapshotter).SnapshotState(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	restored := aggregateWithGroups(t, mem, 0)
 	defer restored.(flow.Closer).Close()
-	if err := restored.(flow.Snapshotter).RestoreState(data); err != nil {
-		t.Fatal(err)
-	}
 	r := restored.(*hashAggregate)
 	pushKeys(t, mem, restored, 0, 42, 99, 100)
 	if len(r.counts) != 101 || r.counts[0] != 2 || r.counts[42] != 2 || r.counts[99] != 2 || r.counts[100] != 1 {
