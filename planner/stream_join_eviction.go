@@ -20,7 +20,7 @@ import (
 // asks only that a range condition bounds the outer side by the other side's watermark).
 func evictionBounds(n *logical.Join) (left, right operators.StateBound) {
 	left, right = joinBounds(n)
-	if watermarkInKeys(n) {
+	if _, _, ok := watermarkedKey(n); ok {
 		return left, right
 	}
 	own := func(b operators.StateBound, times map[int]int64) operators.StateBound {
@@ -34,9 +34,9 @@ func evictionBounds(n *logical.Join) (left, right operators.StateBound) {
 	return own(left, eventTimeColumns(n.Left)), own(right, eventTimeColumns(n.Right))
 }
 
-// watermarkInKeys reports whether a join key pair has a watermarked event time on either side
-// (Spark's StreamingJoinHelper.isWatermarkInJoinKeys).
-func watermarkInKeys(n *logical.Join) bool {
+// watermarkedKey finds the first join key pair with a watermarked event time on either side
+// (Spark's StreamingJoinHelper.isWatermarkInJoinKeys) and returns its columns on each side.
+func watermarkedKey(n *logical.Join) (left, right int, ok bool) {
 	lt, rt := eventTimeColumns(n.Left), eventTimeColumns(n.Right)
 	for i := range n.LeftKeys {
 		lc, lok := n.LeftKeys[i].(*expr.Column)
@@ -47,8 +47,8 @@ func watermarkInKeys(n *logical.Join) bool {
 		_, lw := lt[lc.Index]
 		_, rw := rt[rc.Index]
 		if lw || rw {
-			return true
+			return lc.Index, rc.Index, true
 		}
 	}
-	return false
+	return 0, 0, false
 }

@@ -107,19 +107,10 @@ func (b *builder) streamJoin(n *logical.Join, left, right *flow.Node, schema *ar
 // watermarked event time (left.t >= right.t + c, BETWEEN, …).
 func joinBounds(n *logical.Join) (left, right operators.StateBound) {
 	left, right = operators.NoBound, operators.NoBound
-	lt, rt := eventTimeColumns(n.Left), eventTimeColumns(n.Right)
-	for i := range n.LeftKeys {
-		lc, lok := n.LeftKeys[i].(*expr.Column)
-		rc, rok := n.RightKeys[i].(*expr.Column)
-		if !lok || !rok {
-			continue
-		}
-		_, lw := lt[lc.Index]
-		_, rw := rt[rc.Index]
-		if lw || rw {
-			return operators.StateBound{TimeCol: lc.Index}, operators.StateBound{TimeCol: rc.Index}
-		}
+	if l, r, ok := watermarkedKey(n); ok {
+		return operators.StateBound{TimeCol: l}, operators.StateBound{TimeCol: r}
 	}
+	lt, rt := eventTimeColumns(n.Left), eventTimeColumns(n.Right)
 	width := len(n.Left.Schema())
 	for _, c := range rangeConstraints(n.Residual, width) {
 		// c: left.L <= right.R + d (upper) or left.L >= right.R + d (lower).

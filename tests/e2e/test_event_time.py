@@ -1,13 +1,13 @@
 """Event time from stock PySpark: withWatermark, windows, append-mode windowed aggregation,
 late rows dropped and counted in progress (exact rows)."""
 import datetime
-import socket
-import threading
 import time
 
 import pytest
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import functions as F
+
+from socket_lines import Lines
 
 EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -87,34 +87,8 @@ def test_update_mode_with_watermark(spark):
     assert last[secs(5)] == sum(range(20, 40))
 
 
-class _Lines:
-    """A socket server the socket source reads; send() writes lines when the test says so."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(1)
-        self.port = self.sock.getsockname()[1]
-        self.conn = None
-        self.ready = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        self.conn, _ = self.sock.accept()
-        self.ready.set()
-
-    def send(self, *lines):
-        assert self.ready.wait(10)
-        self.conn.sendall("".join(line + "\n" for line in lines).encode())
-
-    def close(self):
-        if self.conn:
-            self.conn.close()
-        self.sock.close()
-
-
 def test_late_rows_are_dropped_and_counted(spark):
-    srv = _Lines()
+    srv = Lines()
     try:
         events = (spark.readStream.format("socket").option("host", "127.0.0.1").option("port", srv.port).load()
                   .select(F.col("value").cast("timestamp").alias("ts")))
@@ -218,8 +192,11 @@ def test_session_windows_streaming_append(spark):
     last = q.lastProgress.batchId
     rows = (spark.table("et_sessions").select("k", "session_window.start", "session_window.end", "count")
             .orderBy("start", "k").collect())
+    # Stop may come after the sink wrote an epoch and before its progress: the table then holds
+    # the sessions that epoch closed too.
+    closed = last + 1 if len(rows) > 2 * last else last
     assert [tuple(r) for r in rows] == [
-        (k, secs(10 * j), secs(10 * j + 5), 2) for j in range(last) for k in (0, 1)]
+        (k, secs(10 * j), secs(10 * j + 5), 2) for j in range(closed) for k in (0, 1)]
     with pytest.raises(Exception, match="session_window"):
         agg.writeStream.format("memory").queryName("et_sessions_update").outputMode("update").start().processAllAvailable()
 

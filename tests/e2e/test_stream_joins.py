@@ -2,46 +2,18 @@
 their unmatched rows once the watermark passes them, the watermark of a side without one does not
 hold the others back, and spark.sql.streaming.multipleWatermarkPolicy picks min or max."""
 import datetime
-import socket
-import threading
 import time
 
 import pytest
 from pyspark.sql import functions as F
+
+from socket_lines import Lines
 
 EPOCH = datetime.datetime(1970, 1, 1)
 
 
 def secs(n):
     return EPOCH + datetime.timedelta(seconds=n)
-
-
-class Lines:
-    """A socket server the socket source reads; send() writes lines when the test says so."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(1)
-        self.port = self.sock.getsockname()[1]
-        self.conn = None
-        self.ready = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        self.conn, _ = self.sock.accept()
-        self.ready.set()
-
-    def send(self, lines):
-        if not lines:
-            return
-        assert self.ready.wait(10), "the socket source did not connect"
-        self.conn.sendall("".join(line + "\n" for line in lines).encode())
-
-    def close(self):
-        if self.conn:
-            self.conn.close()
-        self.sock.close()
 
 
 @pytest.fixture(autouse=True)
@@ -84,8 +56,8 @@ class Run:
         self.sent = 0
 
     def step(self, left=(), right=()):
-        self.left.send([f"{k},{hms(t)}" for k, t in left])
-        self.right.send([f"{k},{hms(t)}" for k, t in right])
+        self.left.send(*(f"{k},{hms(t)}" for k, t in left))
+        self.right.send(*(f"{k},{hms(t)}" for k, t in right))
         self.sent += len(left) + len(right)
         deadline = time.time() + 30
         while time.time() < deadline:
