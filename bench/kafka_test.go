@@ -166,6 +166,9 @@ type progressTotals struct {
 	inputRows, outputRows  int64
 	latestMs, walMs, addMs int64
 	commitMs, triggerMs    int64
+	maxLatest, maxWal      int64
+	maxAdd, maxCommit      int64
+	maxTrigger             int64
 	changed                chan struct{}
 }
 
@@ -204,6 +207,11 @@ func (p *progressTotals) OnEvent(ev query.Event) {
 		p.addMs += pr.DurationMs.AddBatch
 		p.commitMs += pr.DurationMs.CommitOffsets
 		p.triggerMs += pr.DurationMs.TriggerExecution
+		p.maxLatest = max(p.maxLatest, pr.DurationMs.LatestOffset)
+		p.maxWal = max(p.maxWal, pr.DurationMs.WalCommit)
+		p.maxAdd = max(p.maxAdd, pr.DurationMs.AddBatch)
+		p.maxCommit = max(p.maxCommit, pr.DurationMs.CommitOffsets)
+		p.maxTrigger = max(p.maxTrigger, pr.DurationMs.TriggerExecution)
 	}
 	p.mu.Unlock()
 	select {
@@ -232,6 +240,11 @@ func (p *progressTotals) report(b *testing.B) {
 	b.ReportMetric(float64(p.addMs)/n, "addBatch-ms/epoch")
 	b.ReportMetric(float64(p.commitMs)/n, "commitOffsets-ms/epoch")
 	b.ReportMetric(float64(p.triggerMs)/n, "trigger-ms/epoch")
+	b.ReportMetric(float64(p.maxLatest), "max-latestOffset-ms")
+	b.ReportMetric(float64(p.maxWal), "max-walCommit-ms")
+	b.ReportMetric(float64(p.maxAdd), "max-addBatch-ms")
+	b.ReportMetric(float64(p.maxCommit), "max-commitOffsets-ms")
+	b.ReportMetric(float64(p.maxTrigger), "max-trigger-ms")
 }
 
 // startPipeline starts the pipeline in s and fails the benchmark if it does not start.
