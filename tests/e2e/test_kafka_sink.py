@@ -135,6 +135,10 @@ def test_sigkills_of_the_server_keep_kafka_to_kafka_exact(kafka, tmp_path):
     finally:
         stop_server(server)
     check_exact(kafka, out, len(lines), values_of(lines))
+    # Records of transactions the kills cut short (aborted when the next run's producers
+    # fenced them) are visible to read_uncommitted readers only.
+    uncommitted = consume(kafka, out, 2 * len(lines), timeout_ms=8000)
+    print(f"read_uncommitted sees {len(uncommitted) - len(lines)} records of aborted transactions")
 
 
 @pytest.fixture()
