@@ -14,4 +14,9 @@
 // plan.WriteStream (streaming input, output mode, trigger interval strings, unsupported
 // foreach/foreachBatch/toTable/partitionBy/clusterBy) and starts it there; Close stops the
 // session's queries.
+//
+// Batch writes: df.write (plan.Write, RunCommand) plans its input as a batch query and puts the
+// format's sinks.BatchSink on top; the sink's operators write the rows as one epoch when their
+// input ends and Finish completes the write (write.go). Save modes, _SUCCESS and Spark's errors
+// are the sink's; saveAsTable/insertInto are refused (the catalog holds temp views only).
 package engine

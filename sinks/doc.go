@@ -17,4 +17,11 @@
 //
 // Sinks are idempotent per epoch: committing an epoch that was already committed (a replay after
 // recovery) changes nothing.
+//
+// Batch writes (df.write, batch.go): NewBatch builds a format's BatchSink for a SaveMode; its
+// operators take the whole write as epoch 0, committed when their input ends, and Finish
+// completes it. File formats (parquet, json, csv, text; file_batch.go) write Spark's batch
+// layout (part-<partition>-<job>-c000.<ext> files and _SUCCESS, no _spark_metadata) with
+// Spark's save modes; kafka writes with a plain idempotent producer (append/errorifexists);
+// noop counts rows (append/overwrite).
 package sinks
