@@ -43,8 +43,10 @@ type EndOfDataHandler interface {
 	EndOfData(ctx context.Context, out Emitter) error
 }
 
-// WatermarkHandler is called when the node's input watermark (the minimum over all senders)
-// advances to ts, before the watermark is forwarded.
+// WatermarkHandler is called when the node's input watermark advances to ts, before the
+// watermark is forwarded. The input watermark merges the inputs that carry one (barrier.Aligner:
+// the minimum over an input's senders, then the job's policy over inputs; see
+// WithWatermarkPolicy).
 type WatermarkHandler interface {
 	Watermark(ctx context.Context, ts int64, out Emitter) error
 }

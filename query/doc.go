@@ -40,6 +40,15 @@
 // metadata (the rate source's creation time) in the store by source index. Every ten commits,
 // offsets and commits older than 100 epochs and state snapshots recovery no longer needs are
 // purged. Stateful operators' metrics (flow.StateReporter) fill progress' stateOperators.
+//
+// Each offsets-log entry also carries Spark's OffsetSeqMetadata (eventtime.go): the watermark
+// the epoch's rows are judged against (batchWatermarkMs, and Weir's per-withWatermark-node
+// values), its batch timestamp, and the settings a restart keeps from the checkpoint
+// (spark.sql.streaming.multipleWatermarkPolicy, spark.sql.shuffle.partitions). An epoch that
+// runs again starts from its logged watermarks; restored watermark snapshots give a restart the
+// watermark it had reached, so its first epoch is judged (and reported) as the next one would
+// have been. The policy (min or max) decides how the watermarks of several withWatermark nodes
+// combine where their streams meet (flow.WithWatermarkPolicy, barrier.Aligner).
 package query
 
 // Start validates the plan against the output mode and trigger the way Spark's
