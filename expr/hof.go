@@ -11,7 +11,7 @@ import (
 )
 
 // Higher-order functions (transform, filter, exists, forall, aggregate, zip_with, map_filter,
-// transform_keys, transform_values) over lambdas.
+// transform_keys, transform_values, map_zip_with, array_sort with a comparator) over lambdas.
 //
 // Binding: the analyzer asks LambdaParams for the typed parameters of each lambda, binds the
 // lambda body with those parameters in scope (a LambdaVariable is an Expr), and calls
@@ -79,6 +79,7 @@ func IsHigherOrder(name string) bool {
 var hofArity = map[string]int{
 	"transform": 1, "filter": 1, "exists": 1, "forall": 1, "aggregate": 2, "reduce": 2,
 	"zip_with": 2, "map_filter": 1, "transform_keys": 1, "transform_values": 1, "array_sort": 1,
+	"map_zip_with": 2,
 }
 
 // LambdaParams returns the typed parameters of lambda number lambdaIdx (0-based) of function
@@ -111,6 +112,12 @@ func LambdaParams(name string, args []Expr, lambdaIdx int, names []string) ([]*L
 		if lambdaIdx == 1 {
 			types, nulls = []sqltypes.DataType{acc}, []bool{true}
 		}
+	case "map_zip_with":
+		kt, err := mapZipKeyType(args)
+		if err != nil {
+			return nil, err
+		}
+		types, nulls = []sqltypes.DataType{kt, *args[0].Type().Value, *args[1].Type().Value}, []bool{false, true, true}
 	case "array_sort":
 		e, null, err := arrayElem(name, args[0])
 		if err != nil {
@@ -196,6 +203,8 @@ func BindHigherOrder(name string, args []Expr, lambdas []Lambda, opts Options) (
 		}
 	case "zip_with":
 		h.t = sqltypes.ArrayType(body.Type(), body.Nullable())
+	case "map_zip_with":
+		h.t = sqltypes.MapType(*args[0].Type().Key, body.Type(), true)
 	case "array_sort":
 		if body.Type().Kind != sqltypes.Integer {
 			return nil, unexpectedInputType(quoteSQL(h.String()), 1, `"INT"`, body)
@@ -316,6 +325,8 @@ func (h *hof) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 		err = h.evalZip(ctx, batch, inputs, out)
 	case "array_sort":
 		err = h.evalSort(ctx, batch, inputs[0], out)
+	case "map_zip_with":
+		err = h.evalMapZip(ctx, batch, inputs, out)
 	case "map_filter", "transform_keys", "transform_values":
 		err = h.evalMap(ctx, batch, inputs[0], out)
 	default:

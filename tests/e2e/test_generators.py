@@ -86,8 +86,9 @@ def test_lambdas(df, spark):
         F.map_filter("m", lambda k, v: v > 0).alias("mf"),
         F.transform_keys("m", lambda k, v: F.upper(k)).alias("tk"),
         F.transform_values("m", lambda k, v: v * 100).alias("tv"),
+        F.map_zip_with("m", F.create_map(F.lit("b"), F.lit(5)), lambda k, v1, v2: F.coalesce(v1, v2)).alias("mz"),
     ).where("id = 1")
-    assert rows(out) == [({"a": 1}, {"A": 1}, {"a": 100})]
+    assert rows(out) == [({"a": 1}, {"A": 1}, {"a": 100}, {"a": 1, "b": 5})]
     # Nested lambdas, and explode over a higher-order function.
     out = df.select(F.transform("arr", lambda x: F.aggregate("arr", F.lit(0), lambda acc, y: acc + x * y)).alias("t")).where("id = 1")
     assert rows(out) == [([300, 600],)]
