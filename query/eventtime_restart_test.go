@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -272,6 +273,45 @@ func TestRestartedWindowedAppendKeepsItsWatermark(t *testing.T) {
 		if w != [2]int64{int64(j) * 3e6, 12} {
 			t.Fatalf("window %d is %v, want start %d s count 12: %v", j, w, 3*j, got)
 		}
+	}
+	mem.AssertSize(t, 0)
+}
+
+// The watermark policy a checkpoint was started with stays across restarts (Spark restores it
+// from the offsets log), whatever the session says later; an unknown policy fails the start.
+func TestWatermarkPolicyComesFromTheCheckpoint(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	m := newTestManager(mem)
+	defer m.StopAll()
+	policy := "MAX"
+	m.env.Conf = func(key string) (string, bool) {
+		if key == "spark.sql.streaming.multipleWatermarkPolicy" {
+			return policy, true
+		}
+		return "", false
+	}
+	dir := filepath.Join(t.TempDir(), "cp")
+	spec := Spec{Plan: windowedRateCount(t), Format: "eventtimetestsink", OutputMode: sinks.Append,
+		Options: map[string]string{"checkpointLocation": dir, "id": t.Name()}}
+	for run := range 2 {
+		q := start(t, m, spec)
+		waitProgress(t, q, 3)
+		if err := q.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		policy = "min"
+		for e, r := range loggedRecords(t, dir) {
+			if r.Meta == nil || r.Meta.Conf["spark.sql.streaming.multipleWatermarkPolicy"] != "max" {
+				t.Fatalf("run %d: epoch %d logged with %+v, want the max policy", run, e, r.Meta)
+			}
+		}
+	}
+	policy = "avg"
+	other := spec
+	other.Options = map[string]string{"checkpointLocation": filepath.Join(t.TempDir(), "other"), "id": t.Name() + "/other"}
+	if _, err := m.Start(context.Background(), other); err == nil || err.Error() == "" ||
+		!strings.Contains(err.Error(), "Could not recognize watermark policy 'avg'") {
+		t.Fatalf("start with policy avg: %v", err)
 	}
 	mem.AssertSize(t, 0)
 }
