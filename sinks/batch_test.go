@@ -36,41 +36,56 @@ func newBatchHarness(t *testing.T, format string, schema sqltypes.Schema, partit
 		return nil, err
 	}
 	h := &batchHarness{t: t, mem: mem, schema: schema, sink: s, event: flow.EventSchema(sqltypes.ToArrowSchema(schema, "UTC"))}
-	n := s.Parallelism(partitions)
-	for p := 0; p < n; p++ {
-		op, err := s.NewOperator(flow.Env{Mem: mem, Partition: p, Partitions: n, OutSchema: h.event})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.ops = append(h.ops, op)
-	}
-	t.Cleanup(func() {
-		for _, op := range h.ops {
-			op.(flow.Closer).Close()
-		}
-		mem.AssertSize(t, 0)
-	})
+	h.ops = newOperators(t, mem, s, partitions, h.event)
 	return h, nil
 }
 
 func (h *batchHarness) push(p int, rows ...[]any) {
 	h.t.Helper()
-	cols := make([]arrow.Array, len(h.schema))
-	for c, f := range h.schema {
+	pushRows(h.t, h.mem, h.ops[p], h.event, h.schema, rows...)
+}
+
+// pushRows sends rows (values in schema order) to op as one data batch.
+func pushRows(t *testing.T, mem memory.Allocator, op flow.Operator, event *arrow.Schema, schema sqltypes.Schema, rows ...[]any) {
+	t.Helper()
+	cols := make([]arrow.Array, len(schema))
+	for c, f := range schema {
 		vals := make([]any, len(rows))
 		for i, r := range rows {
 			vals[i] = r[c]
 		}
-		cols[c] = expr.BuildArray(h.mem, f.Type, "UTC", vals)
+		cols[c] = expr.BuildArray(mem, f.Type, "UTC", vals)
 	}
-	rec := flow.NewDataBatch(h.mem, h.event, cols, nil)
+	rec := flow.NewDataBatch(mem, event, cols, nil)
 	for _, c := range cols {
 		c.Release()
 	}
 	defer rec.Release()
-	if err := h.ops[p].Process(context.Background(), 0, rec, nil); err != nil {
-		h.t.Fatal(err)
+	if err := op.Process(context.Background(), 0, rec, nil); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// newOperators builds a sink's operators for upstream partitions, closed (and the allocator
+// checked) when the test ends.
+func newOperators(t *testing.T, mem *memory.CheckedAllocator, s Sink, partitions int, event *arrow.Schema) []flow.Operator {
+	t.Helper()
+	n := s.Parallelism(partitions)
+	var ops []flow.Operator
+	for p := 0; p < n; p++ {
+		op, err := s.NewOperator(flow.Env{Mem: mem, Partition: p, Partitions: n, OutSchema: event})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, op)
+	}
+	t.Cleanup(func() {
+		for _, op := range ops {
+			op.(flow.Closer).Close()
+		}
+		mem.AssertSize(t, 0)
+	})
+	return ops
 }
 
 // end ends every partition's input and finishes the write.

@@ -61,42 +61,14 @@ func newPartitionedHarness(t *testing.T, format string, partitions int, options 
 	}
 	h := &fileHarness{t: t, mem: mem, sink: s, dir: opts["path"],
 		event: flow.EventSchema(sqltypes.ToArrowSchema(fileTestSchema, "UTC"))}
-	n := s.Parallelism(partitions)
-	for p := 0; p < n; p++ {
-		op, err := s.NewOperator(flow.Env{Mem: mem, Partition: p, Partitions: n, OutSchema: h.event})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.ops = append(h.ops, op)
-	}
-	t.Cleanup(func() {
-		for _, op := range h.ops {
-			op.(flow.Closer).Close()
-		}
-		mem.AssertSize(t, 0)
-	})
+	h.ops = newOperators(t, mem, s, partitions, h.event)
 	return h
 }
 
 // push sends rows (id, name, ts, score) to partition p.
 func (h *fileHarness) push(p int, rows ...[]any) {
 	h.t.Helper()
-	cols := make([]arrow.Array, len(fileTestSchema))
-	for c, f := range fileTestSchema {
-		vals := make([]any, len(rows))
-		for i, r := range rows {
-			vals[i] = r[c]
-		}
-		cols[c] = expr.BuildArray(h.mem, f.Type, "UTC", vals)
-	}
-	rec := flow.NewDataBatch(h.mem, h.event, cols, nil)
-	for _, c := range cols {
-		c.Release()
-	}
-	defer rec.Release()
-	if err := h.ops[p].Process(context.Background(), 0, rec, nil); err != nil {
-		h.t.Fatal(err)
-	}
+	pushRows(h.t, h.mem, h.ops[p], h.event, fileTestSchema, rows...)
 }
 
 func (h *fileHarness) barrier(epoch int64) {

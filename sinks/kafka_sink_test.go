@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -72,22 +71,7 @@ func newQuerySinkHarness(t *testing.T, queryID string, options map[string]string
 // push sends rows (key, value, partition) to the operator.
 func (h *kafkaSinkHarness) push(rows ...[]any) {
 	h.t.Helper()
-	cols := make([]arrow.Array, len(kafkaTestSchema))
-	for c, f := range kafkaTestSchema {
-		vals := make([]any, len(rows))
-		for i, r := range rows {
-			vals[i] = r[c]
-		}
-		cols[c] = expr.BuildArray(h.mem, f.Type, "UTC", vals)
-	}
-	rec := flow.NewDataBatch(h.mem, h.event, cols, nil)
-	for _, c := range cols {
-		c.Release()
-	}
-	defer rec.Release()
-	if err := h.op.Process(context.Background(), 0, rec, nil); err != nil {
-		h.t.Fatal(err)
-	}
+	pushRows(h.t, h.mem, h.op, h.event, kafkaTestSchema, rows...)
 }
 
 func (h *kafkaSinkHarness) barrier(epoch int64) error {
