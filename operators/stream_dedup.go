@@ -205,13 +205,18 @@ func (d *streamDedup) RowsDroppedByWatermark() int64 { return d.dropped.Load() }
 
 // SnapshotState implements flow.Snapshotter: the live keys with their expiry times, and the
 // current watermark.
-func (d *streamDedup) SnapshotState(int64) ([]byte, error) {
-	var buf bytes.Buffer
-	writeVarint(&buf, d.watermark)
-	if err := d.state.snapshot(&buf, keyFields(d.env.OutSchema, d.spec.KeyCols)); err != nil {
+func (d *streamDedup) SnapshotState(epoch int64) ([]byte, error) {
+	c, err := d.CaptureState(epoch)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return encodeNow(c)
+}
+
+// CaptureState implements flow.StateCapturer.
+func (d *streamDedup) CaptureState(int64) (flow.StateCapture, error) {
+	return &keyedCapture{watermark: d.watermark, rows: []*rowsCapture{d.state.capture()},
+		fields: [][]arrow.Field{keyFields(d.env.OutSchema, d.spec.KeyCols)}}, nil
 }
 
 // RestoreState implements flow.Snapshotter.

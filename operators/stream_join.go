@@ -441,15 +441,22 @@ func (j *streamJoin) RowsDroppedByWatermark() int64 { return j.dropped.Load() }
 
 // SnapshotState implements flow.Snapshotter: the watermark and both sides' rows with their
 // matched flags.
-func (j *streamJoin) SnapshotState(int64) ([]byte, error) {
-	var buf bytes.Buffer
-	writeVarint(&buf, j.watermark)
-	for _, s := range j.sides {
-		if err := s.state.snapshot(&buf, s.fields); err != nil {
-			return nil, err
-		}
+func (j *streamJoin) SnapshotState(epoch int64) ([]byte, error) {
+	c, err := j.CaptureState(epoch)
+	if err != nil {
+		return nil, err
 	}
-	return buf.Bytes(), nil
+	return encodeNow(c)
+}
+
+// CaptureState implements flow.StateCapturer.
+func (j *streamJoin) CaptureState(int64) (flow.StateCapture, error) {
+	c := &keyedCapture{watermark: j.watermark}
+	for _, s := range j.sides {
+		c.rows = append(c.rows, s.state.capture())
+		c.fields = append(c.fields, s.fields)
+	}
+	return c, nil
 }
 
 // RestoreState implements flow.Snapshotter.

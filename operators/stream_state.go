@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -199,10 +201,15 @@ func (s *keyedRows) compact() {
 
 // gather returns the stored columns of refs, in order.
 func (s *keyedRows) gather(refs []rowRef, types []arrow.DataType) ([]arrow.Array, error) {
+	return gatherRows(s.mem, func(b int32) []arrow.Array { return s.batches[b].cols }, refs, types)
+}
+
+// gatherRows returns the columns of refs (rows of the batches colsOf gives), in order.
+func gatherRows(mem memory.Allocator, colsOf func(batch int32) []arrow.Array, refs []rowRef, types []arrow.DataType) ([]arrow.Array, error) {
 	out := make([]arrow.Array, len(types))
 	if len(refs) == 0 {
 		for c, t := range types {
-			out[c] = array.MakeArrayOfNull(s.mem, t, 0)
+			out[c] = array.MakeArrayOfNull(mem, t, 0)
 		}
 		return out, nil
 	}
@@ -220,7 +227,7 @@ func (s *keyedRows) gather(refs []rowRef, types []arrow.DataType) ([]arrow.Array
 			idx = append(idx, int64(refs[hi].row))
 			hi++
 		}
-		p, err := take(s.mem, s.batches[refs[lo].batch].cols, idx, nil)
+		p, err := take(mem, colsOf(refs[lo].batch), idx, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +244,7 @@ func (s *keyedRows) gather(refs []rowRef, types []arrow.DataType) ([]arrow.Array
 		for k, p := range pieces {
 			parts[k] = p[c]
 		}
-		a, err := array.Concatenate(parts, s.mem)
+		a, err := array.Concatenate(parts, mem)
 		if err != nil {
 			releaseAll(out)
 			return nil, sparkerr.Internal("concatenate: %v", err).Wrap(err)
@@ -297,33 +304,109 @@ func arraysBytes(as []arrow.Array) int64 {
 }
 
 // Snapshot encoding: the live rows of a keyedRows as one Arrow IPC stream whose record holds
-// the stored columns followed by _time (int64) and _matched (boolean).
+// the stored columns followed by _time (int64) and _matched (boolean), written from a capture
+// taken at the barrier.
 
-// snapshot writes the live rows of s (stored columns of schema cols) to w.
-func (s *keyedRows) snapshot(w io.Writer, cols []arrow.Field) error {
+// rowsCapture is a keyedRows' live rows at a barrier (the asynchronous snapshot's capture):
+// the stored batches' columns, retained (Arrow arrays never change), each with a copy of the
+// per-row flags that later input changes (alive, matched); event times never change once
+// stored, so they are shared.
+type rowsCapture struct {
+	mem     memory.Allocator
+	batches []capturedRows
+}
+
+type capturedRows struct {
+	cols           []arrow.Array
+	alive, matched []bool
+	times          []int64
+}
+
+// capture takes s's live rows as they are now.
+func (s *keyedRows) capture() *rowsCapture {
+	s.compact()
+	c := &rowsCapture{mem: s.mem}
+	for _, b := range s.batches {
+		if b.nlive == 0 {
+			continue
+		}
+		c.batches = append(c.batches, capturedRows{cols: retainAll(b.cols), alive: slices.Clone(b.alive),
+			matched: slices.Clone(b.matched), times: b.times})
+	}
+	return c
+}
+
+// release drops the capture's references.
+func (c *rowsCapture) release() {
+	for _, b := range c.batches {
+		releaseAll(b.cols)
+	}
+	c.batches = nil
+}
+
+// keyedCapture is the state of a streaming deduplication or join at a barrier
+// (flow.StateCapture): the watermark, then each keyedRows' captured rows with their stored
+// columns' fields. Its encoding is the operators' snapshot format.
+type keyedCapture struct {
+	watermark int64
+	rows      []*rowsCapture
+	fields    [][]arrow.Field
+}
+
+// Encode implements flow.StateCapture.
+func (c *keyedCapture) Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	writeVarint(&buf, c.watermark)
+	for i, r := range c.rows {
+		if err := r.write(&buf, c.fields[i]); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// Release implements flow.StateCapture.
+func (c *keyedCapture) Release() {
+	for _, r := range c.rows {
+		r.release()
+	}
+}
+
+// encodeNow encodes a capture at once (SnapshotState).
+func encodeNow(c flow.StateCapture) ([]byte, error) {
+	defer c.Release()
+	return c.Encode()
+}
+
+// write writes the captured rows (stored columns of schema cols) to w.
+func (c *rowsCapture) write(w io.Writer, cols []arrow.Field) error {
 	var refs []rowRef
 	var times []int64
 	var matched []bool
-	s.each(func(ref rowRef, b *storedBatch) {
-		refs = append(refs, ref)
-		times = append(times, b.times[ref.row])
-		matched = append(matched, b.matched[ref.row])
-	})
+	for bi, b := range c.batches {
+		for r, alive := range b.alive {
+			if alive {
+				refs = append(refs, rowRef{int32(bi), int32(r)})
+				times = append(times, b.times[r])
+				matched = append(matched, b.matched[r])
+			}
+		}
+	}
 	types := make([]arrow.DataType, len(cols))
 	for i, f := range cols {
 		types[i] = f.Type
 	}
-	data, err := s.gather(refs, types)
+	data, err := gatherRows(c.mem, func(b int32) []arrow.Array { return c.batches[b].cols }, refs, types)
 	if err != nil {
 		return err
 	}
 	defer releaseAll(data)
-	tb := array.NewInt64Builder(s.mem)
+	tb := array.NewInt64Builder(c.mem)
 	tb.AppendValues(times, nil)
 	ta := tb.NewArray()
 	tb.Release()
 	defer ta.Release()
-	ma := boolArray(s.mem, matched)
+	ma := boolArray(c.mem, matched)
 	defer ma.Release()
 	fields := append(append([]arrow.Field(nil), cols...),
 		arrow.Field{Name: "_time", Type: arrow.PrimitiveTypes.Int64},
@@ -332,7 +415,7 @@ func (s *keyedRows) snapshot(w io.Writer, cols []arrow.Field) error {
 	rec := array.NewRecordBatch(schema, append(append([]arrow.Array(nil), data...), ta, ma), int64(len(refs)))
 	defer rec.Release()
 	var buf bytes.Buffer
-	iw := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(s.mem))
+	iw := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(c.mem))
 	if err := iw.Write(rec); err != nil {
 		return sparkerr.Internal("state snapshot: %v", err).Wrap(err)
 	}
