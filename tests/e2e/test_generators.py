@@ -178,3 +178,13 @@ def test_streaming_explode_then_aggregate(spark):
     n = got[0][1]
     assert n >= 18 and n % 6 == 0
     assert got == [("a", n), ("even", n // 2), ("odd", n // 2)]
+
+
+def test_streaming_generator_errors(spark):
+    stream = rate_micro_batch(spark, 5)
+    with pytest.raises(AnalysisException) as e:
+        stream.select(F.explode(F.array("value")), F.explode(F.array("value"))).writeStream.format("memory").queryName("gen_bad").start()
+    assert e.value.getCondition() == "UNSUPPORTED_GENERATOR.MULTI_GENERATOR"
+    with pytest.raises(AnalysisException) as e:
+        stream.select(F.inline(F.array("value"))).writeStream.format("memory").queryName("gen_bad2").start()
+    assert e.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
