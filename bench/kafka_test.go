@@ -277,16 +277,7 @@ func benchTopic(prefix string) string {
 // only mode); maxOffsetsPerTrigger=100000 splits the read into epochs.
 func BenchmarkKafkaPipelineThroughput(b *testing.B) {
 	addr := kafkaEnv(b)
-	in := os.Getenv("KAFKA_BENCH_INPUT")
-	var n int64
-	if in == "" {
-		in = benchTopic("weir-bench-in")
-		createTopics(b, addr, in)
-		n = envInt("KAFKA_BENCH_RECORDS", 1_000_000)
-		rate := fillTopic(b, addr, in, n)
-		b.Logf("filled %s with %d records at %.0f rec/s (franz-go producer)", in, n, rate)
-	}
-	n = topicRecords(b, addr, in, false)
+	in, n := benchInput(b, addr)
 	for _, c := range []struct {
 		name        string
 		exactlyOnce bool
@@ -340,6 +331,78 @@ func BenchmarkKafkaPipelineThroughput(b *testing.B) {
 			totals.report(b)
 		})
 	}
+}
+
+// benchInput is the throughput benchmarks' input topic and its record count: KAFKA_BENCH_INPUT,
+// or a fresh topic filled with KAFKA_BENCH_RECORDS records (once per process).
+func benchInput(b *testing.B, addr string) (string, int64) {
+	inputOnce.Do(func() {
+		inputTopic = os.Getenv("KAFKA_BENCH_INPUT")
+		if inputTopic == "" {
+			inputTopic = benchTopic("weir-bench-in")
+			createTopics(b, addr, inputTopic)
+			n := envInt("KAFKA_BENCH_RECORDS", 1_000_000)
+			rate := fillTopic(b, addr, inputTopic, n)
+			b.Logf("filled %s with %d records at %.0f rec/s (franz-go producer)", inputTopic, n, rate)
+		}
+	})
+	return inputTopic, topicRecords(b, addr, inputTopic, false)
+}
+
+var (
+	inputOnce  sync.Once
+	inputTopic string
+)
+
+// BenchmarkKafkaCopy is the pipeline's I/O without Weir: one franz-go consumer reads the whole
+// input topic (direct partitions, from the start) and one idempotent producer writes every
+// other record to a fresh topic, flushed at the end; rec/s is input records over the time.
+func BenchmarkKafkaCopy(b *testing.B) {
+	addr := kafkaEnv(b)
+	in, n := benchInput(b, addr)
+	var records int64
+	var elapsed time.Duration
+	for b.Loop() {
+		out := benchTopic("weir-copy-out")
+		createTopics(b, addr, out)
+		parts := map[int32]kgo.Offset{}
+		for p := range int32(envInt("KAFKA_BENCH_PARTITIONS", 2)) {
+			parts[p] = kgo.NewOffset().AtStart()
+		}
+		ctx := context.Background()
+		began := time.Now()
+		consumer := kafkaClient(b, addr, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{in: parts}))
+		producer := kafkaClient(b, addr)
+		var failed atomic.Pointer[error]
+		var read int64
+		for read < n {
+			fetches := consumer.PollFetches(ctx)
+			if err := fetches.Err(); err != nil {
+				b.Fatal(err)
+			}
+			fetches.EachRecord(func(r *kgo.Record) {
+				if read%2 == 0 {
+					producer.Produce(ctx, &kgo.Record{Topic: out, Value: r.Value}, func(_ *kgo.Record, err error) {
+						if err != nil {
+							failed.CompareAndSwap(nil, &err)
+						}
+					})
+				}
+				read++
+			})
+		}
+		if err := producer.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		elapsed += time.Since(began)
+		records += read
+		consumer.Close()
+		producer.Close()
+		if err := failed.Load(); err != nil {
+			b.Fatal(*err)
+		}
+	}
+	b.ReportMetric(float64(records)/elapsed.Seconds(), "rec/s")
 }
 
 // BenchmarkKafkaLatency: a Go producer paces KAFKA_BENCH_RATE records/s (each carrying its
