@@ -240,6 +240,10 @@ func (h *hof) String() string {
 	for _, l := range h.lambdas {
 		parts = append(parts, l.String())
 	}
+	if (h.name == "aggregate" || h.name == "reduce") && len(h.lambdas) == 1 {
+		// Spark fills in the identity finish function, and names the column with it.
+		parts = append(parts, "lambdafunction(namedlambdavariable(), namedlambdavariable())")
+	}
 	return h.name + "(" + strings.Join(parts, ", ") + ")"
 }
 

@@ -188,3 +188,12 @@ def test_streaming_generator_errors(spark):
     with pytest.raises(AnalysisException) as e:
         stream.select(F.inline(F.array("value"))).writeStream.format("memory").queryName("gen_bad2").start()
     assert e.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+
+
+def test_lambda_column_names(spark):
+    nums = spark.sql("SELECT array(1, 2) AS a")
+    v = "namedlambdavariable()"
+    assert nums.select(F.transform("a", lambda x: x * 2)).columns == [f"transform(a, lambdafunction(({v} * 2), {v}))"]
+    assert nums.select(F.aggregate("a", F.lit(0), lambda acc, x: acc + x)).columns == [
+        f"aggregate(a, 0, lambdafunction(({v} + {v}), {v}, {v}), lambdafunction({v}, {v}))"]
+    assert nums.selectExpr("filter(a, x -> x > 1)").columns == [f"filter(a, lambdafunction(({v} > 1), {v}))"]
