@@ -138,19 +138,24 @@ def test_streaming_explode_into_memory(spark):
     assert [tuple(r) for r in got] == [(i, p, i * 10 ** p) for i in range(5) for p in (0, 1)]
 
 
-def test_streaming_explode_over_aggregate_retracts(spark):
-    # Each update of a group retracts the rows its previous count generated (complete mode).
-    counts = rate_micro_batch(spark, 6).groupBy((F.col("value") % 2).alias("k")).count()
-    df = counts.select("k", F.explode(F.array(F.col("count"), -F.col("count"))).alias("c"))
-    q = df.writeStream.format("memory").queryName("gen_agg").outputMode("complete").start()
+def run_complete(df, name, epochs=3):
+    """Runs df into a complete-mode memory table until at least `epochs` micro-batches ran."""
+    q = df.writeStream.format("memory").queryName(name).outputMode("complete").start()
     try:
         for _ in range(100):
             q.processAllAvailable()
-            if q.lastProgress is not None and q.lastProgress.batchId >= 2:
+            if q.lastProgress is not None and q.lastProgress.batchId >= epochs - 1:
                 break
         assert q.exception() is None
     finally:
         q.stop()
+
+
+def test_streaming_explode_over_aggregate_retracts(spark):
+    # Each update of a group retracts the rows its previous count generated (complete mode).
+    counts = rate_micro_batch(spark, 6).groupBy((F.col("value") % 2).alias("k")).count()
+    df = counts.select("k", F.explode(F.array(F.col("count"), -F.col("count"))).alias("c"))
+    run_complete(df, "gen_agg")
     got = [tuple(r) for r in spark.sql("SELECT k, c FROM gen_agg ORDER BY k, c").collect()]
     # Exactly the rows of the latest counts: every earlier pair was retracted. Each of the
     # (at least three) micro-batches adds 3 rows to each key.
@@ -163,15 +168,7 @@ def test_streaming_explode_then_aggregate(spark):
     # Word-count shape: every row explodes into two keys, counted across micro-batches.
     words = rate_micro_batch(spark, 6).select(
         F.explode(F.split(F.concat_ws(" ", F.lit("a"), F.when(F.col("value") % 2 == 0, "even").otherwise("odd")), " ")).alias("w"))
-    q = words.groupBy("w").count().writeStream.format("memory").queryName("gen_words").outputMode("complete").start()
-    try:
-        for _ in range(100):
-            q.processAllAvailable()
-            if q.lastProgress is not None and q.lastProgress.batchId >= 2:
-                break
-        assert q.exception() is None
-    finally:
-        q.stop()
+    run_complete(words.groupBy("w").count(), "gen_words")
     got = [tuple(r) for r in spark.sql("SELECT w, `count` FROM gen_words ORDER BY w").collect()]
     # Whole micro-batches of 6 rows (at least three): every row counted for "a" and once for
     # its parity.
