@@ -12,41 +12,57 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-// The bounds a join runs with are Spark's state predicates: a range condition evicts a side's
-// rows only if that side carries a watermark; a watermarked key evicts both sides.
-func TestStreamJoinEvictionBounds(t *testing.T) {
+// betweenTenSeconds is lt BETWEEN rt AND rt + INTERVAL 10 SECONDS over timeJoin's columns.
+func betweenTenSeconds(t *testing.T) func(logical.Node, logical.Node) expr.Expr {
 	lt := &expr.Column{Index: 1, Name: "lt", T: sqltypes.TimestampType, Null: true}
 	rt := &expr.Column{Index: 3, Name: "rt", T: sqltypes.TimestampType, Null: true}
 	tenSeconds := expr.NewLiteral(int64(10e6), sqltypes.DayTimeIntervalType(0, 3))
-	between := func(logical.Node, logical.Node) expr.Expr {
+	return func(logical.Node, logical.Node) expr.Expr {
 		return bind(t, "and", bind(t, ">=", lt, rt), bind(t, "<=", lt, bind(t, "+", rt, tenSeconds)))
 	}
-	for _, c := range []struct {
-		name        string
-		j           *logical.Join
-		left, right operators.StateBound
-	}{
-		{"both watermarks", timeJoin(t, plan.LeftOuterJoin, true, true, between),
-			operators.StateBound{TimeCol: 1}, operators.StateBound{TimeCol: 1, Slack: 10e6}},
-		// Allowed (the check asks for the range bound only), but the left rows stay.
-		{"right watermark only", timeJoin(t, plan.LeftOuterJoin, false, true, between), operators.NoBound, operators.NoBound},
-		{"left watermark only", timeJoin(t, plan.RightOuterJoin, true, false, between), operators.NoBound, operators.NoBound},
-	} {
-		if err := CheckStreamingOperators(c.j); c.name == "right watermark only" && err != nil {
-			t.Errorf("%s: %v", c.name, err)
-		}
-		l, r := evictionBounds(c.j)
-		if l != c.left || r != c.right {
+}
+
+// timeKeyJoin is timeJoin with the event times as a second key pair.
+func timeKeyJoin(t *testing.T, typ plan.JoinType, leftWM, rightWM bool) *logical.Join {
+	j := timeJoin(t, typ, leftWM, rightWM, nil)
+	j.LeftKeys = append(j.LeftKeys, col(j.Left, 1))
+	j.RightKeys = append(j.RightKeys, col(j.Right, 1))
+	return j
+}
+
+type boundsCase struct {
+	name        string
+	j           *logical.Join
+	left, right operators.StateBound
+}
+
+// checkBounds compares what bounds derives for each case's join with the case's bounds.
+func checkBounds(t *testing.T, bounds func(*logical.Join) (operators.StateBound, operators.StateBound), cases []boundsCase) {
+	t.Helper()
+	for _, c := range cases {
+		if l, r := bounds(c.j); l != c.left || r != c.right {
 			t.Errorf("%s: bounds %+v %+v, want %+v %+v", c.name, l, r, c.left, c.right)
 		}
 	}
-	// A watermarked time key on one side only: both sides go by the key.
-	on := timeJoin(t, plan.LeftOuterJoin, true, false, nil)
-	on.LeftKeys = append(on.LeftKeys, col(on.Left, 1))
-	on.RightKeys = append(on.RightKeys, col(on.Right, 1))
-	if l, r := evictionBounds(on); l != (operators.StateBound{TimeCol: 1}) || r != (operators.StateBound{TimeCol: 1}) {
-		t.Errorf("time key: bounds %+v %+v", l, r)
+}
+
+// The bounds a join runs with are Spark's state predicates: a range condition evicts a side's
+// rows only if that side carries a watermark; a watermarked key evicts both sides.
+func TestStreamJoinEvictionBounds(t *testing.T) {
+	between := betweenTenSeconds(t)
+	rightOnly := timeJoin(t, plan.LeftOuterJoin, false, true, between)
+	// Allowed (the check asks for the range bound only), but the left rows stay.
+	if err := CheckStreamingOperators(rightOnly); err != nil {
+		t.Error(err)
 	}
+	checkBounds(t, evictionBounds, []boundsCase{
+		{"both watermarks", timeJoin(t, plan.LeftOuterJoin, true, true, between),
+			operators.StateBound{TimeCol: 1}, operators.StateBound{TimeCol: 1, Slack: 10e6}},
+		{"right watermark only", rightOnly, operators.NoBound, operators.NoBound},
+		{"left watermark only", timeJoin(t, plan.RightOuterJoin, true, false, between), operators.NoBound, operators.NoBound},
+		// A watermarked time key on one side only: both sides go by the key.
+		{"time key", timeKeyJoin(t, plan.LeftOuterJoin, true, false), operators.StateBound{TimeCol: 1}, operators.StateBound{TimeCol: 1}},
+	})
 }
 
 // A left outer join on (key, event time) with the watermark on the left only: the right input
@@ -62,9 +78,7 @@ func TestStreamJoinWithOneWatermarkedSideFollowsIt(t *testing.T) {
 	right := epochSource{schema: rtime, parts: [][]any{
 		{[][]any{{int64(1), sec(10)}}, int64(1), [][]any{{int64(3), sec(20)}}, int64(2), [][]any{{int64(4), sec(30)}}, int64(3)},
 	}}
-	j := timeJoin(t, plan.LeftOuterJoin, true, false, nil)
-	j.LeftKeys = append(j.LeftKeys, col(j.Left, 1))
-	j.RightKeys = append(j.RightKeys, col(j.Right, 1))
+	j := timeKeyJoin(t, plan.LeftOuterJoin, true, false)
 	ts := func(s int64) string { return fmt.Sprint(expr.ValueAt(tsArray(e, sec(s)), 0, sqltypes.TimestampType)) }
 	want := [][]string{
 		{"1, " + ts(10) + ", 1, " + ts(10)},

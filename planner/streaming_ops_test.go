@@ -218,19 +218,14 @@ func TestStreamJoinStateBounds(t *testing.T) {
 	lt := &expr.Column{Index: 1, Name: "lt", T: sqltypes.TimestampType, Null: true}
 	rt := &expr.Column{Index: 3, Name: "rt", T: sqltypes.TimestampType, Null: true}
 	tenSeconds := expr.NewLiteral(int64(10e6), sqltypes.DayTimeIntervalType(0, 3))
-	// lt BETWEEN rt AND rt + INTERVAL 10 SECONDS
-	between := func(logical.Node, logical.Node) expr.Expr {
-		return bind(t, "and", bind(t, ">=", lt, rt), bind(t, "<=", lt, bind(t, "+", rt, tenSeconds)))
-	}
+	between := betweenTenSeconds(t)
 	// rt > lt - INTERVAL 10 SECONDS, that is lt < rt + 10 s: it bounds the right side only
 	flipped := func(logical.Node, logical.Node) expr.Expr {
 		return bind(t, ">", rt, bind(t, "-", lt, tenSeconds))
 	}
-	for _, c := range []struct {
-		name        string
-		j           *logical.Join
-		left, right operators.StateBound
-	}{
+	// An equality on the watermarked event times bounds both sides by the key.
+	on := timeKeyJoin(t, plan.FullOuterJoin, true, false)
+	checkBounds(t, joinBounds, []boundsCase{
 		{"no watermark", timeJoin(t, plan.InnerJoin, false, false, between), operators.NoBound, operators.NoBound},
 		{"both watermarks, between", timeJoin(t, plan.InnerJoin, true, true, between),
 			operators.StateBound{TimeCol: 1}, operators.StateBound{TimeCol: 1, Slack: 10e6}},
@@ -238,19 +233,8 @@ func TestStreamJoinStateBounds(t *testing.T) {
 			operators.StateBound{TimeCol: 1}, operators.NoBound},
 		{"flipped comparison", timeJoin(t, plan.InnerJoin, true, true, flipped),
 			operators.NoBound, operators.StateBound{TimeCol: 1, Slack: 10e6}},
-	} {
-		l, r := joinBounds(c.j)
-		if l != c.left || r != c.right {
-			t.Errorf("%s: bounds %+v %+v, want %+v %+v", c.name, l, r, c.left, c.right)
-		}
-	}
-	// An equality on the watermarked event times bounds both sides by the key.
-	on := timeJoin(t, plan.FullOuterJoin, true, false, nil)
-	on.LeftKeys = append(on.LeftKeys, col(on.Left, 1))
-	on.RightKeys = append(on.RightKeys, col(on.Right, 1))
-	if l, r := joinBounds(on); l != (operators.StateBound{TimeCol: 1}) || r != (operators.StateBound{TimeCol: 1}) {
-		t.Errorf("time key: bounds %+v %+v", l, r)
-	}
+		{"time key", on, operators.StateBound{TimeCol: 1}, operators.StateBound{TimeCol: 1}},
+	})
 	if err := CheckStreamingOperators(on); err != nil {
 		t.Errorf("full outer join on a watermarked key: %v", err)
 	}
