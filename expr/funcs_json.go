@@ -106,7 +106,7 @@ func bindFromJSON(name string, args []Expr, opts Options) (Expr, error) {
 	})
 	f.str = "from_json(" + args[0].String() + ")"
 	if t.Kind == sqltypes.Struct {
-		return &fromJSONStruct{rowFunc: f, fields: t.Fields, failFast: failFast}, nil
+		return newFromJSONStruct(f, t, failFast), nil
 	}
 	return f, nil
 }

@@ -23,6 +23,7 @@ var jsonFastSchemas = []string{
 	"id BIGINT, ts BIGINT, user STRING, kind STRING, amount DOUBLE, note STRING",
 	"a INT, b TINYINT, c SMALLINT, d FLOAT, e BOOLEAN, f STRING",
 	"s STRUCT<x: INT, y: STRING>, arr ARRAY<INT>, m MAP<STRING, DOUBLE>, t TIMESTAMP, dec DECIMAL(10,2), bin BINARY, dt DATE, a BIGINT",
+	"a INT, f STRING, a STRING, kind STRING", // a key naming two fields
 }
 
 var jsonFastInputs = []string{

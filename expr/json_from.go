@@ -21,6 +21,30 @@ type fromJSONStruct struct {
 	*rowFunc
 	fields   []sqltypes.Field
 	failFast bool
+	unique   bool // no two fields share a name
+}
+
+func newFromJSONStruct(f *rowFunc, t sqltypes.DataType, failFast bool) *fromJSONStruct {
+	e := &fromJSONStruct{rowFunc: f, fields: t.Fields, failFast: failFast, unique: true}
+	seen := map[string]bool{}
+	for _, fd := range t.Fields {
+		e.unique = e.unique && !seen[fd.Name]
+		seen[fd.Name] = true
+	}
+	return e
+}
+
+// fieldIndex is the field named key (-1: none), trying field hint first.
+func (e *fromJSONStruct) fieldIndex(key []byte, hint int) int {
+	if hint < len(e.fields) && e.fields[hint].Name == string(key) {
+		return hint
+	}
+	for j := range e.fields {
+		if e.fields[j].Name == string(key) {
+			return j
+		}
+	}
+	return -1
 }
 
 // jsonSlotKind is what a field's slot holds for the current record.
@@ -137,6 +161,7 @@ func (e *fromJSONStruct) scanRecord(ctx *Context, text []byte, slots []jsonSlot)
 		return false
 	}
 	bad := false
+	hint := 0 // records usually list their keys in the schema's order
 	if !p.consume('}') {
 		for {
 			raw, esc, ok := p.str()
@@ -146,6 +171,26 @@ func (e *fromJSONStruct) scanRecord(ctx *Context, text []byte, slots []jsonSlot)
 			key := raw
 			if esc {
 				key = []byte(unescapeJSON(raw))
+			}
+			if e.unique {
+				j := e.fieldIndex(key, hint)
+				if j < 0 {
+					if !p.skip(1) {
+						return false
+					}
+				} else {
+					if !e.scanField(ctx, &p, e.fields[j].Type, &slots[j], &bad) {
+						return false
+					}
+					hint = j + 1
+				}
+				if p.consume('}') {
+					break
+				}
+				if !p.consume(',') {
+					return false
+				}
+				continue
 			}
 			matched := false
 			valueAt := p.i
@@ -159,10 +204,8 @@ func (e *fromJSONStruct) scanRecord(ctx *Context, text []byte, slots []jsonSlot)
 				}
 				matched = true
 			}
-			if !matched {
-				if _, ok := p.value(1); !ok {
-					return false
-				}
+			if !matched && !p.skip(1) {
+				return false
 			}
 			if p.consume('}') {
 				break

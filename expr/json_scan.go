@@ -15,6 +15,14 @@ type jsonScan struct {
 	i int
 }
 
+// jsonPlain marks the bytes a string copies as they are: printable ASCII but " and \.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func (p *jsonScan) skipSpace() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
@@ -55,6 +63,10 @@ func (p *jsonScan) str() (raw []byte, escaped, ok bool) {
 	ascii := true
 	for p.i < len(p.s) {
 		c := p.s[p.i]
+		if jsonPlain[c] {
+			p.i++
+			continue
+		}
 		switch {
 		case c == '"':
 			raw = p.s[start:p.i]
@@ -267,6 +279,58 @@ func (p *jsonScan) value(depth int) (any, bool) {
 		return nil, false
 	}
 	return json.Number(n), true
+}
+
+// skip reads any value as value does, without building it.
+func (p *jsonScan) skip(depth int) bool {
+	if depth > 1000 {
+		return false
+	}
+	switch p.peek() {
+	case '{':
+		p.i++
+		if p.consume('}') {
+			return true
+		}
+		for {
+			if _, _, ok := p.str(); !ok || !p.consume(':') || !p.skip(depth+1) {
+				return false
+			}
+			if p.consume('}') {
+				return true
+			}
+			if !p.consume(',') {
+				return false
+			}
+		}
+	case '[':
+		p.i++
+		if p.consume(']') {
+			return true
+		}
+		for {
+			if !p.skip(depth + 1) {
+				return false
+			}
+			if p.consume(']') {
+				return true
+			}
+			if !p.consume(',') {
+				return false
+			}
+		}
+	case '"':
+		_, _, ok := p.str()
+		return ok
+	case 't':
+		return p.literal("true")
+	case 'f':
+		return p.literal("false")
+	case 'n':
+		return p.literal("null")
+	}
+	_, ok := p.number()
+	return ok
 }
 
 // jsonString is a scanned string's value.
