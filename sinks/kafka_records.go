@@ -67,24 +67,59 @@ func bytesOf(v any) []byte {
 	return nil
 }
 
-// lastCommitted returns the newest epoch committed to Kafka under txnID (-1 if none), reading
-// the commit topic's committed markers (created compacted with one partition if missing). The
-// caller has fenced txnID's earlier producers, so the answer is final.
-func (s *kafkaSink) lastCommitted(ctx context.Context, cl *kgo.Client, txnID string) (int64, error) {
-	m, err := s.loadMarkers(ctx, cl)
-	if err != nil {
-		return 0, err
-	}
-	if e, ok := m[txnID]; ok {
-		return e, nil
-	}
-	return -1, nil
+// recover starts a run of the exactly-once sink, once for all its partitions: it fences the
+// transactional ids of partitions 0..partitions-1 and returns the committed markers (the last
+// epoch committed to Kafka per transactional id).
+func (s *kafkaSink) recover(ctx context.Context, partitions int) (map[string]int64, error) {
+	s.recoverOnce.Do(func() {
+		if s.recoverErr = s.fenceAll(ctx, max(1, partitions)); s.recoverErr == nil {
+			s.markers, s.recoverErr = s.loadMarkers(ctx)
+		}
+	})
+	return s.markers, s.recoverErr
 }
 
-func (s *kafkaSink) loadMarkers(ctx context.Context, cl *kgo.Client) (map[string]int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+// fenceAll initializes every partition's transactional id with a short-lived producer: the
+// zombies of an earlier run are fenced and their open transactions aborted.
+func (s *kafkaSink) fenceAll(ctx context.Context, partitions int) error {
+	errs := make(chan error, partitions)
+	for p := 0; p < partitions; p++ {
+		go func() {
+			cl, err := kgo.NewClient(append(s.producerOpts(), kgo.TransactionalID(s.txnPrefix+"-"+itoa(p)))...)
+			if err != nil {
+				errs <- sparkerr.IllegalArgument("Invalid Kafka producer configuration: %v", err).Wrap(err)
+				return
+			}
+			defer cl.Close()
+			if _, _, err := cl.ProducerID(ctx); err != nil {
+				errs <- s.failure("initTransactions", err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for p := 0; p < partitions; p++ {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// loadMarkers reads the commit topic's committed markers (creating the topic, compacted with
+// one partition, if missing). It first waits until every record the topic holds is decided
+// (the last stable offset reaches the end offset): a transaction still open, of another
+// query's sink, would otherwise hide the committed markers after it.
+func (s *kafkaSink) loadMarkers(ctx context.Context) (map[string]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*s.timeout)
 	defer cancel()
-	adm := kadm.NewClient(cl)
+	admCl, err := kgo.NewClient(append(append([]kgo.Opt{}, s.clientOpts...), kgo.SeedBrokers(s.bootstrap...))...)
+	if err != nil {
+		return nil, sparkerr.IllegalArgument("Invalid Kafka client configuration: %v", err).Wrap(err)
+	}
+	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
 	cleanup := "compact"
 	resp, err := adm.CreateTopic(ctx, 1, -1, map[string]*string{"cleanup.policy": &cleanup}, s.commitTopic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
@@ -93,21 +128,38 @@ func (s *kafkaSink) loadMarkers(ctx context.Context, cl *kgo.Client) (map[string
 	if resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
 		return nil, s.failure("createTopic "+s.commitTopic, resp.Err)
 	}
-	// Read committed markers up to the last stable offset.
-	var end int64 = -1
-	for end < 0 {
-		listed, err := adm.ListCommittedOffsets(ctx, s.commitTopic)
-		if err != nil {
-			return nil, s.failure("listOffsets "+s.commitTopic, err)
+	offset := func(list func(context.Context, ...string) (kadm.ListedOffsets, error)) (int64, error) {
+		for {
+			listed, err := list(ctx, s.commitTopic)
+			if err != nil {
+				return 0, s.failure("listOffsets "+s.commitTopic, err)
+			}
+			if l, ok := listed.Lookup(s.commitTopic, 0); ok && l.Err == nil {
+				return l.Offset, nil
+			}
+			select {
+			case <-ctx.Done():
+				return 0, s.failure("listOffsets "+s.commitTopic, ctx.Err())
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
-		if l, ok := listed.Lookup(s.commitTopic, 0); ok && l.Err == nil {
-			end = l.Offset
+	}
+	end, err := offset(adm.ListEndOffsets)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		stable, err := offset(adm.ListCommittedOffsets)
+		if err != nil {
+			return nil, err
+		}
+		if stable >= end {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return nil, s.failure("listOffsets "+s.commitTopic, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
+			return nil, s.failure("waiting for the open transactions of "+s.commitTopic+" to end", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	markers := map[string]int64{}

@@ -40,9 +40,12 @@ func init() {
 // commits atomically with the rows, so the newest committed marker of a transactional id is
 // exactly the last epoch whose rows are in Kafka. On start, the sink reads its markers
 // (read_committed); a replayed epoch N ≤ that epoch (a crash after the Kafka commit and before
-// the checkpoint commit) is skipped. Each partition's producer first initializes its
-// transactional id (InitProducerID), which fences any zombie of an earlier run holding the same
-// id, and only then reads the markers, so no zombie commit can land after them. Readers must read with isolation.level=read_committed to see only committed
+// the checkpoint commit) is skipped. Before any partition of a run produces, the sink fences the
+// transactional ids of all its partitions (InitProducerID bumps each id's epoch: a zombie of an
+// earlier run can no longer commit, and its open transaction is aborted), then waits until
+// every marker written before is decided (the commit topic's last stable offset reaches its end
+// offset) and reads them: no zombie commit can land after the read, and no open transaction
+// hides a committed marker behind it (recover, kafka_records.go). Readers must read with isolation.level=read_committed to see only committed
 // epochs. The scheme assumes the epoch is replayed with the same sink parallelism (the same
 // rows reach the same partition), which holds for a query restarted from its checkpoint.
 type kafkaSink struct {
@@ -58,6 +61,11 @@ type kafkaSink struct {
 	// clientOpts are the kafka.* producer options translated for franz-go (security,
 	// timeouts, acks, compression, …), shared with the Kafka source.
 	clientOpts []kgo.Opt
+
+	// recovered: the exactly-once sink's start of a run (recover), once for all partitions.
+	recoverOnce sync.Once
+	markers     map[string]int64 // transactional id → last epoch committed to Kafka
+	recoverErr  error
 }
 
 // kafkaSinkColumns are the input column indexes (-1: absent) and types.
@@ -295,36 +303,44 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 	if o.cl != nil {
 		return nil
 	}
-	// Weir's defaults, then the user's kafka.* options (which win), then what the sink needs.
-	opts := []kgo.Opt{kgo.DialTimeout(10 * time.Second), kgo.RetryTimeout(o.sink.timeout),
-		kgo.RecordDeliveryTimeout(o.sink.timeout), kgo.TransactionTimeout(o.sink.timeout)}
-	opts = append(opts, o.sink.clientOpts...)
-	opts = append(opts, kgo.SeedBrokers(o.sink.bootstrap...),
-		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(kafkaPartitioner)), kgo.AllowAutoTopicCreation())
+	opts := o.sink.producerOpts()
 	if o.txnID != "" {
 		opts = append(opts, kgo.TransactionalID(o.txnID))
+	}
+	if o.txnID != "" {
+		// Before this run produces anything, every partition's transactional id is fenced
+		// and the committed markers are read (once for the sink).
+		markers, err := o.sink.recover(ctx, o.env.Partitions)
+		if err != nil {
+			return err
+		}
+		o.committed = -1
+		if e, ok := markers[o.txnID]; ok {
+			o.committed = e
+		}
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return sparkerr.IllegalArgument("Invalid Kafka producer configuration: %v", err).Wrap(err)
 	}
 	if o.txnID != "" {
-		// Fence first: InitProducerID bumps the transactional id's epoch, so a zombie producer
-		// of an earlier run can no longer commit, and its open transaction is aborted. Only
-		// then are the committed markers final for this id.
 		if _, _, err := cl.ProducerID(ctx); err != nil {
 			cl.Close()
 			return o.sink.failure("initTransactions", err)
 		}
-		last, err := o.sink.lastCommitted(ctx, cl, o.txnID)
-		if err != nil {
-			cl.Close()
-			return err
-		}
-		o.committed = last
 	}
 	o.cl = cl
 	return nil
+}
+
+// producerOpts are the options of every producer of the sink: Weir's defaults, then the
+// user's kafka.* options (which win), then what the sink needs.
+func (s *kafkaSink) producerOpts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.DialTimeout(10 * time.Second), kgo.RetryTimeout(s.timeout),
+		kgo.RecordDeliveryTimeout(s.timeout), kgo.TransactionTimeout(s.timeout)}
+	opts = append(opts, s.clientOpts...)
+	return append(opts, kgo.SeedBrokers(s.bootstrap...),
+		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(kafkaPartitioner)), kgo.AllowAutoTopicCreation())
 }
 
 // kafkaPartitioner keeps a record's partition when the row gave one (≥ 0); otherwise it hashes

@@ -380,3 +380,117 @@ func TestKafkaSinkProducerOptions(t *testing.T) {
 		t.Fatalf("records %.80s", got)
 	}
 }
+
+// A run killed while partition 1's transaction of epoch 0 was open (its marker written, not
+// committed) after partition 0 committed epoch 0: the restarted run replays epoch 0, and
+// partition 0 must still see its own committed marker, which lies after the open transaction
+// (beyond the commit topic's last stable offset until the zombie is fenced).
+func TestKafkaSinkOpenTransactionOfAnotherPartition(t *testing.T) {
+	addr, topic := testBroker(t, "cross", 2)
+	queryID := "cross-" + sources.RandomID()
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": topic,
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp")}
+	epoch0 := [][][]any{{{"a", "1", int32(0)}}, {{"b", "2", int32(1)}}}
+	old := newPartitionHarnesses(t, queryID, opts, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// Partition 1 of the old run: its epoch 0 transaction holds its row and marker, uncommitted.
+	zombie := old[1].op.(*kafkaOperator)
+	if err := zombie.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := zombie.cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*kgo.Record{{Topic: topic, Partition: 1, Key: []byte("b"), Value: []byte("2")},
+		{Topic: zombie.sink.commitTopic, Partition: 0, Key: []byte(zombie.txnID), Value: []byte("0")}} {
+		if err := zombie.cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Partition 0 of the old run commits epoch 0; then the run dies.
+	old[0].push(epoch0[0]...)
+	if err := old[0].barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	run := newPartitionHarnesses(t, queryID, opts, 2)
+	errs := make(chan error, 2)
+	for p, h := range run {
+		h.push(epoch0[p]...)
+		go func() { errs <- h.barrier(0) }()
+	}
+	for range run {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(readTopic(t, addr, topic, true), " "); got != "0:a=1 1:b=2" {
+		t.Fatalf("read_committed sees %s", got)
+	}
+}
+
+// newPartitionHarnesses drives partitions 0..n-1 of one Kafka sink.
+func newPartitionHarnesses(t *testing.T, queryID string, options map[string]string, n int) []*kafkaSinkHarness {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	s, err := New("kafka", Env{Mode: Append, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: queryID}, options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := flow.EventSchema(sqltypes.ToArrowSchema(kafkaTestSchema, "UTC"))
+	var out []*kafkaSinkHarness
+	for _, op := range newOperators(t, mem, s, n, event) {
+		out = append(out, &kafkaSinkHarness{t: t, mem: mem, op: op, event: event})
+	}
+	return out
+}
+
+// Another query's open transaction on the shared commit topic, opened before this query's
+// marker of epoch 1: the restarted run, replaying epoch 1, waits until that transaction ends
+// (here: commits a moment later) instead of reading only the markers before it, and skips the
+// epoch.
+func TestKafkaSinkWaitsForForeignOpenTransaction(t *testing.T) {
+	addr, topic := testBroker(t, "foreign", 1)
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": topic,
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp")}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	queryID := "after-foreign-" + sources.RandomID()
+	first := newQuerySinkHarness(t, queryID, opts)
+	first.push([]any{"a", "1", nil})
+	if err := first.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.TransactionalID("foreign-"+sources.RandomID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer foreign.Close()
+	if err := foreign.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	marker := &kgo.Record{Topic: "__weir_kafka_sink_commits", Partition: 0, Key: []byte("foreign-0"), Value: []byte("7")}
+	if err := foreign.ProduceSync(ctx, marker).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	first.push([]any{"b", "2", nil})
+	if err := first.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	again := newQuerySinkHarness(t, queryID, opts)
+	again.push([]any{"b", "2", nil})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = foreign.EndTransaction(context.Background(), kgo.TryCommit)
+	}()
+	began := time.Now()
+	if err := again.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(began); waited < 250*time.Millisecond {
+		t.Fatalf("the restarted run read the markers after %v, before the open transaction ended", waited)
+	}
+	if got := strings.Join(readTopic(t, addr, topic, true), " "); got != "0:a=1 0:b=2" {
+		t.Fatalf("read_committed sees %s", got)
+	}
+}
