@@ -24,7 +24,9 @@ func init() {
 }
 
 // kafkaSink writes each epoch's output rows as Kafka records: value (required), key, topic (or
-// the topic option, which wins), partition and headers columns, as Spark's KafkaWriter.
+// the topic option, which wins), partition and headers columns, as Spark's KafkaWriter. The
+// producers take the user's kafka.* options through the translation shared with the Kafka
+// source (sources.KafkaClientOpts: security, acks, compression, timeouts, …).
 //
 // Every sink partition has its own producer. At-least-once (exactlyOnce=false): the partition
 // produces its rows of the epoch at the barrier and flushes before the barrier goes on, so the
@@ -33,21 +35,24 @@ func init() {
 //
 // Exactly-once (the default): the partition's producer is transactional, with transactional id
 // <prefix>-<partition>, the prefix being kafka.transactional.id if given, otherwise
-// "weir-<query id>" (the query id lives in the checkpoint, so it is stable across restarts). At the barrier of epoch N it
-// begins a transaction, produces the rows and one marker record (key: the transactional id,
-// value: N) to the commit topic (exactlyOnce.commitTopic, default __weir_kafka_sink_commits,
-// created compacted with one partition if missing), then commits the transaction. The marker
-// commits atomically with the rows, so the newest committed marker of a transactional id is
-// exactly the last epoch whose rows are in Kafka. On start, the sink reads its markers
-// (read_committed); a replayed epoch N ≤ that epoch (a crash after the Kafka commit and before
-// the checkpoint commit) is skipped. Before any partition of a run produces, the sink fences the
-// transactional ids of all its partitions (InitProducerID bumps each id's epoch: a zombie of an
-// earlier run can no longer commit, and its open transaction is aborted), then waits until
-// every marker written before is decided (the commit topic's last stable offset reaches its end
-// offset) and reads them: no zombie commit can land after the read, and no open transaction
-// hides a committed marker behind it (recover, kafka_records.go). Readers must read with isolation.level=read_committed to see only committed
-// epochs. The scheme assumes the epoch is replayed with the same sink parallelism (the same
-// rows reach the same partition), which holds for a query restarted from its checkpoint.
+// "weir-<query id>" (the query id lives in the checkpoint, so it is stable across restarts). At
+// the barrier of epoch N it begins a transaction, produces the rows and one marker record (key:
+// the transactional id, value: N) to the commit topic (exactlyOnce.commitTopic, default
+// __weir_kafka_sink_commits, created compacted with one partition if missing), then commits the
+// transaction. The marker commits atomically with the rows, so the newest committed marker of a
+// transactional id is exactly the last epoch whose rows are in Kafka; a replayed epoch N ≤ that
+// epoch (a crash after the Kafka commit and before the checkpoint commit) is skipped.
+//
+// Before any partition of a run produces, the sink fences the transactional ids of all its
+// partitions (InitProducerID bumps each id's epoch: a zombie of an earlier run can no longer
+// commit, and its open transaction is aborted), then waits until every marker written before is
+// decided (the commit topic's last stable offset reaches its end offset) and reads the
+// committed ones: no zombie commit can land after the read, and no open transaction hides a
+// committed marker behind it (recover, kafka_records.go). Readers, a Weir Kafka source
+// included, must read with (kafka.)isolation.level=read_committed to see only committed epochs;
+// the Kafka source then bounds its epochs by the last stable offset. The scheme assumes the
+// epoch is replayed with the same sink parallelism (the same rows reach the same partition),
+// which holds for a query restarted from its checkpoint.
 type kafkaSink struct {
 	env         Env
 	bootstrap   []string
