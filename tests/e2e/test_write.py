@@ -114,14 +114,14 @@ def test_writer_refusals(spark, tmp_path):
     df.write.format("noop").mode("overwrite").save()
 
 
-def consume(kafka, topic, n, committed=False, timeout_ms=30000):
+def consume(kafka, topic, n, committed=False, timeout_ms=30000, headers=False):
     """Reads n records of topic from the beginning with Kafka's console consumer, as
-    "partition|key|value" lines, sorted."""
+    "partition|key|value" lines (with headers: "partition|k1:v1,k2:v2|key|value"), sorted."""
     args = ["java", "-cp", _classpath(), "org.apache.kafka.tools.consumer.ConsoleConsumer",
             "--bootstrap-server", kafka, "--topic", topic, "--from-beginning",
             "--max-messages", str(n), "--timeout-ms", str(timeout_ms),
             "--property", "print.key=true", "--property", "print.partition=true",
-            "--property", "key.separator=|"]
+            "--property", "key.separator=|", "--property", f"print.headers={str(headers).lower()}"]
     if committed:
         args += ["--isolation-level", "read_committed"]
     out = subprocess.run(args, capture_output=True, text=True, timeout=timeout_ms / 1000 + 60)
@@ -137,10 +137,13 @@ def test_kafka_batch_write_read_back_with_a_kafka_client(spark, kafka):
     (df.write.format("kafka").option("kafka.bootstrap.servers", kafka).option("topic", topic).save())
     assert consume(kafka, topic, 6) == sorted(f"0|{i}|v{i}" for i in range(6))
     # The topic column routes rows when no topic option is given; a null key is allowed.
+    # Headers travel as an array of (key string, value binary) structs.
     rows = spark.range(3).selectExpr(f"'{other}' AS topic", "CAST(NULL AS STRING) AS key",
-                                     "CAST(CAST(id AS STRING) AS BINARY) AS value")
+                                     "CAST(CAST(id AS STRING) AS BINARY) AS value",
+                                     "array(named_struct('key', 'h', 'value', CAST(CONCAT('x', CAST(id AS STRING)) AS BINARY)))"
+                                     " AS headers")
     rows.write.format("kafka").option("kafka.bootstrap.servers", kafka).mode("append").save()
-    assert consume(kafka, other, 3) == ["0|null|0", "0|null|1", "0|null|2"]
+    assert consume(kafka, other, 3, headers=True) == ["0|h:x0|null|0", "0|h:x1|null|1", "0|h:x2|null|2"]
 
 
 def test_kafka_batch_write_errors(spark, kafka):
