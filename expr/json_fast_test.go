@@ -109,12 +109,7 @@ func jsonFastCases() []string {
 func TestFromJSONStructMatchesRowFunction(t *testing.T) {
 	env := newEnv(t, true)
 	defer env.close()
-	cases := jsonFastCases()
-	vals := make([]any, len(cases)+1)
-	for i, c := range cases {
-		vals[i] = c
-	}
-	b := env.batch([]sqltypes.Field{{Name: "v", Type: sqltypes.StringType, Nullable: true}}, vals)
+	b, vals := jsonCasesBatch(env)
 	defer b.Release()
 	for _, schema := range jsonFastSchemas {
 		e := mustBind(t, "from_json", Options{}, col(0, "v", sqltypes.StringType), lit(schema, sqltypes.StringType))
@@ -122,18 +117,35 @@ func TestFromJSONStructMatchesRowFunction(t *testing.T) {
 		if !ok {
 			t.Fatalf("from_json with a struct schema bound to %T", e)
 		}
-		got, err := env.eval(fast, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := env.eval(fast.rowFunc, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range got {
-			if g, w := renderValue(got[i]), renderValue(want[i]); g != w {
-				t.Errorf("schema %q, input %q: vectorized %s, row function %s", schema, vals[i], g, w)
-			}
+		assertSameRows(t, env, fast, fast.rowFunc, b, vals, schema)
+	}
+}
+
+// jsonCasesBatch is a batch of one string column "v": the cases, then a NULL.
+func jsonCasesBatch(env *testEnv) (arrow.RecordBatch, []any) {
+	cases := jsonFastCases()
+	vals := make([]any, len(cases)+1)
+	for i, c := range cases {
+		vals[i] = c
+	}
+	return env.batch([]sqltypes.Field{{Name: "v", Type: sqltypes.StringType, Nullable: true}}, vals), vals
+}
+
+// assertSameRows evaluates the vectorized expression and its row function over b and compares
+// every row.
+func assertSameRows(t *testing.T, env *testEnv, fast, row Expr, b arrow.RecordBatch, inputs []any, label string) {
+	t.Helper()
+	got, err := env.eval(fast, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := env.eval(row, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if g, w := renderValue(got[i]), renderValue(want[i]); g != w {
+			t.Errorf("%s, input %q: vectorized %s, row function %s", label, inputs[i], g, w)
 		}
 	}
 }
@@ -160,12 +172,7 @@ func TestFromJSONStructFailFastMatchesRowFunction(t *testing.T) {
 func TestToJSONStructMatchesRowFunction(t *testing.T) {
 	env := newEnv(t, true)
 	defer env.close()
-	cases := jsonFastCases()
-	vals := make([]any, len(cases)+1)
-	for i, c := range cases {
-		vals[i] = c
-	}
-	b := env.batch([]sqltypes.Field{{Name: "v", Type: sqltypes.StringType, Nullable: true}}, vals)
+	b, vals := jsonCasesBatch(env)
 	defer b.Release()
 	for _, schema := range jsonFastSchemas {
 		parsed := mustBind(t, "from_json", Options{}, col(0, "v", sqltypes.StringType), lit(schema, sqltypes.StringType))
@@ -174,19 +181,7 @@ func TestToJSONStructMatchesRowFunction(t *testing.T) {
 		if !ok {
 			t.Fatalf("to_json of a struct bound to %T", e)
 		}
-		got, err := env.eval(fast, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := env.eval(fast.rowFunc, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Errorf("schema %q, input %q: vectorized %v, row function %v", schema, vals[i], got[i], want[i])
-			}
-		}
+		assertSameRows(t, env, fast, fast.rowFunc, b, vals, schema)
 	}
 }
 
@@ -209,16 +204,10 @@ func TestToJSONStructSpecialValues(t *testing.T) {
 	b := env.batch([]sqltypes.Field{{Name: "r", Type: st, Nullable: true}}, rows)
 	defer b.Release()
 	e := mustBind(t, "to_json", Options{}, col(0, "r", st)).(*toJSONStruct)
+	assertSameRows(t, env, e, e.rowFunc, b, rows, "special values")
 	got, err := env.eval(e, b)
 	if err != nil {
 		t.Fatal(err)
-	}
-	want, err := env.eval(e.rowFunc, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if renderValue(got) != renderValue(want) {
-		t.Errorf("vectorized %#v\nrow function %#v", got, want)
 	}
 	if got[0] != `{"d":"NaN","f":1.5,"s":"plain","we\"ird":true}` || got[3] != `{}` || got[4] != nil {
 		t.Errorf("got %#v", got)
@@ -259,22 +248,7 @@ func TestFromJSONStructOverBinaryCast(t *testing.T) {
 		t.Fatal(err)
 	}
 	fast := mustBind(t, "from_json", Options{}, cast, lit(jsonFastSchemas[0], sqltypes.StringType)).(*fromJSONStruct)
-	got, err := env.eval(fast, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := env.eval(fast.rowFunc, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(vals) || got[len(got)-1] != nil {
-		t.Fatalf("got %d rows, last %v", len(got), got[len(got)-1])
-	}
-	for i := range got {
-		if g, w := renderValue(got[i]), renderValue(want[i]); g != w {
-			t.Errorf("input %q: vectorized %s, row function %s", vals[i], g, w)
-		}
-	}
+	assertSameRows(t, env, fast, fast.rowFunc, b, vals, "binary input")
 }
 
 // BenchmarkFromJSONToJSON: to_json(from_json(CAST(value AS STRING))) over 4096 Kafka-shaped

@@ -162,58 +162,39 @@ func (e *fromJSONStruct) scanRecord(ctx *Context, text []byte, slots []jsonSlot)
 	}
 	bad := false
 	hint := 0 // records usually list their keys in the schema's order
-	if !p.consume('}') {
-		for {
-			raw, esc, ok := p.str()
-			if !ok || !p.consume(':') {
-				return false
+	ok := p.members('}', func() bool {
+		raw, esc, ok := p.str()
+		if !ok || !p.consume(':') {
+			return false
+		}
+		key := raw
+		if esc {
+			key = []byte(unescapeJSON(raw))
+		}
+		if e.unique {
+			j := e.fieldIndex(key, hint)
+			if j < 0 {
+				return p.skip(1)
 			}
-			key := raw
-			if esc {
-				key = []byte(unescapeJSON(raw))
-			}
-			if e.unique {
-				j := e.fieldIndex(key, hint)
-				if j < 0 {
-					if !p.skip(1) {
-						return false
-					}
-				} else {
-					if !e.scanField(ctx, &p, e.fields[j].Type, &slots[j], &bad) {
-						return false
-					}
-					hint = j + 1
-				}
-				if p.consume('}') {
-					break
-				}
-				if !p.consume(',') {
-					return false
-				}
+			hint = j + 1
+			return e.scanField(ctx, &p, e.fields[j].Type, &slots[j], &bad)
+		}
+		matched := false
+		valueAt := p.i
+		for j := range e.fields {
+			if e.fields[j].Name != string(key) {
 				continue
 			}
-			matched := false
-			valueAt := p.i
-			for j := range e.fields {
-				if e.fields[j].Name != string(key) {
-					continue
-				}
-				p.i = valueAt // a key naming several fields is read once for each
-				if !e.scanField(ctx, &p, e.fields[j].Type, &slots[j], &bad) {
-					return false
-				}
-				matched = true
-			}
-			if !matched && !p.skip(1) {
+			p.i = valueAt // a key naming several fields is read once for each
+			if !e.scanField(ctx, &p, e.fields[j].Type, &slots[j], &bad) {
 				return false
 			}
-			if p.consume('}') {
-				break
-			}
-			if !p.consume(',') {
-				return false
-			}
+			matched = true
 		}
+		return matched || p.skip(1)
+	})
+	if !ok {
+		return false
 	}
 	p.skipSpace()
 	return p.i == len(p.s) && !(bad && e.failFast)

@@ -221,46 +221,26 @@ func (p *jsonScan) value(depth int) (any, bool) {
 	case '{':
 		p.i++
 		obj := &jsonObject{}
-		if p.consume('}') {
-			return obj, true
-		}
-		for {
+		ok := p.members('}', func() bool {
 			raw, esc, ok := p.str()
 			if !ok || !p.consume(':') {
-				return nil, false
+				return false
 			}
 			v, ok := p.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
 			obj.keys = append(obj.keys, jsonString(raw, esc))
 			obj.vals = append(obj.vals, v)
-			if p.consume('}') {
-				return obj, true
-			}
-			if !p.consume(',') {
-				return nil, false
-			}
-		}
+			return ok
+		})
+		return obj, ok
 	case '[':
 		p.i++
 		arr := []any{}
-		if p.consume(']') {
-			return arr, true
-		}
-		for {
+		ok := p.members(']', func() bool {
 			v, ok := p.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
 			arr = append(arr, v)
-			if p.consume(']') {
-				return arr, true
-			}
-			if !p.consume(',') {
-				return nil, false
-			}
-		}
+			return ok
+		})
+		return arr, ok
 	case '"':
 		raw, esc, ok := p.str()
 		if !ok {
@@ -289,36 +269,13 @@ func (p *jsonScan) skip(depth int) bool {
 	switch p.peek() {
 	case '{':
 		p.i++
-		if p.consume('}') {
-			return true
-		}
-		for {
-			if _, _, ok := p.str(); !ok || !p.consume(':') || !p.skip(depth+1) {
-				return false
-			}
-			if p.consume('}') {
-				return true
-			}
-			if !p.consume(',') {
-				return false
-			}
-		}
+		return p.members('}', func() bool {
+			_, _, ok := p.str()
+			return ok && p.consume(':') && p.skip(depth+1)
+		})
 	case '[':
 		p.i++
-		if p.consume(']') {
-			return true
-		}
-		for {
-			if !p.skip(depth + 1) {
-				return false
-			}
-			if p.consume(']') {
-				return true
-			}
-			if !p.consume(',') {
-				return false
-			}
-		}
+		return p.members(']', func() bool { return p.skip(depth + 1) })
 	case '"':
 		_, _, ok := p.str()
 		return ok
@@ -331,6 +288,25 @@ func (p *jsonScan) skip(depth int) bool {
 	}
 	_, ok := p.number()
 	return ok
+}
+
+// members reads the members of an object or array whose opening byte was read, through the
+// closing byte; member reads one member.
+func (p *jsonScan) members(closing byte, member func() bool) bool {
+	if p.consume(closing) {
+		return true
+	}
+	for {
+		if !member() {
+			return false
+		}
+		if p.consume(closing) {
+			return true
+		}
+		if !p.consume(',') {
+			return false
+		}
+	}
 }
 
 // jsonString is a scanned string's value.
