@@ -100,7 +100,7 @@ def test_sigkills_of_the_server_keep_kafka_to_kafka_exact(kafka, tmp_path):
     src, out = topic_name("eo-in"), topic_name("eo-out")
     print(f"topics {src} -> {out}")
     create_topic(kafka, src, 2)
-    lines = [f"k{i}:v{i}" for i in range(1500)]
+    lines = [f"k{i}:v{i}" for i in range(300 * (kills + 1))]  # more than the runs read before their kills
     produce(kafka, src, lines)
     cp = str(tmp_path / "cp")
     query_id, progressed = None, 0
