@@ -5,9 +5,9 @@
 #   bench/kafka-bench.sh            # everything; prints a summary with the ratios
 #   RECORDS=2000000 bench/kafka-bench.sh
 #
-# Without KAFKA_BOOTSTRAP it starts a private single-node KRaft broker (its own temp dir and
-# ports, the jars of scripts/kafka-broker.sh) and stops it at the end, so it neither uses nor
-# stops the broker other tests share. Steps:
+# Without KAFKA_BOOTSTRAP it starts an independent single-node KRaft broker with
+# scripts/kafka-broker.sh (WEIR_KAFKA_RUN: its own state dir and ports) and stops it at the end,
+# so it neither uses nor stops the broker other tests share. Steps:
 #   1. a topic with PARTITIONS partitions, filled by Kafka's ProducerPerformance with RECORDS
 #      ~100-byte JSON records (payload file of distinct records): the producer ceiling;
 #   2. Kafka's ConsumerPerformance reading them all: the consumer ceiling;
@@ -24,70 +24,24 @@ RECORDS="${RECORDS:-1000000}"
 PARTITIONS="${PARTITIONS:-2}"
 RATE="${RATE:-10000}"
 SECONDS_LAT="${SECONDS_LAT:-10}"
-OUT="${OUT:-$root/bench/kafka-bench.out}"
+OUT="${OUT:-${TMPDIR:-/tmp}/weir-kafka-bench.out}"
 libs=$(scripts/kafka-broker.sh jars | tail -1)
 cp="$libs/*"
 work=$(mktemp -d "${TMPDIR:-/tmp}/weir-kafka-bench.XXXXXX")
-broker_pid=""
+own_broker=""
 
 cleanup() {
-  if [ -n "$broker_pid" ] && kill -0 "$broker_pid" 2>/dev/null; then
-    kill "$broker_pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$broker_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$broker_pid" 2>/dev/null || true
+  if [ -n "$own_broker" ]; then
+    WEIR_KAFKA_RUN="$work/run" scripts/kafka-broker.sh stop || true
   fi
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-start_broker() {
-  local port cport id
-  port=$(free_port)
-  cport=$(free_port)
-  while [ "$cport" = "$port" ]; do cport=$(free_port); done
-  cat >"$work/server.properties" <<PROPS
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-log.dirs=$work/logs
-num.partitions=$PARTITIONS
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-auto.create.topics.enable=true
-PROPS
-  id=$(java -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
-  java -cp "$cp" kafka.tools.StorageTool format -t "$id" -c "$work/server.properties" >"$work/format.log" 2>&1
-  # The same JVM settings as scripts/kafka-broker.sh.
-  java -Xms256m -Xmx512m -XX:+UseSerialGC -cp "$cp" kafka.Kafka "$work/server.properties" \
-    >"$work/broker.log" 2>&1 </dev/null &
-  broker_pid=$!
-  for _ in $(seq 1 600); do
-    kill -0 "$broker_pid" 2>/dev/null || { tail -50 "$work/broker.log" >&2; exit 1; }
-    if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      KAFKA_BOOTSTRAP="127.0.0.1:$port"
-      return
-    fi
-    sleep 0.2
-  done
-  echo "kafka-bench.sh: the broker did not start" >&2
-  exit 1
-}
-
 if [ -z "${KAFKA_BOOTSTRAP:-}" ]; then
-  start_broker
+  # An independent broker (its own state dir): the shared one is neither used nor stopped.
+  own_broker=1
+  KAFKA_BOOTSTRAP=$(WEIR_KAFKA_RUN="$work/run" scripts/kafka-broker.sh start | tail -1)
 fi
 export KAFKA_BOOTSTRAP
 echo "broker $KAFKA_BOOTSTRAP; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT"
