@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +216,18 @@ func TestToJSONStructSpecialValues(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+func TestJSONIntIsParseInt(t *testing.T) {
+	for _, text := range []string{"0", "-0", "7", "-7", "123456789012345678", "-123456789012345678",
+		"1234567890123456789", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+		"99999999999999999999", "1.5", "1e3", "-", ""} {
+		got, gerr := jsonInt([]byte(text))
+		want, werr := strconv.ParseInt(text, 10, 64)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Errorf("jsonInt(%q) = %d, %v; ParseInt: %d, %v", text, got, gerr, want, werr)
+		}
+	}
+}
 
 // renderValue prints a Go value of the sqltypes conventions, maps by content.
 func renderValue(v any) string {

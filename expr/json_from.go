@@ -216,7 +216,7 @@ func (e *fromJSONStruct) scanField(ctx *Context, p *jsonScan, t sqltypes.DataTyp
 				return false
 			}
 			slot.kind = slotAbsent
-			if i, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+			if i, err := jsonInt(num); err == nil {
 				if _, fits := fitIntegral(i, t.Kind); fits {
 					slot.kind, slot.i = slotInt, i
 					return true
@@ -312,4 +312,27 @@ func offsetSpan(offsets []int32) int {
 		return 0
 	}
 	return int(offsets[len(offsets)-1] - offsets[0])
+}
+
+// jsonInt is strconv.ParseInt of a number's text, without the string for the common short
+// integer literal.
+func jsonInt(num []byte) (int64, error) {
+	digits := num
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return strconv.ParseInt(string(num), 10, 64)
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return strconv.ParseInt(string(num), 10, 64)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if len(digits) < len(num) {
+		v = -v
+	}
+	return v, nil
 }
