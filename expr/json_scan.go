@@ -169,19 +169,12 @@ func (p *jsonScan) number() ([]byte, bool) {
 	case i < len(s) && s[i] == '0':
 		i++
 	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
+		i = skipDigits(s, i)
 	default:
 		return nil, false
 	}
 	if i < len(s) && s[i] == '.' {
-		i++
-		d := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(s, i+1); i < 0 {
 			return nil, false
 		}
 	}
@@ -190,16 +183,24 @@ func (p *jsonScan) number() ([]byte, bool) {
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		d := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(s, i); i < 0 {
 			return nil, false
 		}
 	}
 	p.i = i
 	return s[start:i], true
+}
+
+// skipDigits is the index after the digits of s starting at i; -1 when there are none.
+func skipDigits(s []byte, i int) int {
+	d := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == d {
+		return -1
+	}
+	return i
 }
 
 // literal reads true, false or null.
