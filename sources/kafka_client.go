@@ -46,9 +46,10 @@ func KafkaParams(options map[string]string) map[string]string {
 //   - timeouts and sizes with a kgo equivalent: request.timeout.ms, socket.connection.setup.timeout.ms,
 //     default.api.timeout.ms, retry.backoff.ms, metadata.max.age.ms, connections.max.idle.ms,
 //     fetch.min.bytes, fetch.max.bytes, max.partition.fetch.bytes, fetch.max.wait.ms,
-//     isolation.level, acks, linger.ms, batch.size, compression.type, max.request.size,
-//     enable.idempotence, retries, max.in.flight.requests.per.connection, delivery.timeout.ms,
-//     transaction.timeout.ms.
+//     isolation.level, acks, linger.ms, compression.type, max.request.size (the cap on a
+//     record and its batch), enable.idempotence, retries, max.in.flight.requests.per.connection,
+//     delivery.timeout.ms, transaction.timeout.ms; batch.size is validated only (Java's target
+//     batch size, not a cap: kgo fills batches up to max.request.size).
 //
 // Other Kafka options are ignored, as the Kafka client ignores (and warns about) options it does
 // not know. Options a caller appends after these take precedence. Malformed values are
@@ -205,8 +206,10 @@ func kafkaTuningOpts(params map[string]string) ([]kgo.Opt, error) {
 		{"fetch.min.bytes", func(n int32) kgo.Opt { return kgo.FetchMinBytes(n) }},
 		{"fetch.max.bytes", func(n int32) kgo.Opt { return kgo.FetchMaxBytes(n) }},
 		{"max.partition.fetch.bytes", func(n int32) kgo.Opt { return kgo.FetchMaxPartitionBytes(n) }},
-		{"batch.size", func(n int32) kgo.Opt { return kgo.ProducerBatchMaxBytes(n) }},
-		{"max.request.size", kgo.BrokerMaxWriteBytes},
+		// batch.size is Java's target size of a batch, not a cap: a larger record goes in a
+		// batch of its own. kgo fills batches up to their cap (max.request.size below), so
+		// the target has no kgo equivalent; it is validated only.
+		{"batch.size", nil},
 		{"retries", func(n int32) kgo.Opt { return kgo.RecordRetries(int(n)) }},
 		{"max.in.flight.requests.per.connection", func(n int32) kgo.Opt {
 			return kgo.MaxProduceRequestsInflightPerBroker(int(n))
@@ -218,9 +221,18 @@ func kafkaTuningOpts(params map[string]string) ([]kgo.Opt, error) {
 			if err != nil {
 				return nil, err
 			}
-			if n > 0 {
+			if n > 0 && s.opt != nil {
 				opts = append(opts, s.opt(int32(n)))
 			}
+		}
+	}
+	if v, ok := params["max.request.size"]; ok {
+		n, err := kafkaConfigInt("max.request.size", v, 32)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			opts = append(opts, kafkaMaxRequestSize(int32(n))...)
 		}
 	}
 	if v, ok := params["isolation.level"]; ok {
@@ -262,6 +274,16 @@ func kafkaTuningOpts(params map[string]string) ([]kgo.Opt, error) {
 		opts = append(opts, kgo.ProducerBatchCompression(codec))
 	}
 	return opts, nil
+}
+
+// kafkaMaxRequestSize maps max.request.size, Java's cap on a record (a record larger than it
+// fails with RecordTooLargeException) and on a produce request: kgo's cap on a record batch
+// (a record that does not fit fails with MESSAGE_TOO_LARGE), within kgo's bounds, and a
+// per-broker write cap no smaller than the batch cap (kgo requires it).
+func kafkaMaxRequestSize(n int32) []kgo.Opt {
+	batch := min(max(n, 512), 1<<30)
+	write := min(max(batch, 100<<20), 1<<30)
+	return []kgo.Opt{kgo.ProducerBatchMaxBytes(batch), kgo.BrokerMaxWriteBytes(write)}
 }
 
 // kafkaCompression maps compression.type to a kgo codec.

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -233,5 +234,43 @@ func TestKafkaClientTLS(t *testing.T) {
 	byName["kafka.ssl.endpoint.identification.algorithm"] = ""
 	if err := pingKafka(t, byName); err != nil {
 		t.Fatalf("endpoint identification off: %v", err)
+	}
+}
+
+// batch.size is a target, as in Java Kafka: a record larger than it goes in a batch of its own;
+// max.request.size is the cap on a record.
+func TestKafkaClientBatchSizeIsNotACap(t *testing.T) {
+	addr := newFakeKafka(t, 1, "big")
+	produce := func(options map[string]string, size int) error {
+		t.Helper()
+		opts, err := KafkaClientOpts(options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return cl.ProduceSync(ctx, &kgo.Record{Topic: "big", Value: []byte(strings.Repeat("x", size))}).FirstErr()
+	}
+	if err := produce(map[string]string{"kafka.batch.size": "16384"}, 100_000); err != nil {
+		t.Fatalf("a 100 kB record with batch.size=16384: %v", err)
+	}
+	if err := produce(map[string]string{"kafka.batch.size": "100", "kafka.linger.ms": "5"}, 5_000); err != nil {
+		t.Fatalf("a 5 kB record with batch.size=100: %v", err)
+	}
+	small := map[string]string{"kafka.batch.size": "16384", "kafka.max.request.size": "4096"}
+	if err := produce(small, 2_000); err != nil {
+		t.Fatalf("a 2 kB record under max.request.size=4096: %v", err)
+	}
+	if err := produce(small, 10_000); !errors.Is(err, kerr.MessageTooLarge) {
+		t.Fatalf("a 10 kB record over max.request.size=4096: got %v, want MESSAGE_TOO_LARGE", err)
+	}
+	if _, err := KafkaClientOpts(map[string]string{"kafka.batch.size": "big"}); err == nil ||
+		!strings.Contains(err.Error(), "Invalid value big for configuration batch.size: Not a number of type INT") {
+		t.Fatalf("batch.size=big: %v", err)
 	}
 }
