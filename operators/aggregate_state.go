@@ -13,11 +13,13 @@ import (
 	"github.com/weirhq/weir/flow"
 )
 
-// The hash aggregate's checkpointed state (flow.Snapshotter): its group keys, live row counts
-// and every accumulator's state. Restoring rebuilds the groups in id order and marks every live
-// group for emission as a fresh row at the next barrier: a restored job's downstream starts
-// empty (a complete-mode sink gets the whole result again, an update-mode sink an upsert of
-// every group).
+// The hash aggregate's checkpointed state (flow.Snapshotter, flow.StateCapturer): its group
+// keys, live row counts and every accumulator's state. At a barrier the aggregate only captures
+// them (the synchronous part: the accumulators' snapshots and copies of the counts; the key
+// batches are shared); the runtime encodes the capture in the background. Restoring rebuilds
+// the group table in bulk and marks every live group for emission as a fresh row at the next
+// barrier: a restored job's downstream starts empty (a complete-mode sink gets the whole result
+// again, an update-mode sink an upsert of every group).
 
 // aggregateState is the snapshot (encoded with expr.StateEncoder, fields in order); Keys are
 // Arrow IPC streams of the key columns whose rows, in order, are the groups in id order (one
