@@ -93,8 +93,8 @@ func (d *driver) perform(acts []action) bool {
 		switch a.Kind {
 		case actAskLatest:
 			d.fetchStart = d.clock.Now()
-			start := a.Start
-			q.spawn(func() { d.latestOffsets(start) })
+			start, available := a.Start, a.Available
+			q.spawn(func() { d.latestOffsets(start, available) })
 		case actWriteOffsets:
 			began := d.clock.Now()
 			if err := d.writeOffsets(a); err != nil {
@@ -222,14 +222,23 @@ func (d *driver) initialOffsets() {
 }
 
 // latestOffsets asks every source for its latest offset (relative to the next epoch's start
-// for sources.StartRelative ones).
-func (d *driver) latestOffsets(start []sources.Offset) {
+// for sources.StartRelative ones); with available, sources.RateLimited ones also report the
+// data available.
+func (d *driver) latestOffsets(start []sources.Offset, available bool) {
 	q := d.q
 	offs := make([]sources.Offset, len(q.streams))
+	var avail []sources.Offset
 	for i, s := range q.streams {
 		var o sources.Offset
 		var err error
-		if rel, ok := s.(sources.StartRelative); ok && i < len(start) {
+		if rl, ok := s.(sources.RateLimited); ok && available && i < len(start) {
+			var a sources.Offset
+			o, a, err = rl.LatestAndAvailable(q.ctx, start[i])
+			if avail == nil {
+				avail = make([]sources.Offset, len(q.streams))
+			}
+			avail[i] = a
+		} else if rel, ok := s.(sources.StartRelative); ok && i < len(start) {
 			o, err = rel.LatestFrom(q.ctx, start[i])
 		} else {
 			o, err = s.Latest(q.ctx)
@@ -242,7 +251,7 @@ func (d *driver) latestOffsets(start []sources.Offset) {
 		}
 		offs[i] = o
 	}
-	q.post(event{Kind: evLatest, Offsets: offs})
+	q.post(event{Kind: evLatest, Offsets: offs, Available: avail})
 }
 
 // readJob reads the job's output: an epoch is done once every sink partition forwarded its
