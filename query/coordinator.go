@@ -35,11 +35,15 @@ const (
 	evProcessAll
 )
 
-// event is one input of Step. At is the clock's time when it happened.
+// event is one input of Step. At is the clock's time when it happened. Available (evLatest
+// answering an actAskLatest with Available set) holds, per source, the offset the data
+// available now ends at when the source's latest offset is rate limited (sources.RateLimited),
+// nil for the others (their latest offset is all there is).
 type event struct {
-	Kind    eventKind
-	At      time.Time
-	Offsets []sources.Offset
+	Kind      eventKind
+	At        time.Time
+	Offsets   []sources.Offset
+	Available []sources.Offset
 	Epoch   int64
 	Err     error
 	Waiter  int
@@ -50,7 +54,9 @@ type actionKind uint8
 
 const (
 	// actAskLatest: ask every source for its latest offset (answer with evLatest); Start is
-	// where the next epoch starts, for sources whose latest offset depends on it.
+	// where the next epoch starts, for sources whose latest offset depends on it. With
+	// Available, rate-limited sources also report the data available (event.Available): a
+	// processAllAvailable caller waits for it.
 	actAskLatest actionKind = iota + 1
 	// actStartEpoch: hand epoch Epoch, (Start, End] per source, to the sources.
 	actStartEpoch
@@ -82,6 +88,7 @@ type action struct {
 	After              time.Duration
 	Waiters            []int
 	Err                error
+	Available          bool
 }
 
 type phase uint8
@@ -101,12 +108,16 @@ type epochPlan struct {
 }
 
 // waiter is a processAllAvailable call: it returns once epoch need is committed, need being
-// decided by the first latest offsets fetched after the call (fetch number fetch).
+// decided by the first latest offsets fetched after the call (fetch number fetch). When a
+// rate-limited source's latest offset stopped short of the data available then, target is
+// that data's end: the caller also waits until the committed epochs reach it (or until a
+// trigger finds nothing to read: Spark's noNewData).
 type waiter struct {
 	id      int
 	fetch   int
 	need    int64
 	decided bool
+	target  []sources.Offset
 }
 
 // coordinator is the state machine. Fields are read by tests; only Step changes them.
@@ -118,6 +129,7 @@ type coordinator struct {
 
 	phase     phase
 	cur       []sources.Offset // end of the last planned epoch: start of the next
+	done      []sources.Offset // end of the last completed epoch
 	next      int64            // id of the next epoch
 	committed int64            // last completed epoch (-1: none)
 	running   *epochPlan
@@ -173,6 +185,7 @@ func (c *coordinator) Step(ev event) []action {
 				c.cur = r.start
 			}
 		}
+		c.done = c.cur
 		if r := c.resume; r != nil && r.replay != nil {
 			// The logged but uncommitted epoch runs first, with exactly its logged offsets.
 			ep := r.replay
@@ -238,6 +251,7 @@ func (c *coordinator) onLatest(ev event, out []action) []action {
 	}
 	latest := ev.Offsets
 	hasNew := !sameOffsets(latest, c.cur)
+	available := availableOffsets(latest, ev.Available)
 	for i := range c.waiters {
 		w := &c.waiters[i]
 		if w.decided || w.fetch > c.fetches {
@@ -248,6 +262,17 @@ func (c *coordinator) onLatest(ev event, out []action) []action {
 			w.need = c.next // the next epoch planned covers latest
 		} else {
 			w.need = c.next - 1 // the last planned epoch already does
+		}
+		if !sameOffsets(available, latest) {
+			w.target = available // latest is capped: later epochs read the rest
+		}
+	}
+	if !hasNew && c.running == nil && c.triggerFetch && !c.oneShot() {
+		// A trigger found nothing to read: every waiter has all it can get now.
+		for i := range c.waiters {
+			if w := &c.waiters[i]; w.decided {
+				w.need, w.target = c.next-1, nil
+			}
 		}
 	}
 	switch {
@@ -296,6 +321,7 @@ func (c *coordinator) onEpochDone(ev event, out []action) []action {
 	ep := c.running
 	c.running = nil
 	c.committed = ep.id
+	c.done = ep.end
 	c.lastReport = ev.At
 	if c.durable {
 		out = append(out, action{Kind: actCommit, Epoch: ep.id})
@@ -337,7 +363,11 @@ func (c *coordinator) ask(out []action, forTrigger bool) []action {
 	if forTrigger {
 		c.status.TriggerActive = true
 	}
-	return append(out, action{Kind: actAskLatest, Start: c.cur})
+	a := action{Kind: actAskLatest, Start: c.cur}
+	for _, w := range c.waiters {
+		a.Available = a.Available || !w.decided && w.fetch <= c.fetches
+	}
+	return append(out, a)
 }
 
 func (c *coordinator) startEpoch(out []action, latest []sources.Offset) []action {
@@ -376,7 +406,7 @@ func (c *coordinator) release(out []action) []action {
 	var done []int
 	kept := c.waiters[:0]
 	for _, w := range c.waiters {
-		if w.decided && w.need <= c.committed {
+		if w.decided && w.need <= c.committed && c.reached(w.target) {
 			done = append(done, w.id)
 			continue
 		}
@@ -385,6 +415,36 @@ func (c *coordinator) release(out []action) []action {
 	c.waiters = kept
 	if len(done) > 0 {
 		out = append(out, action{Kind: actRelease, Waiters: done})
+	}
+	return out
+}
+
+// reached reports whether the completed epochs reached target (nil: nothing to reach). Offsets
+// that are not ordered (a source that moved backwards) count as reached: nothing more will come.
+func (c *coordinator) reached(target []sources.Offset) bool {
+	for i, t := range target {
+		if i >= len(c.done) {
+			return false
+		}
+		if cmp, err := sources.CompareOffsets(c.done[i], t); err == nil && cmp < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// availableOffsets is the data available per source: available's offset where a rate-limited
+// source reported one, latest's otherwise.
+func availableOffsets(latest, available []sources.Offset) []sources.Offset {
+	if available == nil {
+		return latest
+	}
+	out := make([]sources.Offset, len(latest))
+	for i, o := range latest {
+		out[i] = o
+		if i < len(available) && available[i] != nil {
+			out[i] = available[i]
+		}
 	}
 	return out
 }

@@ -285,20 +285,28 @@ func (s *kafkaStream) Latest(ctx context.Context) (Offset, error) {
 // available and maxTriggerDelay has not passed since the last epoch (delayEpoch). Partitions that vanished since start keep their start offset (the epoch reads
 // nothing of them); with failOnDataLoss that is an error, as in Spark.
 func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, error) {
+	latest, _, err := s.LatestAndAvailable(ctx, start)
+	return latest, err
+}
+
+// LatestAndAvailable implements RateLimited: LatestFrom's offsets and the end offsets before
+// minOffsetsPerTrigger and maxOffsetsPerTrigger apply (partitions that vanished since start
+// at their start offset).
+func (s *kafkaStream) LatestAndAvailable(ctx context.Context, start Offset) (Offset, Offset, error) {
 	from, err := decodeKafkaOffsets(start)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	latest, err := s.listOffsets(ctx, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, tp := range sortedPartitions(from) {
 		if _, ok := latest[tp.Topic][tp.Partition]; ok {
 			continue
 		}
 		if s.opts.failOnDataLoss && s.opts.strategy != kafkaSubscribePattern {
-			return nil, kafkaDataLoss("Partition %s-%d's offset was changed from %d to <deleted>, some data may have been missed.",
+			return nil, nil, kafkaDataLoss("Partition %s-%d's offset was changed from %d to <deleted>, some data may have been missed.",
 				tp.Topic, tp.Partition, from[tp.Topic][tp.Partition])
 		}
 		if latest[tp.Topic] == nil {
@@ -306,8 +314,9 @@ func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, err
 		}
 		latest[tp.Topic][tp.Partition] = from[tp.Topic][tp.Partition]
 	}
+	available := encodeKafkaOffsets(latest)
 	if s.opts.minOffsets > 0 && s.delayEpoch(from, latest) {
-		return start, nil
+		return start, available, nil
 	}
 	if s.opts.maxOffsets > 0 {
 		var earliest kafkaOffsets
@@ -321,10 +330,11 @@ func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, err
 		}
 		latest = rateLimitKafka(s.opts.maxOffsets, from, latest, newStart)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		return encodeKafkaOffsets(latest), available, nil
 	}
-	return encodeKafkaOffsets(latest), nil
+	return available, available, nil
 }
 
 // delayEpoch is Spark's KafkaMicroBatchStream.delayBatch: an epoch waits while fewer than
