@@ -19,7 +19,9 @@ import (
 // durable gives the query a checkpoint; fresh (a first start) or commit-*/logged-* (the last
 // committed epoch's and the next epoch's offsets-log records) plan its recovery, printed.
 //
-//	init offsets=0,0 | timer | latest offsets=5,0 | done epoch=0 | stop | fail | ended | processAll waiter=1
+//	init offsets=0,0 | timer | latest offsets=5,0 [available=9,_] | done epoch=0 | stop | fail | ended | processAll waiter=1
+//
+// available gives a rate-limited source's data available (_: a source without a rate limit).
 //
 // Every event takes at=<duration since start> (default 0s).
 func TestCoordinator(t *testing.T) {
@@ -94,6 +96,14 @@ func TestCoordinator(t *testing.T) {
 					for _, v := range strings.Split(a.Vals[0], ",") {
 						ev.Offsets = append(ev.Offsets, sources.Offset(v))
 					}
+				case "available":
+					for _, v := range strings.Split(a.Vals[0], ",") {
+						var o sources.Offset
+						if v != "_" {
+							o = sources.Offset(v)
+						}
+						ev.Available = append(ev.Available, o)
+					}
 				case "epoch":
 					ev.Epoch, _ = strconv.ParseInt(a.Vals[0], 10, 64)
 				case "waiter":
@@ -158,6 +168,9 @@ func offsetsText(offs []sources.Offset) string {
 func actionLine(a action) string {
 	switch a.Kind {
 	case actAskLatest:
+		if a.Available {
+			return "ask-latest available"
+		}
 		return "ask-latest"
 	case actWriteOffsets:
 		return fmt.Sprintf("write-offsets %d %s..%s", a.Epoch, offsetsText(a.Start), offsetsText(a.End))
