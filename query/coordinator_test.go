@@ -1,13 +1,19 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/datadriven"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/logical"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 )
 
@@ -199,4 +205,58 @@ func actionLine(a action) string {
 
 func statusLine(s Status) string {
 	return fmt.Sprintf("status: %q data=%t trigger=%t active=%t", s.Message, s.DataAvailable, s.TriggerActive, s.Active)
+}
+
+// processAllAvailable over a real rate-limited source (Kafka with maxOffsetsPerTrigger=3 on a
+// kfake cluster): one call returns once all 10 records available at the call are in the sink,
+// read in capped epochs of at most 3.
+func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "capped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	addr := strings.Join(cluster.ListenAddrs(), ",")
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	m := newTestManager(mem)
+	defer m.StopAll()
+	reg := &tables{m: map[string]*sinks.MemoryTable{}}
+	m.env.Tables = reg
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "capped", "startingOffsets": "earliest",
+		"maxOffsetsPerTrigger": "3"}
+	schema, err := sources.StreamSchema("kafka", opts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := start(t, m, Spec{Plan: &logical.SourceScan{Format: "kafka", Options: opts, Out: schema, Streaming: true},
+		Format: "memory", Name: "capped", OutputMode: sinks.Append})
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 10 {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "capped", Value: []byte(strconv.Itoa(i))}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.ProcessAllAvailable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := tableRows(reg.get("capped")); n != 10 {
+		t.Fatalf("after processAllAvailable the memory sink has %d rows, want 10", n)
+	}
+	for _, p := range q.RecentProgress() {
+		if n := progressOf(t, p)["numInputRows"].(float64); n > 3 {
+			t.Fatalf("an epoch read %v rows past maxOffsetsPerTrigger=3: %s", n, p)
+		}
+	}
+	if err := q.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	reg.get("capped").Release()
+	mem.AssertSize(t, 0)
 }
