@@ -19,52 +19,204 @@ type kafkaRange struct {
 	from, until int64
 }
 
-// readRanges consumes the ranges with one direct-partition client (no consumer group), keeping
-// control records so that every offset up to until-1 is seen even in transactional topics, and
-// emits the data records as batches of the source's schema. A fetch making no progress for
-// kafkaConsumer.pollTimeoutMs fails the read.
-func (s *kafkaStream) readRanges(ctx context.Context, ranges []kafkaRange, emit func(arrow.RecordBatch) error) error {
+// kafkaReader is a source partition's direct-partition consumer (no consumer group), kept
+// between epochs: a fetch by an open consumer costs a fraction of a new consumer's first fetch,
+// and it keeps fetching in the background, so the next epoch's records are often already here.
+// next is, per assigned topic-partition, the offset the next epoch must start at for the reader
+// to be reused; pending holds the records fetched at or past it (the next epochs' records).
+type kafkaReader struct {
+	cl      *kgo.Client
+	next    map[kafkaTopicPartition]int64
+	pending []*kgo.Record
+}
+
+// fits reports whether the reader stands at every range's start.
+func (rd *kafkaReader) fits(ranges []kafkaRange) bool {
+	for _, r := range ranges {
+		if n, ok := rd.next[r.tp]; !ok || n != r.from {
+			return false
+		}
+	}
+	return true
+}
+
+func (rd *kafkaReader) close() {
+	rd.cl.Close()
+	rd.pending = nil
+}
+
+// reader returns source partition p's kept reader if it stands at the ranges' starts, or else
+// (closing the kept one) a new consumer assigned to the ranges' topic-partitions at their starts.
+func (s *kafkaStream) reader(p int, ranges []kafkaRange) (*kafkaReader, error) {
+	s.mu.Lock()
+	rd := s.readers[p]
+	delete(s.readers, p)
+	s.mu.Unlock()
+	if rd != nil {
+		if rd.fits(ranges) {
+			return rd, nil
+		}
+		rd.close()
+	}
 	opts, err := s.opts.clientOpts()
 	if err != nil {
-		return err
-	}
-	if ranges, err = s.resolveEarliest(ctx, ranges); err != nil || len(ranges) == 0 {
-		return err
+		return nil, err
 	}
 	assign := map[string]map[int32]kgo.Offset{}
-	next := map[kafkaTopicPartition]int64{}
-	until := map[kafkaTopicPartition]int64{}
+	rd = &kafkaReader{next: map[kafkaTopicPartition]int64{}}
 	for _, r := range ranges {
 		if assign[r.tp.Topic] == nil {
 			assign[r.tp.Topic] = map[int32]kgo.Offset{}
 		}
 		assign[r.tp.Topic][r.tp.Partition] = kgo.NewOffset().At(r.from)
-		next[r.tp] = r.from
-		until[r.tp] = r.until
+		rd.next[r.tp] = r.from
 	}
 	opts = append(opts, kgo.ConsumePartitions(assign), kgo.KeepControlRecords(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500*time.Millisecond))
 	if s.opts.readCommitted() {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return sparkerr.IllegalArgument("Invalid Kafka client configuration: %v", err).Wrap(err)
+	if rd.cl, err = kgo.NewClient(opts...); err != nil {
+		return nil, sparkerr.IllegalArgument("Invalid Kafka client configuration: %v", err).Wrap(err)
 	}
-	defer cl.Close()
+	return rd, nil
+}
+
+// keepReader keeps source partition p's reader for the next epoch (closing it if the source
+// is closed).
+func (s *kafkaStream) keepReader(p int, rd *kafkaReader) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		rd.close()
+		return
+	}
+	if s.readers == nil {
+		s.readers = map[int]*kafkaReader{}
+	}
+	s.readers[p] = rd
+}
+
+// closeReaders closes the kept readers; the caller holds s.mu.
+func (s *kafkaStream) closeReaders() {
+	for p, rd := range s.readers {
+		rd.close()
+		delete(s.readers, p)
+	}
+}
+
+// readRanges consumes source partition p's ranges, keeping control records so that every
+// offset up to until-1 is seen even in transactional topics, and emits the data records as
+// batches of the source's schema. A range with from = until reads nothing but keeps its
+// topic-partition assigned to the partition's reader. The reader (kafkaReader) is reused when
+// this epoch starts where the last one ended and closed otherwise or on failure, so a restart
+// or a replayed epoch reads exactly its offsets. A fetch making no progress for
+// kafkaConsumer.pollTimeoutMs fails the read.
+func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange, emit func(arrow.RecordBatch) error) error {
+	ranges, err := s.resolveEarliest(ctx, ranges)
+	if err != nil {
+		return err
+	}
+	until := map[kafkaTopicPartition]int64{}
+	remaining := 0
+	for _, r := range ranges {
+		if r.from < r.until {
+			until[r.tp] = r.until
+			remaining++
+		}
+	}
+	if remaining == 0 {
+		return nil
+	}
+	rd, err := s.reader(p, ranges)
+	if err != nil {
+		return err
+	}
+	kept := false
+	defer func() {
+		if kept {
+			s.keepReader(p, rd)
+		} else {
+			rd.close()
+		}
+	}()
 
 	b := newKafkaBatch(s)
 	defer b.release()
-	remaining := len(ranges)
+	var later []*kgo.Record // records past this epoch, kept for the next
+	var recErr error
+	progressed := false
+	// reach moves tp's position to offset n (< its end), checking a gap before it for data loss.
+	reach := func(tp kafkaTopicPartition, n int64) bool {
+		if at := rd.next[tp]; n > at {
+			lost, err := s.lostBefore(ctx, tp, at)
+			if err != nil {
+				recErr = err
+				return false
+			}
+			if lost && s.opts.failOnDataLoss {
+				recErr = kafkaDataLoss("Cannot fetch offset %d of %s-%d (the earliest available is later).", at, tp.Topic, tp.Partition)
+				return false
+			}
+		}
+		return true
+	}
+	handle := func(r *kgo.Record) {
+		if recErr != nil {
+			return
+		}
+		tp := kafkaTopicPartition{r.Topic, r.Partition}
+		n, assigned := rd.next[tp]
+		if !assigned || r.Offset < n {
+			return
+		}
+		end, inEpoch := until[tp]
+		if !inEpoch || n >= end {
+			later = append(later, r)
+			return
+		}
+		if r.Offset >= end {
+			// Nothing of [n, end) is left (compacted or aborted away): the range is done.
+			if reach(tp, min(r.Offset, end)) {
+				progressed = true
+				rd.next[tp] = end
+				remaining--
+				later = append(later, r)
+			}
+			return
+		}
+		if !reach(tp, r.Offset) {
+			return
+		}
+		progressed = true
+		rd.next[tp] = r.Offset + 1
+		if !r.Attrs.IsControl() {
+			b.append(r)
+		}
+		if r.Offset+1 >= end {
+			remaining--
+		}
+		if b.rows >= RangeBatchRows {
+			recErr = b.flush(emit)
+		}
+	}
+	pending := rd.pending
+	rd.pending = nil
+	for _, r := range pending {
+		handle(r)
+	}
+	if recErr != nil {
+		return recErr
+	}
 	lastProgress := time.Now()
 	for remaining > 0 {
 		pollCtx, cancel := context.WithTimeout(ctx, s.opts.pollTimeout)
-		fetches := cl.PollFetches(pollCtx)
+		fetches := rd.cl.PollFetches(pollCtx)
 		cancel()
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		progressed := false
+		progressed = false
 		var fetchErr error
 		fetches.EachError(func(t string, p int32, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) && fetchErr == nil {
@@ -74,39 +226,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, ranges []kafkaRange, emit 
 		if fetchErr != nil {
 			return fetchErr
 		}
-		var recErr error
-		fetches.EachRecord(func(r *kgo.Record) {
-			tp := kafkaTopicPartition{r.Topic, r.Partition}
-			end, ok := until[tp]
-			if !ok || recErr != nil {
-				return
-			}
-			n := next[tp]
-			if n >= end || r.Offset < n || r.Offset >= end {
-				return
-			}
-			if r.Offset > n {
-				if lost, err := s.lostBefore(ctx, tp, n); err != nil {
-					recErr = err
-					return
-				} else if lost && s.opts.failOnDataLoss {
-					recErr = kafkaDataLoss("Cannot fetch offset %d of %s-%d (the earliest available is later).", n, tp.Topic, tp.Partition)
-					return
-				}
-			}
-			progressed = true
-			next[tp] = r.Offset + 1
-			if !r.Attrs.IsControl() {
-				b.append(r)
-			}
-			if r.Offset+1 >= end {
-				remaining--
-				cl.PauseFetchPartitions(map[string][]int32{tp.Topic: {tp.Partition}})
-			}
-			if b.rows >= RangeBatchRows {
-				recErr = b.flush(emit)
-			}
-		})
+		fetches.EachRecord(handle)
 		if recErr != nil {
 			return recErr
 		}
@@ -118,11 +238,16 @@ func (s *kafkaStream) readRanges(ctx context.Context, ranges []kafkaRange, emit 
 				joinServers(s.opts.bootstrap), s.opts.pollTimeout.Milliseconds())
 		}
 	}
-	return b.flush(emit)
+	if err := b.flush(emit); err != nil {
+		return err
+	}
+	rd.pending = later
+	kept = true
+	return nil
 }
 
 // resolveEarliest replaces the ranges' earliest (-2) starts by the partitions' earliest
-// offsets and drops the ranges left empty.
+// offsets and drops the ranges starting past their end.
 func (s *kafkaStream) resolveEarliest(ctx context.Context, ranges []kafkaRange) ([]kafkaRange, error) {
 	var earliest kafkaOffsets
 	out := ranges[:0]
@@ -136,7 +261,7 @@ func (s *kafkaStream) resolveEarliest(ctx context.Context, ranges []kafkaRange) 
 			}
 			r.from = earliest[r.tp.Topic][r.tp.Partition]
 		}
-		if r.from < r.until {
+		if r.from <= r.until {
 			out = append(out, r)
 		}
 	}

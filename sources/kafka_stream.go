@@ -40,8 +40,9 @@ const kafkaTimeoutException = "org.apache.kafka.common.errors.TimeoutException"
 // kafkaStream is the Kafka stream source. Its offset is the next offset to read of every
 // topic-partition ({"topic":{"0":23}}); Latest lists the end offsets of the subscribed topics
 // (discovering the topics matching subscribePattern anew each time); an epoch (start, end]
-// reads [start, end) of every partition with a direct-partition consumer, partitions spread
-// round-robin over the source partitions in (topic, partition) order. A partition absent from
+// reads [start, end) of every partition with a direct-partition consumer kept open between
+// epochs (kafkaReader), partitions spread round-robin over the source partitions in (topic,
+// partition) order. A partition absent from
 // start (new since) is read from its earliest offset. The resolved initial offsets persist in
 // StreamEnv.Metadata so a restarted query starts where the first run did.
 type kafkaStream struct {
@@ -58,7 +59,8 @@ type kafkaStream struct {
 	closed      bool
 	admin       *kgo.Client
 	adm         *kadm.Client
-	lastTrigger time.Time // when minOffsetsPerTrigger last let an epoch through (zero: never)
+	lastTrigger time.Time            // when minOffsetsPerTrigger last let an epoch through (zero: never)
+	readers     map[int]*kafkaReader // per source partition: its consumer kept between epochs
 }
 
 func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
@@ -386,7 +388,7 @@ func (s *kafkaStream) Read(ctx context.Context, p int, start, end Offset, emit f
 		r := kafkaRange{tp: tp, from: -2, until: to[tp.Topic][tp.Partition]}
 		if b, ok := from[tp.Topic][tp.Partition]; ok {
 			r.from = b
-			if b >= r.until {
+			if b > r.until {
 				continue
 			}
 		}
@@ -395,7 +397,7 @@ func (s *kafkaStream) Read(ctx context.Context, p int, start, end Offset, emit f
 	if len(ranges) == 0 {
 		return nil
 	}
-	return s.readRanges(ctx, ranges, emit)
+	return s.readRanges(ctx, p, ranges, emit)
 }
 
 // Close implements StreamSource.
@@ -405,6 +407,7 @@ func (s *kafkaStream) Close() error {
 	if !s.closed {
 		s.closed = true
 		s.admin.Close()
+		s.closeReaders()
 	}
 	return nil
 }

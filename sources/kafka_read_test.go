@@ -1,0 +1,138 @@
+package sources
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// keptReaders returns the source's kept reader per source partition.
+func keptReaders(src StreamSource) map[int]*kafkaReader {
+	s := src.(*kafkaStream)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[int]*kafkaReader{}
+	for p, rd := range s.readers {
+		out[p] = rd
+	}
+	return out
+}
+
+func kafkaAt(t0, t1 int64) Offset {
+	return encodeKafkaOffsets(kafkaOffsets{"t1": {0: t0, 1: t1}})
+}
+
+// An epoch starting where the partition's last one ended reuses its consumer (and the records it
+// fetched ahead); any other start (a replay, a restart) opens a new consumer that reads exactly
+// the epoch's offsets; Close closes the kept consumers.
+func TestKafkaSourceKeepsConsumersBetweenEpochs(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 2, "t1")
+	produceKafka(t, addr, "t1", 0, "a", "b", "c", "d")
+	produceKafka(t, addr, "t1", 1, "e")
+	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t1",
+		"startingOffsets": "earliest"})
+
+	rows := func(start, end Offset) string { return sortedRows(kafkaRows(t, src, start, end)) }
+	if got, want := rows(kafkaAt(0, 0), kafkaAt(2, 1)), "t1/0/0 ka=a\nt1/0/1 kb=b\nt1/1/0 ke=e"; got != want {
+		t.Fatalf("first epoch\n%s\nwant\n%s", got, want)
+	}
+	first := keptReaders(src)
+	if len(first) != 2 {
+		t.Fatalf("kept readers %v, want one per source partition", first)
+	}
+	// Partition 0's consumer fetched past offset 2 (c, d are in the topic): they wait in pending.
+	// Partition 1 has nothing new: its range is empty and its consumer stays as it is.
+	if got, want := rows(kafkaAt(2, 1), kafkaAt(3, 1)), "t1/0/2 kc=c"; got != want {
+		t.Fatalf("second epoch\n%s\nwant\n%s", got, want)
+	}
+	second := keptReaders(src)
+	if second[0] != first[0] || second[1] != first[1] {
+		t.Fatal("an epoch starting where the last ended opened new consumers")
+	}
+	produceKafka(t, addr, "t1", 1, "f", "g")
+	if got, want := rows(kafkaAt(3, 1), kafkaAt(4, 3)), "t1/0/3 kd=d\nt1/1/1 kf=f\nt1/1/2 kg=g"; got != want {
+		t.Fatalf("third epoch\n%s\nwant\n%s", got, want)
+	}
+	if third := keptReaders(src); third[0] != first[0] || third[1] != first[1] {
+		t.Fatal("the third epoch opened new consumers")
+	}
+	// A replay of the first epoch: new consumers, exactly its rows, none of the later ones.
+	if got, want := rows(kafkaAt(0, 0), kafkaAt(2, 1)), "t1/0/0 ka=a\nt1/0/1 kb=b\nt1/1/0 ke=e"; got != want {
+		t.Fatalf("replayed epoch\n%s\nwant\n%s", got, want)
+	}
+	replay := keptReaders(src)
+	if replay[0] == first[0] || replay[1] == first[1] {
+		t.Fatal("a replayed epoch reused consumers standing elsewhere")
+	}
+	// The epoch after the replay reuses the replay's consumers and reads exactly its offsets.
+	if got, want := rows(kafkaAt(2, 1), kafkaAt(4, 2)), "t1/0/2 kc=c\nt1/0/3 kd=d\nt1/1/1 kf=f"; got != want {
+		t.Fatalf("epoch after the replay\n%s\nwant\n%s", got, want)
+	}
+	if after := keptReaders(src); after[0] != replay[0] || after[1] != replay[1] {
+		t.Fatal("the epoch after the replay opened new consumers")
+	}
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := keptReaders(src); len(left) != 0 {
+		t.Fatalf("readers kept after Close: %v", left)
+	}
+}
+
+// A read_committed source with a kept consumer still reads only committed records, and reads
+// across an aborted transaction and its control records.
+func TestKafkaSourceKeptConsumerReadCommitted(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 1, "t1")
+	txn, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.TransactionalID("w"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txn.Close()
+	ctx := context.Background()
+	write := func(commit bool, values ...string) {
+		t.Helper()
+		if err := txn.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range values {
+			if err := txn.ProduceSync(ctx, &kgo.Record{Topic: "t1", Value: []byte(v), Key: []byte("k" + v)}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := txn.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t1",
+		"startingOffsets": "earliest", "kafka.isolation.level": "read_committed"})
+	start, err := src.Initial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, batch := range []struct {
+		commit bool
+		values []string
+	}{{true, []string{"a", "b"}}, {false, []string{"x"}}, {true, []string{"c"}}} {
+		write(batch.commit, batch.values...)
+		end, err := src.Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range kafkaRows(t, src, start, end) {
+			got = append(got, r[strings.Index(r, " ")+1:])
+		}
+		start = end
+	}
+	if s := strings.Join(got, ","); s != "ka=a,kb=b,kc=c" {
+		t.Fatalf("read_committed rows %s", s)
+	}
+}
