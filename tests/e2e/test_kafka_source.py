@@ -1,6 +1,7 @@
 """The Kafka source's options against a real Apache Kafka broker (scripts/kafka-broker.sh): batch
 reads with starting/ending offsets and timestamps, subscribePattern discovering a topic created
-while the query runs, minOffsetsPerTrigger, SASL_PLAINTEXT, and Spark's option errors.
+while the query runs, minOffsetsPerTrigger, processAllAvailable under maxOffsetsPerTrigger,
+SASL_PLAINTEXT, and Spark's option errors.
 
 The broker's addresses come from KAFKA_BOOTSTRAP and KAFKA_SASL_BOOTSTRAP (or
 `scripts/kafka-broker.sh sasl-address`); without KAFKA_BOOTSTRAP the fixture starts a broker of
@@ -192,6 +193,25 @@ def test_min_offsets_per_trigger(spark, kafka):
     assert epochs == [1, 3]
     rows = spark.sql("SELECT * FROM kafka_src_minoff ORDER BY `offset`").collect()
     assert [r.v for r in rows] == ["first", "second", "third", "fourth"]
+
+
+def test_process_all_available_under_max_offsets_per_trigger(spark, kafka):
+    # Spark's processAllAvailable waits until all the data available at the call is processed,
+    # however many capped epochs that takes.
+    topic = topic_name("maxoff")
+    produce(kafka, topic, [f"k{i}:v{i}" for i in range(10)])
+    q = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", topic)
+         .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "3")
+         .load().selectExpr("CAST(value AS STRING) AS v", "`offset`")
+         .writeStream.format("memory").queryName("kafka_src_maxoff").start())
+    try:
+        q.processAllAvailable()
+        rows = spark.sql("SELECT * FROM kafka_src_maxoff ORDER BY `offset`").collect()
+        epochs = [p.numInputRows for p in q.recentProgress if p.numInputRows > 0]
+    finally:
+        q.stop()
+    assert [r.v for r in rows] == [f"v{i}" for i in range(10)]
+    assert max(epochs) <= 3 and sum(epochs) == 10
 
 
 def sasl_options(address: str, password: str):
