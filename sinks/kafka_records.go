@@ -7,36 +7,55 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
 )
 
-// records turns output rows into Kafka records (Partition -1: the partitioner chooses).
+// records turns output rows into Kafka records (Partition -1: the partitioner chooses). The
+// value, key and topic columns are read straight from their Arrow arrays; the bytes of a batch
+// are copied into one buffer the records share (they outlive the batch in the producer).
 func (s *kafkaSink) records(recs []arrow.RecordBatch) ([]*kgo.Record, error) {
 	schema := s.env.Schema
 	var out []*kgo.Record
 	for _, rec := range recs {
-		for i := 0; i < int(rec.NumRows()); i++ {
-			r := &kgo.Record{Topic: s.topic, Partition: -1}
+		n := int(rec.NumRows())
+		value := newBytesColumn(rec.Column(s.cols.value), schema[s.cols.value].Type)
+		var key, topic bytesColumn
+		size := value.size()
+		if s.cols.key >= 0 {
+			key = newBytesColumn(rec.Column(s.cols.key), schema[s.cols.key].Type)
+			size += key.size()
+		}
+		if s.topic == "" {
+			topic = newBytesColumn(rec.Column(s.cols.topic), schema[s.cols.topic].Type)
+		}
+		var partition *array.Int32
+		if s.cols.partition >= 0 {
+			partition, _ = rec.Column(s.cols.partition).(*array.Int32)
+		}
+		buf := make([]byte, 0, size)
+		rows := make([]kgo.Record, n)
+		for i := range rows {
+			r := &rows[i]
+			r.Topic, r.Partition = s.topic, -1
 			if r.Topic == "" {
-				t, _ := expr.ValueAt(rec.Column(s.cols.topic), i, schema[s.cols.topic].Type).(string)
-				if t == "" {
+				r.Topic = topic.stringAt(i)
+				if r.Topic == "" {
 					return nil, sparkerr.New(illegalStateJava, "", "",
 						"Unable to write to Kafka: the topic of a row is null and no topic option is set")
 				}
-				r.Topic = t
 			}
-			r.Value = bytesOf(expr.ValueAt(rec.Column(s.cols.value), i, schema[s.cols.value].Type))
-			if s.cols.key >= 0 {
-				r.Key = bytesOf(expr.ValueAt(rec.Column(s.cols.key), i, schema[s.cols.key].Type))
+			r.Value, buf = value.appendAt(buf, i)
+			if key.arr != nil {
+				r.Key, buf = key.appendAt(buf, i)
 			}
-			if s.cols.partition >= 0 {
-				if p, ok := expr.ValueAt(rec.Column(s.cols.partition), i, schema[s.cols.partition].Type).(int32); ok {
-					r.Partition = p
-				}
+			if partition != nil && partition.IsValid(i) {
+				r.Partition = partition.Value(i)
 			}
 			if s.cols.headers >= 0 {
 				hs, _ := expr.ValueAt(rec.Column(s.cols.headers), i, schema[s.cols.headers].Type).([]any)
@@ -53,6 +72,70 @@ func (s *kafkaSink) records(recs []arrow.RecordBatch) ([]*kgo.Record, error) {
 		}
 	}
 	return out, nil
+}
+
+// bytesColumn reads a string or binary column's values as bytes without copying them.
+type bytesColumn struct {
+	arr arrow.Array
+	str *array.String
+	bin *array.Binary
+	typ sqltypes.DataType // for another layout: values through expr.ValueAt
+}
+
+func newBytesColumn(arr arrow.Array, typ sqltypes.DataType) bytesColumn {
+	c := bytesColumn{arr: arr, typ: typ}
+	switch a := arr.(type) {
+	case *array.String:
+		c.str = a
+	case *array.Binary:
+		c.bin = a
+	}
+	return c
+}
+
+// size is the byte length of the column's values (0 when unknown).
+func (c bytesColumn) size() int {
+	var offs []int32
+	switch {
+	case c.str != nil:
+		offs = c.str.ValueOffsets()
+	case c.bin != nil:
+		offs = c.bin.ValueOffsets()
+	}
+	if len(offs) == 0 {
+		return 0
+	}
+	return int(offs[len(offs)-1] - offs[0])
+}
+
+// appendAt appends row i's bytes to buf and returns them as a slice of it (nil for null) and
+// the grown buf.
+func (c bytesColumn) appendAt(buf []byte, i int) ([]byte, []byte) {
+	if c.arr.IsNull(i) {
+		return nil, buf
+	}
+	n := len(buf)
+	switch {
+	case c.str != nil:
+		buf = append(buf, c.str.Value(i)...)
+	case c.bin != nil:
+		buf = append(buf, c.bin.Value(i)...)
+	default:
+		buf = append(buf, bytesOf(expr.ValueAt(c.arr, i, c.typ))...)
+	}
+	return buf[n:len(buf):len(buf)], buf
+}
+
+// stringAt returns row i's value as a string ("" for null).
+func (c bytesColumn) stringAt(i int) string {
+	if c.arr.IsNull(i) {
+		return ""
+	}
+	if c.str != nil {
+		return c.str.Value(i)
+	}
+	b, _ := c.appendAt(nil, i)
+	return string(b)
 }
 
 const illegalStateJava = "java.lang.IllegalStateException"

@@ -28,20 +28,25 @@ func init() {
 // producers take the user's kafka.* options through the translation shared with the Kafka
 // source (sources.KafkaClientOpts: security, acks, compression, timeouts, …).
 //
-// Every sink partition has its own producer. At-least-once (exactlyOnce=false): the partition
-// produces its rows of the epoch at the barrier and flushes before the barrier goes on, so the
-// checkpoint commits an epoch only once its records are acknowledged; a crash before the
-// checkpoint commit replays the epoch and writes its records again.
+// Every sink partition has its own producer. In append and update modes it produces rows as
+// they arrive (the epoch's inserted rows; the epoch need not be known yet); complete mode
+// produces its whole result table at the barrier. At-least-once (exactlyOnce=false): the
+// partition flushes at the barrier before the barrier goes on, so the checkpoint commits an
+// epoch only once its records are acknowledged; a crash before the checkpoint commit replays
+// the epoch and writes its records again. In continuous processing rows thus reach Kafka within
+// the producer's linger of arriving, whatever the checkpoint interval.
 //
 // Exactly-once (the default): the partition's producer is transactional, with transactional id
 // <prefix>-<partition>, the prefix being kafka.transactional.id if given, otherwise
-// "weir-<query id>" (the query id lives in the checkpoint, so it is stable across restarts). At
-// the barrier of epoch N it begins a transaction, produces the rows and one marker record (key:
-// the transactional id, value: N) to the commit topic (exactlyOnce.commitTopic, default
-// __weir_kafka_sink_commits, created compacted with one partition if missing), then commits the
-// transaction. The marker commits atomically with the rows, so the newest committed marker of a
-// transactional id is exactly the last epoch whose rows are in Kafka; a replayed epoch N ≤ that
-// epoch (a crash after the Kafka commit and before the checkpoint commit) is skipped.
+// "weir-<query id>" (the query id lives in the checkpoint, so it is stable across restarts). The
+// first row of an epoch begins a transaction (the barrier does when the epoch has none), its
+// rows are produced into it as they arrive, and the barrier of epoch N produces one marker
+// record (key: the transactional id, value: N) to the commit topic (exactlyOnce.commitTopic,
+// default __weir_kafka_sink_commits, created compacted with one partition if missing), then
+// commits the transaction. The marker commits atomically with the rows, so the newest
+// committed marker of a transactional id is exactly the last epoch whose rows are in Kafka; a
+// replayed epoch N ≤ that epoch (a crash after the Kafka commit and before the checkpoint
+// commit) is aborted instead (read_committed readers never see its rows).
 //
 // Before any partition of a run produces, the sink fences the transactional ids of all its
 // partitions (InitProducerID bumps each id's epoch: a zombie of an earlier run can no longer
@@ -248,7 +253,8 @@ func (s *kafkaSink) OutputRows() int64 { return s.written.take() }
 
 // NewOperator implements Sink.
 func (s *kafkaSink) NewOperator(env flow.Env) (flow.Operator, error) {
-	o := &kafkaOperator{sink: s, env: env, log: newChangelog(s.env.Mode, env.Mem), committed: -1}
+	o := &kafkaOperator{sink: s, env: env, log: newChangelog(s.env.Mode, env.Mem), committed: -1,
+		onArrival: s.env.Mode != Complete}
 	if s.exactlyOnce {
 		o.txnID = s.txnPrefix + "-" + itoa(env.Partition)
 	}
@@ -259,48 +265,181 @@ func (s *kafkaSink) NewOperator(env flow.Env) (flow.Operator, error) {
 type kafkaOperator struct {
 	sink      *kafkaSink
 	env       flow.Env
-	log       *changelog
-	txnID     string // "" for at-least-once
+	log       *changelog // complete mode: the result table
+	txnID     string     // "" for at-least-once
 	cl        *kgo.Client
 	committed int64 // exactly-once: last epoch committed to Kafka (-1 none); at-least-once: last epoch written
-	loaded    bool
+	// onArrival: append and update modes produce an epoch's rows as they arrive (in the
+	// epoch's transaction when exactly-once); complete mode writes its table at the barrier.
+	onArrival bool
+	inTxn     bool  // exactly-once: the open epoch's transaction has begun
+	produced  int64 // records produced in the open epoch
+	sent      sendErrors
 }
 
-// Process implements flow.Operator.
-func (o *kafkaOperator) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
-	o.log.add(rec)
+// sendErrors keeps the first failure the producer reported for a record.
+type sendErrors struct {
+	mu    sync.Mutex
+	first error
+}
+
+func (e *sendErrors) record(_ *kgo.Record, err error) {
+	if err == nil {
+		return
+	}
+	e.mu.Lock()
+	if e.first == nil {
+		e.first = err
+	}
+	e.mu.Unlock()
+}
+
+// take returns the first failure since the last take and forgets it.
+func (e *sendErrors) take() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	err := e.first
+	e.first = nil
+	return err
+}
+
+// Process implements flow.Operator: append and update modes produce the batch's inserted rows
+// now (beginning the epoch's transaction first when exactly-once); complete mode buffers.
+func (o *kafkaOperator) Process(ctx context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+	if !o.onArrival {
+		o.log.add(rec)
+		return nil
+	}
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	ins, err := inserts(o.env.Mem, rec)
+	if err != nil {
+		return err
+	}
+	defer ins.Release()
+	if ins.NumRows() == 0 {
+		return nil
+	}
+	records, err := o.sink.records([]arrow.RecordBatch{ins})
+	if err != nil {
+		return err
+	}
+	if err := o.start(ctx); err != nil {
+		return err
+	}
+	if o.txnID != "" && !o.inTxn {
+		if err := o.cl.BeginTransaction(); err != nil {
+			return o.sink.failure("beginTransaction", err)
+		}
+		o.inTxn = true
+	}
+	for _, r := range records {
+		o.cl.Produce(ctx, r, o.sent.record)
+	}
+	o.produced += int64(len(records))
 	return nil
 }
 
-// Barrier implements flow.BarrierHandler: the epoch's rows are produced (in a transaction with
-// the epoch's marker when exactly-once) and acknowledged before the barrier goes on.
+// Barrier implements flow.BarrierHandler: the epoch's records are acknowledged (and, when
+// exactly-once, committed in a transaction with the epoch's marker) before the barrier goes on.
 func (o *kafkaOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter) error {
 	if err := o.start(ctx); err != nil {
 		o.log.discard()
+		o.abort()
 		return err
 	}
 	if epoch <= o.committed {
-		// Already in Kafka (a replay after a crash between the Kafka and checkpoint commits);
-		// complete mode still folds the epoch's changes into its table.
+		// Already in Kafka (a replay after a crash between the Kafka and checkpoint commits):
+		// the rows produced for it are aborted; complete mode still folds the epoch's changes
+		// into its table.
+		o.abort()
 		recs, err := o.log.commit()
 		releaseRecords(recs)
 		return err
 	}
-	recs, err := o.log.commit()
-	if err != nil {
-		return err
-	}
-	defer releaseRecords(recs)
-	records, err := o.sink.records(recs)
-	if err != nil {
-		return err
-	}
-	if err := o.write(ctx, epoch, records); err != nil {
-		return err
+	ctx, cancel := context.WithTimeout(ctx, o.sink.timeout+10*time.Second)
+	defer cancel()
+	if o.onArrival {
+		if err := o.finishEpoch(ctx, epoch); err != nil {
+			return err
+		}
+	} else {
+		recs, err := o.log.commit()
+		if err != nil {
+			return err
+		}
+		records, err := o.sink.records(recs)
+		releaseRecords(recs)
+		if err != nil {
+			return err
+		}
+		if err := o.write(ctx, epoch, records); err != nil {
+			return err
+		}
+		o.produced = int64(len(records))
 	}
 	o.committed = epoch
-	o.sink.written.add(int64(len(records)))
+	o.sink.written.add(o.produced)
+	o.produced = 0
 	return nil
+}
+
+// finishEpoch flushes the records produced for the epoch as they arrived and, when
+// exactly-once, commits them with the epoch's marker (an epoch without rows commits just its
+// marker).
+func (o *kafkaOperator) finishEpoch(ctx context.Context, epoch int64) error {
+	if o.txnID == "" {
+		if err := o.cl.Flush(ctx); err != nil {
+			return o.sink.failure("flush", err)
+		}
+		if err := o.sent.take(); err != nil {
+			return o.sink.failure("send", err)
+		}
+		return nil
+	}
+	if !o.inTxn {
+		if err := o.cl.BeginTransaction(); err != nil {
+			return o.sink.failure("beginTransaction", err)
+		}
+		o.inTxn = true
+	}
+	err := o.produceAll(ctx, []*kgo.Record{o.marker(epoch)})
+	if err == nil {
+		if sendErr := o.sent.take(); sendErr != nil {
+			err = o.sink.failure("send", sendErr)
+		}
+	}
+	if err == nil {
+		if err = o.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			err = o.sink.failure("commitTransaction", err)
+		}
+	}
+	if err != nil {
+		o.abort()
+		return err
+	}
+	o.inTxn = false
+	return nil
+}
+
+// abort drops the open epoch's records: a transaction is aborted; at-least-once records already
+// produced stay (they are at least once).
+func (o *kafkaOperator) abort() {
+	o.produced = 0
+	if !o.inTxn || o.cl == nil {
+		return
+	}
+	o.inTxn = false
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = o.cl.AbortBufferedRecords(ctx)
+	_ = o.cl.EndTransaction(ctx, kgo.TryAbort)
+	_ = o.sent.take()
+}
+
+func (o *kafkaOperator) marker(epoch int64) *kgo.Record {
+	return &kgo.Record{Topic: o.sink.commitTopic, Partition: 0, Key: []byte(o.txnID), Value: []byte(itoa64(epoch))}
 }
 
 // start opens the producer and, when exactly-once, loads the last committed epoch.
@@ -339,10 +478,14 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 }
 
 // producerOpts are the options of every producer of the sink: Weir's defaults, then the
-// user's kafka.* options (which win), then what the sink needs.
+// user's kafka.* options (which win), then what the sink needs. The defaults favour latency:
+// records produced as rows arrive linger 1 ms (franz-go's default is 10 ms; linger.ms sets
+// it), and a transaction whose predecessor is still completing is retried after 1 ms rather
+// than franz-go's 20 ms (the commit of one epoch is often still in flight when the next begins).
 func (s *kafkaSink) producerOpts() []kgo.Opt {
 	opts := []kgo.Opt{kgo.DialTimeout(10 * time.Second), kgo.RetryTimeout(s.timeout),
-		kgo.RecordDeliveryTimeout(s.timeout), kgo.TransactionTimeout(s.timeout)}
+		kgo.RecordDeliveryTimeout(s.timeout), kgo.TransactionTimeout(s.timeout),
+		kgo.ProducerLinger(time.Millisecond), kgo.ConcurrentTransactionsBackoff(time.Millisecond)}
 	opts = append(opts, s.clientOpts...)
 	return append(opts, kgo.SeedBrokers(s.bootstrap...),
 		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(kafkaPartitioner)), kgo.AllowAutoTopicCreation())
@@ -364,18 +507,15 @@ func kafkaPartitioner(topic string) func(*kgo.Record, int) int {
 	}
 }
 
-// write produces the records of an epoch and waits for them.
+// write produces the records of an epoch at its barrier (complete mode) and waits for them.
 func (o *kafkaOperator) write(ctx context.Context, epoch int64, records []*kgo.Record) error {
-	ctx, cancel := context.WithTimeout(ctx, o.sink.timeout+10*time.Second)
-	defer cancel()
 	if o.txnID == "" {
 		return o.produceAll(ctx, records)
 	}
 	if err := o.cl.BeginTransaction(); err != nil {
 		return o.sink.failure("beginTransaction", err)
 	}
-	marker := &kgo.Record{Topic: o.sink.commitTopic, Partition: 0, Key: []byte(o.txnID), Value: []byte(itoa64(epoch))}
-	err := o.produceAll(ctx, append(records, marker))
+	err := o.produceAll(ctx, append(records, o.marker(epoch)))
 	if err == nil {
 		if err = o.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 			err = o.sink.failure("commitTransaction", err)
@@ -430,8 +570,10 @@ func (s *kafkaSink) failure(call string, err error) *sparkerr.Error {
 	return sparkerr.Newf("org.apache.kafka.common.KafkaException", "", "", "Kafka %s failed: %v", call, err).Wrap(err)
 }
 
-// EndOfData implements flow.EndOfDataHandler: rows after the last barrier belong to no epoch.
+// EndOfData implements flow.EndOfDataHandler: rows after the last barrier belong to no epoch
+// (an open transaction is aborted).
 func (o *kafkaOperator) EndOfData(context.Context, flow.Emitter) error {
+	o.abort()
 	o.log.release()
 	return nil
 }
