@@ -3,10 +3,12 @@ package sources
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -209,6 +211,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 		return recErr
 	}
 	lastProgress := time.Now()
+	var lastErr error // the last transient fetch error since the last progress
 	for remaining > 0 {
 		pollCtx, cancel := context.WithTimeout(ctx, s.opts.pollTimeout)
 		fetches := rd.cl.PollFetches(pollCtx)
@@ -219,7 +222,11 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 		progressed = false
 		var fetchErr error
 		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && fetchErr == nil {
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+			case retriableKafka(err):
+				lastErr = fmt.Errorf("fetch %s-%d: %w", t, p, err) // retried until pollTimeout
+			case fetchErr == nil:
 				fetchErr = s.kafkaError("fetch "+t+"-"+itoa32(p), err)
 			}
 		})
@@ -231,11 +238,15 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 			return recErr
 		}
 		if progressed {
-			lastProgress = time.Now()
+			lastProgress, lastErr = time.Now(), nil
 		} else if time.Since(lastProgress) >= s.opts.pollTimeout {
+			msg := ""
+			if lastErr != nil {
+				msg = fmt.Sprintf("; last error: %v", lastErr)
+			}
 			return sparkerr.Newf(kafkaTimeoutException, "", "",
-				"Cannot fetch records from Kafka (kafka.bootstrap.servers %s) within kafkaConsumer.pollTimeoutMs=%d ms",
-				joinServers(s.opts.bootstrap), s.opts.pollTimeout.Milliseconds())
+				"Cannot fetch records from Kafka (kafka.bootstrap.servers %s) within kafkaConsumer.pollTimeoutMs=%d ms%s",
+				joinServers(s.opts.bootstrap), s.opts.pollTimeout.Milliseconds(), msg).Wrap(lastErr)
 		}
 	}
 	if err := b.flush(emit); err != nil {
@@ -284,9 +295,14 @@ func joinServers(s []string) string {
 func (s *kafkaStream) lostBefore(ctx context.Context, tp kafkaTopicPartition, n int64) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.apiTimeout)
 	defer cancel()
-	listed, err := s.adm.ListStartOffsets(ctx, tp.Topic)
+	var listed kadm.ListedOffsets
+	err := retryKafka(ctx, func() error {
+		var err error
+		listed, err = s.adm.ListStartOffsets(ctx, tp.Topic)
+		return err
+	})
 	if err != nil {
-		return false, s.kafkaError("listOffsets", err)
+		return false, s.retriesExhausted("listOffsets", s.opts.apiTimeout, "default.api.timeout.ms", s.kafkaError("listOffsets", err))
 	}
 	l, ok := listed.Lookup(tp.Topic, tp.Partition)
 	if !ok || l.Err != nil {

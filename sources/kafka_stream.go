@@ -190,10 +190,37 @@ func (s *kafkaStream) topics(ctx context.Context) ([]string, error) {
 	return ts, nil
 }
 
-// listOffsets lists the start ("earliest") or end offsets of the source's partitions.
+// listOffsets lists the start ("earliest") or end offsets of the source's partitions,
+// retrying transient errors until default.api.timeout.ms.
 func (s *kafkaStream) listOffsets(ctx context.Context, earliest bool) (kafkaOffsets, error) {
+	return s.listOffsetsOf(ctx, earliest, nil)
+}
+
+// listOffsetsOf is listOffsets where the partitions of want must be listed: a listing lacking
+// one (its topic unknown for now, as right after a broker's restart) is retried like a
+// transient error; at the timeout the partitions are taken as gone.
+func (s *kafkaStream) listOffsetsOf(ctx context.Context, earliest bool, want kafkaOffsets) (kafkaOffsets, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.apiTimeout)
 	defer cancel()
+	var out kafkaOffsets
+	err := retryKafka(ctx, func() error {
+		var err error
+		if out, err = s.listOffsetsOnce(ctx, earliest); err == nil && missingPartitions(out, want) {
+			return errKafkaPartitionsMissing
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errKafkaPartitionsMissing):
+		return out, nil
+	case err != nil:
+		return nil, s.retriesExhausted("listOffsets", s.opts.apiTimeout, "default.api.timeout.ms", err)
+	}
+	return out, nil
+}
+
+// listOffsetsOnce is one attempt of listOffsets.
+func (s *kafkaStream) listOffsetsOnce(ctx context.Context, earliest bool) (kafkaOffsets, error) {
 	topics, err := s.topics(ctx)
 	if err != nil {
 		return nil, err
@@ -299,7 +326,11 @@ func (s *kafkaStream) LatestAndAvailable(ctx context.Context, start Offset) (Off
 	if err != nil {
 		return nil, nil, err
 	}
-	latest, err := s.listOffsets(ctx, false)
+	var want kafkaOffsets
+	if s.opts.failOnDataLoss && s.opts.strategy != kafkaSubscribePattern {
+		want = from // a partition missing from the listing would be data loss: wait for it
+	}
+	latest, err := s.listOffsetsOf(ctx, false, want)
 	if err != nil {
 		return nil, nil, err
 	}
