@@ -406,28 +406,30 @@ func BenchmarkKafkaCopy(b *testing.B) {
 }
 
 // BenchmarkKafkaLatency: a Go producer paces KAFKA_BENCH_RATE records/s (each carrying its
-// produce time, µs, in its JSON "ts") into the input topic while the pipeline runs with the
-// default trigger; a consumer of the output topic (read_committed for the exactly-once sink)
-// records, for every record, its arrival time minus its ts: the latency from the producer's
-// send call to the record being visible to a consumer of the output. A second figure,
-// sink-p50/p99, is the output record's Kafka timestamp (set when the sink hands it to its
-// producer, ms resolution) minus ts: produce → sink write. The first second is warm-up.
+// produce time, µs, in its JSON "ts") into the input topic while the pipeline runs; a consumer
+// of the output topic (read_committed for the exactly-once sink) records, for every record, its
+// arrival time minus its ts: the latency from the producer's send call to the record being
+// visible to a consumer of the output. A second figure, sink-p50/p99, is the output record's
+// Kafka timestamp (set when the sink hands it to its producer, ms resolution) minus ts: produce
+// → sink write. The first second is warm-up. Cases: the default trigger (micro-batches, with
+// spark.sql.streaming.pollingDelay 1ms) with the at-least-once and the exactly-once sink, and
+// continuous processing (trigger(continuous="1 second"), at-least-once as in Spark).
 func BenchmarkKafkaLatency(b *testing.B) {
 	addr := kafkaEnv(b)
-	for _, exactlyOnce := range []bool{true, false} {
-		name := "atLeastOnce"
-		if exactlyOnce {
-			name = "exactlyOnce"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name        string
+		exactlyOnce bool
+		continuous  bool
+	}{{"exactlyOnce", true, false}, {"atLeastOnce", false, false}, {"continuous", false, true}} {
+		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				benchKafkaLatency(b, addr, exactlyOnce)
+				benchKafkaLatency(b, addr, c.exactlyOnce, c.continuous)
 			}
 		})
 	}
 }
 
-func benchKafkaLatency(b *testing.B, addr string, exactlyOnce bool) {
+func benchKafkaLatency(b *testing.B, addr string, exactlyOnce, continuous bool) {
 	rate := envInt("KAFKA_BENCH_RATE", 10_000)
 	seconds := envInt("KAFKA_BENCH_SECONDS", 10)
 	in, out := benchTopic("weir-lat-in"), benchTopic("weir-lat-out")
@@ -435,9 +437,16 @@ func benchKafkaLatency(b *testing.B, addr string, exactlyOnce bool) {
 
 	s := engine.NewSession()
 	defer s.Close()
+	if err := s.Conf().Set("spark.sql.streaming.pollingDelay", "1ms"); err != nil {
+		b.Fatal(err)
+	}
 	totals := newProgressTotals()
 	defer s.Streams().AddListener(totals)()
-	q := startPipeline(b, s, kafkaPipeline(b, addr, in, out, b.TempDir(), exactlyOnce, nil))
+	ws := kafkaPipeline(b, addr, in, out, b.TempDir(), exactlyOnce, nil)
+	if continuous {
+		ws.Trigger, ws.TriggerInterval = plan.TriggerContinuous, "1 second"
+	}
+	q := startPipeline(b, s, ws)
 	defer stopQuery(b, q)
 
 	consumerOpts := []kgo.Opt{kgo.ConsumeTopics(out), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
