@@ -80,6 +80,10 @@ func kafkaSchema(headers bool) sqltypes.Schema {
 	return s
 }
 
+// kafkaDefaultAPITimeout is the Kafka client's default.api.timeout.ms: how long offset listings
+// retry transient errors (a broker restarting) before the read fails.
+const kafkaDefaultAPITimeout = 60 * time.Second
+
 // parseKafkaOptions validates a Kafka source's options; batch selects the batch rules
 // (startingOffsets cannot be latest, endingOffsets allowed).
 func parseKafkaOptions(opts map[string]string, userSchema string, batch bool) (kafkaOptions, error) {
@@ -88,7 +92,7 @@ func parseKafkaOptions(opts map[string]string, userSchema string, batch bool) (k
 			"Kafka source has a fixed schema and cannot be set with a custom one")
 	}
 	o := kafkaOptions{failOnDataLoss: true, kafkaParams: map[string]string{},
-		apiTimeout: 15 * time.Second, pollTimeout: 30 * time.Second}
+		apiTimeout: kafkaDefaultAPITimeout, pollTimeout: 30 * time.Second}
 	for k, v := range opts {
 		if !strings.HasPrefix(k, "kafka.") {
 			continue
