@@ -4,8 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -134,5 +136,54 @@ func TestKafkaSourceKeptConsumerReadCommitted(t *testing.T) {
 	}
 	if s := strings.Join(got, ","); s != "ka=a,kb=b,kc=c" {
 		t.Fatalf("read_committed rows %s", s)
+	}
+}
+
+// Latest lists end offsets with one ListOffsets round trip from the partitions of the last full
+// listing (kept kafkaMetadataMaxAge); a partition added to the topic shows once that expired.
+func TestKafkaSourceLatestFromKeptPartitions(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 1, "t1")
+	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t1"})
+	ctx := context.Background()
+	latest := func() string {
+		t.Helper()
+		o, err := src.Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(o)
+	}
+	produceKafka(t, addr, "t1", 0, "a")
+	if got := latest(); got != `{"t1":{"0":1}}` {
+		t.Fatalf("first latest %s", got)
+	}
+	s := src.(*kafkaStream)
+	if s.partitions == nil {
+		t.Fatal("a full listing kept no partitions")
+	}
+	produceKafka(t, addr, "t1", 0, "b", "c")
+	if got, ok := s.quickEndOffsets(ctx, []string{"t1"}); !ok || got["t1"][0] != 3 {
+		t.Fatalf("quick listing %v %v", got, ok)
+	}
+	if got := latest(); got != `{"t1":{"0":3}}` {
+		t.Fatalf("second latest %s", got)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreatePartitions(ctx, 1, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	produceKafka(t, addr, "t1", 1, "d")
+	deadline := time.Now().Add(5 * time.Second)
+	for latest() != `{"t1":{"0":3,"1":1}}` {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new partition is missing from %s", latest())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -61,6 +61,7 @@ type kafkaStream struct {
 	adm         *kadm.Client
 	lastTrigger time.Time            // when minOffsetsPerTrigger last let an epoch through (zero: never)
 	readers     map[int]*kafkaReader // per source partition: its consumer kept between epochs
+	partitions  *kafkaPartitionList  // the partitions of the last full end-offsets listing
 }
 
 func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
@@ -229,6 +230,11 @@ func (s *kafkaStream) listOffsetsOnce(ctx context.Context, earliest bool) (kafka
 	if len(topics) == 0 {
 		return out, nil
 	}
+	if !earliest {
+		if out, ok := s.quickEndOffsets(ctx, topics); ok {
+			return out, nil
+		}
+	}
 	var listed kadm.ListedOffsets
 	switch {
 	case earliest:
@@ -262,6 +268,9 @@ func (s *kafkaStream) listOffsetsOnce(ctx context.Context, earliest bool) (kafka
 	})
 	if firstErr != nil {
 		return nil, s.kafkaError("listOffsets", firstErr)
+	}
+	if !earliest {
+		s.keepPartitions(topics, out)
 	}
 	return out, nil
 }
