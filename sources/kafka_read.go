@@ -204,6 +204,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 	}
 	pending := rd.pending
 	rd.pending = nil
+	b.bld.Reserve(len(pending))
 	for _, r := range pending {
 		handle(r)
 	}
@@ -233,6 +234,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 		if fetchErr != nil {
 			return fetchErr
 		}
+		b.bld.Reserve(fetches.NumRecords())
 		fetches.EachRecord(handle)
 		if recErr != nil {
 			return recErr
