@@ -44,9 +44,9 @@ type event struct {
 	At        time.Time
 	Offsets   []sources.Offset
 	Available []sources.Offset
-	Epoch   int64
-	Err     error
-	Waiter  int
+	Epoch     int64
+	Err       error
+	Waiter    int
 }
 
 // actionKind is the kind of an action Step asks the driver to perform.
@@ -56,7 +56,7 @@ const (
 	// actAskLatest: ask every source for its latest offset (answer with evLatest); Start is
 	// where the next epoch starts, for sources whose latest offset depends on it. With
 	// Available, rate-limited sources also report the data available (event.Available): a
-	// processAllAvailable caller waits for it.
+	// processAllAvailable caller waits for it; once and availableNow read all of it.
 	actAskLatest actionKind = iota + 1
 	// actStartEpoch: hand epoch Epoch, (Start, End] per source, to the sources.
 	actStartEpoch
@@ -277,14 +277,16 @@ func (c *coordinator) onLatest(ev event, out []action) []action {
 	}
 	switch {
 	case c.oneShot():
+		// Spark ignores read limits under Trigger.Once; availableNow reads all the data
+		// available at start too (here in one epoch rather than limit-sized ones).
 		if !c.started && c.triggerFetch {
 			c.started = true
-			c.target = latest
-			if !hasNew {
+			c.target = available
+			if sameOffsets(available, c.cur) {
 				out = c.finish(out)
 				break
 			}
-			out = c.startEpoch(out, latest)
+			out = c.startEpoch(out, available)
 		}
 	case c.running == nil && c.triggerFetch:
 		if hasNew {
@@ -363,7 +365,7 @@ func (c *coordinator) ask(out []action, forTrigger bool) []action {
 	if forTrigger {
 		c.status.TriggerActive = true
 	}
-	a := action{Kind: actAskLatest, Start: c.cur}
+	a := action{Kind: actAskLatest, Start: c.cur, Available: forTrigger && c.oneShot() && !c.started}
 	for _, w := range c.waiters {
 		a.Available = a.Available || !w.decided && w.fetch <= c.fetches
 	}

@@ -207,30 +207,16 @@ func statusLine(s Status) string {
 	return fmt.Sprintf("status: %q data=%t trigger=%t active=%t", s.Message, s.DataAvailable, s.TriggerActive, s.Active)
 }
 
-// processAllAvailable over a real rate-limited source (Kafka with maxOffsetsPerTrigger=3 on a
-// kfake cluster): one call returns once all 10 records available at the call are in the sink,
-// read in capped epochs of at most 3.
-func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
+// cappedKafka starts a kfake cluster whose topic "capped" holds 10 records and returns the plan
+// of a Kafka stream over it with maxOffsetsPerTrigger=3.
+func cappedKafka(t *testing.T) logical.Node {
+	t.Helper()
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "capped"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cluster.Close()
+	t.Cleanup(cluster.Close)
 	addr := strings.Join(cluster.ListenAddrs(), ",")
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	m := newTestManager(mem)
-	defer m.StopAll()
-	reg := &tables{m: map[string]*sinks.MemoryTable{}}
-	m.env.Tables = reg
-	opts := map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "capped", "startingOffsets": "earliest",
-		"maxOffsetsPerTrigger": "3"}
-	schema, err := sources.StreamSchema("kafka", opts, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := start(t, m, Spec{Plan: &logical.SourceScan{Format: "kafka", Options: opts, Out: schema, Streaming: true},
-		Format: "memory", Name: "capped", OutputMode: sinks.Append})
-
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +229,27 @@ func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "capped", "startingOffsets": "earliest",
+		"maxOffsetsPerTrigger": "3"}
+	schema, err := sources.StreamSchema("kafka", opts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &logical.SourceScan{Format: "kafka", Options: opts, Out: schema, Streaming: true}
+}
+
+// processAllAvailable over a real rate-limited source (Kafka with maxOffsetsPerTrigger=3 on a
+// kfake cluster): one call returns once all 10 records available at the call are in the sink,
+// read in capped epochs of at most 3. availableNow reads all 10 too, then ends.
+func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	m := newTestManager(mem)
+	defer m.StopAll()
+	reg := &tables{m: map[string]*sinks.MemoryTable{}}
+	m.env.Tables = reg
+	q := start(t, m, Spec{Plan: cappedKafka(t), Format: "memory", Name: "capped", OutputMode: sinks.Append})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	if err := q.ProcessAllAvailable(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -258,5 +265,15 @@ func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.get("capped").Release()
+
+	q = start(t, m, Spec{Plan: cappedKafka(t), Format: "memory", Name: "capped_now", OutputMode: sinks.Append,
+		Trigger: Trigger{Kind: TriggerAvailableNow}})
+	if ended, err := q.AwaitTermination(ctx, nil); !ended || err != nil {
+		t.Fatalf("availableNow: ended %t, %v", ended, err)
+	}
+	if n := tableRows(reg.get("capped_now")); n != 10 {
+		t.Fatalf("availableNow wrote %d rows, want 10", n)
+	}
+	reg.get("capped_now").Release()
 	mem.AssertSize(t, 0)
 }
