@@ -1,7 +1,7 @@
 """The Kafka source's options against a real Apache Kafka broker (scripts/kafka-broker.sh): batch
 reads with starting/ending offsets and timestamps, subscribePattern discovering a topic created
-while the query runs, minOffsetsPerTrigger, processAllAvailable under maxOffsetsPerTrigger,
-SASL_PLAINTEXT, and Spark's option errors.
+while the query runs, minOffsetsPerTrigger, processAllAvailable and availableNow under
+maxOffsetsPerTrigger, SASL_PLAINTEXT, and Spark's option errors.
 
 The broker's addresses come from KAFKA_BOOTSTRAP and KAFKA_SASL_BOOTSTRAP (or
 `scripts/kafka-broker.sh sasl-address`); without KAFKA_BOOTSTRAP the fixture starts a broker of
@@ -212,6 +212,20 @@ def test_process_all_available_under_max_offsets_per_trigger(spark, kafka):
         q.stop()
     assert [r.v for r in rows] == [f"v{i}" for i in range(10)]
     assert max(epochs) <= 3 and sum(epochs) == 10
+
+
+def test_available_now_under_max_offsets_per_trigger(spark, kafka):
+    # availableNow reads all the data available at start, whatever maxOffsetsPerTrigger.
+    topic = topic_name("maxoffnow")
+    produce(kafka, topic, [f"k{i}:v{i}" for i in range(10)])
+    q = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", topic)
+         .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "3")
+         .load().selectExpr("CAST(value AS STRING) AS v", "`offset`")
+         .writeStream.format("memory").queryName("kafka_src_maxoff_now").trigger(availableNow=True).start())
+    assert q.awaitTermination(60)
+    assert q.exception() is None
+    rows = spark.sql("SELECT * FROM kafka_src_maxoff_now ORDER BY `offset`").collect()
+    assert [r.v for r in rows] == [f"v{i}" for i in range(10)]
 
 
 def sasl_options(address: str, password: str):
