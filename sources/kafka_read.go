@@ -32,8 +32,13 @@ type kafkaReader struct {
 	pending []*kgo.Record
 }
 
-// fits reports whether the reader stands at every range's start.
+// fits reports whether the reader is assigned exactly the ranges' topic-partitions and stands
+// at every range's start (a topic-partition the partition no longer reads would pile up its
+// records in pending).
 func (rd *kafkaReader) fits(ranges []kafkaRange) bool {
+	if len(rd.next) != len(ranges) {
+		return false
+	}
 	for _, r := range ranges {
 		if n, ok := rd.next[r.tp]; !ok || n != r.from {
 			return false

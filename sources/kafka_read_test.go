@@ -187,3 +187,23 @@ func TestKafkaSourceLatestFromKeptPartitions(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// A kept reader fits an epoch only if it is assigned exactly the epoch's topic-partitions, each
+// at the range's start.
+func TestKafkaReaderFits(t *testing.T) {
+	a, b := kafkaTopicPartition{"t", 0}, kafkaTopicPartition{"t", 1}
+	rd := &kafkaReader{next: map[kafkaTopicPartition]int64{a: 1, b: 2}}
+	for _, c := range []struct {
+		ranges []kafkaRange
+		want   bool
+	}{
+		{[]kafkaRange{{a, 1, 5}, {b, 2, 2}}, true},
+		{[]kafkaRange{{a, 1, 5}}, false},                                      // b is no longer read here
+		{[]kafkaRange{{a, 0, 5}, {b, 2, 3}}, false},                           // a replay
+		{[]kafkaRange{{a, 1, 5}, {kafkaTopicPartition{"u", 0}, 0, 1}}, false}, // a new partition
+	} {
+		if got := rd.fits(c.ranges); got != c.want {
+			t.Errorf("fits(%v) = %v, want %v", c.ranges, got, c.want)
+		}
+	}
+}
