@@ -579,7 +579,10 @@ func (o *kafkaOperator) EndOfData(context.Context, flow.Emitter) error {
 }
 
 // Close implements flow.Closer.
+// An open transaction (a query stopped mid-epoch) is aborted rather than left to time out, which
+// would hold read_committed readers of the topic back until then.
 func (o *kafkaOperator) Close() {
+	o.abort()
 	o.log.release()
 	if o.cl != nil {
 		o.cl.Close()

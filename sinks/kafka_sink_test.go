@@ -266,6 +266,54 @@ func TestKafkaSinkProducesRowsAsTheyArrive(t *testing.T) {
 	waitFor(true, "0:a=1 0:b=2")
 }
 
+// A sink closed mid-epoch (the query stopped) aborts the epoch's open transaction: read_committed
+// readers are not held back until it times out.
+func TestKafkaSinkCloseAbortsOpenTransaction(t *testing.T) {
+	addr := newKafkaCluster(t, "out", 1)
+	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp")})
+	h.push([]any{"a", "1", nil})
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	h.push([]any{"b", "2", nil})
+	op := h.op.(*kafkaOperator)
+	if err := op.cl.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	offsets := func() (stable, end int64) {
+		t.Helper()
+		ctx := context.Background()
+		s, err := adm.ListCommittedOffsets(ctx, "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := adm.ListEndOffsets(ctx, "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls, _ := s.Lookup("out", 0)
+		le, _ := e.Lookup("out", 0)
+		return ls.Offset, le.Offset
+	}
+	if stable, end := offsets(); stable >= end {
+		t.Fatalf("before Close: last stable offset %d, end %d: no open transaction", stable, end)
+	}
+	op.Close()
+	if stable, end := offsets(); stable != end {
+		t.Fatalf("after Close: last stable offset %d, end %d: the transaction is still open", stable, end)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1" {
+		t.Fatalf("read_committed sees %q", got)
+	}
+}
+
 func TestKafkaSinkValidation(t *testing.T) {
 	str, bin, i32 := sqltypes.StringType, sqltypes.BinaryType, sqltypes.IntegerType
 	for _, tc := range []struct {
