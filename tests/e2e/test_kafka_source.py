@@ -195,15 +195,21 @@ def test_min_offsets_per_trigger(spark, kafka):
     assert [r.v for r in rows] == ["first", "second", "third", "fourth"]
 
 
+def capped_to_memory(spark, kafka, name):
+    """A stream of 10 records (v0..v9) in a new topic, read 3 per epoch (maxOffsetsPerTrigger),
+    into the memory table name: its writer."""
+    topic = topic_name(name)
+    produce(kafka, topic, [f"k{i}:v{i}" for i in range(10)])
+    return (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", topic)
+            .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "3")
+            .load().selectExpr("CAST(value AS STRING) AS v", "`offset`")
+            .writeStream.format("memory").queryName(name))
+
+
 def test_process_all_available_under_max_offsets_per_trigger(spark, kafka):
     # Spark's processAllAvailable waits until all the data available at the call is processed,
     # however many capped epochs that takes.
-    topic = topic_name("maxoff")
-    produce(kafka, topic, [f"k{i}:v{i}" for i in range(10)])
-    q = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", topic)
-         .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "3")
-         .load().selectExpr("CAST(value AS STRING) AS v", "`offset`")
-         .writeStream.format("memory").queryName("kafka_src_maxoff").start())
+    q = capped_to_memory(spark, kafka, "kafka_src_maxoff").start()
     try:
         q.processAllAvailable()
         rows = spark.sql("SELECT * FROM kafka_src_maxoff ORDER BY `offset`").collect()
@@ -216,12 +222,7 @@ def test_process_all_available_under_max_offsets_per_trigger(spark, kafka):
 
 def test_available_now_under_max_offsets_per_trigger(spark, kafka):
     # availableNow reads all the data available at start, whatever maxOffsetsPerTrigger.
-    topic = topic_name("maxoffnow")
-    produce(kafka, topic, [f"k{i}:v{i}" for i in range(10)])
-    q = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", topic)
-         .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "3")
-         .load().selectExpr("CAST(value AS STRING) AS v", "`offset`")
-         .writeStream.format("memory").queryName("kafka_src_maxoff_now").trigger(availableNow=True).start())
+    q = capped_to_memory(spark, kafka, "kafka_src_maxoff_now").trigger(availableNow=True).start()
     assert q.awaitTermination(60)
     assert q.exception() is None
     rows = spark.sql("SELECT * FROM kafka_src_maxoff_now ORDER BY `offset`").collect()
