@@ -274,7 +274,9 @@ type kafkaOperator struct {
 	onArrival bool
 	inTxn     bool  // exactly-once: the open epoch's transaction has begun
 	produced  int64 // records produced in the open epoch
-	sent      sendErrors
+	// epochRecords: exactly-once, the open epoch's records, kept until it commits.
+	epochRecords []*kgo.Record
+	sent         sendErrors
 }
 
 // sendErrors keeps the first failure the producer reported for a record.
@@ -337,6 +339,9 @@ func (o *kafkaOperator) Process(ctx context.Context, _ int, rec arrow.RecordBatc
 	for _, r := range records {
 		o.cl.Produce(ctx, r, o.sent.record)
 	}
+	if o.txnID != "" {
+		o.epochRecords = append(o.epochRecords, records...) // to redo the epoch (redoEpoch)
+	}
 	o.produced += int64(len(records))
 	return nil
 }
@@ -398,25 +403,35 @@ func (o *kafkaOperator) finishEpoch(ctx context.Context, epoch int64) error {
 		}
 		return nil
 	}
+	err := o.commitEpoch(ctx, epoch)
+	if err != nil && transientKafka(err) {
+		err = o.redoEpoch(ctx, epoch, err)
+	}
+	o.epochRecords = nil
+	if err != nil {
+		o.abort()
+		return o.sink.failure("commitTransaction", err)
+	}
+	return nil
+}
+
+// commitEpoch produces the epoch's marker into its transaction (beginning one if the epoch had
+// no rows), waits for every record and commits.
+func (o *kafkaOperator) commitEpoch(ctx context.Context, epoch int64) error {
 	if !o.inTxn {
 		if err := o.cl.BeginTransaction(); err != nil {
-			return o.sink.failure("beginTransaction", err)
+			return err
 		}
 		o.inTxn = true
 	}
-	err := o.produceAll(ctx, []*kgo.Record{o.marker(epoch)})
-	if err == nil {
-		if sendErr := o.sent.take(); sendErr != nil {
-			err = o.sink.failure("send", sendErr)
-		}
+	o.cl.Produce(ctx, o.marker(epoch), o.sent.record)
+	if err := o.cl.Flush(ctx); err != nil {
+		return err
 	}
-	if err == nil {
-		if err = o.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-			err = o.sink.failure("commitTransaction", err)
-		}
+	if err := o.sent.take(); err != nil {
+		return err
 	}
-	if err != nil {
-		o.abort()
+	if err := o.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		return err
 	}
 	o.inTxn = false
@@ -427,6 +442,7 @@ func (o *kafkaOperator) finishEpoch(ctx context.Context, epoch int64) error {
 // produced stay (they are at least once).
 func (o *kafkaOperator) abort() {
 	o.produced = 0
+	o.epochRecords = nil
 	if !o.inTxn || o.cl == nil {
 		return
 	}

@@ -2,10 +2,12 @@ package sinks
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -600,5 +603,42 @@ func TestKafkaSinkWaitsForForeignOpenTransaction(t *testing.T) {
 	}
 	if got := strings.Join(readTopic(t, addr, topic, true), " "); got != "0:a=1 0:b=2" {
 		t.Fatalf("read_committed sees %s", got)
+	}
+}
+
+// The connection drops under the epoch's commit (a broker restarting): the exactly-once sink
+// settles the epoch (the transaction is aborted, the markers say the epoch is not in Kafka) and
+// commits its rows again in a new transaction; read_committed readers see them once.
+func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addr := strings.Join(c.ListenAddrs(), ",")
+	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp")})
+	h.push([]any{"a", "1", nil})
+	var dropped atomic.Int32
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		dropped.Add(1)
+		return nil, errors.New("connection lost"), true
+	})
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if dropped.Load() != 1 {
+		t.Fatalf("%d EndTxn requests dropped, want 1", dropped.Load())
+	}
+	h.push([]any{"b", "2", nil})
+	if err := h.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 0:b=2" {
+		t.Fatalf("read_committed sees %q", got)
+	}
+	markers := readTopic(t, addr, "__weir_kafka_sink_commits", true)
+	if len(markers) != 2 {
+		t.Fatalf("markers %v", markers)
 	}
 }

@@ -1,0 +1,81 @@
+package sinks
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// transientKafka reports whether an epoch's failure is the cluster being unreachable or
+// moving (a broker restarting, a coordinator loading) rather than a definitive answer (fenced,
+// not authorized, a bad record), so that the epoch can be settled and redone.
+func transientKafka(err error) bool {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch),
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed), errors.Is(err, context.Canceled):
+		return false
+	case errors.As(err, &netErr), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return true
+	case errors.Is(err, kerr.NotCoordinator), errors.Is(err, kerr.CoordinatorNotAvailable),
+		errors.Is(err, kerr.CoordinatorLoadInProgress), errors.Is(err, kerr.RequestTimedOut),
+		errors.Is(err, kerr.NotLeaderForPartition), errors.Is(err, kerr.LeaderNotAvailable),
+		errors.Is(err, kerr.NotEnoughReplicas), errors.Is(err, kerr.NotEnoughReplicasAfterAppend):
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "unable to dial") || strings.Contains(msg, "outcome is unconfirmed")
+}
+
+// redoEpoch settles an exactly-once epoch whose commit failed transiently (first), retrying
+// until the sink's timeout: it aborts the epoch's transaction (after an unconfirmed commit the
+// client re-initializes its producer id, which aborts the transaction if the commit never
+// reached the cluster), reads the committed markers, and unless the epoch's marker is among
+// them (the commit had landed) produces the epoch's records and marker again in a new
+// transaction. It returns the last failure if the epoch could not be settled.
+func (o *kafkaOperator) redoEpoch(ctx context.Context, epoch int64, first error) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*o.sink.timeout)
+	defer cancel()
+	err := first
+	for transientKafka(err) {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+		err = o.redoOnce(ctx, epoch)
+	}
+	return err
+}
+
+func (o *kafkaOperator) redoOnce(ctx context.Context, epoch int64) error {
+	o.inTxn = false
+	_ = o.cl.AbortBufferedRecords(ctx)
+	if err := o.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		return err
+	}
+	_ = o.sent.take()
+	markers, err := o.sink.loadMarkers(ctx)
+	if err != nil {
+		return err
+	}
+	if e, ok := markers[o.txnID]; ok && e >= epoch {
+		return nil
+	}
+	if err := o.cl.BeginTransaction(); err != nil {
+		return err
+	}
+	o.inTxn = true
+	for _, r := range o.epochRecords {
+		o.cl.Produce(ctx, r, o.sent.record)
+	}
+	return o.commitEpoch(ctx, epoch)
+}
