@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/state"
 )
 
 // StreamDedupSpec configures a streaming deduplication.
@@ -30,26 +31,33 @@ type StreamDedupSpec struct {
 	// Dropped, when set, also counts the late rows dropped (shared by every partition, for a
 	// query's progress).
 	Dropped *atomic.Int64
+	// Budget bounds the keys kept in memory; past it the oldest spill to a scratch store
+	// (state.Budget; the zero value keeps everything in memory).
+	Budget state.Budget
 }
 
 // StreamDedup is the streaming dropDuplicates: it emits a row the first time its key is seen in
 // any epoch and never again, keeping the keys seen as state (hash-partitioned on the keys by the
 // planner). With an event-time column (see StreamDedupSpec) the state is bounded by the
 // watermark. NULLs compare equal. It reports state metrics (flow.StateReporter), counts late
-// rows (RowsDroppedByWatermark) and snapshots its keys (flow.Snapshotter).
+// rows (RowsDroppedByWatermark) and snapshots its keys (flow.Snapshotter). Keys past the
+// memory budget spill (spillingKeys); they stay deduplicated, evicted and snapshotted alike.
 func StreamDedup(spec StreamDedupSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		if spec.WithinWatermark && (spec.TimeCol < 0 || spec.LateCol < 0) {
 			return nil, sparkerr.Internal("dropDuplicatesWithinWatermark needs an event-time column")
 		}
-		return &streamDedup{env: env, spec: spec, state: newKeyedRows(env.Mem), watermark: noTime}, nil
+		fields := keyFields(env.OutSchema, spec.KeyCols)
+		return &streamDedup{env: env, spec: spec, fields: fields, watermark: noTime,
+			state: newSpillingKeys(newKeyedRows(env.Mem), spec.Budget, fields)}, nil
 	}
 }
 
 type streamDedup struct {
 	env       flow.Env
 	spec      StreamDedupSpec
-	state     *keyedRows
+	fields    []arrow.Field // the key columns'
+	state     *spillingKeys
 	watermark int64
 
 	updated, removed int64
@@ -93,8 +101,10 @@ func (d *streamDedup) Process(ctx context.Context, _ int, rec arrow.RecordBatch,
 			}
 			continue
 		}
-		seen := false
-		d.state.find(keys, i, hs[i], func(rowRef) { seen = true })
+		seen, err := d.state.seen(keys, i, hs[i])
+		if err != nil {
+			return err
+		}
 		// An earlier row of this batch with the same key.
 		for _, k := range kept[hs[i]] {
 			if !seen && rowsEqual(keys, int(k), keys, i) {
@@ -124,7 +134,7 @@ func (d *streamDedup) Process(ctx context.Context, _ int, rec arrow.RecordBatch,
 			stateTimes[i] = expire[k]
 		}
 	}
-	if err := d.state.add(keys, keys, hs, stateTimes, keep, nil); err != nil {
+	if err := d.state.add(keys, hs, stateTimes, keep); err != nil {
 		return err
 	}
 	d.updated += int64(len(keep))
@@ -176,25 +186,16 @@ func (d *streamDedup) Watermark(_ context.Context, ts int64, _ flow.Emitter) err
 	if d.spec.TimeCol < 0 {
 		return nil
 	}
-	var gone []rowRef
-	d.state.each(func(ref rowRef, b *storedBatch) {
-		if t := b.times[ref.row]; t != noTime && t <= ts {
-			gone = append(gone, ref)
-		}
-	})
-	for _, ref := range gone {
-		d.state.remove(ref)
-	}
-	d.state.compact()
-	d.removed += int64(len(gone))
-	return nil
+	n, err := d.state.evict(ts)
+	d.removed += n
+	return err
 }
 
-// StateMetrics implements flow.StateReporter: the keys held, and the keys added and evicted
-// since the previous call.
+// StateMetrics implements flow.StateReporter: the keys held (in memory and spilled), and the
+// keys added and evicted since the previous call; the memory used is the in-memory part's.
 func (d *streamDedup) StateMetrics() flow.StateMetrics {
-	m := flow.StateMetrics{NumRowsTotal: d.state.live, NumRowsUpdated: d.updated, NumRowsRemoved: d.removed,
-		MemoryUsedBytes: d.state.bytes}
+	m := flow.StateMetrics{NumRowsTotal: d.state.live(), NumRowsUpdated: d.updated, NumRowsRemoved: d.removed,
+		MemoryUsedBytes: d.state.memoryBytes()}
 	d.updated, d.removed = 0, 0
 	return m
 }
@@ -213,10 +214,11 @@ func (d *streamDedup) SnapshotState(epoch int64) ([]byte, error) {
 	return encodeNow(c)
 }
 
-// CaptureState implements flow.StateCapturer.
+// CaptureState implements flow.StateCapturer: the memory part's rows and a view of the spill.
 func (d *streamDedup) CaptureState(int64) (flow.StateCapture, error) {
-	return &keyedCapture{watermark: d.watermark, rows: []*rowsCapture{d.state.capture()},
-		fields: [][]arrow.Field{keyFields(d.env.OutSchema, d.spec.KeyCols)}}, nil
+	rows, view := d.state.capture()
+	return &dedupCapture{keyed: keyedCapture{watermark: d.watermark, rows: []*rowsCapture{rows},
+		fields: [][]arrow.Field{d.fields}}, view: view, codec: d.state.codec}, nil
 }
 
 // RestoreState implements flow.Snapshotter.
@@ -231,16 +233,11 @@ func (d *streamDedup) RestoreState(data []byte) error {
 		return err
 	}
 	defer releaseAll(cols)
-	d.state.release()
-	d.watermark = wm
-	n := len(times)
-	hs := make([]uint64, n)
-	hashColumns(cols, 0, hs)
-	idx := make([]int64, n)
-	for i := range idx {
-		idx[i] = int64(i)
+	if err := d.state.reset(); err != nil {
+		return err
 	}
-	return d.state.add(cols, cols, hs, times, idx, nil)
+	d.watermark = wm
+	return d.state.restore(cols, times)
 }
 
 // keyFields are the fields of the key columns of an event schema's user part.
@@ -256,4 +253,4 @@ func keyFields(event *arrow.Schema, keyCols []int) []arrow.Field {
 	return out
 }
 
-func (d *streamDedup) Close() { d.state.release() }
+func (d *streamDedup) Close() { _ = d.state.close() }

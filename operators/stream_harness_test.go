@@ -15,6 +15,7 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/state"
 )
 
 // streamHarness drives one stateful streaming operator (dedup, stream-stream join): push rows
@@ -28,6 +29,8 @@ type streamHarness struct {
 	ins     []sqltypes.Schema
 	out     sqltypes.Schema
 	lines   []string
+	// budget is the dedup's state budget when "new" gives none ("budget=N" bytes).
+	budget state.Budget
 }
 
 func (h *streamHarness) Emit(_ context.Context, rec arrow.RecordBatch) error {
@@ -129,6 +132,10 @@ func (h *streamHarness) build(d *datadriven.TestData) error {
 			spec.LateCol = column(in, t).Index
 		}
 		spec.Delay = argInt(d, "within", 0) * 1e6
+		spec.Budget = h.budget
+		if n := argInt(d, "budget", 0); n > 0 {
+			spec.Budget.MemoryBytes = n
+		}
 		h.factory = StreamDedup(spec)
 	case "join":
 		right := streamSchema(arg(d, "right", "b:long"))

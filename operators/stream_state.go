@@ -379,7 +379,12 @@ func encodeNow(c flow.StateCapture) ([]byte, error) {
 }
 
 // write writes the captured rows (stored columns of schema cols) to w.
-func (c *rowsCapture) write(w io.Writer, cols []arrow.Field) error {
+func (c *rowsCapture) write(w io.Writer, cols []arrow.Field) error { return c.writeWith(w, cols, nil) }
+
+// writeWith writes the captured rows (stored columns of schema cols) to w, followed, in the same
+// Arrow stream, by the rows more adds (stored columns and event times; not matched).
+func (c *rowsCapture) writeWith(w io.Writer, cols []arrow.Field,
+	more func(add func(data []arrow.Array, times []int64) error) error) error {
 	var refs []rowRef
 	var times []int64
 	var matched []bool
@@ -401,23 +406,37 @@ func (c *rowsCapture) write(w io.Writer, cols []arrow.Field) error {
 		return err
 	}
 	defer releaseAll(data)
-	tb := array.NewInt64Builder(c.mem)
-	tb.AppendValues(times, nil)
-	ta := tb.NewArray()
-	tb.Release()
-	defer ta.Release()
-	ma := boolArray(c.mem, matched)
-	defer ma.Release()
 	fields := append(append([]arrow.Field(nil), cols...),
 		arrow.Field{Name: "_time", Type: arrow.PrimitiveTypes.Int64},
 		arrow.Field{Name: "_matched", Type: arrow.FixedWidthTypes.Boolean})
 	schema := arrow.NewSchema(fields, nil)
-	rec := array.NewRecordBatch(schema, append(append([]arrow.Array(nil), data...), ta, ma), int64(len(refs)))
-	defer rec.Release()
 	var buf bytes.Buffer
 	iw := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(c.mem))
-	if err := iw.Write(rec); err != nil {
-		return sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+	add := func(data []arrow.Array, times []int64, matched []bool) error {
+		tb := array.NewInt64Builder(c.mem)
+		tb.AppendValues(times, nil)
+		ta := tb.NewArray()
+		tb.Release()
+		defer ta.Release()
+		ma := boolArray(c.mem, matched)
+		defer ma.Release()
+		rec := array.NewRecordBatch(schema, append(append([]arrow.Array(nil), data...), ta, ma), int64(len(times)))
+		defer rec.Release()
+		if err := iw.Write(rec); err != nil {
+			return sparkerr.Internal("state snapshot: %v", err).Wrap(err)
+		}
+		return nil
+	}
+	if err := add(data, times, matched); err != nil {
+		return err
+	}
+	if more != nil {
+		err := more(func(data []arrow.Array, times []int64) error {
+			return add(data, times, make([]bool, len(times)))
+		})
+		if err != nil {
+			return err
+		}
 	}
 	if err := iw.Close(); err != nil {
 		return sparkerr.Internal("state snapshot: %v", err).Wrap(err)

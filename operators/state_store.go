@@ -1,0 +1,291 @@
+package operators
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/state"
+)
+
+// spillingKeys is the keyed state of the streaming deduplication: a set of key rows, each with
+// an optional expiry time. Its working set is a keyedRows in memory; when the memory budget is
+// exceeded, the oldest stored batches (by insertion) move to a scratch spill store
+// (state.Spill, opened on first use). A key lives in exactly one of the two parts, so a lookup
+// checks memory and then the spill, and the live count is their sum.
+//
+// Spill layout: "k" + encoded key → expiry time (8 bytes, big-endian; noTime when none), and,
+// for keys with an expiry time, "t" + order-preserving time + encoded key → nothing, which
+// lets eviction by watermark read the expired keys as one range.
+type spillingKeys struct {
+	mem    *keyedRows
+	budget state.Budget
+	codec  *rowCodec
+	// codecErr is why the keys cannot be encoded (only an error once something must spill).
+	codecErr error
+	spill    *state.Spill
+	// spilled counts the keys in the spill; oldest is the first memory batch that may be live.
+	spilled int64
+	oldest  int
+	buf     []byte
+}
+
+const (
+	spillKeyPrefix  = 'k'
+	spillTimePrefix = 't'
+)
+
+func newSpillingKeys(mem *keyedRows, budget state.Budget, fields []arrow.Field) *spillingKeys {
+	codec, err := newRowCodec(fields)
+	return &spillingKeys{mem: mem, budget: budget, codec: codec, codecErr: err}
+
+}
+
+// live is the number of keys held, in memory and spilled.
+func (s *spillingKeys) live() int64 { return s.mem.live + s.spilled }
+
+// memoryBytes is the memory part's size.
+func (s *spillingKeys) memoryBytes() int64 { return s.mem.bytes }
+
+// seen reports whether the key of row i of keys (hash h) is held.
+func (s *spillingKeys) seen(keys []arrow.Array, i int, h uint64) (bool, error) {
+	found := false
+	s.mem.find(keys, i, h, func(rowRef) { found = true })
+	if found || s.spilled == 0 {
+		return found, nil
+	}
+	s.buf = s.codec.encode(append(s.buf[:0], spillKeyPrefix), keys, i)
+	return s.spill.Has(s.buf)
+}
+
+// add stores rows idx of keys (hashes hs, expiry times or nil), then spills if the memory
+// part is over budget.
+func (s *spillingKeys) add(keys []arrow.Array, hs []uint64, times []int64, idx []int64) error {
+	if err := s.mem.add(keys, keys, hs, times, idx, nil); err != nil {
+		return err
+	}
+	return s.spillOver()
+}
+
+// spillOver moves the oldest memory batches to the spill until the memory part fits the
+// budget.
+func (s *spillingKeys) spillOver() error {
+	if !s.budget.Limited() || s.mem.bytes <= s.budget.MemoryBytes {
+		return nil
+	}
+	if s.codecErr != nil {
+		return s.codecErr
+	}
+	if s.spill == nil {
+		sp, err := state.OpenSpill(s.budget.Dir)
+		if err != nil {
+			return err
+		}
+		s.spill = sp
+	}
+	for s.oldest < len(s.mem.batches) && s.mem.bytes > s.budget.MemoryBytes {
+		// Removing the batch's last live row clears it: read it beforehand.
+		b := *s.mem.batches[s.oldest]
+		bi := int32(s.oldest)
+		for r, alive := range b.alive {
+			if !alive {
+				continue
+			}
+			if err := s.putSpilled(b.keys, r, b.times[r]); err != nil {
+				return err
+			}
+			s.mem.remove(rowRef{bi, int32(r)})
+		}
+		s.oldest++
+	}
+	s.mem.compact()
+	s.oldest = min(s.oldest, len(s.mem.batches))
+	return nil
+}
+
+// putSpilled writes row r of keys with expiry time t to the spill.
+func (s *spillingKeys) putSpilled(keys []arrow.Array, r int, t int64) error {
+	s.buf = s.codec.encode(append(s.buf[:0], spillKeyPrefix), keys, r)
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], uint64(t))
+	if err := s.spill.Put(s.buf, v[:]); err != nil {
+		return err
+	}
+	s.spilled++
+	if t == noTime {
+		return nil
+	}
+	tk := binary.BigEndian.AppendUint64([]byte{spillTimePrefix}, orderedTime(t))
+	return s.spill.Put(append(tk, s.buf[1:]...), nil)
+}
+
+// orderedTime maps an int64 to a uint64 of the same order.
+func orderedTime(t int64) uint64 { return uint64(t) ^ (1 << 63) }
+
+// evict removes the keys whose expiry time is at or below ts and returns how many.
+func (s *spillingKeys) evict(ts int64) (int64, error) {
+	var gone []rowRef
+	s.mem.each(func(ref rowRef, b *storedBatch) {
+		if t := b.times[ref.row]; t != noTime && t <= ts {
+			gone = append(gone, ref)
+		}
+	})
+	for _, ref := range gone {
+		s.mem.remove(ref)
+	}
+	s.mem.compact()
+	s.oldest = min(s.oldest, len(s.mem.batches))
+	n := int64(len(gone))
+	if s.spilled == 0 {
+		return n, nil
+	}
+	upper := binary.BigEndian.AppendUint64([]byte{spillTimePrefix}, orderedTime(ts)+1)
+	if ts == math.MaxInt64 {
+		upper = []byte{spillTimePrefix + 1}
+	}
+	var expired [][]byte
+	err := s.spill.Scan([]byte{spillTimePrefix}, upper, func(key, _ []byte) error {
+		expired = append(expired, append([]byte(nil), key...))
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	for _, tk := range expired {
+		if err := s.spill.Delete(tk); err != nil {
+			return n, err
+		}
+		tk[8] = spillKeyPrefix
+		if err := s.spill.Delete(tk[8:]); err != nil {
+			return n, err
+		}
+		s.spilled--
+	}
+	return n + int64(len(expired)), nil
+}
+
+// capture takes the keys as they are now: the memory part's rows and a view of the spill.
+func (s *spillingKeys) capture() (*rowsCapture, *state.View) {
+	c := s.mem.capture()
+	if s.spilled == 0 {
+		return c, nil
+	}
+	return c, s.spill.View()
+}
+
+// restore loads keys (with expiry times): into memory while the budget allows, the rest
+// straight into the spill.
+func (s *spillingKeys) restore(keys []arrow.Array, times []int64) error {
+	n := len(times)
+	hs := make([]uint64, n)
+	hashColumns(keys, 0, hs)
+	const chunk = 4096
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		if s.budget.Limited() && s.mem.bytes > s.budget.MemoryBytes {
+			if err := s.spillOver(); err != nil {
+				return err
+			}
+			for r := lo; r < n; r++ {
+				if err := s.putSpilled(keys, r, times[r]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		idx := make([]int64, hi-lo)
+		for k := range idx {
+			idx[k] = int64(lo + k)
+		}
+		if err := s.mem.add(keys, keys, hs, times, idx, nil); err != nil {
+			return err
+		}
+	}
+	return s.spillOver()
+}
+
+// scanSpilled calls fn with the encoded key (without prefix) and expiry time of every key of
+// a view of the spill.
+func scanSpilled(v *state.View, fn func(key []byte, t int64) error) error {
+	return v.Scan([]byte{spillKeyPrefix}, []byte{spillKeyPrefix + 1}, func(key, value []byte) error {
+		return fn(key[1:], int64(binary.BigEndian.Uint64(value)))
+	})
+}
+
+// reset drops every key (memory and spill) before a restore.
+func (s *spillingKeys) reset() error {
+	s.mem.release()
+	s.oldest, s.spilled = 0, 0
+	if s.spill == nil {
+		return nil
+	}
+	err := s.spill.Close()
+	s.spill = nil
+	return err
+}
+
+// close releases the memory part and closes (removes) the spill.
+func (s *spillingKeys) close() error { return s.reset() }
+
+// dedupCapture is a streaming deduplication's state at a barrier: its keyedCapture (watermark
+// and memory rows) and a view of the spilled keys, which Encode appends to the rows' Arrow
+// stream — the snapshot format of keyedCapture, so a restore reads it either way.
+type dedupCapture struct {
+	keyed keyedCapture
+	view  *state.View
+	codec *rowCodec
+}
+
+// Encode implements flow.StateCapture.
+func (c *dedupCapture) Encode() ([]byte, error) {
+	if c.view == nil {
+		return c.keyed.Encode()
+	}
+	var buf bytes.Buffer
+	writeVarint(&buf, c.keyed.watermark)
+	mem := c.keyed.rows[0].mem
+	err := c.keyed.rows[0].writeWith(&buf, c.keyed.fields[0], func(add func([]arrow.Array, []int64) error) error {
+		const chunk = 4096
+		var keys [][]byte
+		var times []int64
+		flush := func() error {
+			if len(keys) == 0 {
+				return nil
+			}
+			cols, err := c.codec.decode(mem, keys)
+			if err != nil {
+				return err
+			}
+			defer releaseAll(cols)
+			err = add(cols, times)
+			keys, times = keys[:0], times[:0]
+			return err
+		}
+		err := scanSpilled(c.view, func(key []byte, t int64) error {
+			keys = append(keys, bytes.Clone(key))
+			times = append(times, t)
+			if len(keys) == chunk {
+				return flush()
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return flush()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Release implements flow.StateCapture.
+func (c *dedupCapture) Release() {
+	c.keyed.Release()
+	if c.view != nil {
+		_ = c.view.Close()
+		c.view = nil
+	}
+}

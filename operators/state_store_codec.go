@@ -1,0 +1,251 @@
+package operators
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+// rowCodec writes a row of key columns as bytes and reads it back: the key of a spilled state
+// entry. Rows equal as keys (NULL = NULL, NaN = NaN, -0.0 = 0.0) encode to the same bytes, so
+// the spill store finds a key by its encoding.
+type rowCodec struct {
+	fields []arrow.Field
+	types  []sqltypes.DataType
+	tz     []string
+}
+
+func newRowCodec(fields []arrow.Field) (*rowCodec, error) {
+	c := &rowCodec{fields: fields, types: make([]sqltypes.DataType, len(fields)), tz: make([]string, len(fields))}
+	for i, f := range fields {
+		t, err := sqltypes.FromArrow(f.Type)
+		if err != nil {
+			return nil, err
+		}
+		c.types[i] = t
+		c.tz[i] = timeZoneOf(f.Type)
+	}
+	return c, nil
+}
+
+// timeZoneOf is the time zone of the first timestamp in t ("" if none).
+func timeZoneOf(t arrow.DataType) string {
+	switch x := t.(type) {
+	case *arrow.TimestampType:
+		return x.TimeZone
+	case *arrow.StructType:
+		for _, f := range x.Fields() {
+			if tz := timeZoneOf(f.Type); tz != "" {
+				return tz
+			}
+		}
+	case arrow.ListLikeType:
+		return timeZoneOf(x.Elem())
+	}
+	return ""
+}
+
+// encode appends row i of cols to buf.
+func (c *rowCodec) encode(buf []byte, cols []arrow.Array, i int) []byte {
+	for k, a := range cols {
+		buf = encodeValue(buf, c.types[k], expr.ValueAt(a, i, c.types[k]))
+	}
+	return buf
+}
+
+func encodeValue(buf []byte, t sqltypes.DataType, v any) []byte {
+	if v == nil {
+		return append(buf, 0)
+	}
+	buf = append(buf, 1)
+	switch t.Kind {
+	case sqltypes.Boolean:
+		if v.(bool) {
+			return append(buf, 1)
+		}
+		return append(buf, 0)
+	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Date,
+		sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
+		return binary.BigEndian.AppendUint64(buf, uint64(anyInt(v)))
+	case sqltypes.Float, sqltypes.Double:
+		f := anyFloat(v)
+		switch {
+		case math.IsNaN(f):
+			f = math.NaN()
+		case f == 0:
+			f = 0
+		}
+		return binary.BigEndian.AppendUint64(buf, math.Float64bits(f))
+	case sqltypes.Decimal:
+		n := v.(decimal128.Num)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(n.HighBits()))
+		return binary.BigEndian.AppendUint64(buf, n.LowBits())
+	case sqltypes.String:
+		s := v.(string)
+		buf = binary.AppendUvarint(buf, uint64(len(s)))
+		return append(buf, s...)
+	case sqltypes.Binary:
+		b := v.([]byte)
+		buf = binary.AppendUvarint(buf, uint64(len(b)))
+		return append(buf, b...)
+	case sqltypes.Array:
+		xs := v.([]any)
+		buf = binary.AppendUvarint(buf, uint64(len(xs)))
+		for _, x := range xs {
+			buf = encodeValue(buf, *t.Elem, x)
+		}
+		return buf
+	case sqltypes.Struct:
+		for f, x := range v.([]any) {
+			buf = encodeValue(buf, t.Fields[f].Type, x)
+		}
+		return buf
+	case sqltypes.Map:
+		m := v.(*sqltypes.MapValue)
+		buf = binary.AppendUvarint(buf, uint64(len(m.Keys)))
+		for j := range m.Keys {
+			buf = encodeValue(buf, *t.Key, m.Keys[j])
+			buf = encodeValue(buf, *t.Value, m.Values[j])
+		}
+		return buf
+	}
+	return buf
+}
+
+func anyInt(v any) int64 {
+	switch x := v.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	}
+	panic("operators: not an integer value")
+}
+
+func anyFloat(v any) float64 {
+	switch x := v.(type) {
+	case float32:
+		return float64(x)
+	case float64:
+		return x
+	}
+	panic("operators: not a floating-point value")
+}
+
+// decode reads rows written by encode back into columns of the codec's fields. The caller
+// releases them.
+func (c *rowCodec) decode(mem memory.Allocator, rows [][]byte) ([]arrow.Array, error) {
+	values := make([][]any, len(c.fields))
+	for k := range values {
+		values[k] = make([]any, len(rows))
+	}
+	for r, row := range rows {
+		d := valueDecoder{buf: row}
+		for k := range c.fields {
+			values[k][r] = d.value(c.types[k])
+		}
+		if d.bad || len(d.buf) != 0 {
+			return nil, sparkerr.Internal("state spill store: a corrupt key")
+		}
+	}
+	out := make([]arrow.Array, len(c.fields))
+	for k, f := range c.fields {
+		a := expr.BuildArray(mem, c.types[k], c.tz[k], values[k])
+		if !arrow.TypeEqual(a.DataType(), f.Type) {
+			a.Release()
+			releaseAll(out[:k])
+			return nil, sparkerr.Internal("state spill store: key column %s rebuilds as %s", f.Type, a.DataType())
+		}
+		out[k] = a
+	}
+	return out, nil
+}
+
+type valueDecoder struct {
+	buf []byte
+	bad bool
+}
+
+func (d *valueDecoder) take(n int) []byte {
+	if n > len(d.buf) || n < 0 {
+		d.bad = true
+		d.buf = nil
+		return make([]byte, n&0xffff)
+	}
+	b := d.buf[:n]
+	d.buf = d.buf[n:]
+	return b
+}
+
+func (d *valueDecoder) u64() uint64 { return binary.BigEndian.Uint64(d.take(8)) }
+
+func (d *valueDecoder) length() int {
+	n, k := binary.Uvarint(d.buf)
+	if k <= 0 || n > uint64(len(d.buf)) {
+		d.bad = true
+		d.buf = nil
+		return 0
+	}
+	d.buf = d.buf[k:]
+	return int(n)
+}
+
+func (d *valueDecoder) value(t sqltypes.DataType) any {
+	if d.bad || d.take(1)[0] == 0 {
+		return nil
+	}
+	switch t.Kind {
+	case sqltypes.Boolean:
+		return d.take(1)[0] == 1
+	case sqltypes.Byte:
+		return int8(d.u64())
+	case sqltypes.Short:
+		return int16(d.u64())
+	case sqltypes.Integer, sqltypes.Date, sqltypes.YearMonthInterval:
+		return int32(d.u64())
+	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval:
+		return int64(d.u64())
+	case sqltypes.Float:
+		return float32(math.Float64frombits(d.u64()))
+	case sqltypes.Double:
+		return math.Float64frombits(d.u64())
+	case sqltypes.Decimal:
+		hi := int64(d.u64())
+		return decimal128.New(hi, d.u64())
+	case sqltypes.String:
+		return string(d.take(d.length()))
+	case sqltypes.Binary:
+		return append([]byte{}, d.take(d.length())...)
+	case sqltypes.Array:
+		xs := make([]any, d.length())
+		for j := range xs {
+			xs[j] = d.value(*t.Elem)
+		}
+		return xs
+	case sqltypes.Struct:
+		xs := make([]any, len(t.Fields))
+		for f := range xs {
+			xs[f] = d.value(t.Fields[f].Type)
+		}
+		return xs
+	case sqltypes.Map:
+		n := d.length()
+		m := &sqltypes.MapValue{Keys: make([]any, n), Values: make([]any, n)}
+		for j := 0; j < n; j++ {
+			m.Keys[j] = d.value(*t.Key)
+			m.Values[j] = d.value(*t.Value)
+		}
+		return m
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+package operators
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/datadriven"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/state"
+)
+
+var memoryFlag = regexp.MustCompile(` memory>0=(true|false)`)
+
+// TestStreamDedupSpillSameOutput runs the dedup scripts with a one-byte memory budget (every
+// key spills as soon as it is stored) in lockstep with the unlimited run: every command prints
+// the same rows, errors and metrics (but the in-memory size).
+func TestStreamDedupSpillSameOutput(t *testing.T) {
+	for _, path := range []string{"streamdata/dedup", "streamdata/dedup_spill"} {
+		t.Run(path, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			dir := t.TempDir()
+			plain := &streamHarness{mem: mem}
+			spilling := &streamHarness{mem: mem, budget: state.Budget{MemoryBytes: 1, Dir: dir}}
+			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+				want := plain.run(d)
+				got := spilling.run(d)
+				if memoryFlag.ReplaceAllString(got, "") != memoryFlag.ReplaceAllString(want, "") {
+					t.Errorf("%s: with spill\n%s\nwithout\n%s", d.Pos, got, want)
+				}
+				return want
+			})
+			plain.close()
+			spilling.close()
+			mem.AssertSize(t, 0)
+			assertEmptyDir(t, dir)
+		})
+	}
+}
+
+func assertEmptyDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left behind in the spill directory: %s", e.Name())
+	}
+}
+
+// keyModel is the plain-map model of a dedup's keyed state: key → expiry time.
+type keyModel map[string]int64
+
+// TestSpillingKeysRandomized drives spillingKeys with random adds, lookups, evictions and
+// snapshot/restore under a small budget and checks it against a map after every step.
+func TestSpillingKeysRandomized(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("WEIR_TEST_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (rerun with WEIR_TEST_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed>>7))
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	dir := t.TempDir()
+	fields := []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}
+	budget := state.Budget{MemoryBytes: int64(200 + rng.IntN(3000)), Dir: dir}
+	open := func() *spillingKeys { return newSpillingKeys(newKeyedRows(mem), budget, fields) }
+	s := open()
+	model := keyModel{}
+	goroutines := runtime.NumGoroutine()
+	for step := 0; step < 400; step++ {
+		switch op := rng.IntN(10); {
+		case op < 6: // a batch of keys: new ones are added, as the dedup does
+			n := 1 + rng.IntN(40)
+			ids := make([]any, n)
+			strs := make([]any, n)
+			times := make([]int64, n)
+			for i := range n {
+				ids[i] = int64(rng.IntN(300))
+				if rng.IntN(8) > 0 {
+					strs[i] = fmt.Sprintf("s%d", rng.IntN(3))
+				}
+				times[i] = int64(rng.IntN(1000))
+				if rng.IntN(10) == 0 {
+					times[i] = noTime
+				}
+			}
+			cols := []arrow.Array{expr.BuildArray(mem, sqltypes.LongType, "", ids),
+				expr.BuildArray(mem, sqltypes.StringType, "", strs)}
+			hs := make([]uint64, n)
+			hashColumns(cols, 0, hs)
+			var keep []int64
+			added := map[string]bool{} // this batch's new keys, not in the store yet
+			for i := range n {
+				k := keyName(ids[i].(int64), strs[i])
+				seen, err := s.seen(cols, i, hs[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, want := model[k]; seen != (want && !added[k]) {
+					t.Fatalf("step %d: seen(%s) = %t, model %t", step, k, seen, want)
+				}
+				if seen {
+					continue
+				}
+				if !added[k] {
+					added[k] = true
+					keep = append(keep, int64(i))
+					model[k] = times[i]
+				}
+			}
+			if err := s.add(cols, hs, times, keep); err != nil {
+				t.Fatal(err)
+			}
+			releaseAll(cols)
+		case op < 8: // evict by watermark
+			ts := int64(rng.IntN(300))
+			n, err := s.evict(ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want int64
+			for k, v := range model {
+				if v != noTime && v <= ts {
+					delete(model, k)
+					want++
+				}
+			}
+			if n != want {
+				t.Fatalf("step %d: evict(%d) removed %d, model %d", step, ts, n, want)
+			}
+		default: // snapshot, change the state, restore the snapshot into a new store
+			rows, view := s.capture()
+			c := &dedupCapture{keyed: keyedCapture{rows: []*rowsCapture{rows}, fields: [][]arrow.Field{fields}},
+				view: view, codec: s.codec}
+			// Changes after the capture must not show in its snapshot.
+			if _, err := s.evict(1 << 40); err != nil {
+				t.Fatal(err)
+			}
+			data, err := encodeNow(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.close(); err != nil {
+				t.Fatal(err)
+			}
+			s = open()
+			restored := newStreamDedupForTest(t, s, mem, fields)
+			if err := restored.RestoreState(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.live() != int64(len(model)) {
+			t.Fatalf("step %d: %d keys, model %d", step, s.live(), len(model))
+		}
+		if budget.Limited() && s.memoryBytes() > budget.MemoryBytes {
+			t.Fatalf("step %d: %d bytes in memory over the budget %d", step, s.memoryBytes(), budget.MemoryBytes)
+		}
+		checkAll(t, step, s, model, mem)
+	}
+	if s.spilled == 0 {
+		t.Errorf("nothing spilled under a budget of %d bytes", budget.MemoryBytes)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	mem.AssertSize(t, 0)
+	assertEmptyDir(t, dir)
+	if n := runtime.NumGoroutine(); n > goroutines {
+		time.Sleep(100 * time.Millisecond)
+		if n = runtime.NumGoroutine(); n > goroutines {
+			t.Errorf("%d goroutines after closing, %d before", n, goroutines)
+		}
+	}
+}
+
+// newStreamDedupForTest is a dedup operator over keys s (to restore a snapshot into it).
+func newStreamDedupForTest(t *testing.T, s *spillingKeys, mem memory.Allocator, fields []arrow.Field) *streamDedup {
+	t.Helper()
+	schema := eventSchema(mustFromArrowFields(t, fields))
+	return &streamDedup{env: flow.Env{Mem: mem, Partitions: 1, OutSchema: schema}, fields: fields, state: s,
+		spec: StreamDedupSpec{TimeCol: -1, LateCol: -1}, watermark: noTime}
+}
+
+func mustFromArrowFields(t *testing.T, fs []arrow.Field) sqltypes.Schema {
+	s, err := sqltypes.FromArrowFields(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkAll checks every model key is seen with its expiry time, by snapshotting the store.
+func checkAll(t *testing.T, step int, s *spillingKeys, model keyModel, mem memory.Allocator) {
+	t.Helper()
+	rows, view := s.capture()
+	c := &dedupCapture{keyed: keyedCapture{rows: []*rowsCapture{rows}, fields: [][]arrow.Field{s.codec.fields}},
+		view: view, codec: s.codec}
+	data, err := encodeNow(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, times, err := readDedupSnapshot(mem, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseAll(cols)
+	got := keyModel{}
+	for i := range times {
+		var str any
+		if !cols[1].IsNull(i) {
+			str = cols[1].(*array.String).Value(i)
+		}
+		k := keyName(cols[0].(*array.Int64).Value(i), str)
+		if _, dup := got[k]; dup {
+			t.Fatalf("step %d: key %s held twice", step, k)
+		}
+		got[k] = times[i]
+	}
+	if len(got) != len(model) {
+		t.Fatalf("step %d: snapshot has %d keys, model %d", step, len(got), len(model))
+	}
+	for k, v := range model {
+		if g, ok := got[k]; !ok || g != v {
+			t.Fatalf("step %d: key %s: snapshot %d (%t), model %d", step, k, g, ok, v)
+		}
+	}
+}
+
+func keyName(id int64, str any) string { return fmt.Sprintf("%d/%v", id, str) }
+
+func readDedupSnapshot(mem memory.Allocator, data []byte) ([]arrow.Array, []int64, error) {
+	r := bytesReader(data)
+	if _, err := readVarint(r); err != nil {
+		return nil, nil, err
+	}
+	cols, times, _, err := readSnapshot(mem, r)
+	return cols, times, err
+}
+
+// TestRowCodecRoundTrip encodes rows of several key types (a window struct of timestamps, a
+// double with NaN and -0.0, binary, NULLs) and decodes them back.
+func TestRowCodecRoundTrip(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	window := sqltypes.StructType(sqltypes.Field{Name: "start", Type: sqltypes.TimestampType, Nullable: true},
+		sqltypes.Field{Name: "end", Type: sqltypes.TimestampType, Nullable: true})
+	types := []sqltypes.DataType{window, sqltypes.DoubleType, sqltypes.BinaryType, sqltypes.IntegerType,
+		sqltypes.ArrayType(sqltypes.StringType, true)}
+	values := [][]any{
+		{[]any{int64(0), int64(10e6)}, nil, []any{int64(-5), nil}},
+		{1.5, 0.0, nil},
+		{[]byte("x"), nil, []byte{}},
+		{int32(7), nil, int32(-1)},
+		{[]any{"a", nil}, []any{}, nil},
+	}
+	cols := make([]arrow.Array, len(types))
+	fields := make([]arrow.Field, len(types))
+	for c, typ := range types {
+		cols[c] = expr.BuildArray(mem, typ, "UTC", values[c])
+		fields[c] = arrow.Field{Name: fmt.Sprint("c", c), Type: cols[c].DataType(), Nullable: true}
+	}
+	defer releaseAll(cols)
+	codec, err := newRowCodec(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]byte
+	for i := range 3 {
+		rows = append(rows, codec.encode(nil, cols, i))
+	}
+	back, err := codec.decode(mem, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseAll(back)
+	for c := range cols {
+		if !array.Equal(cols[c], back[c]) {
+			t.Errorf("column %d: %s decodes as %s", c, cols[c], back[c])
+		}
+	}
+	// Keys equal as dedup keys encode alike: NaN = NaN, -0.0 = 0.0.
+	f := arrow.Field{Name: "d", Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+	dc, _ := newRowCodec([]arrow.Field{f})
+	d := expr.BuildArray(mem, sqltypes.DoubleType, "", []any{math.NaN(), -math.NaN(), 0.0, math.Copysign(0, -1)})
+	defer d.Release()
+	enc := func(i int) string { return string(dc.encode(nil, []arrow.Array{d}, i)) }
+	if enc(0) != enc(1) || enc(2) != enc(3) {
+		t.Errorf("NaNs or zeros encode differently: %q %q %q %q", enc(0), enc(1), enc(2), enc(3))
+	}
+	// A corrupt key is an error, not a panic.
+	if _, err := codec.decode(mem, [][]byte{rows[0][:3]}); err == nil {
+		t.Error("decoding a truncated key succeeded")
+	}
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
