@@ -29,7 +29,8 @@
 // hash-partitioned on the join keys, its state bounded as Spark's join helper derives it (a
 // watermarked event time or window among the equi-join keys, or range conditions such as
 // lt BETWEEN rt AND rt + INTERVAL 1 HOUR against the other side's watermarked time).
-// Stream-static joins keep the batch hash join with the static side built.
+// Stream-static joins keep the batch hash join with the static side built. The StreamDedup's
+// keys spill past the memory budget Options.Conf gives (state.MemoryBudgetConf).
 // CheckStreamingOperators applies Spark's unsupported-operation rules for these operators.
 //
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a

@@ -37,6 +37,9 @@ type Options struct {
 	OutputMode sinks.OutputMode
 	// Observers, when set, receives the plan's event-time stats and late-row counters.
 	Observers *Observers
+	// Conf reads session configuration; the streaming state's memory budget comes from it
+	// (state.BudgetFromConf; nil: unlimited).
+	Conf func(key string) (string, bool)
 }
 
 // Build plans root. The graph's output node has parallelism 1 and yields rows in the plan's

@@ -11,6 +11,7 @@ import (
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/state"
 )
 
 // streamDedup plans dropDuplicates / distinct / dropDuplicatesWithinWatermark on a stream: the
@@ -22,7 +23,12 @@ func (b *builder) streamDedup(n *logical.Distinct, in *flow.Node, schema *arrow.
 	if keys == nil {
 		keys = allColumns(len(n.Schema()))
 	}
-	spec := operators.StreamDedupSpec{KeyCols: n.Keys, TimeCol: -1, LateCol: -1, Dropped: new(atomic.Int64)}
+	budget, err := state.BudgetFromConf(b.opts.Conf)
+	if err != nil {
+		return nil, err
+	}
+	spec := operators.StreamDedupSpec{KeyCols: n.Keys, TimeCol: -1, LateCol: -1, Dropped: new(atomic.Int64),
+		Budget: budget}
 	if b.opts.Observers != nil {
 		b.opts.Observers.Dedups = append(b.opts.Observers.Dedups, spec.Dropped)
 	}

@@ -145,7 +145,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		return feed, src.Partitions(), nil
 	}
 	g, err := planner.Build(spec.Plan, planner.Options{Mem: m.env.Mem, Partitions: q.partitions, Expr: ectx,
-		Streaming: true, Sources: openStream, OutputMode: spec.OutputMode, Observers: &q.observers})
+		Streaming: true, Sources: openStream, OutputMode: spec.OutputMode, Observers: &q.observers, Conf: m.env.Conf})
 	if errors.Is(err, errSourceOpen) {
 		// Spark starts the query; its first batch fails. Sources opened before stay owned by q.
 		return nil
