@@ -46,7 +46,11 @@ func init() {
 // commits the transaction. The marker commits atomically with the rows, so the newest
 // committed marker of a transactional id is exactly the last epoch whose rows are in Kafka; a
 // replayed epoch N ≤ that epoch (a crash after the Kafka commit and before the checkpoint
-// commit) is aborted instead (read_committed readers never see its rows).
+// commit) is aborted instead (read_committed readers never see its rows). The partition keeps
+// the open epoch's records until it commits: when the commit fails transiently (the cluster
+// unreachable, e.g. a broker restarting; kafka_redo.go), the partition aborts, reads the
+// markers, and commits the records again unless the epoch's marker had landed, retrying for up
+// to twice the delivery timeout before the query fails.
 //
 // Before any partition of a run produces, the sink fences the transactional ids of all its
 // partitions (InitProducerID bumps each id's epoch: a zombie of an earlier run can no longer
