@@ -13,9 +13,11 @@ import (
 // an optional expiry time. Its working set is a keyedRows in memory; when the memory budget is
 // exceeded, the oldest stored batches (by insertion) move to a scratch spill store
 // (state.Spill, opened on first use). A key lives in exactly one of the two parts, so a lookup
-// checks memory and then the spill, and the live count is their sum.
+// checks memory and then the spill — only when the spill's filter of key hashes says the key
+// may be there — and the live count is their sum.
 //
-// Spill layout: "k" + encoded key → expiry time (8 bytes, big-endian; noTime when none), and,
+// Spill layout: "k" + encoded key → expiry time (8 bytes, big-endian; noTime when none) and
+// key hash (8 bytes), and,
 // for keys with an expiry time, "t" + order-preserving time + encoded key → nothing, which
 // lets eviction by watermark read the expired keys as one range.
 type spillingKeys struct {
@@ -25,6 +27,9 @@ type spillingKeys struct {
 	// codecErr is why the keys cannot be encoded (only an error once something must spill).
 	codecErr error
 	spill    *state.Spill
+	// filter has the hashes of the spilled keys (and of stale ones evicted since it was built).
+	filter *state.HashFilter
+	stale  int64
 	// spilled counts the keys in the spill; oldest is the first memory batch that may be live.
 	spilled int64
 	oldest  int
@@ -45,14 +50,19 @@ func newSpillingKeys(mem *keyedRows, budget state.Budget, fields []arrow.Field) 
 // live is the number of keys held, in memory and spilled.
 func (s *spillingKeys) live() int64 { return s.mem.live + s.spilled }
 
-// memoryBytes is the memory part's size.
-func (s *spillingKeys) memoryBytes() int64 { return s.mem.bytes }
+// memoryBytes is the memory part's size: the rows kept and the spill's filter.
+func (s *spillingKeys) memoryBytes() int64 {
+	if s.filter == nil {
+		return s.mem.bytes
+	}
+	return s.mem.bytes + s.filter.Bytes()
+}
 
 // seen reports whether the key of row i of keys (hash h) is held.
 func (s *spillingKeys) seen(keys []arrow.Array, i int, h uint64) (bool, error) {
 	found := false
 	s.mem.find(keys, i, h, func(rowRef) { found = true })
-	if found || s.spilled == 0 {
+	if found || s.spilled == 0 || !s.filter.MayContain(h) {
 		return found, nil
 	}
 	s.buf = s.codec.encode(append(s.buf[:0], spillKeyPrefix), keys, i)
@@ -84,6 +94,7 @@ func (s *spillingKeys) spillOver() error {
 		}
 		s.spill = sp
 	}
+	w := s.spill.NewBatch()
 	for s.oldest < len(s.mem.batches) && s.mem.bytes > s.budget.MemoryBytes {
 		// Removing the batch's last live row clears it: read it beforehand.
 		b := *s.mem.batches[s.oldest]
@@ -92,7 +103,8 @@ func (s *spillingKeys) spillOver() error {
 			if !alive {
 				continue
 			}
-			if err := s.putSpilled(b.keys, r, b.times[r]); err != nil {
+			if err := s.putSpilled(w, b.keys, r, b.hashes[r], b.times[r]); err != nil {
+				w.Close()
 				return err
 			}
 			s.mem.remove(rowRef{bi, int32(r)})
@@ -101,23 +113,52 @@ func (s *spillingKeys) spillOver() error {
 	}
 	s.mem.compact()
 	s.oldest = min(s.oldest, len(s.mem.batches))
-	return nil
-}
-
-// putSpilled writes row r of keys with expiry time t to the spill.
-func (s *spillingKeys) putSpilled(keys []arrow.Array, r int, t int64) error {
-	s.buf = s.codec.encode(append(s.buf[:0], spillKeyPrefix), keys, r)
-	var v [8]byte
-	binary.BigEndian.PutUint64(v[:], uint64(t))
-	if err := s.spill.Put(s.buf, v[:]); err != nil {
+	if err := w.Commit(); err != nil {
 		return err
 	}
+	return s.refilter()
+}
+
+// putSpilled writes row r of keys (hash h) with expiry time t to the spill through w.
+func (s *spillingKeys) putSpilled(w *state.Batch, keys []arrow.Array, r int, h uint64, t int64) error {
+	s.buf = s.codec.encode(append(s.buf[:0], spillKeyPrefix), keys, r)
+	var v [16]byte
+	binary.BigEndian.PutUint64(v[:], uint64(t))
+	binary.BigEndian.PutUint64(v[8:], h)
+	if err := w.Put(s.buf, v[:]); err != nil {
+		return err
+	}
+	if s.filter == nil {
+		s.filter = state.NewHashFilter(minFilterKeys)
+	}
+	s.filter.Add(h)
 	s.spilled++
 	if t == noTime {
 		return nil
 	}
 	tk := binary.BigEndian.AppendUint64([]byte{spillTimePrefix}, orderedTime(t))
-	return s.spill.Put(append(tk, s.buf[1:]...), nil)
+	return w.Put(append(tk, s.buf[1:]...), nil)
+}
+
+// minFilterKeys is the smallest capacity of the spill's filter.
+const minFilterKeys = 1024
+
+// refilter rebuilds the spill's filter when the spilled keys outgrew it or many of its hashes
+// are stale (evicted keys): sized for twice the keys spilled, from the hashes stored with them.
+func (s *spillingKeys) refilter() error {
+	if s.filter == nil || (s.spilled <= s.filter.Capacity() && s.stale <= s.filter.Capacity()/2) {
+		return nil
+	}
+	f := state.NewHashFilter(max(2*s.spilled, minFilterKeys))
+	err := s.spill.Scan([]byte{spillKeyPrefix}, []byte{spillKeyPrefix + 1}, func(_, value []byte) error {
+		f.Add(binary.BigEndian.Uint64(value[8:]))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.filter, s.stale = f, 0
+	return nil
 }
 
 // orderedTime maps an int64 to a uint64 of the same order.
@@ -152,17 +193,24 @@ func (s *spillingKeys) evict(ts int64) (int64, error) {
 	if err != nil {
 		return n, err
 	}
+	w := s.spill.NewBatch()
 	for _, tk := range expired {
-		if err := s.spill.Delete(tk); err != nil {
+		if err := w.Delete(tk); err != nil {
+			w.Close()
 			return n, err
 		}
 		tk[8] = spillKeyPrefix
-		if err := s.spill.Delete(tk[8:]); err != nil {
+		if err := w.Delete(tk[8:]); err != nil {
+			w.Close()
 			return n, err
 		}
-		s.spilled--
 	}
-	return n + int64(len(expired)), nil
+	if err := w.Commit(); err != nil {
+		return n, err
+	}
+	s.spilled -= int64(len(expired))
+	s.stale += int64(len(expired))
+	return n + int64(len(expired)), s.refilter()
 }
 
 // capture takes the keys as they are now: the memory part's rows and a view of the spill.
@@ -187,12 +235,19 @@ func (s *spillingKeys) restore(keys []arrow.Array, times []int64) error {
 			if err := s.spillOver(); err != nil {
 				return err
 			}
-			for r := lo; r < n; r++ {
-				if err := s.putSpilled(keys, r, times[r]); err != nil {
+			for lo := lo; lo < n; lo += chunk {
+				w := s.spill.NewBatch()
+				for r := lo; r < min(lo+chunk, n); r++ {
+					if err := s.putSpilled(w, keys, r, hs[r], times[r]); err != nil {
+						w.Close()
+						return err
+					}
+				}
+				if err := w.Commit(); err != nil {
 					return err
 				}
 			}
-			return nil
+			return s.refilter()
 		}
 		idx := make([]int64, hi-lo)
 		for k := range idx {
@@ -216,7 +271,7 @@ func scanSpilled(v *state.View, fn func(key []byte, t int64) error) error {
 // reset drops every key (memory and spill) before a restore.
 func (s *spillingKeys) reset() error {
 	s.mem.release()
-	s.oldest, s.spilled = 0, 0
+	s.oldest, s.spilled, s.filter, s.stale = 0, 0, nil, 0
 	if s.spill == nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -167,8 +168,8 @@ func TestSpillingKeysRandomized(t *testing.T) {
 		if s.live() != int64(len(model)) {
 			t.Fatalf("step %d: %d keys, model %d", step, s.live(), len(model))
 		}
-		if budget.Limited() && s.memoryBytes() > budget.MemoryBytes {
-			t.Fatalf("step %d: %d bytes in memory over the budget %d", step, s.memoryBytes(), budget.MemoryBytes)
+		if budget.Limited() && s.mem.bytes > budget.MemoryBytes {
+			t.Fatalf("step %d: %d bytes of rows in memory over the budget %d", step, s.mem.bytes, budget.MemoryBytes)
 		}
 		checkAll(t, step, s, model, mem)
 	}
@@ -309,3 +310,28 @@ func TestRowCodecRoundTrip(t *testing.T) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// BenchmarkStreamDedupSpill is BenchmarkStreamDedup with a 256 KiB state budget: most of the
+// 100,000 keys spill, and most lookups reach the spill store.
+func BenchmarkStreamDedupSpill(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	schema := eventSchema(sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}})
+	keys := 100_000
+	if v := os.Getenv("WEIR_BENCH_KEYS"); v != "" {
+		keys, _ = strconv.Atoi(v)
+	}
+	recs := longBatches(mem, schema, 16, keys)
+	defer releaseRecords(recs)
+	budget := state.Budget{MemoryBytes: 256 << 10, Dir: b.TempDir()}
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		op, _ := StreamDedup(StreamDedupSpec{TimeCol: -1, LateCol: -1, Budget: budget})(flow.Env{Mem: mem, Partitions: 1, OutSchema: schema})
+		for _, r := range recs {
+			if err := op.Process(context.Background(), 0, r, discard{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		op.(flow.Closer).Close()
+	}
+	b.ReportMetric(float64(16*BatchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}

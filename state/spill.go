@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -16,9 +18,8 @@ import (
 // that owns it (a restart restores state from a checkpoint snapshot, not from here). It is
 // used by one goroutine; Views may be read from others.
 type Spill struct {
-	db    *pebble.DB
-	dir   string
-	count int64
+	db  *pebble.DB
+	dir string
 
 	// mu guards the open views and whether Close was called: the store closes when both
 	// happened (a snapshot encoder may still read a view after its operator closed).
@@ -39,7 +40,7 @@ func OpenSpill(parent string) (*Spill, error) {
 	if err != nil {
 		return nil, spillErr("creating the spill directory", err)
 	}
-	db, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{}, DisableWAL: true})
+	db, err := pebble.Open(dir, scratchOptions())
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, spillErr("opening the spill store", err)
@@ -49,9 +50,6 @@ func OpenSpill(parent string) (*Spill, error) {
 
 // Dir is the store's directory.
 func (s *Spill) Dir() string { return s.dir }
-
-// Len is the number of keys held.
-func (s *Spill) Len() int64 { return s.count }
 
 // Get returns a copy of key's value.
 func (s *Spill) Get(key []byte) ([]byte, bool, error) {
@@ -81,33 +79,60 @@ func (s *Spill) Has(key []byte) (bool, error) {
 	return true, closer.Close()
 }
 
-// Put sets key to value.
+// Put sets key to value. The store does not count its keys: its owner knows which are new.
 func (s *Spill) Put(key, value []byte) error {
-	had, err := s.Has(key)
-	if err != nil {
-		return err
-	}
 	if err := s.db.Set(key, value, pebble.NoSync); err != nil {
 		return spillErr("writing", err)
-	}
-	if !had {
-		s.count++
 	}
 	return nil
 }
 
 // Delete removes key (a missing key is not an error).
 func (s *Spill) Delete(key []byte) error {
-	had, err := s.Has(key)
-	if err != nil || !had {
-		return err
-	}
 	if err := s.db.Delete(key, pebble.NoSync); err != nil {
 		return spillErr("deleting", err)
 	}
-	s.count--
 	return nil
 }
+
+// Batch collects puts and deletes that Commit applies at once (cheaper than one by one).
+type Batch struct {
+	b *pebble.Batch
+}
+
+// NewBatch starts a batch of changes.
+func (s *Spill) NewBatch() *Batch { return &Batch{b: s.db.NewBatch()} }
+
+// Put sets key to value when the batch commits (key and value are copied).
+func (b *Batch) Put(key, value []byte) error {
+	if err := b.b.Set(key, value, nil); err != nil {
+		return spillErr("writing", err)
+	}
+	return nil
+}
+
+// Delete removes key when the batch commits.
+func (b *Batch) Delete(key []byte) error {
+	if err := b.b.Delete(key, nil); err != nil {
+		return spillErr("deleting", err)
+	}
+	return nil
+}
+
+// Commit applies the batch's changes and releases it.
+func (b *Batch) Commit() error {
+	err := b.b.Commit(pebble.NoSync)
+	if cerr := b.b.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return spillErr("writing", err)
+	}
+	return nil
+}
+
+// Close releases a batch without applying it.
+func (b *Batch) Close() { _ = b.b.Close() }
 
 // Scan calls fn for every key in [lower, upper) in key order (nil bounds are open); fn must
 // not keep key or value, nor change the store. Scan stops at fn's first error.
@@ -174,6 +199,18 @@ func (s *Spill) shut() error {
 		return spillErr("closing", err)
 	}
 	return nil
+}
+
+// scratchOptions tune Pebble for lookups of mostly absent keys in a store nobody reopens: no
+// write-ahead log, a Bloom filter on every level (an absent key costs no block reads), no block
+// compression.
+func scratchOptions() *pebble.Options {
+	o := &pebble.Options{Logger: quietLogger{}, DisableWAL: true}
+	for i := range o.Levels {
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		o.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+	}
+	return o
 }
 
 type reader interface {

