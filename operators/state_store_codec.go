@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/expr"
@@ -24,6 +25,9 @@ type rowCodec struct {
 func newRowCodec(fields []arrow.Field) (*rowCodec, error) {
 	c := &rowCodec{fields: fields, types: make([]sqltypes.DataType, len(fields)), tz: make([]string, len(fields))}
 	for i, f := range fields {
+		if !encodable(f.Type) {
+			return nil, sparkerr.Unsupported("spilling streaming state keyed by a column of type %s", f.Type)
+		}
 		t, err := sqltypes.FromArrow(f.Type)
 		if err != nil {
 			return nil, err
@@ -53,28 +57,59 @@ func timeZoneOf(t arrow.DataType) string {
 
 // encode appends row i of cols to buf.
 func (c *rowCodec) encode(buf []byte, cols []arrow.Array, i int) []byte {
-	for k, a := range cols {
-		buf = encodeValue(buf, c.types[k], expr.ValueAt(a, i, c.types[k]))
+	for _, a := range cols {
+		buf = encodeAt(buf, a, i)
 	}
 	return buf
 }
 
-func encodeValue(buf []byte, t sqltypes.DataType, v any) []byte {
-	if v == nil {
+// encodable reports whether encodeAt writes values of Arrow type t (the types Weir's own
+// columns have).
+func encodable(t arrow.DataType) bool {
+	switch x := t.(type) {
+	case *arrow.BooleanType, *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
+		*arrow.Float32Type, *arrow.Float64Type, *arrow.Decimal128Type, *arrow.StringType, *arrow.BinaryType,
+		*arrow.Date32Type, *arrow.TimestampType, *arrow.DurationType, *arrow.MonthIntervalType, *arrow.NullType:
+		return true
+	case *arrow.StructType:
+		for _, f := range x.Fields() {
+			if !encodable(f.Type) {
+				return false
+			}
+		}
+		return true
+	case *arrow.MapType:
+		return encodable(x.KeyType()) && encodable(x.ItemType())
+	case *arrow.ListType:
+		return encodable(x.Elem())
+	}
+	return false
+}
+
+// encodeAt appends row i of a (an encodable type): a NULL flag, then the value — integers,
+// dates, timestamps and intervals as 8 bytes, floats as 8 bytes with NaN and -0.0 made
+// canonical, decimals as 16, strings and binaries with their length, structs field by field,
+// arrays and maps with their length.
+func encodeAt(buf []byte, a arrow.Array, i int) []byte {
+	if a.IsNull(i) {
 		return append(buf, 0)
 	}
 	buf = append(buf, 1)
-	switch t.Kind {
-	case sqltypes.Boolean:
-		if v.(bool) {
-			return append(buf, 1)
-		}
-		return append(buf, 0)
-	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Date,
-		sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
-		return binary.BigEndian.AppendUint64(buf, uint64(anyInt(v)))
-	case sqltypes.Float, sqltypes.Double:
-		f := anyFloat(v)
+	switch x := a.(type) {
+	case *array.Boolean:
+		return append(buf, byte(boolInt(x.Value(i))))
+	case *array.Int8, *array.Int16, *array.Int32, *array.Int64:
+		return binary.BigEndian.AppendUint64(buf, uint64(intValue(a, i)))
+	case *array.Date32:
+		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
+	case *array.Timestamp:
+		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
+	case *array.Duration:
+		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
+	case *array.MonthInterval:
+		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
+	case *array.Float32, *array.Float64:
+		f := floatValue(a, i)
 		switch {
 		case math.IsNaN(f):
 			f = math.NaN()
@@ -82,64 +117,39 @@ func encodeValue(buf []byte, t sqltypes.DataType, v any) []byte {
 			f = 0
 		}
 		return binary.BigEndian.AppendUint64(buf, math.Float64bits(f))
-	case sqltypes.Decimal:
-		n := v.(decimal128.Num)
+	case *array.Decimal128:
+		n := x.Value(i)
 		buf = binary.BigEndian.AppendUint64(buf, uint64(n.HighBits()))
 		return binary.BigEndian.AppendUint64(buf, n.LowBits())
-	case sqltypes.String:
-		s := v.(string)
-		buf = binary.AppendUvarint(buf, uint64(len(s)))
-		return append(buf, s...)
-	case sqltypes.Binary:
-		b := v.([]byte)
-		buf = binary.AppendUvarint(buf, uint64(len(b)))
-		return append(buf, b...)
-	case sqltypes.Array:
-		xs := v.([]any)
-		buf = binary.AppendUvarint(buf, uint64(len(xs)))
-		for _, x := range xs {
-			buf = encodeValue(buf, *t.Elem, x)
+	case *array.String:
+		v := x.Value(i)
+		buf = binary.AppendUvarint(buf, uint64(len(v)))
+		return append(buf, v...)
+	case *array.Binary:
+		v := x.Value(i)
+		buf = binary.AppendUvarint(buf, uint64(len(v)))
+		return append(buf, v...)
+	case *array.Struct:
+		for f := 0; f < x.NumField(); f++ {
+			buf = encodeAt(buf, x.Field(f), i)
 		}
 		return buf
-	case sqltypes.Struct:
-		for f, x := range v.([]any) {
-			buf = encodeValue(buf, t.Fields[f].Type, x)
+	case *array.Map:
+		start, end := x.ValueOffsets(i)
+		buf = binary.AppendUvarint(buf, uint64(end-start))
+		for j := int(start); j < int(end); j++ {
+			buf = encodeAt(encodeAt(buf, x.Keys(), j), x.Items(), j)
 		}
 		return buf
-	case sqltypes.Map:
-		m := v.(*sqltypes.MapValue)
-		buf = binary.AppendUvarint(buf, uint64(len(m.Keys)))
-		for j := range m.Keys {
-			buf = encodeValue(buf, *t.Key, m.Keys[j])
-			buf = encodeValue(buf, *t.Value, m.Values[j])
+	case *array.List:
+		start, end := x.ValueOffsets(i)
+		buf = binary.AppendUvarint(buf, uint64(end-start))
+		for j := int(start); j < int(end); j++ {
+			buf = encodeAt(buf, x.ListValues(), j)
 		}
 		return buf
 	}
 	return buf
-}
-
-func anyInt(v any) int64 {
-	switch x := v.(type) {
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case int64:
-		return x
-	}
-	panic("operators: not an integer value")
-}
-
-func anyFloat(v any) float64 {
-	switch x := v.(type) {
-	case float32:
-		return float64(x)
-	case float64:
-		return x
-	}
-	panic("operators: not a floating-point value")
 }
 
 // decode reads rows written by encode back into columns of the codec's fields. The caller

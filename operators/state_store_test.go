@@ -303,6 +303,10 @@ func TestRowCodecRoundTrip(t *testing.T) {
 	if enc(0) != enc(1) || enc(2) != enc(3) {
 		t.Errorf("NaNs or zeros encode differently: %q %q %q %q", enc(0), enc(1), enc(2), enc(3))
 	}
+	// A key type Weir's columns never have cannot spill (only an error once something must).
+	if _, err := newRowCodec([]arrow.Field{{Name: "l", Type: arrow.BinaryTypes.LargeString}}); err == nil {
+		t.Error("a large_string key is encodable")
+	}
 	// A corrupt key is an error, not a panic.
 	if _, err := codec.decode(mem, [][]byte{rows[0][:3]}); err == nil {
 		t.Error("decoding a truncated key succeeded")
