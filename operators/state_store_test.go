@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/datadriven"
 	"github.com/weirhq/weir/expr"
@@ -254,20 +255,24 @@ func readDedupSnapshot(mem memory.Allocator, data []byte) ([]arrow.Array, []int6
 }
 
 // TestRowCodecRoundTrip encodes rows of several key types (a window struct of timestamps, a
-// double with NaN and -0.0, binary, NULLs) and decodes them back.
+// double, binary, int, array, decimal, map, date, NULLs) and decodes them back.
 func TestRowCodecRoundTrip(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	window := sqltypes.StructType(sqltypes.Field{Name: "start", Type: sqltypes.TimestampType, Nullable: true},
 		sqltypes.Field{Name: "end", Type: sqltypes.TimestampType, Nullable: true})
 	types := []sqltypes.DataType{window, sqltypes.DoubleType, sqltypes.BinaryType, sqltypes.IntegerType,
-		sqltypes.ArrayType(sqltypes.StringType, true)}
+		sqltypes.ArrayType(sqltypes.StringType, true), sqltypes.DecimalType(10, 2),
+		sqltypes.MapType(sqltypes.StringType, sqltypes.LongType, true), sqltypes.DateType}
 	values := [][]any{
 		{[]any{int64(0), int64(10e6)}, nil, []any{int64(-5), nil}},
 		{1.5, 0.0, nil},
 		{[]byte("x"), nil, []byte{}},
 		{int32(7), nil, int32(-1)},
 		{[]any{"a", nil}, []any{}, nil},
+		{decimal128.FromI64(-12345), nil, decimal128.FromI64(7)},
+		{&sqltypes.MapValue{Keys: []any{"a", "b"}, Values: []any{int64(1), nil}}, nil, &sqltypes.MapValue{}},
+		{int32(-3), int32(19000), nil},
 	}
 	cols := make([]arrow.Array, len(types))
 	fields := make([]arrow.Field, len(types))
