@@ -25,7 +25,9 @@
 // or within watermark) and StreamJoin (the stream-stream symmetric hash join: inner, left,
 // right and full outer, left semi; each pair emitted once, by its later row; state evicted by
 // StateBound, outer rows emitted with NULLs when evicted unmatched). Both drop late rows
-// (RowsDroppedByWatermark) and implement flow.StateReporter and flow.Snapshotter.
+// (RowsDroppedByWatermark) and implement flow.StateReporter and flow.Snapshotter. The dedup's
+// keys past its memory budget (StreamDedupSpec.Budget) spill to a scratch Pebble store
+// (state.Spill) and stay part of its lookups, eviction and snapshots.
 //
 // Contract: every batch in and out is in flow-event form; outputs use the node's schema
 // (env.OutSchema). Blocking operators emit at end of data in batches of at most BatchRows
