@@ -149,13 +149,21 @@ func TestSpillingKeysRandomized(t *testing.T) {
 			rows, view := s.capture()
 			c := &dedupCapture{keyed: keyedCapture{rows: []*rowsCapture{rows}, fields: [][]arrow.Field{fields}},
 				view: view, codec: s.codec}
-			// Changes after the capture must not show in its snapshot.
+			// The snapshot encodes on another goroutine while the store changes (as the
+			// runtime's saver does); changes after the capture must not show in it.
+			var data []byte
+			var encErr error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				data, encErr = encodeNow(c)
+			}()
 			if _, err := s.evict(1 << 40); err != nil {
 				t.Fatal(err)
 			}
-			data, err := encodeNow(c)
-			if err != nil {
-				t.Fatal(err)
+			<-done
+			if encErr != nil {
+				t.Fatal(encErr)
 			}
 			if err := s.close(); err != nil {
 				t.Fatal(err)
