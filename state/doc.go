@@ -7,7 +7,9 @@
 // removed when the operator closes. Spilled entries stay part of the state: lookups check the
 // working set and then the spill, eviction scans both, and snapshots include both (the spill's
 // part through a Pebble snapshot — View — which the background snapshot encoder reads while
-// the operator goes on changing the store).
+// the operator goes on changing the store). A HashFilter of the spilled keys' hashes lets the
+// owner skip the spill lookup for most keys that were never spilled (it stays in memory and
+// counts in the operator's memoryUsedBytes; the budget bounds the rows kept in memory).
 //
 // The budget is the session conf MemoryBudgetConf
 // (spark.sql.streaming.stateStore.weir.memoryBudgetBytes): the bytes of in-memory state one
