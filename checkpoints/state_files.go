@@ -72,7 +72,14 @@ func (s *Store) PutState(query, operator string, partition int, epoch int64, sta
 		v := make([]byte, 1+len(state))
 		v[0] = stateInline
 		copy(v[1:], state)
-		return s.db.Set(k, v, pebble.NoSync)
+		if err := s.db.Set(k, v, pebble.NoSync); err != nil {
+			return err
+		}
+		// A replayed epoch may have saved this snapshot to a file before: the record no longer
+		// names it. (Removed after the record is written: until the epoch commits, its state is
+		// never loaded, and the commit makes the record durable.)
+		s.removeStateFiles([]string{stateFileName(query, operator, partition, epoch)})
+		return nil
 	}
 	name := stateFileName(query, operator, partition, epoch)
 	if err := s.writeStateFile(name, state); err != nil {

@@ -124,3 +124,30 @@ func TestStateFileNamesRoundTrip(t *testing.T) {
 		t.Fatal("parsed a foreign name")
 	}
 }
+
+// A replayed epoch whose snapshot was a file the first time and is small enough to be inline
+// the second time leaves no file behind, and the inline snapshot is what reads back.
+func TestReplayedInlineSnapshotRemovesTheOldFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.PutState("q", "Dedup/0", 0, 4, bigState(4)); err != nil {
+		t.Fatal(err)
+	}
+	if got := stateFiles(t, dir); len(got) != 1 {
+		t.Fatalf("state files %v, want 1", got)
+	}
+	if err := s.PutState("q", "Dedup/0", 0, 4, []byte("small")); err != nil {
+		t.Fatal(err)
+	}
+	if got := stateFiles(t, dir); len(got) != 0 {
+		t.Fatalf("state files %v after the inline replay, want none", got)
+	}
+	got, ok, err := s.State("q", "Dedup/0", 0, 4)
+	if err != nil || !ok || string(got) != "small" {
+		t.Fatalf("State = %q, %v, %v; want the inline snapshot", got, ok, err)
+	}
+}
