@@ -191,7 +191,12 @@ func (j *localJob) captureState(ctx context.Context, t *task, c StateCapturer, e
 	case sv.queue <- stateSave{epoch: epoch, capture: capture}:
 	case <-ctx.Done():
 		capture.Release()
-		j.saves.end(epoch, errNotSaved)
+		if j.stoppedEarly(t) {
+			// Nothing downstream reads this instance any more: its state is not owed.
+			j.saves.end(epoch, nil)
+		} else {
+			j.saves.end(epoch, errNotSaved)
+		}
 		return 0, ctx.Err()
 	}
 	return time.Since(began), nil
