@@ -111,12 +111,22 @@ func (s *spillingKeys) spillOver() error {
 		}
 		s.oldest++
 	}
-	s.mem.compact()
-	s.oldest = min(s.oldest, len(s.mem.batches))
+	s.tidy()
 	if err := w.Commit(); err != nil {
 		return err
 	}
 	return s.refilter()
+}
+
+// tidy drops the released memory batches (spilled or evicted) from the list: at its end at
+// once, the others by pack. The batches before oldest are all released, so after a pack the
+// first live batch is the first.
+func (s *spillingKeys) tidy() {
+	s.mem.compact()
+	s.oldest = min(s.oldest, len(s.mem.batches))
+	if s.mem.pack() {
+		s.oldest = 0
+	}
 }
 
 // putSpilled writes row r of keys (hash h) with expiry time t to the spill through w.
@@ -175,8 +185,7 @@ func (s *spillingKeys) evict(ts int64) (int64, error) {
 	for _, ref := range gone {
 		s.mem.remove(ref)
 	}
-	s.mem.compact()
-	s.oldest = min(s.oldest, len(s.mem.batches))
+	s.tidy()
 	n := int64(len(gone))
 	if s.spilled == 0 {
 		return n, nil

@@ -181,6 +181,7 @@ func TestSpillingKeysRandomized(t *testing.T) {
 			t.Fatalf("step %d: %d bytes of rows in memory over the budget %d", step, s.mem.bytes, budget.MemoryBytes)
 		}
 		checkAll(t, step, s, model, mem)
+		checkIndex(t, step, s.mem)
 	}
 	if s.spilled == 0 {
 		t.Errorf("nothing spilled under a budget of %d bytes", budget.MemoryBytes)
@@ -195,6 +196,83 @@ func TestSpillingKeysRandomized(t *testing.T) {
 		if n = runtime.NumGoroutine(); n > goroutines {
 			t.Errorf("%d goroutines after closing, %d before", n, goroutines)
 		}
+	}
+}
+
+// TestSpillingKeysLongRun streams 3,000 batches of new keys through spillingKeys, evicting by
+// watermark as it goes, under a small budget (the oldest batches spill) and unlimited with a
+// key that never expires in the first batch (the batches after it are evicted around it): the
+// memory part's list of batches stays as short as its live batches allow (spilled and evicted
+// batches leave no entry behind), and the keys held stay right.
+func TestSpillingKeysLongRun(t *testing.T) {
+	for _, budget := range []int64{4 << 10, 0} {
+		t.Run(fmt.Sprint("budget=", budget), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			dir := t.TempDir()
+			fields := []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+				{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}
+			s := newSpillingKeys(newKeyedRows(mem), state.Budget{MemoryBytes: budget, Dir: dir}, fields)
+			model := keyModel{}
+			const batches, rows = 3000, 20
+			longest := 0
+			all := make([]int64, rows)
+			for i := range all {
+				all[i] = int64(i)
+			}
+			for b := range batches {
+				ids := make([]any, rows)
+				strs := make([]any, rows)
+				times := make([]int64, rows)
+				for i := range rows {
+					ids[i] = int64(b*rows + i)
+					times[i] = int64(b)
+					if b == 0 && i == 0 {
+						times[i] = noTime
+					}
+					model[keyName(ids[i].(int64), nil)] = times[i]
+				}
+				cols := []arrow.Array{expr.BuildArray(mem, sqltypes.LongType, "", ids),
+					expr.BuildArray(mem, sqltypes.StringType, "", strs)}
+				hs := make([]uint64, rows)
+				hashColumns(cols, 0, hs)
+				if err := s.add(cols, hs, times, all); err != nil {
+					t.Fatal(err)
+				}
+				releaseAll(cols)
+				if b%10 == 9 {
+					ts := int64(b - 50)
+					if _, err := s.evict(ts); err != nil {
+						t.Fatal(err)
+					}
+					for k, v := range model {
+						if v != noTime && v <= ts {
+							delete(model, k)
+						}
+					}
+				}
+				if s.live() != int64(len(model)) {
+					t.Fatalf("batch %d: %d keys, model %d", b, s.live(), len(model))
+				}
+				longest = max(longest, len(s.mem.batches))
+				checkIndex(t, b, s.mem)
+				if b%500 == 499 {
+					checkAll(t, b, s, model, mem)
+				}
+			}
+			// 51 batches of live keys at most (and the never-expiring key's), twice that with
+			// released batches not packed yet.
+			if longest > 2*52+10 {
+				t.Errorf("the memory part's list of batches reached %d entries", longest)
+			}
+			if budget > 0 && s.spilled == 0 {
+				t.Errorf("nothing spilled under a budget of %d bytes", budget)
+			}
+			if err := s.close(); err != nil {
+				t.Fatal(err)
+			}
+			mem.AssertSize(t, 0)
+			assertEmptyDir(t, dir)
+		})
 	}
 }
 
@@ -248,6 +326,55 @@ func checkAll(t *testing.T, step int, s *spillingKeys, model keyModel, mem memor
 		if g, ok := got[k]; !ok || g != v {
 			t.Fatalf("step %d: key %s: snapshot %d (%t), model %d", step, k, g, ok, v)
 		}
+	}
+}
+
+// checkIndex checks a keyedRows' bookkeeping: every reference of the hash index is a live
+// indexed row of that hash and every such row is referenced once; released counts the
+// released batches, which are fewer than half the list (pack ran).
+func checkIndex(t *testing.T, step int, s *keyedRows) {
+	t.Helper()
+	refs := 0
+	check := func(h uint64, ref rowRef) {
+		if int(ref.batch) >= len(s.batches) {
+			t.Fatalf("step %d: reference %v past the %d batches", step, ref, len(s.batches))
+		}
+		b := s.batches[ref.batch]
+		if int(ref.row) >= len(b.alive) || !b.alive[ref.row] || !b.hashed[ref.row] || b.hashes[ref.row] != h {
+			t.Fatalf("step %d: reference %v of hash %x is not a live indexed row of that hash", step, ref, h)
+		}
+		refs++
+	}
+	for h, ref := range s.byHash {
+		check(h, ref)
+	}
+	for h, more := range s.more {
+		if _, ok := s.byHash[h]; !ok {
+			t.Fatalf("step %d: hash %x has more references but no first", step, h)
+		}
+		for _, ref := range more {
+			check(h, ref)
+		}
+	}
+	indexed, released := 0, 0
+	for _, b := range s.batches {
+		if b.nlive == 0 {
+			released++
+		}
+		for r := range b.alive {
+			if b.alive[r] && b.hashed[r] {
+				indexed++
+			}
+		}
+	}
+	if refs != indexed {
+		t.Fatalf("step %d: %d references for %d live indexed rows", step, refs, indexed)
+	}
+	if released != s.released {
+		t.Fatalf("step %d: %d released batches, counted %d", step, released, s.released)
+	}
+	if released > 0 && 2*released >= len(s.batches) {
+		t.Fatalf("step %d: %d of the %d batches are released", step, released, len(s.batches))
 	}
 }
 

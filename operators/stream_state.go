@@ -18,10 +18,13 @@ import (
 // keyedRows is the state of the streaming deduplication and the stream-stream join: rows kept
 // across epochs in retained Arrow batches, found by the hash of their key columns, each with an
 // optional event time (microseconds) and a matched flag, removable one by one. A stored batch
-// is released once none of its rows is live. It is used by one goroutine.
+// is released once none of its rows is live; pack drops released batches from the list. It is
+// used by one goroutine.
 type keyedRows struct {
 	mem     memory.Allocator
 	batches []*storedBatch
+	// released counts the released batches still in batches.
+	released int
 	// byHash has the first live indexed row of each key hash, more the others in insertion
 	// order (equal keys, or colliding hashes).
 	byHash map[uint64]rowRef
@@ -175,6 +178,7 @@ func (s *keyedRows) remove(ref rowRef) {
 			releaseAll(b.keys)
 		}
 		*b = storedBatch{}
+		s.released++
 	}
 }
 
@@ -195,8 +199,40 @@ func (s *keyedRows) compact() {
 	n := len(s.batches)
 	for n > 0 && s.batches[n-1].nlive == 0 {
 		n--
+		s.released--
 	}
+	clear(s.batches[n:])
 	s.batches = s.batches[:n]
+}
+
+// pack drops the released batches from the list once they are at least half of it, and
+// renumbers the live rows' references (byHash, more) to the batches' new places; it reports
+// whether it did. A rowRef taken before a pack that did is stale. Released batches then cost
+// at most as many list entries as live ones, however long the state lives, and each pack's
+// work (the live rows' references) is paid for by the rows released since the previous one.
+func (s *keyedRows) pack() bool {
+	if s.released == 0 || 2*s.released < len(s.batches) {
+		return false
+	}
+	renumber := make([]int32, len(s.batches))
+	kept := s.batches[:0]
+	for bi, b := range s.batches {
+		renumber[bi] = int32(len(kept))
+		if b.nlive > 0 {
+			kept = append(kept, b)
+		}
+	}
+	clear(s.batches[len(kept):])
+	s.batches, s.released = kept, 0
+	for h, ref := range s.byHash {
+		s.byHash[h] = rowRef{renumber[ref.batch], ref.row}
+	}
+	for _, refs := range s.more {
+		for k, ref := range refs {
+			refs[k].batch = renumber[ref.batch]
+		}
+	}
+	return true
 }
 
 // gather returns the stored columns of refs, in order.
@@ -264,6 +300,7 @@ func (s *keyedRows) release() {
 		}
 	}
 	s.batches, s.byHash, s.more, s.live, s.bytes = nil, map[uint64]rowRef{}, map[uint64][]rowRef{}, 0, 0
+	s.released = 0
 }
 
 func isIdentity(idx []int64) bool {
