@@ -19,6 +19,8 @@ import (
 func transientKafka(err error) bool {
 	var netErr net.Error
 	switch {
+	case err == nil:
+		return false
 	case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch),
 		errors.Is(err, kerr.TransactionalIDAuthorizationFailed), errors.Is(err, context.Canceled):
 		return false
@@ -45,7 +47,7 @@ func (o *kafkaOperator) redoEpoch(ctx context.Context, epoch int64, first error)
 	ctx, cancel := context.WithTimeout(ctx, 2*o.sink.timeout)
 	defer cancel()
 	err := first
-	for transientKafka(err) {
+	for err != nil && transientKafka(err) {
 		select {
 		case <-ctx.Done():
 			return err

@@ -606,9 +606,62 @@ func TestKafkaSinkWaitsForForeignOpenTransaction(t *testing.T) {
 	}
 }
 
-// The connection drops under the epoch's commit (a broker restarting): the exactly-once sink
-// settles the epoch (the transaction is aborted, the markers say the epoch is not in Kafka) and
-// commits its rows again in a new transaction; read_committed readers see them once.
+// lostCommits makes kfake lose the responses to a transactional producer's commits (EndTxn
+// with commit) until the producer re-initializes its producer id (InitProducerID, the abort
+// that settling an unconfirmed commit begins with): every commit's connection is closed
+// instead of answered, so the client's own retries fail too and the commit's outcome is
+// unconfirmed. With land, the first commit is carried out on another connection before its
+// connection is closed (the commit landed, its response was lost). redone counts the commits
+// the cluster handles after the re-initialization.
+type lostCommits struct {
+	lost, redone atomic.Int32
+	landed       atomic.Bool
+}
+
+func loseCommits(t *testing.T, c *kfake.Cluster, land bool) *lostCommits {
+	t.Helper()
+	raw, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(raw.Close)
+	l := &lostCommits{}
+	var landing, reinitialized atomic.Bool
+	c.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if l.lost.Load() > 0 {
+			reinitialized.Store(true)
+		}
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		end := *req.(*kmsg.EndTxnRequest)
+		switch {
+		case !end.Commit || landing.Load():
+			return nil, nil, false
+		case reinitialized.Load():
+			l.redone.Add(1)
+			return nil, nil, false
+		}
+		if land && l.lost.Load() == 0 {
+			landing.Store(true)
+			c.SleepControl(func() {
+				resp, err := raw.Request(context.Background(), &end)
+				l.landed.Store(err == nil && resp.(*kmsg.EndTxnResponse).ErrorCode == 0)
+			})
+			landing.Store(false)
+		}
+		l.lost.Add(1)
+		return nil, errors.New("connection lost"), true
+	})
+	return l
+}
+
+// The connection drops under the epoch's commit (a broker restarting) before the coordinator
+// processes it: the exactly-once sink settles the epoch (the transaction is aborted, the
+// markers say the epoch is not in Kafka) and commits its rows again in a new transaction;
+// read_committed readers see them once.
 func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
 	if err != nil {
@@ -617,18 +670,14 @@ func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
 	t.Cleanup(c.Close)
 	addr := strings.Join(c.ListenAddrs(), ",")
 	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
-		"checkpointLocation": filepath.Join(t.TempDir(), "cp")})
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.delivery.timeout.ms": "2000"})
 	h.push([]any{"a", "1", nil})
-	var dropped atomic.Int32
-	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
-		dropped.Add(1)
-		return nil, errors.New("connection lost"), true
-	})
+	lost := loseCommits(t, c, false)
 	if err := h.barrier(0); err != nil {
 		t.Fatal(err)
 	}
-	if dropped.Load() != 1 {
-		t.Fatalf("%d EndTxn requests dropped, want 1", dropped.Load())
+	if lost.lost.Load() == 0 || lost.redone.Load() != 1 {
+		t.Fatalf("%d commits lost, %d redone; want some lost and the epoch redone once", lost.lost.Load(), lost.redone.Load())
 	}
 	h.push([]any{"b", "2", nil})
 	if err := h.barrier(1); err != nil {
@@ -639,6 +688,41 @@ func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
 	}
 	markers := readTopic(t, addr, "__weir_kafka_sink_commits", true)
 	if len(markers) != 2 {
+		t.Fatalf("markers %v", markers)
+	}
+}
+
+// The epoch's commit lands but its response is lost (the connection drops after the
+// coordinator committed): settling the epoch finds its marker among the committed ones and
+// does not redo it; read_committed readers see its rows once.
+func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addr := strings.Join(c.ListenAddrs(), ",")
+	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.delivery.timeout.ms": "2000"})
+	h.push([]any{"a", "1", nil})
+	lost := loseCommits(t, c, true)
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if !lost.landed.Load() || lost.lost.Load() == 0 {
+		t.Fatalf("landed %v, %d commits lost", lost.landed.Load(), lost.lost.Load())
+	}
+	if n := lost.redone.Load(); n != 0 {
+		t.Fatalf("the landed epoch was committed again %d times", n)
+	}
+	h.push([]any{"b", "2", nil})
+	if err := h.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 0:b=2" {
+		t.Fatalf("read_committed sees %q", got)
+	}
+	if markers := readTopic(t, addr, "__weir_kafka_sink_commits", true); len(markers) != 2 {
 		t.Fatalf("markers %v", markers)
 	}
 }
