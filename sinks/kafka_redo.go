@@ -38,7 +38,8 @@ func transientKafka(err error) bool {
 }
 
 // redoEpoch settles an exactly-once epoch whose commit failed transiently (first), retrying
-// until the sink's timeout: it aborts the epoch's transaction (after an unconfirmed commit the
+// for twice the sink's timeout from now (ctx is the task's context, not the barrier's commit
+// deadline, which the failed commit has mostly spent): it aborts the epoch's transaction (after an unconfirmed commit the
 // client re-initializes its producer id, which aborts the transaction if the commit never
 // reached the cluster), reads the committed markers, and unless the epoch's marker is among
 // them (the commit had landed) produces the epoch's records and marker again in a new

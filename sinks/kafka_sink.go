@@ -50,7 +50,7 @@ func init() {
 // the open epoch's records until it commits: when the commit fails transiently (the cluster
 // unreachable, e.g. a broker restarting; kafka_redo.go), the partition aborts, reads the
 // markers, and commits the records again unless the epoch's marker had landed, retrying for up
-// to twice the delivery timeout before the query fails.
+// to twice the delivery timeout (counted from the failed commit) before the query fails.
 //
 // Before any partition of a run produces, the sink fences the transactional ids of all its
 // partitions (InitProducerID bumps each id's epoch: a zombie of an earlier run can no longer
@@ -367,10 +367,11 @@ func (o *kafkaOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter
 		releaseRecords(recs)
 		return err
 	}
+	taskCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, o.sink.timeout+10*time.Second)
 	defer cancel()
 	if o.onArrival {
-		if err := o.finishEpoch(ctx, epoch); err != nil {
+		if err := o.finishEpoch(ctx, taskCtx, epoch); err != nil {
 			return err
 		}
 	} else {
@@ -396,8 +397,9 @@ func (o *kafkaOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter
 
 // finishEpoch flushes the records produced for the epoch as they arrived and, when
 // exactly-once, commits them with the epoch's marker (an epoch without rows commits just its
-// marker).
-func (o *kafkaOperator) finishEpoch(ctx context.Context, epoch int64) error {
+// marker) within ctx. A commit failing transiently is redone within its own deadline, derived
+// from the task's context taskCtx.
+func (o *kafkaOperator) finishEpoch(ctx, taskCtx context.Context, epoch int64) error {
 	if o.txnID == "" {
 		if err := o.cl.Flush(ctx); err != nil {
 			return o.sink.failure("flush", err)
@@ -409,7 +411,7 @@ func (o *kafkaOperator) finishEpoch(ctx context.Context, epoch int64) error {
 	}
 	err := o.commitEpoch(ctx, epoch)
 	if err != nil && transientKafka(err) {
-		err = o.redoEpoch(ctx, epoch, err)
+		err = o.redoEpoch(taskCtx, epoch, err)
 	}
 	o.epochRecords = nil
 	if err != nil {

@@ -726,3 +726,38 @@ func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
 		t.Fatalf("markers %v", markers)
 	}
 }
+
+// A commit failing transiently late in the barrier's deadline is still redone for twice the
+// delivery timeout: the redo's deadline derives from the task's context, not from the little
+// left of the commit's.
+func TestKafkaSinkRedoOutlivesCommitDeadline(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addr := strings.Join(c.ListenAddrs(), ",")
+	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp")})
+	h.push([]any{"a", "1", nil})
+	op := h.op.(*kafkaOperator)
+	const commitTime = 3 * time.Second
+	commitCtx, cancel := context.WithTimeout(context.Background(), commitTime)
+	defer cancel()
+	deadline, _ := commitCtx.Deadline()
+	// The commit's connection drops 150 ms before the commit's deadline (less than the redo's
+	// first pause).
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.SleepControl(func() { time.Sleep(time.Until(deadline.Add(-150 * time.Millisecond))) })
+		return nil, errors.New("connection lost"), true
+	})
+	if err := op.finishEpoch(commitCtx, context.Background(), 0); err != nil {
+		t.Fatalf("redo within the task's context: %v", err)
+	}
+	if time.Now().Before(deadline) {
+		t.Fatal("the epoch settled before the commit's deadline: the redo did not outlive it")
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1" {
+		t.Fatalf("read_committed sees %q", got)
+	}
+}
