@@ -37,13 +37,49 @@ func transientKafka(err error) bool {
 	return strings.Contains(msg, "unable to dial") || strings.Contains(msg, "outcome is unconfirmed")
 }
 
+// defaultRedoMaxBytes is exactlyOnce.redoMaxBytes's default: the bytes of an open epoch's
+// records a partition keeps to redo the epoch.
+const defaultRedoMaxBytes = 64 << 20
+
+// keep keeps the open epoch's records to redo it (redoEpoch) while their bytes stay within the
+// sink's redoMaxBytes; past it the epoch's records are let go and the epoch is unkept (it cannot
+// be redone; a transient commit failure fails the query, whose restart replays the epoch).
+func (o *kafkaOperator) keep(records []*kgo.Record) {
+	if o.unkept {
+		return
+	}
+	for _, r := range records {
+		o.epochBytes += recordBytes(r)
+	}
+	if o.epochBytes > o.sink.redoMaxBytes {
+		o.epochRecords, o.epochBytes, o.unkept = nil, 0, true
+		return
+	}
+	o.epochRecords = append(o.epochRecords, records...)
+}
+
+// forgetRecords drops the open epoch's kept records (the epoch is settled or aborted).
+func (o *kafkaOperator) forgetRecords() {
+	o.epochRecords, o.epochBytes, o.unkept = nil, 0, false
+}
+
+// recordBytes is the memory a kept record holds: its key, value and headers.
+func recordBytes(r *kgo.Record) int64 {
+	n := len(r.Key) + len(r.Value)
+	for _, h := range r.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return int64(n)
+}
+
 // redoEpoch settles an exactly-once epoch whose commit failed transiently (first), retrying
 // for twice the sink's timeout from now (ctx is the task's context, not the barrier's commit
-// deadline, which the failed commit has mostly spent): it aborts the epoch's transaction (after an unconfirmed commit the
-// client re-initializes its producer id, which aborts the transaction if the commit never
-// reached the cluster), reads the committed markers, and unless the epoch's marker is among
-// them (the commit had landed) produces the epoch's records and marker again in a new
-// transaction. It returns the last failure if the epoch could not be settled.
+// deadline, which the failed commit has mostly spent): it aborts the epoch's transaction
+// (after an unconfirmed commit the client re-initializes its producer id, which aborts the
+// transaction if the commit never reached the cluster), reads the committed markers, and
+// unless the epoch's marker is among them (the commit had landed) produces the epoch's
+// records and marker again in a new transaction. It returns the last failure if the epoch
+// could not be settled.
 func (o *kafkaOperator) redoEpoch(ctx context.Context, epoch int64, first error) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*o.sink.timeout)
 	defer cancel()

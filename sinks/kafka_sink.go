@@ -47,10 +47,14 @@ func init() {
 // committed marker of a transactional id is exactly the last epoch whose rows are in Kafka; a
 // replayed epoch N ≤ that epoch (a crash after the Kafka commit and before the checkpoint
 // commit) is aborted instead (read_committed readers never see its rows). The partition keeps
-// the open epoch's records until it commits: when the commit fails transiently (the cluster
-// unreachable, e.g. a broker restarting; kafka_redo.go), the partition aborts, reads the
-// markers, and commits the records again unless the epoch's marker had landed, retrying for up
-// to twice the delivery timeout (counted from the failed commit) before the query fails.
+// the open epoch's records until it commits, up to exactlyOnce.redoMaxBytes (default 64 MiB of
+// keys, values and headers): when the commit fails transiently (the cluster unreachable, e.g. a
+// broker restarting; kafka_redo.go), the partition aborts, reads the markers, and commits the
+// records again unless the epoch's marker had landed, retrying for up to twice the delivery
+// timeout (counted from the failed commit) before the query fails. An epoch whose records
+// outgrow exactlyOnce.redoMaxBytes is not kept (its memory is bounded by the cap): a transient
+// commit failure then fails the query at once, and the restart replays the epoch from the
+// checkpoint, still exactly once thanks to the markers. 0 keeps no epoch.
 //
 // Before any partition of a run produces, the sink fences the transactional ids of all its
 // partitions (InitProducerID bumps each id's epoch: a zombie of an earlier run can no longer
@@ -71,7 +75,10 @@ type kafkaSink struct {
 	txnPrefix   string
 	commitTopic string
 	timeout     time.Duration
-	written     rowCounter
+	// redoMaxBytes caps the bytes of an open epoch's records kept to redo it
+	// (exactlyOnce.redoMaxBytes).
+	redoMaxBytes int64
+	written      rowCounter
 	// clientOpts are the kafka.* producer options translated for franz-go (security,
 	// timeouts, acks, compression, …), shared with the Kafka source.
 	clientOpts []kgo.Opt
@@ -111,6 +118,14 @@ func newKafkaSink(env Env, options map[string]string) (Sink, error) {
 	if t := strings.TrimSpace(opts["exactlyonce.committopic"]); t != "" {
 		s.commitTopic = t
 	}
+	redoMax, err := opts.intOr("exactlyOnce.redoMaxBytes", defaultRedoMaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if redoMax < 0 {
+		return nil, sparkerr.IllegalArgument("exactlyOnce.redoMaxBytes must be non-negative, got %d", redoMax)
+	}
+	s.redoMaxBytes = int64(redoMax)
 	s.txnPrefix = params["transactional.id"]
 	if s.txnPrefix == "" {
 		s.txnPrefix = transactionalPrefix(env.QueryID, opts["checkpointlocation"])
@@ -278,8 +293,12 @@ type kafkaOperator struct {
 	onArrival bool
 	inTxn     bool  // exactly-once: the open epoch's transaction has begun
 	produced  int64 // records produced in the open epoch
-	// epochRecords: exactly-once, the open epoch's records, kept until it commits.
+	// epochRecords: exactly-once, the open epoch's records, kept until it commits to redo
+	// it (redoEpoch) while their bytes (epochBytes) stay within the sink's redoMaxBytes;
+	// unkept: the epoch outgrew the cap, its records are no longer kept and it cannot be redone.
 	epochRecords []*kgo.Record
+	epochBytes   int64
+	unkept       bool
 	sent         sendErrors
 }
 
@@ -344,7 +363,7 @@ func (o *kafkaOperator) Process(ctx context.Context, _ int, rec arrow.RecordBatc
 		o.cl.Produce(ctx, r, o.sent.record)
 	}
 	if o.txnID != "" {
-		o.epochRecords = append(o.epochRecords, records...) // to redo the epoch (redoEpoch)
+		o.keep(records)
 	}
 	o.produced += int64(len(records))
 	return nil
@@ -397,8 +416,8 @@ func (o *kafkaOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter
 
 // finishEpoch flushes the records produced for the epoch as they arrived and, when
 // exactly-once, commits them with the epoch's marker (an epoch without rows commits just its
-// marker) within ctx. A commit failing transiently is redone within its own deadline, derived
-// from the task's context taskCtx.
+// marker) within ctx. A commit failing transiently is redone (when the epoch's records were
+// kept) within its own deadline, derived from the task's context taskCtx.
 func (o *kafkaOperator) finishEpoch(ctx, taskCtx context.Context, epoch int64) error {
 	if o.txnID == "" {
 		if err := o.cl.Flush(ctx); err != nil {
@@ -410,10 +429,10 @@ func (o *kafkaOperator) finishEpoch(ctx, taskCtx context.Context, epoch int64) e
 		return nil
 	}
 	err := o.commitEpoch(ctx, epoch)
-	if err != nil && transientKafka(err) {
+	if err != nil && transientKafka(err) && !o.unkept {
 		err = o.redoEpoch(taskCtx, epoch, err)
 	}
-	o.epochRecords = nil
+	o.forgetRecords()
 	if err != nil {
 		o.abort()
 		return o.sink.failure("commitTransaction", err)
@@ -448,7 +467,7 @@ func (o *kafkaOperator) commitEpoch(ctx context.Context, epoch int64) error {
 // produced stay (they are at least once).
 func (o *kafkaOperator) abort() {
 	o.produced = 0
-	o.epochRecords = nil
+	o.forgetRecords()
 	if !o.inTxn || o.cl == nil {
 		return
 	}

@@ -333,6 +333,7 @@ func TestKafkaSinkValidation(t *testing.T) {
 		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.value.serializer": "x"}, "Kafka option 'value.serializer' is not supported"},
 		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.acks": "most"}, "Invalid value most for configuration acks: String must be one of: all, -1, 0, 1"},
 		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.compression.type": "brotli"}, "Invalid value brotli for configuration compression.type"},
+		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "exactlyOnce.redoMaxBytes": "-1"}, "exactlyOnce.redoMaxBytes must be non-negative"},
 	} {
 		_, err := New("kafka", Env{Mode: Append, Schema: tc.schema}, tc.opts)
 		se, ok := sparkerr.As(err)
@@ -724,6 +725,61 @@ func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
 	}
 	if markers := readTopic(t, addr, "__weir_kafka_sink_commits", true); len(markers) != 2 {
 		t.Fatalf("markers %v", markers)
+	}
+}
+
+// An epoch whose records outgrow exactlyOnce.redoMaxBytes is not kept in memory; a transient
+// commit failure then fails the epoch (nothing of it is visible), and the restarted run
+// replays it from the checkpoint, exactly once.
+func TestKafkaSinkUnkeptEpochFailsAndReplays(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addr := strings.Join(c.ListenAddrs(), ",")
+	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "exactlyOnce.redoMaxBytes": "6",
+		"kafka.delivery.timeout.ms": "2000"}
+	h := newKafkaSinkHarness(t, opts)
+	op := h.op.(*kafkaOperator)
+	h.push([]any{"a", "1", nil}) // 2 bytes: kept
+	if len(op.epochRecords) != 1 || op.unkept {
+		t.Fatalf("kept %d records (unkept %v), want the first", len(op.epochRecords), op.unkept)
+	}
+	h.push([]any{"b", "22", nil}, []any{"c", "333", nil}) // 9 bytes: past the cap
+	if op.epochRecords != nil || !op.unkept {
+		t.Fatalf("kept %d records past the cap", len(op.epochRecords))
+	}
+	h.push([]any{"d", "4", nil})
+	if op.epochRecords != nil {
+		t.Fatal("an unkept epoch keeps records again")
+	}
+	lost := loseCommits(t, c, false)
+	if err := h.barrier(0); err == nil {
+		t.Fatal("an unkept epoch's lost commit succeeded")
+	}
+	if lost.lost.Load() == 0 || lost.redone.Load() != 0 {
+		t.Fatalf("%d commits lost, %d redone; want some lost and none redone", lost.lost.Load(), lost.redone.Load())
+	}
+	if got := readTopic(t, addr, "out", true); len(got) != 0 {
+		t.Fatalf("read_committed sees %v of the failed epoch", got)
+	}
+	// The query fails; its restart replays epoch 0 and goes on.
+	again := newKafkaSinkHarness(t, opts)
+	again.push([]any{"a", "1", nil}, []any{"b", "22", nil}, []any{"c", "333", nil}, []any{"d", "4", nil})
+	if err := again.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if op := again.op.(*kafkaOperator); op.epochRecords != nil || op.unkept || op.epochBytes != 0 {
+		t.Fatal("a committed epoch's records are still kept")
+	}
+	again.push([]any{"e", "5", nil})
+	if err := again.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 0:b=22 0:c=333 0:d=4 0:e=5" {
+		t.Fatalf("read_committed sees %q", got)
 	}
 }
 
