@@ -16,4 +16,8 @@
 // operator instance keeps before spilling. Unset, empty or ≤ 0 means unlimited: nothing spills
 // and no scratch store is opened. SpillDirConf (spark.sql.streaming.stateStore.weir.spillDir)
 // is the parent directory of the scratch stores (default: the system temporary directory).
+//
+// A process killed with its stores open (kill -9, OOM kill) leaves their directories behind;
+// opening a store removes those of its siblings that no live process holds (their Pebble LOCK
+// is free) and that have not changed for a minute.
 package state

@@ -14,7 +14,8 @@ import (
 )
 
 // Spill is a scratch keyed store on disk: a Pebble instance without a write-ahead log in a
-// temporary directory of its own, removed by Close. Its contents live as long as the operator
+// temporary directory of its own, removed by Close (or, when its process died without
+// closing it, by a later OpenSpill in the same parent). Its contents live as long as the operator
 // that owns it (a restart restores state from a checkpoint snapshot, not from here). It is
 // used by one goroutine; Views may be read from others.
 type Spill struct {
@@ -29,20 +30,26 @@ type Spill struct {
 }
 
 // OpenSpill creates a scratch store in a new directory under parent ("" = the system
-// temporary directory).
+// temporary directory), first removing the stale stores there (see sweepStale).
 func OpenSpill(parent string) (*Spill, error) {
 	if parent != "" {
 		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return nil, spillErr("creating the spill directory", err)
 		}
 	}
-	dir, err := os.MkdirTemp(parent, "weir-spill-")
+	sweepStale(parent)
+	dir, err := os.MkdirTemp(parent, spillDirPrefix)
 	if err != nil {
+		return nil, spillErr("creating the spill directory", err)
+	}
+	if err := claim(dir); err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, spillErr("creating the spill directory", err)
 	}
 	db, err := pebble.Open(dir, scratchOptions())
 	if err != nil {
 		_ = os.RemoveAll(dir)
+		unclaim(dir)
 		return nil, spillErr("opening the spill store", err)
 	}
 	return &Spill{db: db, dir: dir}, nil
@@ -195,6 +202,7 @@ func (s *Spill) shut() error {
 	if rmErr := os.RemoveAll(s.dir); err == nil {
 		err = rmErr
 	}
+	unclaim(s.dir)
 	if err != nil {
 		return spillErr("closing", err)
 	}
