@@ -118,7 +118,10 @@ func (s *kafkaStream) closeReaders() {
 // topic-partition assigned to the partition's reader. The reader (kafkaReader) is reused when
 // this epoch starts where the last one ended and closed otherwise or on failure, so a restart
 // or a replayed epoch reads exactly its offsets. A fetch making no progress for
-// kafkaConsumer.pollTimeoutMs fails the read.
+// kafkaConsumer.pollTimeoutMs fails the read. A topic-partition whose range is complete (or
+// empty) is paused for the rest of the read, so that its new records do not pile up while the
+// epoch waits for a slower one; a kept reader resumes them all (its background fetch then holds
+// at most one buffered fetch per broker until the next epoch polls it).
 func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange, emit func(arrow.RecordBatch) error) error {
 	ranges, err := s.resolveEarliest(ctx, ranges)
 	if err != nil {
@@ -151,6 +154,20 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 	b := newKafkaBatch(s)
 	defer b.release()
 	var later []*kgo.Record // records past this epoch, kept for the next
+	paused := rd.pauser()
+	for tp := range rd.next {
+		if _, reading := until[tp]; !reading {
+			paused.pause(tp)
+		}
+	}
+	// need is the most records the ranges still hold: what the builder reserves at most.
+	need := func() int {
+		n := int64(0)
+		for tp, end := range until {
+			n += max(0, end-rd.next[tp])
+		}
+		return int(min(n, int64(RangeBatchRows)))
+	}
 	var recErr error
 	progressed := false
 	// reach moves tp's position to offset n (< its end), checking a gap before it for data loss.
@@ -188,6 +205,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 				progressed = true
 				rd.next[tp] = end
 				remaining--
+				paused.pause(tp)
 				later = append(later, r)
 			}
 			return
@@ -202,6 +220,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 		}
 		if r.Offset+1 >= end {
 			remaining--
+			paused.pause(tp)
 		}
 		if b.rows >= RangeBatchRows {
 			recErr = b.flush(emit)
@@ -209,7 +228,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 	}
 	pending := rd.pending
 	rd.pending = nil
-	b.bld.Reserve(len(pending))
+	b.bld.Reserve(min(len(pending), need()))
 	for _, r := range pending {
 		handle(r)
 	}
@@ -239,7 +258,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 		if fetchErr != nil {
 			return fetchErr
 		}
-		b.bld.Reserve(fetches.NumRecords())
+		b.bld.Reserve(min(fetches.NumRecords(), need()))
 		fetches.EachRecord(handle)
 		if recErr != nil {
 			return recErr
@@ -260,8 +279,34 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 		return err
 	}
 	rd.pending = later
+	paused.resumeAll()
 	kept = true
 	return nil
+}
+
+// fetchPauser pauses a reader's fetching of topic-partitions and resumes them.
+type fetchPauser struct {
+	cl     *kgo.Client
+	paused map[string][]int32
+}
+
+func (rd *kafkaReader) pauser() *fetchPauser {
+	return &fetchPauser{cl: rd.cl, paused: map[string][]int32{}}
+}
+
+// pause stops fetching tp: records of it already fetched are still polled, the following ones
+// wait in Kafka (the client's position stays after the last polled record).
+func (f *fetchPauser) pause(tp kafkaTopicPartition) {
+	f.cl.PauseFetchPartitions(map[string][]int32{tp.Topic: {tp.Partition}})
+	f.paused[tp.Topic] = append(f.paused[tp.Topic], tp.Partition)
+}
+
+// resumeAll fetches the paused topic-partitions again.
+func (f *fetchPauser) resumeAll() {
+	if len(f.paused) > 0 {
+		f.cl.ResumeFetchPartitions(f.paused)
+		f.paused = map[string][]int32{}
+	}
 }
 
 // resolveEarliest replaces the ranges' earliest (-2) starts by the partitions' earliest

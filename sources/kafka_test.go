@@ -320,3 +320,57 @@ func TestKafkaBatchReadsStartingToEndingOffsets(t *testing.T) {
 		t.Fatalf("rows\n%s", got)
 	}
 }
+
+// A topic-partition whose range is complete is paused while the epoch waits for a slower one:
+// its new records are not fetched into the reader's pending records meanwhile; the next epoch
+// (reusing the reader) reads them.
+func TestKafkaSourcePausesCompleteRanges(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	addr := newFakeKafka(t, 2, "t")
+	produceKafka(t, addr, "t", 0, "a", "b")
+	produceKafka(t, addr, "t", 1, "x")
+	src, err := OpenStream(context.Background(), "kafka", StreamEnv{Mem: mem, DefaultPartitions: 1, TimeZone: "UTC"},
+		map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t", "startingOffsets": "earliest"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	at := func(t0, t1 int64) Offset { return encodeKafkaOffsets(kafkaOffsets{"t": {0: t0, 1: t1}}) }
+	// Partition 1's range [0, 3) waits for two records produced after partition 0 received many
+	// records past its complete range [0, 2).
+	const late = 40
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(300 * time.Millisecond)
+		for i := 0; i < late; i++ {
+			produceKafka(t, addr, "t", 0, fmt.Sprintf("late%02d", i))
+		}
+		time.Sleep(700 * time.Millisecond)
+		produceKafka(t, addr, "t", 1, "y", "z")
+	}()
+	rows := sortedRows(kafkaRows(t, src, at(0, 0), at(2, 3)))
+	<-done
+	if want := "t/0/0 ka=a\nt/0/1 kb=b\nt/1/0 kx=x\nt/1/1 ky=y\nt/1/2 kz=z"; rows != want {
+		t.Fatalf("rows\n%s\nwant\n%s", rows, want)
+	}
+	rd := keptReaders(src)[0]
+	if rd == nil {
+		t.Fatal("no kept reader")
+	}
+	if n := len(rd.pending); n >= late/2 {
+		t.Fatalf("%d records of the complete partition fetched while the epoch waited", n)
+	}
+	if paused := rd.cl.PauseFetchPartitions(nil); len(paused) != 0 {
+		t.Fatalf("the kept reader left %v paused", paused)
+	}
+	next := sortedRows(kafkaRows(t, src, at(2, 3), at(2+late, 3)))
+	if got := strings.Count(next, "\n") + 1; got != late || !strings.Contains(next, "t/0/2 klate00=late00") ||
+		!strings.Contains(next, fmt.Sprintf("t/0/%d klate%02d=late%02d", 1+late, late-1, late-1)) {
+		t.Fatalf("next epoch reads %d rows\n%s", got, next)
+	}
+	if again := keptReaders(src)[0]; again != rd {
+		t.Fatal("the next epoch opened a new reader")
+	}
+}
