@@ -607,6 +607,21 @@ func TestKafkaSinkWaitsForForeignOpenTransaction(t *testing.T) {
 	}
 }
 
+// newRedoCluster starts a kfake cluster with topic "out" (one partition) for the tests of
+// lost commits, and returns the options of an exactly-once sink writing to it (delivery
+// timeout 2 s, which bounds the client's own retries of a commit).
+func newRedoCluster(t *testing.T) (*kfake.Cluster, string, map[string]string) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addr := strings.Join(c.ListenAddrs(), ",")
+	return c, addr, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
+		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.delivery.timeout.ms": "2000"}
+}
+
 // lostCommits makes kfake lose the responses to a transactional producer's commits (EndTxn
 // with commit) until the producer re-initializes its producer id (InitProducerID, the abort
 // that settling an unconfirmed commit begins with): every commit's connection is closed
@@ -664,14 +679,8 @@ func loseCommits(t *testing.T, c *kfake.Cluster, land bool) *lostCommits {
 // markers say the epoch is not in Kafka) and commits its rows again in a new transaction;
 // read_committed readers see them once.
 func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	addr := strings.Join(c.ListenAddrs(), ",")
-	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
-		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.delivery.timeout.ms": "2000"})
+	c, addr, opts := newRedoCluster(t)
+	h := newKafkaSinkHarness(t, opts)
 	h.push([]any{"a", "1", nil})
 	lost := loseCommits(t, c, false)
 	if err := h.barrier(0); err != nil {
@@ -697,14 +706,8 @@ func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
 // coordinator committed): settling the epoch finds its marker among the committed ones and
 // does not redo it; read_committed readers see its rows once.
 func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	addr := strings.Join(c.ListenAddrs(), ",")
-	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
-		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.delivery.timeout.ms": "2000"})
+	c, addr, opts := newRedoCluster(t)
+	h := newKafkaSinkHarness(t, opts)
 	h.push([]any{"a", "1", nil})
 	lost := loseCommits(t, c, true)
 	if err := h.barrier(0); err != nil {
@@ -732,15 +735,8 @@ func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
 // commit failure then fails the epoch (nothing of it is visible), and the restarted run
 // replays it from the checkpoint, exactly once.
 func TestKafkaSinkUnkeptEpochFailsAndReplays(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	addr := strings.Join(c.ListenAddrs(), ",")
-	opts := map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
-		"checkpointLocation": filepath.Join(t.TempDir(), "cp"), "exactlyOnce.redoMaxBytes": "6",
-		"kafka.delivery.timeout.ms": "2000"}
+	c, addr, opts := newRedoCluster(t)
+	opts["exactlyOnce.redoMaxBytes"] = "6"
 	h := newKafkaSinkHarness(t, opts)
 	op := h.op.(*kafkaOperator)
 	h.push([]any{"a", "1", nil}) // 2 bytes: kept
@@ -787,14 +783,9 @@ func TestKafkaSinkUnkeptEpochFailsAndReplays(t *testing.T) {
 // delivery timeout: the redo's deadline derives from the task's context, not from the little
 // left of the commit's.
 func TestKafkaSinkRedoOutlivesCommitDeadline(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	addr := strings.Join(c.ListenAddrs(), ",")
-	h := newKafkaSinkHarness(t, map[string]string{"kafka.bootstrap.servers": addr, "topic": "out",
-		"checkpointLocation": filepath.Join(t.TempDir(), "cp")})
+	c, addr, opts := newRedoCluster(t)
+	delete(opts, "kafka.delivery.timeout.ms")
+	h := newKafkaSinkHarness(t, opts)
 	h.push([]any{"a", "1", nil})
 	op := h.op.(*kafkaOperator)
 	const commitTime = 3 * time.Second
