@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -63,13 +64,17 @@ func (o *kafkaOperator) forgetRecords() {
 	o.epochRecords, o.epochBytes, o.unkept = nil, 0, false
 }
 
-// recordBytes is the memory a kept record holds: its key, value and headers.
+// keptRecordOverhead is what keeping a record costs besides its bytes: the record itself and
+// its slot in the kept slice (many small records would otherwise outgrow the cap many times).
+const keptRecordOverhead = int64(unsafe.Sizeof(kgo.Record{}) + unsafe.Sizeof(&kgo.Record{}))
+
+// recordBytes is the memory a kept record holds: its key, value and headers, and the record.
 func recordBytes(r *kgo.Record) int64 {
 	n := len(r.Key) + len(r.Value)
 	for _, h := range r.Headers {
-		n += len(h.Key) + len(h.Value)
+		n += len(h.Key) + len(h.Value) + int(unsafe.Sizeof(h))
 	}
-	return int64(n)
+	return int64(n) + keptRecordOverhead
 }
 
 // redoEpoch settles an exactly-once epoch whose commit failed transiently (first), retrying

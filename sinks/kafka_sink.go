@@ -48,10 +48,11 @@ func init() {
 // replayed epoch N ≤ that epoch (a crash after the Kafka commit and before the checkpoint
 // commit) is aborted instead (read_committed readers never see its rows). The partition keeps
 // the open epoch's records until it commits, up to exactlyOnce.redoMaxBytes (default 64 MiB of
-// keys, values and headers): when the commit fails transiently (the cluster unreachable, e.g. a
-// broker restarting; kafka_redo.go), the partition aborts, reads the markers, and commits the
-// records again unless the epoch's marker had landed, retrying for up to twice the delivery
-// timeout (counted from the failed commit) before the query fails. An epoch whose records
+// records: keys, values, headers and the records themselves): when the commit fails
+// transiently (the cluster unreachable, e.g. a broker restarting; kafka_redo.go), the partition
+// aborts, reads the markers, and commits the records again unless the epoch's marker had
+// landed, retrying for up to twice the delivery timeout (counted from the failed commit)
+// before the query fails. An epoch whose records
 // outgrow exactlyOnce.redoMaxBytes is not kept (its memory is bounded by the cap): a transient
 // commit failure then fails the query at once, and the restart replays the epoch from the
 // checkpoint, still exactly once thanks to the markers. 0 keeps no epoch.

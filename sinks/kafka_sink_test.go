@@ -736,14 +736,15 @@ func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
 // replays it from the checkpoint, exactly once.
 func TestKafkaSinkUnkeptEpochFailsAndReplays(t *testing.T) {
 	c, addr, opts := newRedoCluster(t)
-	opts["exactlyOnce.redoMaxBytes"] = "6"
+	// Room for the first record (key and value 2 bytes) and 4 bytes more.
+	opts["exactlyOnce.redoMaxBytes"] = itoa64(recordBytes(&kgo.Record{Key: []byte("a"), Value: []byte("1")}) + 4)
 	h := newKafkaSinkHarness(t, opts)
 	op := h.op.(*kafkaOperator)
-	h.push([]any{"a", "1", nil}) // 2 bytes: kept
+	h.push([]any{"a", "1", nil}) // kept
 	if len(op.epochRecords) != 1 || op.unkept {
 		t.Fatalf("kept %d records (unkept %v), want the first", len(op.epochRecords), op.unkept)
 	}
-	h.push([]any{"b", "22", nil}, []any{"c", "333", nil}) // 9 bytes: past the cap
+	h.push([]any{"b", "22", nil}, []any{"c", "333", nil}) // past the cap
 	if op.epochRecords != nil || !op.unkept {
 		t.Fatalf("kept %d records past the cap", len(op.epochRecords))
 	}
