@@ -268,11 +268,10 @@ func (s *kafkaSink) loadMarkers(ctx context.Context) (map[string]int64, error) {
 			return nil, s.failure("read "+s.commitTopic, ferr)
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
-			if r.Offset >= end {
-				return
-			}
+			// A record at or past end ends the read too: the records just before it may be
+			// an aborted transaction's, which a read_committed reader never gets.
 			next = max(next, r.Offset)
-			if r.Attrs.IsControl() {
+			if r.Offset >= end || r.Attrs.IsControl() {
 				return
 			}
 			if e, err := strconv.ParseInt(string(r.Value), 10, 64); err == nil {

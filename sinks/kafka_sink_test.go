@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -806,6 +807,49 @@ func TestKafkaSinkRedoOutlivesCommitDeadline(t *testing.T) {
 		t.Fatal("the epoch settled before the commit's deadline: the redo did not outlive it")
 	}
 	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1" {
+		t.Fatalf("read_committed sees %q", got)
+	}
+}
+
+// Another transaction, open on the commit topic when the sink starts reading the markers, is
+// aborted while the sink waits for it: the read (which never gets the aborted marker) ends at
+// the abort's control record, past the end offset it listed, instead of waiting for the
+// aborted offset until it times out.
+func TestKafkaSinkReadsMarkersAfterAbortedTail(t *testing.T) {
+	addr, topic := testBroker(t, "tail", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	aborted, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.TransactionalID("aborted-"+sources.RandomID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer aborted.Close()
+	if _, err := kadm.NewClient(aborted).CreateTopic(ctx, 1, -1, nil, "__weir_kafka_sink_commits"); err != nil &&
+		!errors.Is(err, kerr.TopicAlreadyExists) {
+		t.Fatal(err)
+	}
+	if err := aborted.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	marker := &kgo.Record{Topic: "__weir_kafka_sink_commits", Partition: 0, Key: []byte("aborted-0"), Value: []byte("3")}
+	if err := aborted.ProduceSync(ctx, marker).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	h := newQuerySinkHarness(t, "tail-"+sources.RandomID(), map[string]string{"kafka.bootstrap.servers": addr,
+		"topic": topic, "checkpointLocation": filepath.Join(t.TempDir(), "cp"), "kafka.delivery.timeout.ms": "3000"})
+	abortErr := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		abortErr <- aborted.EndTransaction(ctx, kgo.TryAbort)
+	}()
+	h.push([]any{"a", "1", nil}) // the first row starts the run (reading the markers)
+	if err := <-abortErr; err != nil {
+		t.Fatal(err)
+	}
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, topic, true), " "); got != "0:a=1" {
 		t.Fatalf("read_committed sees %q", got)
 	}
 }
