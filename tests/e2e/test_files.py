@@ -61,9 +61,13 @@ def test_json_file_stream_to_memory(spark, tmp_path):
         q.processAllAvailable()
         rows = spark.sql("SELECT id, name FROM json_files ORDER BY id").collect()
         assert [(r.id, r.name) for r in rows] == [(1, "one"), (2, None), (3, "three")]
-        # A file appearing later becomes a new epoch.
+        # A file appearing later becomes a new epoch. It is placed atomically (written
+        # elsewhere, then renamed in), as Spark's file source requires: the query polls the
+        # directory every millisecond and could otherwise read it half written.
         time.sleep(0.01)
-        (src / "c.json").write_text('{"id": 4, "name": "four"}\n')
+        staged = tmp_path / "c.json.staged"
+        staged.write_text('{"id": 4, "name": "four"}\n')
+        os.replace(staged, src / "c.json")
         q.processAllAvailable()
         rows = spark.sql("SELECT id FROM json_files ORDER BY id").collect()
         assert [r.id for r in rows] == [1, 2, 3, 4]
