@@ -3,7 +3,6 @@ package sinks
 import (
 	"bufio"
 	"encoding/base64"
-	"encoding/json"
 	"io"
 	"math"
 	"strconv"
@@ -153,75 +152,10 @@ func (t *textWriter) write(rec arrow.RecordBatch) error {
 
 func (t *textWriter) close() error { return t.w.Flush() }
 
-// appendJSONRow renders a row as Spark's JSON writer does: fields in schema order, nulls
-// omitted (ignoreNullFields).
+// appendJSONRow renders a row as Spark's JSON writer does (the same generator as to_json):
+// fields in schema order, nulls omitted (ignoreNullFields).
 func appendJSONRow(buf []byte, vals []any, schema sqltypes.Schema, loc *time.Location, _ string) []byte {
-	return appendJSONStruct(buf, vals, schema, loc)
-}
-
-func appendJSONStruct(buf []byte, vals []any, fields []sqltypes.Field, loc *time.Location) []byte {
-	buf = append(buf, '{')
-	first := true
-	for i, f := range fields {
-		if vals[i] == nil {
-			continue
-		}
-		if !first {
-			buf = append(buf, ',')
-		}
-		first = false
-		buf = appendJSONString(buf, f.Name)
-		buf = append(buf, ':')
-		buf = appendJSONValue(buf, vals[i], f.Type, loc)
-	}
-	return append(buf, '}')
-}
-
-func appendJSONString(buf []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(buf, b...)
-}
-
-// appendJSONValue renders one non-null value.
-func appendJSONValue(buf []byte, v any, t sqltypes.DataType, loc *time.Location) []byte {
-	if v == nil {
-		return append(buf, "null"...)
-	}
-	switch t.Kind {
-	case sqltypes.Boolean, sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Decimal:
-		return append(buf, scalarText(v, t, loc)...)
-	case sqltypes.Float, sqltypes.Double:
-		s := scalarText(v, t, loc)
-		if s == "NaN" || strings.HasSuffix(s, "Infinity") {
-			return appendJSONString(buf, s)
-		}
-		return append(buf, s...)
-	case sqltypes.Array:
-		items := v.([]any)
-		buf = append(buf, '[')
-		for i, it := range items {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONValue(buf, it, *t.Elem, loc)
-		}
-		return append(buf, ']')
-	case sqltypes.Struct:
-		return appendJSONStruct(buf, v.([]any), t.Fields, loc)
-	case sqltypes.Map:
-		m := v.(*sqltypes.MapValue)
-		buf = append(buf, '{')
-		for i := range m.Keys {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONString(buf, scalarText(m.Keys[i], *t.Key, loc))
-			buf = append(buf, ':')
-			buf = appendJSONValue(buf, m.Values[i], *t.Value, loc)
-		}
-		return append(buf, '}')
-	}
-	return appendJSONString(buf, scalarText(v, t, loc))
+	return expr.AppendJSONValue(buf, vals, sqltypes.DataType{Kind: sqltypes.Struct, Fields: schema}, loc)
 }
 
 // appendCSVRow renders a row as Spark's CSV writer does: null is an empty field, an empty
