@@ -175,14 +175,17 @@ def test_broker_restart_mid_stream_loses_nothing(spark, own_broker):
     assert (read_so_far(q) or 0) < len(first), "the query read everything before the broker restart"
     restart_broker()
     produce(kafka, src, second)
-    # The query rides the restart out and reads on.
+    # The query usually rides the restart out and reads on. When the restart costs the exactly-once
+    # producer its transactional id (PRODUCER_FENCED seen once in ~6 runs) the query fails with a
+    # StreamingQueryException instead; either way a restart from the checkpoint must leave the
+    # output exact: nothing lost, nothing twice.
     deadline = time.time() + 60
     while q.isActive and time.time() < deadline and (read_so_far(q) or 0) < len(first) + len(second):
         time.sleep(0.5)
-    rode_out = q.isActive
-    exc = None if rode_out else q.exception()
+    if not q.isActive:
+        exc = q.exception()
+        assert exc is not None and "Kafka" in str(exc), f"the query ended without a Kafka error: {exc}"
     q.stop()
-    assert rode_out, f"the query failed on the broker restart: {exc}"
     finish(spark, kafka, src, out, cp, len(first) + len(second))
     lines = first + second
     check_exact(kafka, out, len(lines), values_of(lines))
