@@ -1,17 +1,13 @@
 package sinks
 
 import (
-	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 )
@@ -124,37 +120,7 @@ func TestFileSinkPartitionByJSON(t *testing.T) {
 
 	// The file source reads the committed files back with the partition column from the
 	// directory names (through the commit log).
-	src, err := sources.OpenStream(context.Background(), "json",
-		sources.StreamEnv{Mem: h.mem, DefaultPartitions: 1, TimeZone: "UTC"},
-		map[string]string{"path": h.dir}, "id BIGINT, name STRING, ts TIMESTAMP, score DOUBLE")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	end, err := src.Latest(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	err = src.Read(context.Background(), 0, sources.Offset(`{"logOffset":-1}`), end, func(rec arrow.RecordBatch) error {
-		defer rec.Release()
-		for i := 0; i < int(rec.NumRows()); i++ {
-			var vals []string
-			for c, f := range fileTestSchema {
-				v := expr.ValueAt(rec.Column(c), i, f.Type)
-				if v == nil {
-					vals = append(vals, "null")
-					continue
-				}
-				vals = append(vals, scalarText(v, f.Type, time.UTC))
-			}
-			rows = append(rows, strings.Join(vals, "|"))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readBackRows(t, h.mem, "json", h.dir)
 	sort.Strings(rows)
 	wantRows := []string{"1|a|2024-01-02T03:04:05.678Z|1.5", "2|null|null|2.0", "3|a|null|3.0", "4|q/x=1|null|4.0",
 		"5|null|null|5.0", "6|a|null|6.0"}

@@ -289,32 +289,7 @@ func TestFileSinkParquetReadBack(t *testing.T) {
 	}
 
 	// Read back through the file source: only committed files, all rows, exact values.
-	src, err := sources.OpenStream(context.Background(), "parquet",
-		sources.StreamEnv{Mem: h.mem, DefaultPartitions: 1, TimeZone: "UTC"},
-		map[string]string{"path": h.dir}, "id BIGINT, name STRING, ts TIMESTAMP, score DOUBLE")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	end, err := src.Latest(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	err = src.Read(context.Background(), 0, sources.Offset(`{"logOffset":-1}`), end, func(rec arrow.RecordBatch) error {
-		defer rec.Release()
-		for i := 0; i < int(rec.NumRows()); i++ {
-			var vals []string
-			for c, f := range fileTestSchema {
-				vals = append(vals, scalarText(expr.ValueAt(rec.Column(c), i, f.Type), f.Type, time.UTC))
-			}
-			rows = append(rows, strings.Join(vals, "|"))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readBackRows(t, h.mem, "parquet", h.dir)
 	sort.Strings(rows)
 	if len(rows) != 10 || rows[0] != "0|row|2024-01-02T03:04:05.678Z|0.0" || rows[9] != "9|row|2024-01-02T03:04:05.678Z|4.5" {
 		t.Fatalf("rows %v", rows)
@@ -334,4 +309,43 @@ func TestJavaDouble(t *testing.T) {
 	if got := javaDouble(float64(float32(0.1)), 32); got != "0.1" {
 		t.Errorf("float32 0.1: %s", got)
 	}
+}
+
+// readBackRows reads a file sink's directory with the file source (only committed files, through
+// the commit log) and renders each row of fileTestSchema as "v|v|…" ("null" for NULL), sorted.
+func readBackRows(t *testing.T, mem memory.Allocator, format, dir string) []string {
+	t.Helper()
+	src, err := sources.OpenStream(context.Background(), format,
+		sources.StreamEnv{Mem: mem, DefaultPartitions: 1, TimeZone: "UTC"},
+		map[string]string{"path": dir}, "id BIGINT, name STRING, ts TIMESTAMP, score DOUBLE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	end, err := src.Latest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	err = src.Read(context.Background(), 0, sources.Offset(`{"logOffset":-1}`), end, func(rec arrow.RecordBatch) error {
+		defer rec.Release()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			var vals []string
+			for c, f := range fileTestSchema {
+				v := expr.ValueAt(rec.Column(c), i, f.Type)
+				if v == nil {
+					vals = append(vals, "null")
+					continue
+				}
+				vals = append(vals, scalarText(v, f.Type, time.UTC))
+			}
+			rows = append(rows, strings.Join(vals, "|"))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(rows)
+	return rows
 }
