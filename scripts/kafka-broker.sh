@@ -12,6 +12,9 @@
 # "weir-secret" (also user "admin", password "admin-secret").
 # WEIR_KAFKA_RUN=<dir> keeps the state of an independent broker there (default ./.cache/kafka/run),
 # so two test runs can each have their own broker.
+# WEIR_KAFKA_JVM_OPTS overrides the broker JVM's heap and GC flags (default: a small heap with the
+# serial collector, cheap for tests; bench/kafka-bench.sh runs the broker like Kafka's own start
+# script does: a 1 GiB heap and G1).
 # The jars come from Maven Central only (org.apache.kafka:kafka_2.13 and its runtime
 # dependencies via `mvn dependency:copy-dependencies`), cached under ./.cache/kafka. The broker's
 # state (config, logs, pid) lives in a temp dir recorded in ./.cache/kafka/run.
@@ -80,7 +83,8 @@ launch() {
   port=$(cat "$state/port")
   sport=$(cat "$state/sasl_port")
   cp="$libs/*"
-  nohup java -Xms256m -Xmx512m -XX:+UseSerialGC -cp "$cp" kafka.Kafka "$dir/server.properties" \
+  # shellcheck disable=SC2086 # the options are words
+  nohup java ${WEIR_KAFKA_JVM_OPTS:--Xms256m -Xmx512m -XX:+UseSerialGC} -cp "$cp" kafka.Kafka "$dir/server.properties" \
     >>"$dir/broker.log" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$state/pid"
