@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,6 +18,22 @@ type Context struct {
 	ANSI bool
 	// Now is the statement's current timestamp (micros since epoch, UTC) for current_timestamp().
 	Now int64
+	// Batch, when set (a streaming query), holds the running micro-batch's timestamp (micros
+	// since epoch, UTC), which current_timestamp() and the other current-time functions return
+	// instead of Now: Spark evaluates them at the batch timestamp logged with each micro-batch's
+	// offsets, so every row of a batch sees one time and a batch run again after a restart
+	// sees the time it first ran with.
+	Batch *atomic.Int64
+}
+
+// CurrentMicros is the current time of the functions that read it (current_timestamp(),
+// current_date(), now(), localtimestamp(), unix_timestamp()): the running micro-batch's
+// timestamp in a streaming query, else the statement's.
+func (c *Context) CurrentMicros() int64 {
+	if c.Batch != nil {
+		return c.Batch.Load()
+	}
+	return c.Now
 }
 
 // Expr is a resolved expression.

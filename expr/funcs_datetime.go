@@ -36,7 +36,7 @@ func bindCurrent(name string, args []Expr, opts Options) (Expr, error) {
 	switch name {
 	case "current_date", "curdate":
 		return &rowFunc{name: name, t: sqltypes.DateType, str: name + "()", fn: func(ctx *Context, _ []any) (any, error) {
-			return timestampToDate(ctx.Now, ctx.loc()), nil
+			return timestampToDate(ctx.CurrentMicros(), ctx.loc()), nil
 		}}, nil
 	case "current_timezone":
 		return &rowFunc{name: name, t: strType, str: name + "()", fn: func(ctx *Context, _ []any) (any, error) {
@@ -44,13 +44,33 @@ func bindCurrent(name string, args []Expr, opts Options) (Expr, error) {
 		}}, nil
 	case "localtimestamp":
 		return &rowFunc{name: name, t: sqltypes.TimestampNTZType, str: name + "()", fn: func(ctx *Context, _ []any) (any, error) {
-			_, off := time.UnixMicro(ctx.Now).In(ctx.loc()).Zone()
-			return ctx.Now + int64(off)*1e6, nil
+			now := ctx.CurrentMicros()
+			_, off := time.UnixMicro(now).In(ctx.loc()).Zone()
+			return now + int64(off)*1e6, nil
 		}}, nil
 	}
 	return &rowFunc{name: name, t: sqltypes.TimestampType, str: name + "()", fn: func(ctx *Context, _ []any) (any, error) {
-		return ctx.Now, nil
+		return ctx.CurrentMicros(), nil
 	}}, nil
+}
+
+// currentTimeFuncs are the functions that read the current time (Spark's CurrentTimestampLike,
+// CurrentDate and LocalTimestamp expressions; unix_timestamp() without arguments too).
+var currentTimeFuncs = map[string]bool{"current_date": true, "curdate": true, "current_timestamp": true,
+	"now": true, "localtimestamp": true, "unix_timestamp": true}
+
+// ReadsCurrentTime reports whether e calls a function that reads the current time (Spark
+// refuses them under continuous processing, whose epochs have no batch timestamp).
+func ReadsCurrentTime(e Expr) bool {
+	if f, ok := e.(*rowFunc); ok && len(f.args) == 0 && currentTimeFuncs[f.name] {
+		return true
+	}
+	for _, c := range e.Children() {
+		if ReadsCurrentTime(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // dateArg casts a date-like argument to date.
@@ -275,7 +295,7 @@ func bindDateFormat(name string, args []Expr, opts Options) (Expr, error) {
 func bindUnixTimestamp(name string, args []Expr, opts Options) (Expr, error) {
 	if len(args) == 0 {
 		return &rowFunc{name: name, t: sqltypes.LongType, str: name + "(current_timestamp(), yyyy-MM-dd HH:mm:ss)",
-			fn: func(ctx *Context, _ []any) (any, error) { return floorDiv(ctx.Now, 1e6), nil }}, nil
+			fn: func(ctx *Context, _ []any) (any, error) { return floorDiv(ctx.CurrentMicros(), 1e6), nil }}, nil
 	}
 	shown := args
 	if len(args) == 1 {

@@ -48,7 +48,11 @@
 // runs again starts from its logged watermarks; restored watermark snapshots give a restart the
 // watermark it had reached, so its first epoch is judged (and reported) as the next one would
 // have been. The policy (min or max) decides how the watermarks of several withWatermark nodes
-// combine where their streams meet (flow.WithWatermarkPolicy, barrier.Aligner).
+// combine where their streams meet (flow.WithWatermarkPolicy, barrier.Aligner). The batch
+// timestamp is what current_timestamp() and the other current-time functions return while the
+// epoch runs (expr.Context.Batch, set by the driver as each epoch starts; without a checkpoint,
+// the epoch's start): an epoch run again after a restart sees the time it was logged with, as
+// in Spark. Continuous processing refuses these functions, as Spark does.
 package query
 
 // Start validates the plan against the output mode and trigger the way Spark's

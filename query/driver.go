@@ -43,6 +43,8 @@ type epochTiming struct {
 	latestTook            time.Duration
 	// walCommit: writing the offsets log entry; commitOffsets: writing the commit.
 	walCommit, commitOffsets time.Duration
+	// batchMs is the batch timestamp logged with the epoch's offsets (0: none logged).
+	batchMs int64
 }
 
 // run is the query's goroutine.
@@ -97,11 +99,12 @@ func (d *driver) perform(acts []action) bool {
 			q.spawn(func() { d.latestOffsets(start, available) })
 		case actWriteOffsets:
 			began := d.clock.Now()
-			if err := d.writeOffsets(a); err != nil {
+			batchMs, err := d.writeOffsets(a, began)
+			if err != nil {
 				return d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(), Err: err}))
 			}
 			t := d.epochs[a.Epoch]
-			t.walCommit = d.clock.Now().Sub(began)
+			t.walCommit, t.batchMs = d.clock.Now().Sub(began), batchMs
 			d.epochs[a.Epoch] = t
 		case actCommit:
 			began := d.clock.Now()
@@ -130,6 +133,7 @@ func (d *driver) perform(acts []action) bool {
 				t.triggerStart = now
 			}
 			d.epochs[a.Epoch] = t
+			q.batchMicros.Store(d.batchTimestampMs(a.Epoch, t, now) * 1000)
 			for i, f := range q.feeds {
 				f.Next(sources.Epoch{ID: a.Epoch, Start: a.Start[i], End: a.End[i]})
 			}
@@ -193,17 +197,33 @@ func (d *driver) stateSaved(epoch int64) error {
 	return nil
 }
 
-// writeOffsets logs an epoch's offsets (synced) before it runs.
-func (d *driver) writeOffsets(a action) error {
-	b, err := encodeRecord(epochRecord{Epoch: a.Epoch, Start: a.Start, End: a.End, Meta: d.q.offsetMeta(d.clock.Now())})
+// writeOffsets logs an epoch's offsets (synced) before it runs, with the batch timestamp now,
+// which it returns (ms).
+func (d *driver) writeOffsets(a action, now time.Time) (int64, error) {
+	meta := d.q.offsetMeta(now)
+	b, err := encodeRecord(epochRecord{Epoch: a.Epoch, Start: a.Start, End: a.End, Meta: meta})
 	if err == nil {
 		err = d.q.cp.store.WriteOffsets(storeKey, a.Epoch, b)
 	}
 	if err != nil {
-		return sparkerr.Newf(sparkerr.SparkException, "", "", "cannot log the offsets of epoch %d in the checkpoint: %v",
+		return 0, sparkerr.Newf(sparkerr.SparkException, "", "", "cannot log the offsets of epoch %d in the checkpoint: %v",
 			a.Epoch, err).Wrap(err)
 	}
-	return nil
+	return meta.BatchTimestampMs, nil
+}
+
+// batchTimestampMs is the time current_timestamp() returns during epoch (Spark's
+// batchTimestampMs): the one logged with its offsets — for an epoch run again after a restart,
+// the one it first ran with — else (no checkpoint) now.
+func (d *driver) batchTimestampMs(epoch int64, t epochTiming, now time.Time) int64 {
+	if t.batchMs != 0 {
+		return t.batchMs
+	}
+	if r := d.q.resume; r != nil && r.replay != nil && r.replay.Epoch == epoch && r.replay.Meta != nil &&
+		r.replay.Meta.BatchTimestampMs != 0 {
+		return r.replay.Meta.BatchTimestampMs
+	}
+	return now.UnixMilli()
 }
 
 // initialOffsets asks every source for its initial offset.

@@ -49,6 +49,9 @@ type Query struct {
 	// the counters' totals at the last progress.
 	observers planner.Observers
 	dropped   map[*atomic.Int64]int64
+	// batchMicros is the running epoch's batch timestamp, which the query's expressions read
+	// for current_timestamp() (expr.Context.Batch); the driver sets it as each epoch starts.
+	batchMicros atomic.Int64
 
 	events chan event
 	quit   chan struct{} // closed when termination begins: posting stops

@@ -56,6 +56,8 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
 	q := &Query{m: m, id: newUUID(), runID: newUUID(), name: spec.Name, spec: spec,
 		startedAt: m.env.Clock.Now(), events: make(chan event, 16), quit: make(chan struct{}),
 		done: make(chan struct{}), waiters: map[int]chan struct{}{}}
+	q.batchMicros.Store(q.startedAt.UnixMilli() * 1000)
+	ectx.Batch = &q.batchMicros
 	q.partitions = m.partitions()
 	if location != "" {
 		if err := m.openCheckpoint(ctx, q, location); err != nil {

@@ -2,8 +2,10 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/planner"
@@ -14,7 +16,7 @@ import (
 // checkPlan applies Spark's UnsupportedOperationChecker.checkForStreaming rules (and
 // checkForContinuous for the continuous trigger) to what Weir's logical plans can express, plus
 // Weir's own limits where Spark would run a plan Weir's operators cannot (said so in the
-// message). Weir has no watermarks, so every streaming aggregation is one "without watermark".
+// message).
 func checkPlan(root logical.Node, mode sinks.OutputMode, trigger TriggerKind) error {
 	if !logical.IsStreaming(root) {
 		return sparkerr.Analysis("WRITE_STREAM_NOT_ALLOWED", "42601",
@@ -259,8 +261,16 @@ func checkContinuous(root logical.Node) error {
 		if err != nil {
 			return
 		}
-		switch n.(type) {
-		case *logical.Project, *logical.Filter, *logical.SourceScan:
+		switch n := n.(type) {
+		case *logical.Project:
+			if slices.ContainsFunc(n.Exprs, expr.ReadsCurrentTime) {
+				err = unsupportedOp(n, "Continuous processing does not support current time operations.")
+			}
+		case *logical.Filter:
+			if expr.ReadsCurrentTime(n.Cond) {
+				err = unsupportedOp(n, "Continuous processing does not support current time operations.")
+			}
+		case *logical.SourceScan:
 		default:
 			err = unsupportedOp(n, "Continuous processing does not support %s operations.", nodeName(n))
 		}

@@ -85,6 +85,12 @@ func TestCheckPlan(t *testing.T) {
 		{"continuous select", &logical.Filter{Input: stream, Cond: expr.NewLiteral(true, sqltypes.BooleanType)}, sinks.Append, TriggerContinuous, ""},
 		{"continuous aggregate", agg, sinks.Update, TriggerContinuous,
 			"Continuous processing does not support Aggregate operations.;"},
+		{"continuous current_timestamp", &logical.Project{Input: stream, Exprs: []expr.Expr{currentTime(t, "current_timestamp")}},
+			sinks.Append, TriggerContinuous, "Continuous processing does not support current time operations.;"},
+		{"continuous filter on current_date", &logical.Filter{Input: stream, Cond: currentTimeCond(t)},
+			sinks.Append, TriggerContinuous, "Continuous processing does not support current time operations.;"},
+		{"micro-batch current_timestamp", &logical.Project{Input: stream, Exprs: []expr.Expr{currentTime(t, "now")}},
+			sinks.Append, TriggerDefault, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,4 +147,24 @@ func TestStartRefusesWhatItCannotRun(t *testing.T) {
 	if len(m.Active()) != 0 {
 		t.Fatal("refused queries are registered")
 	}
+}
+
+// currentTime binds a current-time function without arguments.
+func currentTime(t *testing.T, name string) expr.Expr {
+	t.Helper()
+	e, err := expr.Bind(name, nil, expr.Options{ANSI: true, TimeZone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// currentTimeCond is current_date() IS NOT NULL.
+func currentTimeCond(t *testing.T) expr.Expr {
+	t.Helper()
+	e, err := expr.Bind("isnotnull", []expr.Expr{currentTime(t, "current_date")}, expr.Options{ANSI: true, TimeZone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
