@@ -52,7 +52,9 @@ func decodeFileOffset(o Offset) (int64, error) {
 // files not seen before as a new batch of its file log (at most maxFilesPerTrigger beyond the
 // last batch read); an epoch (start, end] reads the files of batches start+1..end, spread over
 // the partitions round-robin. The log persists through StreamEnv.Metadata, so a restarted
-// query reads the same files for a replayed epoch.
+// query reads the same files for a replayed epoch. LatestAndAvailable (the data available for
+// Trigger.Once and processAllAvailable) and PrepareAvailableNow (Trigger.AvailableNow) log all
+// the files not seen before at once, in batches of at most maxFilesPerTrigger.
 type fileStream struct {
 	opts   fileOptions
 	schema sqltypes.Schema
@@ -64,6 +66,9 @@ type fileStream struct {
 	batches [][]dataFile // the file log: batch i's files
 	seen    map[string]bool
 	read    int64 // the highest end offset Read was called with (-1: none)
+	// availableNow: PrepareAvailableNow logged the files of Trigger.AvailableNow's target;
+	// Latest lists the directory no more.
+	availableNow bool
 }
 
 func openFileStream(_ context.Context, format string, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
@@ -114,15 +119,71 @@ func (s *fileStream) Initial(context.Context) (Offset, error) { return encodeFil
 func (s *fileStream) Latest(context.Context) (Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	last := int64(len(s.batches)) - 1
-	if s.opts.maxFiles > 0 && last > s.read {
-		// A batch not read yet already holds up to maxFilesPerTrigger files: the next epoch
-		// takes it alone.
-		return encodeFileOffset(s.read + 1), nil
+	if next, ok := s.nextLogged(); ok {
+		return encodeFileOffset(next), nil
 	}
+	if !s.availableNow {
+		if err := s.logFresh(false); err != nil {
+			return nil, err
+		}
+	}
+	return encodeFileOffset(int64(len(s.batches)) - 1), nil
+}
+
+// nextLogged is the end of the next epoch when maxFilesPerTrigger is set and the log holds
+// batches not read yet: a batch holds up to maxFilesPerTrigger files, so the next epoch takes
+// one alone. The caller holds s.mu.
+func (s *fileStream) nextLogged() (int64, bool) {
+	if s.opts.maxFiles > 0 && int64(len(s.batches))-1 > s.read {
+		return s.read + 1, true
+	}
+	return 0, false
+}
+
+// LatestFrom implements StartRelative (Latest: the file log knows where reading stands).
+func (s *fileStream) LatestFrom(ctx context.Context, _ Offset) (Offset, error) { return s.Latest(ctx) }
+
+// LatestAndAvailable implements RateLimited: the files not seen before are logged in batches
+// of at most maxFilesPerTrigger; the next epoch ends after the first batch not read yet and
+// the data available after the last batch (Trigger.Once reads them all in one epoch, as
+// Spark ignores maxFilesPerTrigger under it).
+func (s *fileStream) LatestAndAvailable(_ context.Context, _ Offset) (Offset, Offset, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.availableNow {
+		if err := s.logFresh(true); err != nil {
+			return nil, nil, err
+		}
+	}
+	last := int64(len(s.batches)) - 1
+	next, ok := s.nextLogged()
+	if !ok {
+		next = last
+	}
+	return encodeFileOffset(next), encodeFileOffset(last), nil
+}
+
+// PrepareAvailableNow implements AvailableNow (Spark's FileStreamSource lists every file at
+// the start of a Trigger.AvailableNow query): the files not seen before are logged in batches
+// of at most maxFilesPerTrigger, the last of which is the target; the directory is not listed
+// again.
+func (s *fileStream) PrepareAvailableNow(context.Context, Offset) (Offset, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.logFresh(true); err != nil {
+		return nil, err
+	}
+	s.availableNow = true
+	return encodeFileOffset(int64(len(s.batches)) - 1), nil
+}
+
+// logFresh lists the directory and logs the files not seen before (oldest first, or newest
+// first with latestFirst): all of them in batches of at most maxFilesPerTrigger when all is
+// set, else one batch of at most maxFilesPerTrigger. The caller holds s.mu.
+func (s *fileStream) logFresh(all bool) error {
 	files, err := listDataFiles(s.opts.path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var fresh []dataFile
 	for _, f := range files {
@@ -133,26 +194,32 @@ func (s *fileStream) Latest(context.Context) (Offset, error) {
 	if s.opts.latestFirst {
 		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].MTime > fresh[j].MTime })
 	}
-	if s.opts.maxFiles > 0 && len(fresh) > s.opts.maxFiles {
-		fresh = fresh[:s.opts.maxFiles]
-	}
 	if len(fresh) == 0 {
-		return encodeFileOffset(last), nil
+		return nil
 	}
-	s.batches = append(s.batches, fresh)
-	for _, f := range fresh {
-		s.seen[f.Path] = true
+	size := len(fresh)
+	if s.opts.maxFiles > 0 {
+		size = s.opts.maxFiles
 	}
-	if s.meta != nil {
-		data, err := json.Marshal(s.batches)
-		if err != nil {
-			return nil, sparkerr.Internal("encode file source metadata: %v", err)
+	if !all {
+		fresh = fresh[:min(size, len(fresh))]
+	}
+	for len(fresh) > 0 {
+		n := min(size, len(fresh))
+		s.batches = append(s.batches, fresh[:n:n])
+		for _, f := range fresh[:n] {
+			s.seen[f.Path] = true
 		}
-		if err := s.meta.Put(data); err != nil {
-			return nil, err
-		}
+		fresh = fresh[n:]
 	}
-	return encodeFileOffset(int64(len(s.batches)) - 1), nil
+	if s.meta == nil {
+		return nil
+	}
+	data, err := json.Marshal(s.batches)
+	if err != nil {
+		return sparkerr.Internal("encode file source metadata: %v", err)
+	}
+	return s.meta.Put(data)
 }
 
 // Read implements StreamSource.

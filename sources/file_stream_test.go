@@ -358,3 +358,74 @@ func TestFileStreamGlobPath(t *testing.T) {
 		t.Fatalf("unmatched glob: %v", err)
 	}
 }
+
+// Trigger.AvailableNow over files with maxFilesPerTrigger: PrepareAvailableNow logs every file
+// there now in batches of at most maxFilesPerTrigger (the last is the target); each Latest
+// after an epoch is the next batch; a file written after the call is never read.
+func TestFileStreamAvailableNowBatchesByMaxFiles(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	for i := range 5 {
+		writeAt(t, dir, fmt.Sprintf("f%d.txt", i+1), fmt.Sprintf("line %d\n", i+1), i)
+	}
+	meta := &fakeMetadata{}
+	src := openFiles(t, mem, "text", map[string]string{"path": dir, "maxFilesPerTrigger": "2"}, "", meta)
+	ctx := context.Background()
+	target, err := src.(AvailableNow).PrepareAvailableNow(ctx, Offset(`{"logOffset":-1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(target) != `{"logOffset":2}` {
+		t.Fatalf("target %s", target)
+	}
+	writeAt(t, dir, "late.txt", "late\n", 9)
+	var epochs []string
+	cur := `{"logOffset":-1}`
+	for range 5 {
+		end := latest(t, src)
+		if end == cur {
+			break
+		}
+		epochs = append(epochs, strings.Join(readAll(t, src, cur, end), ","))
+		cur = end
+	}
+	if got := strings.Join(epochs, " / "); got != "line 1,line 2 / line 3,line 4 / line 5" {
+		t.Fatalf("epochs %s", got)
+	}
+	// The batches are in the metadata: a restarted query replays them as logged.
+	if !strings.Contains(string(meta.data), "f5.txt") || strings.Contains(string(meta.data), "late.txt") {
+		t.Fatalf("metadata %s", meta.data)
+	}
+}
+
+// Trigger.Once ignores maxFilesPerTrigger: LatestAndAvailable logs every file there now in
+// batches of at most maxFilesPerTrigger and reports the last as available, so one epoch reads
+// them all; a default trigger's next epoch still takes one batch.
+func TestFileStreamAvailableIgnoresMaxFiles(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	for i := range 3 {
+		writeAt(t, dir, fmt.Sprintf("f%d.txt", i+1), fmt.Sprintf("line %d\n", i+1), i)
+	}
+	src := openFiles(t, mem, "text", map[string]string{"path": dir, "maxFilesPerTrigger": "1"}, "", nil)
+	next, avail, err := src.(RateLimited).LatestAndAvailable(context.Background(), Offset(`{"logOffset":-1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(next) != `{"logOffset":0}` || string(avail) != `{"logOffset":2}` {
+		t.Fatalf("latest %s available %s", next, avail)
+	}
+	if got := readAll(t, src, `{"logOffset":-1}`, string(avail)); strings.Join(got, ",") != "line 1,line 2,line 3" {
+		t.Fatalf("once epoch %v", got)
+	}
+	writeAt(t, dir, "f4.txt", "line 4\n", 5)
+	writeAt(t, dir, "f5.txt", "line 5\n", 6)
+	if got := latest(t, src); got != `{"logOffset":3}` {
+		t.Fatalf("next latest %s", got)
+	}
+	if got := readAll(t, src, `{"logOffset":2}`, `{"logOffset":3}`); strings.Join(got, ",") != "line 4" {
+		t.Fatalf("next epoch %v", got)
+	}
+}

@@ -62,6 +62,9 @@ type kafkaStream struct {
 	lastTrigger time.Time            // when minOffsetsPerTrigger last let an epoch through (zero: never)
 	readers     map[int]*kafkaReader // per source partition: its consumer kept between epochs
 	partitions  *kafkaPartitionList  // the partitions of the last full end-offsets listing
+	// target is Trigger.AvailableNow's data (PrepareAvailableNow; nil: none): the latest
+	// offsets are taken from it instead of the cluster.
+	target kafkaOffsets
 }
 
 func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
@@ -329,35 +332,24 @@ func (s *kafkaStream) LatestFrom(ctx context.Context, start Offset) (Offset, err
 
 // LatestAndAvailable implements RateLimited: LatestFrom's offsets and the end offsets before
 // minOffsetsPerTrigger and maxOffsetsPerTrigger apply (partitions that vanished since start
-// at their start offset).
+// at their start offset). After PrepareAvailableNow the end offsets are the target's, and
+// minOffsetsPerTrigger does not delay an epoch (availableNow reads all of its target).
 func (s *kafkaStream) LatestAndAvailable(ctx context.Context, start Offset) (Offset, Offset, error) {
 	from, err := decodeKafkaOffsets(start)
 	if err != nil {
 		return nil, nil, err
 	}
-	var want kafkaOffsets
-	if s.opts.failOnDataLoss && s.opts.strategy != kafkaSubscribePattern {
-		want = from // a partition missing from the listing would be data loss: wait for it
-	}
-	latest, err := s.listOffsetsOf(ctx, false, want)
-	if err != nil {
+	s.mu.Lock()
+	target := s.target
+	s.mu.Unlock()
+	var latest kafkaOffsets
+	if target != nil {
+		latest = cappedKafkaTarget(target, from)
+	} else if latest, err = s.endOffsetsFrom(ctx, from); err != nil {
 		return nil, nil, err
 	}
-	for _, tp := range sortedPartitions(from) {
-		if _, ok := latest[tp.Topic][tp.Partition]; ok {
-			continue
-		}
-		if s.opts.failOnDataLoss && s.opts.strategy != kafkaSubscribePattern {
-			return nil, nil, kafkaDataLoss("Partition %s-%d's offset was changed from %d to <deleted>, some data may have been missed.",
-				tp.Topic, tp.Partition, from[tp.Topic][tp.Partition])
-		}
-		if latest[tp.Topic] == nil {
-			latest[tp.Topic] = map[int32]int64{}
-		}
-		latest[tp.Topic][tp.Partition] = from[tp.Topic][tp.Partition]
-	}
 	available := encodeKafkaOffsets(latest)
-	if s.opts.minOffsets > 0 && s.delayEpoch(from, latest) {
+	if target == nil && s.opts.minOffsets > 0 && s.delayEpoch(from, latest) {
 		return start, available, nil
 	}
 	if s.opts.maxOffsets > 0 {
@@ -377,6 +369,34 @@ func (s *kafkaStream) LatestAndAvailable(ctx context.Context, start Offset) (Off
 		return encodeKafkaOffsets(latest), available, nil
 	}
 	return available, available, nil
+}
+
+// endOffsetsFrom lists the end offsets of the source's partitions for an epoch starting at
+// from: partitions that vanished since from keep their offset there (with failOnDataLoss that
+// is an error, as in Spark).
+func (s *kafkaStream) endOffsetsFrom(ctx context.Context, from kafkaOffsets) (kafkaOffsets, error) {
+	var want kafkaOffsets
+	if s.opts.failOnDataLoss && s.opts.strategy != kafkaSubscribePattern {
+		want = from // a partition missing from the listing would be data loss: wait for it
+	}
+	latest, err := s.listOffsetsOf(ctx, false, want)
+	if err != nil {
+		return nil, err
+	}
+	for _, tp := range sortedPartitions(from) {
+		if _, ok := latest[tp.Topic][tp.Partition]; ok {
+			continue
+		}
+		if s.opts.failOnDataLoss && s.opts.strategy != kafkaSubscribePattern {
+			return nil, kafkaDataLoss("Partition %s-%d's offset was changed from %d to <deleted>, some data may have been missed.",
+				tp.Topic, tp.Partition, from[tp.Topic][tp.Partition])
+		}
+		if latest[tp.Topic] == nil {
+			latest[tp.Topic] = map[int32]int64{}
+		}
+		latest[tp.Topic][tp.Partition] = from[tp.Topic][tp.Partition]
+	}
+	return latest, nil
 }
 
 // delayEpoch is Spark's KafkaMicroBatchStream.delayBatch: an epoch waits while fewer than
