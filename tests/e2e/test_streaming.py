@@ -246,3 +246,31 @@ def test_processing_time_trigger_and_continuous(spark):
     finally:
         q.stop()
     assert not q.isActive
+
+
+def test_current_timestamp_is_the_micro_batch_time(spark):
+    # Spark evaluates current_timestamp() once per micro-batch (its batch timestamp): every row
+    # of a batch carries the same time, and later batches later times.
+    q = (rate_micro_batch(spark, 5).withColumn("now", F.current_timestamp())
+         .writeStream.format("memory").queryName("batch_now")
+         .trigger(processingTime="300 milliseconds").start())
+    try:
+        deadline = time.time() + 60
+        while len(q.recentProgress) < 4 and time.time() < deadline:
+            time.sleep(0.1)
+        assert len(q.recentProgress) >= 4, "fewer than 4 micro-batches in 60 s"
+    finally:
+        q.stop()
+    rows = spark.sql("SELECT value, now FROM batch_now").collect()
+    by_batch = {}
+    for r in rows:
+        by_batch.setdefault(r.value // 5, set()).add(r.now)
+    assert len(by_batch) >= 4
+    times = [by_batch[b] for b in sorted(by_batch)]
+    assert all(len(t) == 1 for t in times), times
+    firsts = [next(iter(t)) for t in times]
+    assert firsts == sorted(firsts) and len(set(firsts)) == len(firsts), firsts
+    with pytest.raises(AnalysisException) as e:
+        (spark.readStream.format("rate").load().withColumn("now", F.current_timestamp())
+         .writeStream.format("console").trigger(continuous="1 second").start())
+    assert "Continuous processing does not support current time operations" in str(e.value)
