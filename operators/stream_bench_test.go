@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/state"
 )
 
 type discard struct{}
@@ -49,7 +50,10 @@ func BenchmarkStreamDedup(b *testing.B) {
 	b.ReportMetric(float64(16*BatchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
-func BenchmarkStreamJoin(b *testing.B) {
+func BenchmarkStreamJoin(b *testing.B) { benchmarkStreamJoin(b, state.Budget{}) }
+
+// benchmarkStreamJoin joins 8 batches of new keys on each side, under budget.
+func benchmarkStreamJoin(b *testing.B, budget state.Budget) {
 	mem := memory.NewGoAllocator()
 	user := sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}}
 	schema := eventSchema(user)
@@ -59,7 +63,8 @@ func BenchmarkStreamJoin(b *testing.B) {
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
 		spec := StreamJoinSpec{LeftKeys: parseExprs(user, "k"), RightKeys: parseExprs(user, "k"),
-			LeftSchema: schema, RightSchema: schema, Left: NoBound, Right: NoBound, LeftLate: -1, RightLate: -1}
+			LeftSchema: schema, RightSchema: schema, Left: NoBound, Right: NoBound, LeftLate: -1, RightLate: -1,
+			Budget: budget}
 		op, _ := StreamJoin(nil, spec)(flow.Env{Mem: mem, Partitions: 1, OutSchema: out})
 		for _, r := range recs {
 			for in := 0; in < 2; in++ {

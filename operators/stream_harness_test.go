@@ -29,7 +29,7 @@ type streamHarness struct {
 	ins     []sqltypes.Schema
 	out     sqltypes.Schema
 	lines   []string
-	// budget is the dedup's state budget when "new" gives none ("budget=N" bytes).
+	// budget is the operator's state budget when "new" gives none ("budget=N" bytes).
 	budget state.Budget
 }
 
@@ -154,6 +154,10 @@ func (h *streamHarness) build(d *datadriven.TestData) error {
 		}
 		if r := arg(d, "residual", ""); r != "" {
 			spec.Residual = parseExpr(both, r)
+		}
+		spec.Budget = h.budget
+		if n := argInt(d, "budget", 0); n > 0 {
+			spec.Budget.MemoryBytes = n
 		}
 		h.out = both
 		if typ == plan.LeftSemiJoin {

@@ -12,6 +12,7 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/state"
 )
 
 // StreamJoinSpec describes a join of two streams: input 0 (left) and input 1 (right).
@@ -32,6 +33,9 @@ type StreamJoinSpec struct {
 	// Dropped, when set, also counts the late rows dropped (shared by every partition, for a
 	// query's progress).
 	Dropped *atomic.Int64
+	// Budget bounds the rows kept in memory, half for each side; past its share a side's oldest
+	// rows spill to a scratch store (joinSpill; the zero value keeps everything in memory).
+	Budget state.Budget
 }
 
 // StateBound says when a stored row of one join side can no longer match a future row of the
@@ -53,7 +57,8 @@ var NoBound = StateBound{TimeCol: -1}
 // never matched are emitted padded with NULLs then (Spark's semantics: outer rows wait for the
 // watermark). A left semi join emits a left row once, at its first match: a left row that
 // matches on arrival is not kept, and a kept one leaves the state when a right row matches it.
-// NULL keys never match. Output is append-only.
+// NULL keys never match. Output is append-only. Rows past a side's share of the memory budget
+// spill (joinSpill); they are matched, evicted and snapshotted alike.
 func StreamJoin(ctx *expr.Context, spec StreamJoinSpec) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		if len(spec.LeftKeys) == 0 || len(spec.LeftKeys) != len(spec.RightKeys) {
@@ -66,9 +71,9 @@ func StreamJoin(ctx *expr.Context, spec StreamJoinSpec) Factory {
 		}
 		j := &streamJoin{env: env, ctx: instanceContext(ctx, env), spec: spec, watermark: noTime}
 		j.sides[0] = newJoinSide(env, spec.LeftKeys, spec.LeftSchema, spec.Left, spec.LeftLate,
-			spec.Type == plan.LeftOuterJoin || spec.Type == plan.FullOuterJoin)
+			spec.Type == plan.LeftOuterJoin || spec.Type == plan.FullOuterJoin, spec.Budget)
 		j.sides[1] = newJoinSide(env, spec.RightKeys, spec.RightSchema, spec.Right, spec.RightLate,
-			spec.Type == plan.RightOuterJoin || spec.Type == plan.FullOuterJoin)
+			spec.Type == plan.RightOuterJoin || spec.Type == plan.FullOuterJoin, spec.Budget)
 		return j, nil
 	}
 }
@@ -80,12 +85,15 @@ type joinSide struct {
 	bound  StateBound
 	late   int
 	outer  bool
-	state  *keyedRows
+	// state is the rows kept in memory; sp the spilled ones.
+	state *keyedRows
+	sp    joinSpill
 }
 
-func newJoinSide(env flow.Env, keys []expr.Expr, schema *arrow.Schema, bound StateBound, late int, outer bool) *joinSide {
+func newJoinSide(env flow.Env, keys []expr.Expr, schema *arrow.Schema, bound StateBound, late int, outer bool,
+	budget state.Budget) *joinSide {
 	s := &joinSide{keys: keys, fields: flow.UserSchema(schema).Fields(), bound: bound, late: late, outer: outer,
-		state: newKeyedRows(env.Mem)}
+		state: newKeyedRows(env.Mem), sp: joinSpill{budget: sideBudget(budget)}}
 	for _, f := range s.fields {
 		s.types = append(s.types, f.Type)
 	}
@@ -136,15 +144,28 @@ func (j *streamJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch,
 	hashColumns(keys, 0, hs)
 	var pairs []pair
 	nullKey := make([]bool, n)
+	defer other.dropProbe()
 	for i := 0; i < n; i++ {
 		if anyNull(keys, i) {
 			nullKey[i] = true
 			continue
 		}
-		other.state.find(keys, i, hs[i], func(ref rowRef) { pairs = append(pairs, pair{int64(i), ref}) })
+		found := func(ref rowRef) { pairs = append(pairs, pair{int64(i), ref}) }
+		other.state.find(keys, i, hs[i], found)
+		if other.sp.spilled > 0 {
+			if err := other.findSpilled(keys, i, hs[i], found); err != nil {
+				return err
+			}
+		}
+	}
+	if err := other.loadProbe(); err != nil {
+		return err
 	}
 	matched := make([]bool, n)
 	if err := j.joinPairs(ctx, in, user.Columns(), pairs, matched, out); err != nil {
+		return err
+	}
+	if err := other.finishProbe(); err != nil {
 		return err
 	}
 	semi := j.spec.Type == plan.LeftSemiJoin
@@ -181,6 +202,9 @@ func (j *streamJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch,
 		}
 	}
 	j.updated += int64(len(store))
+	if err := side.spillOver(); err != nil {
+		return err
+	}
 	if len(lone) == 0 {
 		return nil
 	}
@@ -253,7 +277,7 @@ func (j *streamJoin) joinPairs(ctx context.Context, in int, cols []arrow.Array, 
 		if err != nil {
 			return err
 		}
-		theirs, err := other.state.gather(refs, other.types)
+		theirs, err := other.gather(refs)
 		if err != nil {
 			releaseAll(mine)
 			return err
@@ -273,7 +297,7 @@ func (j *streamJoin) joinPairs(ctx context.Context, in int, cols []arrow.Array, 
 				semiRows = append(semiRows, p.i)
 			}
 			matched[p.i] = true
-			stored := other.state.batches[p.ref.batch]
+			stored := other.stored(p.ref.batch)
 			if !stored.matched[p.ref.row] && in == 1 {
 				semiRefs = append(semiRefs, p.ref)
 			}
@@ -323,16 +347,16 @@ func (j *streamJoin) emitSemi(ctx context.Context, cols []arrow.Array, rows []in
 		return nil
 	}
 	left := j.sides[0]
-	stored, err := left.state.gather(refs, left.types)
+	stored, err := left.gather(refs)
 	if err != nil {
 		return err
 	}
 	err = emitInChunks(ctx, j.env, out, stored, nil)
 	releaseAll(stored)
 	for _, ref := range refs {
-		left.state.remove(ref)
+		left.removeRow(ref)
 	}
-	left.state.compact()
+	left.tidy()
 	j.removed += int64(len(refs))
 	return err
 }
@@ -386,13 +410,19 @@ func (j *streamJoin) emitPadded(ctx context.Context, in int, cols []arrow.Array,
 	return emitInChunks(ctx, j.env, out, row, nil)
 }
 
-// Watermark implements flow.WatermarkHandler: rows that can no longer match leave the state;
-// unmatched ones of an outer side are emitted with NULLs.
+// Watermark implements flow.WatermarkHandler: rows that can no longer match leave the state
+// (spilled ones first, then those in memory); unmatched ones of an outer side are emitted with
+// NULLs.
 func (j *streamJoin) Watermark(ctx context.Context, ts int64, out flow.Emitter) error {
 	j.watermark = ts
 	for in, side := range j.sides {
 		if side.bound.TimeCol < 0 {
 			continue
+		}
+		n, err := side.evictSpilled(ts, func(cols []arrow.Array) error { return j.emitPadded(ctx, in, cols, out) })
+		j.removed += n
+		if err != nil {
+			return err
 		}
 		var gone, lone []rowRef
 		side.state.each(func(ref rowRef, b *storedBatch) {
@@ -404,7 +434,7 @@ func (j *streamJoin) Watermark(ctx context.Context, ts int64, out flow.Emitter) 
 			}
 		})
 		if len(lone) > 0 {
-			cols, err := side.state.gather(lone, side.types)
+			cols, err := side.gather(lone)
 			if err != nil {
 				return err
 			}
@@ -417,19 +447,20 @@ func (j *streamJoin) Watermark(ctx context.Context, ts int64, out flow.Emitter) 
 		for _, ref := range gone {
 			side.state.remove(ref)
 		}
-		side.state.compact()
+		side.tidy()
 		j.removed += int64(len(gone))
 	}
 	return nil
 }
 
-// StateMetrics implements flow.StateReporter: the rows held on both sides, and the rows stored
-// and evicted since the previous call.
+// StateMetrics implements flow.StateReporter: the rows held on both sides (in memory and
+// spilled), and the rows stored and evicted since the previous call; the memory used is the
+// in-memory parts'.
 func (j *streamJoin) StateMetrics() flow.StateMetrics {
 	m := flow.StateMetrics{NumRowsUpdated: j.updated, NumRowsRemoved: j.removed}
 	for _, s := range j.sides {
-		m.NumRowsTotal += s.state.live
-		m.MemoryUsedBytes += s.state.bytes
+		m.NumRowsTotal += s.liveRows()
+		m.MemoryUsedBytes += s.memoryBytes()
 	}
 	j.updated, j.removed = 0, 0
 	return m
@@ -439,8 +470,8 @@ func (j *streamJoin) StateMetrics() flow.StateMetrics {
 // from any goroutine.
 func (j *streamJoin) RowsDroppedByWatermark() int64 { return j.dropped.Load() }
 
-// SnapshotState implements flow.Snapshotter: the watermark and both sides' rows with their
-// matched flags.
+// SnapshotState implements flow.Snapshotter: the watermark and both sides' rows (in memory and
+// spilled) with their matched flags.
 func (j *streamJoin) SnapshotState(epoch int64) ([]byte, error) {
 	c, err := j.CaptureState(epoch)
 	if err != nil {
@@ -449,12 +480,14 @@ func (j *streamJoin) SnapshotState(epoch int64) ([]byte, error) {
 	return encodeNow(c)
 }
 
-// CaptureState implements flow.StateCapturer.
+// CaptureState implements flow.StateCapturer: each side's memory rows and a view of its spill.
 func (j *streamJoin) CaptureState(int64) (flow.StateCapture, error) {
-	c := &keyedCapture{watermark: j.watermark}
+	c := &joinCapture{keyed: keyedCapture{watermark: j.watermark}}
 	for _, s := range j.sides {
-		c.rows = append(c.rows, s.state.capture())
-		c.fields = append(c.fields, s.fields)
+		c.keyed.rows = append(c.keyed.rows, s.state.capture())
+		c.keyed.fields = append(c.keyed.fields, s.fields)
+		c.views = append(c.views, s.captureSpill())
+		c.codecs = append(c.codecs, s.sp.codec)
 	}
 	return c, nil
 }
@@ -481,8 +514,13 @@ func (j *streamJoin) RestoreState(data []byte) error {
 	return nil
 }
 
+// restoreSide loads a side's rows: into memory while its share of the budget allows, the
+// oldest spilling (in chunks, so memory stays near the budget).
 func (j *streamJoin) restoreSide(s *joinSide, cols []arrow.Array, times []int64, matched []bool) error {
 	s.state.release()
+	if err := s.resetSpill(); err != nil {
+		return err
+	}
 	n := len(times)
 	if n == 0 {
 		return nil
@@ -496,21 +534,33 @@ func (j *streamJoin) restoreSide(s *joinSide, cols []arrow.Array, times []int64,
 	defer releaseAll(keys)
 	hs := make([]uint64, n)
 	hashColumns(keys, 0, hs)
-	idx := make([]int64, n)
 	indexed := make([]bool, n)
-	for i := range idx {
-		idx[i] = int64(i)
+	for i := range indexed {
 		indexed[i] = !anyNull(keys, i)
 	}
-	if err := s.state.add(cols, keys, hs, times, idx, indexed); err != nil {
-		return err
+	chunk := n
+	if s.sp.budget.Limited() {
+		chunk = BatchRows
 	}
-	copy(s.state.batches[len(s.state.batches)-1].matched, matched)
+	for lo := 0; lo < n; lo += chunk {
+		idx := make([]int64, min(n, lo+chunk)-lo)
+		for k := range idx {
+			idx[k] = int64(lo + k)
+		}
+		if err := s.state.add(cols, keys, hs, times, idx, indexed); err != nil {
+			return err
+		}
+		copy(s.state.batches[len(s.state.batches)-1].matched, matched[lo:])
+		if err := s.spillOver(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 func (j *streamJoin) Close() {
 	for _, s := range j.sides {
 		s.state.release()
+		_ = s.resetSpill()
 	}
 }

@@ -422,6 +422,22 @@ func (c *rowsCapture) write(w io.Writer, cols []arrow.Field) error { return c.wr
 // Arrow stream, by the rows more adds (stored columns and event times; not matched).
 func (c *rowsCapture) writeWith(w io.Writer, cols []arrow.Field,
 	more func(add func(data []arrow.Array, times []int64) error) error) error {
+	if more == nil {
+		return c.writeRows(w, cols, nil, nil)
+	}
+	return c.writeRows(w, cols, nil, func(add rowsAdder) error {
+		return more(func(data []arrow.Array, times []int64) error {
+			return add(data, times, make([]bool, len(times)))
+		})
+	})
+}
+
+// rowsAdder adds rows to a snapshot being written: stored columns, event times, matched flags.
+type rowsAdder = func(data []arrow.Array, times []int64, matched []bool) error
+
+// writeRows writes to w, in one Arrow stream, the rows before adds, the captured rows (stored
+// columns of schema cols), and the rows after adds (before and after may be nil).
+func (c *rowsCapture) writeRows(w io.Writer, cols []arrow.Field, before, after func(add rowsAdder) error) error {
 	var refs []rowRef
 	var times []int64
 	var matched []bool
@@ -464,14 +480,16 @@ func (c *rowsCapture) writeWith(w io.Writer, cols []arrow.Field,
 		}
 		return nil
 	}
+	if before != nil {
+		if err := before(add); err != nil {
+			return err
+		}
+	}
 	if err := add(data, times, matched); err != nil {
 		return err
 	}
-	if more != nil {
-		err := more(func(data []arrow.Array, times []int64) error {
-			return add(data, times, make([]bool, len(times)))
-		})
-		if err != nil {
+	if after != nil {
+		if err := after(add); err != nil {
 			return err
 		}
 	}
