@@ -90,9 +90,13 @@ func (b *builder) streamJoin(n *logical.Join, left, right *flow.Node, schema *ar
 		return nil, err
 	}
 	lb, rb := evictionBounds(n)
+	budget, err := state.BudgetFromConf(b.opts.Conf)
+	if err != nil {
+		return nil, err
+	}
 	spec := operators.StreamJoinSpec{Type: n.Type, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual,
 		LeftSchema: left.Schema, RightSchema: right.Schema, Left: lb, Right: rb, LeftLate: -1, RightLate: -1,
-		Dropped: new(atomic.Int64)}
+		Dropped: new(atomic.Int64), Budget: budget}
 	if b.opts.Observers != nil {
 		b.opts.Observers.Joins = append(b.opts.Observers.Joins, spec.Dropped)
 	}
