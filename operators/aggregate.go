@@ -30,6 +30,10 @@ type AggregateSpec struct {
 	// Append (streaming, with EventTime) emits each group once, as an insert, when the
 	// watermark closes it, and never emits changes (append output mode).
 	Append bool
+	// Complete (streaming) is set when the output is complete mode: a restored aggregate then
+	// emits every live group (the sink rebuilds its table from the changelog and starts empty
+	// after a restart); otherwise it emits only the groups later epochs change.
+	Complete bool
 	// Dropped, when set, counts the input rows dropped as late, over all the node's instances.
 	Dropped *atomic.Int64
 }
@@ -76,7 +80,12 @@ type hashAggregate struct {
 	accs     []expr.GroupedAccumulator
 	counts   []int64 // live rows per group
 	changed  []bool
-	emitted  [][]any // streaming: the row last emitted per group
+	// emitted (streaming) marks the groups whose row is out downstream: the row equals the
+	// group's result as it was before the group's first change of the epoch.
+	emitted []bool
+	// old holds, for the epoch's changed groups that had a row out, that row's aggregate
+	// values, captured before their first change (see aggregate_emit.go).
+	old      oldRows
 	outTypes []sqltypes.DataType
 	// watermark is the input watermark (math.MinInt64 before the first); closed marks groups
 	// evicted by it.
@@ -91,7 +100,8 @@ func (a *hashAggregate) addGroup() uint32 {
 	g := uint32(len(a.counts))
 	a.counts = append(a.counts, 0)
 	a.changed = append(a.changed, true)
-	a.emitted = append(a.emitted, nil)
+	a.emitted = append(a.emitted, false)
+	a.old.pos = append(a.old.pos, 0)
 	a.closed = append(a.closed, false)
 	for _, acc := range a.accs {
 		acc.Grow(len(a.counts))
@@ -124,11 +134,13 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 			return err
 		}
 	}
+	if err := a.touch(groups); err != nil {
+		return err
+	}
 	ret := flow.Retracted(rec)
 	var ins, rets []int64
 	for i := 0; i < n; i++ {
 		g := groups[i]
-		a.changed[g] = true
 		if ret.Value(i) {
 			a.counts[g]--
 			rets = append(rets, int64(i))
@@ -222,13 +234,9 @@ func (a *hashAggregate) EndOfData(ctx context.Context, out flow.Emitter) error {
 
 // rows builds the output columns (keys, then aggregate results) of groups gs.
 func (a *hashAggregate) rows(gs []uint32) ([]arrow.Array, error) {
-	cols := make([]arrow.Array, 0, len(a.outTypes))
-	for k := range a.spec.KeyCols {
-		vals := make([]any, len(gs))
-		for i, g := range gs {
-			vals[i] = a.table.keyValue(g, k, a.spec.KeyTypes[k])
-		}
-		cols = append(cols, expr.BuildArray(a.env.Mem, a.spec.KeyTypes[k], a.spec.TZ, vals))
+	cols, err := a.keyColumns(gs)
+	if err != nil {
+		return nil, err
 	}
 	for _, acc := range a.accs {
 		r, err := acc.Result(a.ctx, gs)
@@ -241,82 +249,7 @@ func (a *hashAggregate) rows(gs []uint32) ([]arrow.Array, error) {
 	return cols, nil
 }
 
-// emitChanges emits, for each changed group in id order, the retraction of its previous row
-// and its new row.
-func (a *hashAggregate) emitChanges(ctx context.Context, out flow.Emitter) error {
-	var changed []uint32
-	for g, c := range a.changed {
-		if c {
-			changed = append(changed, uint32(g))
-			a.changed[g] = false
-		}
-	}
-	if len(changed) == 0 {
-		return nil
-	}
-	cols, err := a.rows(changed)
-	if err != nil {
-		return err
-	}
-	current := make([][]any, len(changed))
-	for i := range changed {
-		current[i] = valuesAt(cols, i, a.outTypes)
-	}
-	releaseAll(cols)
-	var rows [][]any
-	var retracted []bool
-	for i, g := range changed {
-		old := a.emitted[g]
-		if a.live(g) && old != nil && sameRow(old, current[i], a.outTypes) {
-			continue
-		}
-		if old != nil {
-			rows = append(rows, old)
-			retracted = append(retracted, true)
-			a.emitted[g] = nil
-		}
-		if a.live(g) {
-			rows = append(rows, current[i])
-			retracted = append(retracted, false)
-			a.emitted[g] = current[i]
-		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	outCols := make([]arrow.Array, len(a.outTypes))
-	for c, t := range a.outTypes {
-		vals := make([]any, len(rows))
-		for r, row := range rows {
-			vals[r] = row[c]
-		}
-		outCols[c] = expr.BuildArray(a.env.Mem, t, a.spec.TZ, vals)
-	}
-	defer releaseAll(outCols)
-	r := boolArray(a.env.Mem, retracted)
-	defer r.Release()
-	return emitInChunks(ctx, a.env, out, outCols, r)
+func (a *hashAggregate) Close() {
+	a.table.release()
+	a.old.reset()
 }
-
-// sameRow compares two rows of Go values through one-row arrays of their types.
-func sameRow(x, y []any, ts []sqltypes.DataType) bool {
-	for c, t := range ts {
-		if (x[c] == nil) != (y[c] == nil) {
-			return false
-		}
-		if x[c] == nil {
-			continue
-		}
-		ax := expr.BuildArray(nil, t, "UTC", []any{x[c]})
-		ay := expr.BuildArray(nil, t, "UTC", []any{y[c]})
-		eq := compareAt(ax, 0, ay, 0) == 0
-		ax.Release()
-		ay.Release()
-		if !eq {
-			return false
-		}
-	}
-	return true
-}
-
-func (a *hashAggregate) Close() { a.table.release() }

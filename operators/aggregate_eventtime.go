@@ -156,6 +156,7 @@ func (a *hashAggregate) evict(gs []uint32) {
 		a.closed[g] = true
 		a.counts[g] = 0
 		a.changed[g] = false
-		a.emitted[g] = nil
+		a.emitted[g] = false
+		a.old.pos[g] = 0
 	}
 }

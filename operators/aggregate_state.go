@@ -170,7 +170,8 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 	a.closed = make([]bool, n)
 	copy(a.closed, st.Closed)
 	a.changed = make([]bool, n)
-	a.emitted = make([][]any, n)
+	a.emitted = make([]bool, n)
+	a.old.pos = make([]uint32, n)
 	a.watermark = max(a.watermark, st.Watermark)
 	for k, acc := range a.accs {
 		acc.Grow(n)
@@ -178,8 +179,13 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 			return err
 		}
 	}
+	// Downstream has every live group's row, except a complete-mode sink, which starts empty
+	// after a restart and gets every group again.
 	for g := range a.counts {
-		a.changed[g] = a.live(uint32(g))
+		if a.live(uint32(g)) {
+			a.changed[g] = a.spec.Complete
+			a.emitted[g] = !a.spec.Complete
+		}
 	}
 	return nil
 }
@@ -273,7 +279,7 @@ func (a *hashAggregate) StateMetrics() flow.StateMetrics {
 		}
 		live := a.live(uint32(g))
 		if closing[uint32(g)] {
-			if live || a.emitted[g] != nil {
+			if live || a.emitted[g] {
 				m.NumRowsRemoved++
 			}
 			continue
@@ -287,7 +293,7 @@ func (a *hashAggregate) StateMetrics() flow.StateMetrics {
 		switch {
 		case live:
 			m.NumRowsUpdated++
-		case a.emitted[g] != nil:
+		case a.emitted[g]:
 			m.NumRowsRemoved++
 		}
 	}

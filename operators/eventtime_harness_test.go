@@ -174,6 +174,7 @@ func (h *eventTimeHarness) build(d *datadriven.TestData) error {
 		for _, a := range spec.Aggs {
 			h.out = append(h.out, sqltypes.Field{Name: a.String(), Type: a.Type(), Nullable: true})
 		}
+		spec.Complete = arg(d, "mode", "") == string(sinks.Complete)
 		if et := arg(d, "eventtime", ""); et != "" {
 			mode := sinks.OutputMode(arg(d, "mode", "append"))
 			for i, k := range strings.Split(arg(d, "keys", ""), ",") {

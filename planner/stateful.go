@@ -9,6 +9,7 @@ import (
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sinks"
 )
 
 // aggregate plans a hash aggregation: grouping expressions become columns (a projection
@@ -22,7 +23,8 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 	if err != nil {
 		return nil, err
 	}
-	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming}
+	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming,
+		Complete: b.opts.OutputMode == sinks.Complete}
 	for _, g := range n.Groups {
 		spec.KeyTypes = append(spec.KeyTypes, g.Type())
 	}
