@@ -73,13 +73,13 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 }
 
 type hashAggregate struct {
-	env      flow.Env
-	ctx      *expr.Context
-	spec     AggregateSpec
-	table    *rowTable
-	accs     []expr.GroupedAccumulator
-	counts   []int64 // live rows per group
-	changed  []bool
+	env     flow.Env
+	ctx     *expr.Context
+	spec    AggregateSpec
+	table   *rowTable
+	accs    []expr.GroupedAccumulator
+	counts  []int64 // live rows per group
+	changed []bool
 	// emitted (streaming) marks the groups whose row is out downstream: the row equals the
 	// group's result as it was before the group's first change of the epoch.
 	emitted []bool

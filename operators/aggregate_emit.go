@@ -200,4 +200,3 @@ func (a *hashAggregate) keyColumns(gs []uint32) ([]arrow.Array, error) {
 	}
 	return append(cols, keys...), nil
 }
-
