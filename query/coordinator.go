@@ -56,7 +56,10 @@ const (
 	// actAskLatest: ask every source for its latest offset (answer with evLatest); Start is
 	// where the next epoch starts, for sources whose latest offset depends on it. With
 	// Available, rate-limited sources also report the data available (event.Available): a
-	// processAllAvailable caller waits for it; once and availableNow read all of it.
+	// processAllAvailable caller waits for it; once and availableNow read all of it. With
+	// Prepare (availableNow over sources that all implement sources.AvailableNow), every source
+	// first fixes the data available now as its target (PrepareAvailableNow) and answers it as
+	// Available; the latest offsets answered then and later stay within it and the read limits.
 	actAskLatest actionKind = iota + 1
 	// actStartEpoch: hand epoch Epoch, (Start, End] per source, to the sources.
 	actStartEpoch
@@ -89,6 +92,7 @@ type action struct {
 	Waiters            []int
 	Err                error
 	Available          bool
+	Prepare            bool
 }
 
 type phase uint8
@@ -141,9 +145,16 @@ type coordinator struct {
 	extraFetch   bool // a processAllAvailable call needs a request after the outstanding one
 	timerSet     bool
 	lastReport   time.Time
-	started      bool // once/availableNow: the single planning happened
-	target       []sources.Offset
-	waiters      []waiter
+	started      bool // once/availableNow: the first planning happened
+	// target is the data available at the start of a once/availableNow query: its epochs end
+	// there.
+	target []sources.Offset
+	// multiBatch: every source implements sources.AvailableNow, so availableNow reads the data
+	// available at start in epochs within the sources' read limits (Spark's MultiBatchExecutor);
+	// otherwise it reads it all in one epoch, ignoring read limits, as Trigger.Once does
+	// (Spark's fallback to single batch execution).
+	multiBatch bool
+	waiters    []waiter
 
 	status Status
 
@@ -166,6 +177,12 @@ func (c *coordinator) fixedInterval() bool {
 // oneShot reports whether the query ends after the data available at start.
 func (c *coordinator) oneShot() bool {
 	return c.trigger.Kind == TriggerOnce || c.trigger.Kind == TriggerAvailableNow
+}
+
+// epochsToTarget reports whether the query reads the data available at start in several
+// epochs within the sources' read limits (availableNow over sources.AvailableNow sources).
+func (c *coordinator) epochsToTarget() bool {
+	return c.trigger.Kind == TriggerAvailableNow && c.multiBatch
 }
 
 // Step handles one event.
@@ -276,9 +293,24 @@ func (c *coordinator) onLatest(ev event, out []action) []action {
 		}
 	}
 	switch {
+	case c.epochsToTarget():
+		// The sources answered their targets as available and an epoch's worth of them as
+		// latest; an answer with nothing new means every target is read.
+		if c.running != nil || !c.triggerFetch {
+			break
+		}
+		if !c.started {
+			c.started = true
+			c.target = available
+		}
+		if !hasNew {
+			out = c.finish(out)
+			break
+		}
+		out = c.launch(out, &epochPlan{id: c.next, start: c.cur, end: latest, latest: c.target}, c.durable)
 	case c.oneShot():
-		// Spark ignores read limits under Trigger.Once; availableNow reads all the data
-		// available at start too (here in one epoch rather than limit-sized ones).
+		// Spark ignores read limits under Trigger.Once, and availableNow over a source without
+		// sources.AvailableNow falls back to it: all the data available at start in one epoch.
 		if !c.started && c.triggerFetch {
 			c.started = true
 			c.target = available
@@ -339,8 +371,14 @@ func (c *coordinator) onEpochDone(ev event, out []action) []action {
 			return c.ask(out, true)
 		}
 		c.triggerFetch = true
+	case c.epochsToTarget() && !c.reached(c.target):
+		// The next epoch reads on towards the targets.
+		if !c.fetching {
+			return c.ask(out, true)
+		}
+		c.triggerFetch = true
 	case c.oneShot():
-		// availableNow plans everything up to the offsets seen at start in one epoch.
+		// Once, or availableNow at its targets.
 		return c.finish(out)
 	case c.trigger.Kind == TriggerDefault:
 		if !c.fetching {
@@ -365,7 +403,8 @@ func (c *coordinator) ask(out []action, forTrigger bool) []action {
 	if forTrigger {
 		c.status.TriggerActive = true
 	}
-	a := action{Kind: actAskLatest, Start: c.cur, Available: forTrigger && c.oneShot() && !c.started}
+	first := forTrigger && c.oneShot() && !c.started
+	a := action{Kind: actAskLatest, Start: c.cur, Available: first, Prepare: first && c.epochsToTarget()}
 	for _, w := range c.waiters {
 		a.Available = a.Available || !w.decided && w.fetch <= c.fetches
 	}

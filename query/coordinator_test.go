@@ -20,9 +20,9 @@ import (
 // TestCoordinator drives the coordinator with events and prints its actions and status.
 //
 //	new trigger=default|processingTime|once|availableNow|continuous [interval=1s] [durable]
-//	    [fresh] [commit-epoch=3 commit-start=10 commit-end=20] [logged-epoch=4 logged-start=20 logged-end=30]
+//	    [multi-batch] [fresh] [commit-epoch=3 commit-start=10 commit-end=20] [logged-epoch=4 logged-start=20 logged-end=30]
 //
-// durable gives the query a checkpoint; fresh (a first start) or commit-*/logged-* (the last
+// multi-batch says every source implements sources.AvailableNow; durable gives the query a checkpoint; fresh (a first start) or commit-*/logged-* (the last
 // committed epoch's and the next epoch's offsets-log records) plan its recovery, printed.
 //
 //	init offsets=0,0 | timer | latest offsets=5,0 [available=9,_] | done epoch=0 | stop | fail | ended | processAll waiter=1
@@ -51,6 +51,7 @@ func TestCoordinator(t *testing.T) {
 					}
 				}
 				c = newCoordinator(trig)
+				c.multiBatch = d.HasArg("multi-batch")
 				var log recoveryLog
 				recovering := false
 				record := func(prefix string) *epochRecord {
@@ -174,7 +175,10 @@ func offsetsText(offs []sources.Offset) string {
 func actionLine(a action) string {
 	switch a.Kind {
 	case actAskLatest:
-		if a.Available {
+		switch {
+		case a.Prepare:
+			return "ask-latest available prepare"
+		case a.Available:
 			return "ask-latest available"
 		}
 		return "ask-latest"
@@ -240,7 +244,7 @@ func cappedKafka(t *testing.T) logical.Node {
 
 // processAllAvailable over a real rate-limited source (Kafka with maxOffsetsPerTrigger=3 on a
 // kfake cluster): one call returns once all 10 records available at the call are in the sink,
-// read in capped epochs of at most 3. availableNow reads all 10 too, then ends.
+// read in capped epochs of at most 3. availableNow reads all 10 too, in capped epochs, then ends.
 func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	m := newTestManager(mem)
@@ -273,6 +277,20 @@ func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
 	}
 	if n := tableRows(reg.get("capped_now")); n != 10 {
 		t.Fatalf("availableNow wrote %d rows, want 10", n)
+	}
+	// maxOffsetsPerTrigger=3 holds: 3, 3, 3 and 1 rows in four epochs, each reporting the
+	// offsets at start as the latest.
+	var counts []string
+	for _, p := range q.RecentProgress() {
+		pr := progressOf(t, p)
+		counts = append(counts, fmt.Sprint(pr["numInputRows"]))
+		src := pr["sources"].([]any)[0].(map[string]any)
+		if latest := fmt.Sprint(src["latestOffset"]); latest != `{"capped":{"0":10}}` {
+			t.Fatalf("availableNow progress latestOffset %s: %s", latest, p)
+		}
+	}
+	if got := strings.Join(counts, ","); got != "3,3,3,1" {
+		t.Fatalf("availableNow epochs read %s rows, want 3,3,3,1", got)
 	}
 	reg.get("capped_now").Release()
 	mem.AssertSize(t, 0)

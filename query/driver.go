@@ -55,6 +55,7 @@ func (q *Query) run() {
 		d.coord.poll = poll
 	}
 	d.coord.resume = q.resume
+	d.coord.multiBatch = allAvailableNow(q.streams)
 	q.setStatus(d.coord.status)
 	if q.openErr != nil {
 		d.perform(d.coord.Step(event{Kind: evFailed, At: d.clock.Now(), Err: q.openErr}))
@@ -95,8 +96,8 @@ func (d *driver) perform(acts []action) bool {
 		switch a.Kind {
 		case actAskLatest:
 			d.fetchStart = d.clock.Now()
-			start, available := a.Start, a.Available
-			q.spawn(func() { d.latestOffsets(start, available) })
+			start, available, prepare := a.Start, a.Available, a.Prepare
+			q.spawn(func() { d.latestOffsets(start, available, prepare) })
 		case actWriteOffsets:
 			began := d.clock.Now()
 			batchMs, err := d.writeOffsets(a, began)
@@ -243,11 +244,22 @@ func (d *driver) initialOffsets() {
 
 // latestOffsets asks every source for its latest offset (relative to the next epoch's start
 // for sources.StartRelative ones); with available, sources.RateLimited ones also report the
-// data available.
-func (d *driver) latestOffsets(start []sources.Offset, available bool) {
+// data available. With prepare, every source first fixes its availableNow target
+// (prepareAvailableNow), reported as the data available.
+func (d *driver) latestOffsets(start []sources.Offset, available, prepare bool) {
 	q := d.q
 	offs := make([]sources.Offset, len(q.streams))
 	var avail []sources.Offset
+	if prepare {
+		var err error
+		if avail, err = d.prepareAvailableNow(start); err != nil {
+			if q.ctx.Err() == nil {
+				q.post(event{Kind: evFailed, Err: err})
+			}
+			return
+		}
+		available = false
+	}
 	for i, s := range q.streams {
 		var o sources.Offset
 		var err error
