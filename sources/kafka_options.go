@@ -36,6 +36,7 @@ type kafkaOptions struct {
 	maxOffsets     int64              // maxOffsetsPerTrigger (0: none)
 	minOffsets     int64              // minOffsetsPerTrigger (0: none)
 	maxDelay       time.Duration      // maxTriggerDelay (default 15m)
+	minPartitions  int                // minPartitions (0: none): split large ranges (kafkaSplit)
 	failOnDataLoss bool               // failOnDataLoss (default true)
 	headers        bool               // includeHeaders
 	apiTimeout     time.Duration      // metadata and offset requests
@@ -184,6 +185,7 @@ func parseKafkaOptions(opts map[string]string, userSchema string, batch bool) (k
 		if n <= 0 {
 			return o, sparkerr.IllegalArgument("minPartitions must be positive")
 		}
+		o.minPartitions = int(n)
 	}
 	if v, ok := opts["maxrecordsperpartition"]; ok {
 		n, err := parseJavaLong(strings.TrimSpace(v), 64)

@@ -42,7 +42,7 @@ const kafkaTimeoutException = "org.apache.kafka.common.errors.TimeoutException"
 // (discovering the topics matching subscribePattern anew each time); an epoch (start, end]
 // reads [start, end) of every partition with a direct-partition consumer kept open between
 // epochs (kafkaReader), partitions spread round-robin over the source partitions in (topic,
-// partition) order. A partition absent from
+// partition) order, or split by minPartitions (kafkaPartitionRanges). A partition absent from
 // start (new since) is read from its earliest offset. The resolved initial offsets persist in
 // StreamEnv.Metadata so a restarted query starts where the first run did.
 type kafkaStream struct {
@@ -430,7 +430,8 @@ func kafkaDataLoss(format string, args ...any) *sparkerr.Error {
 		"source option \"failOnDataLoss\" to \"false\".", args...)
 }
 
-// Read implements StreamSource: partition p's topic-partitions, offsets [start, end).
+// Read implements StreamSource: partition p's share of the topic-partitions' offsets
+// [start, end) (kafkaPartitionRanges).
 func (s *kafkaStream) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
 	from, err := decodeKafkaOffsets(start)
 	if err != nil {
@@ -440,20 +441,7 @@ func (s *kafkaStream) Read(ctx context.Context, p int, start, end Offset, emit f
 	if err != nil {
 		return err
 	}
-	var ranges []kafkaRange
-	for i, tp := range sortedPartitions(to) {
-		if i%s.parts != p {
-			continue
-		}
-		r := kafkaRange{tp: tp, from: -2, until: to[tp.Topic][tp.Partition]}
-		if b, ok := from[tp.Topic][tp.Partition]; ok {
-			r.from = b
-			if b > r.until {
-				continue
-			}
-		}
-		ranges = append(ranges, r)
-	}
+	ranges := kafkaPartitionRanges(p, s.parts, s.opts.minPartitions, from, to)
 	if len(ranges) == 0 {
 		return nil
 	}
