@@ -111,7 +111,8 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		tz = ectx.Location.String()
 	}
 	sink, err := sinks.New(format, sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
-		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables, PartitionBy: spec.PartitionBy}, sinkOptions(spec, location))
+		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables, PartitionBy: spec.PartitionBy,
+		Continuous: spec.Trigger.Kind == TriggerContinuous}, sinkOptions(spec, location))
 	if err != nil {
 		return err
 	}

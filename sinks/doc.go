@@ -18,6 +18,14 @@
 // Sinks are idempotent per epoch: committing an epoch that was already committed (a replay after
 // recovery) changes nothing.
 //
+// The Kafka sink (kafka_sink.go) is exactly-once by default: each epoch's rows commit in Kafka
+// transactions together with the epoch's marker, so read_committed readers see an epoch's rows
+// at its checkpoint. Under a continuous trigger (Env.Continuous) it defaults to at-least-once
+// instead, as Spark's Kafka sink under continuous processing, so rows are visible as they are
+// produced rather than at each checkpoint interval; an explicit exactlyOnce option wins either
+// way. A commit whose outcome a broker restart left unknown is settled by sending the commit
+// again at the transaction's producer epoch (kafka_settle.go).
+//
 // Batch writes (df.write, batch.go): NewBatch builds a format's BatchSink for a SaveMode; its
 // operators take the whole write as epoch 0, committed when their input ends, and Finish
 // completes it. File formats (parquet, json, csv, text; file_batch.go) write Spark's batch

@@ -7,7 +7,6 @@ import (
 	"net"
 	"strings"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -31,7 +30,9 @@ func transientKafka(err error) bool {
 	case errors.Is(err, kerr.NotCoordinator), errors.Is(err, kerr.CoordinatorNotAvailable),
 		errors.Is(err, kerr.CoordinatorLoadInProgress), errors.Is(err, kerr.RequestTimedOut),
 		errors.Is(err, kerr.NotLeaderForPartition), errors.Is(err, kerr.LeaderNotAvailable),
-		errors.Is(err, kerr.NotEnoughReplicas), errors.Is(err, kerr.NotEnoughReplicasAfterAppend):
+		errors.Is(err, kerr.NotEnoughReplicas), errors.Is(err, kerr.NotEnoughReplicasAfterAppend),
+		// The coordinator still completing a transaction (settling an epoch: its first commit).
+		errors.Is(err, kerr.ConcurrentTransactions):
 		return true
 	}
 	msg := err.Error()
@@ -77,31 +78,14 @@ func recordBytes(r *kgo.Record) int64 {
 	return int64(n) + keptRecordOverhead
 }
 
-// redoEpoch settles an exactly-once epoch whose commit failed transiently (first), retrying
-// for twice the sink's timeout from now (ctx is the task's context, not the barrier's commit
-// deadline, which the failed commit has mostly spent): it aborts the epoch's transaction
+// redoOnce settles an epoch whose commit failed transiently through the client (the fallback
+// of settleStep where a coordinator predates KIP-890 part 2): it aborts the epoch's transaction
 // (after an unconfirmed commit the client re-initializes its producer id, which aborts the
 // transaction if the commit never reached the cluster), reads the committed markers, and
 // unless the epoch's marker is among them (the commit had landed) produces the epoch's
-// records and marker again in a new transaction. It returns the last failure if the epoch
-// could not be settled.
-func (o *kafkaOperator) redoEpoch(ctx context.Context, epoch int64, first error) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*o.sink.timeout)
-	defer cancel()
-	err := first
-	for err != nil && transientKafka(err) {
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(200 * time.Millisecond):
-		}
-		err = o.redoOnce(ctx, epoch)
-	}
-	return err
-}
-
+// records and marker again in a new transaction.
 func (o *kafkaOperator) redoOnce(ctx context.Context, epoch int64) error {
-	o.inTxn = false
+	o.inTxn, o.ending = false, false
 	_ = o.cl.AbortBufferedRecords(ctx)
 	if err := o.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		return err
@@ -114,10 +98,18 @@ func (o *kafkaOperator) redoOnce(ctx context.Context, epoch int64) error {
 	if e, ok := markers[o.txnID]; ok && e >= epoch {
 		return nil
 	}
-	if err := o.cl.BeginTransaction(); err != nil {
+	return o.produceAgain(ctx, epoch)
+}
+
+// produceAgain produces the epoch's kept records and its marker in a new transaction and
+// commits it.
+func (o *kafkaOperator) produceAgain(ctx context.Context, epoch int64) error {
+	if o.unkept {
+		return errUnkept
+	}
+	if err := o.begin(ctx); err != nil {
 		return err
 	}
-	o.inTxn = true
 	for _, r := range o.epochRecords {
 		o.cl.Produce(ctx, r, o.sent.record)
 	}

@@ -80,6 +80,9 @@ type kafkaSink struct {
 	// (exactlyOnce.redoMaxBytes).
 	redoMaxBytes int64
 	written      rowCounter
+	// txnV2: whether the cluster runs transactions under KIP-890 part 2 (0 not known yet, 1
+	// no, 2 yes; endTxnRetriable).
+	txnV2 atomic.Int32
 	// clientOpts are the kafka.* producer options translated for franz-go (security,
 	// timeouts, acks, compression, …), shared with the Kafka source.
 	clientOpts []kgo.Opt
@@ -113,7 +116,10 @@ func newKafkaSink(env Env, options map[string]string) (Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.exactlyOnce, err = opts.boolOr("exactlyOnce", true); err != nil {
+	// Under a continuous trigger the sink is at-least-once by default, as Spark's: rows reach
+	// Kafka as they arrive and read_committed readers need not wait for the checkpoint
+	// interval's commit. An explicit exactlyOnce option wins.
+	if s.exactlyOnce, err = opts.boolOr("exactlyOnce", !env.Continuous); err != nil {
 		return nil, err
 	}
 	if t := strings.TrimSpace(opts["exactlyonce.committopic"]); t != "" {
@@ -292,7 +298,14 @@ type kafkaOperator struct {
 	// onArrival: append and update modes produce an epoch's rows as they arrive (in the
 	// epoch's transaction when exactly-once); complete mode writes its table at the barrier.
 	onArrival bool
-	inTxn     bool  // exactly-once: the open epoch's transaction has begun
+	inTxn     bool // exactly-once: the open epoch's transaction has begun
+	// txnPID, txnEpoch: the producer id and epoch the open transaction began with (settling
+	// an unconfirmed commit ends it at them; kafka_settle.go); ending: its commit was sent
+	// with every record acknowledged.
+	txnPID    int64
+	txnEpoch  int16
+	ending    bool
+	recovered bool  // exactly-once: this run's markers were read (start)
 	produced  int64 // records produced in the open epoch
 	// epochRecords: exactly-once, the open epoch's records, kept until it commits to redo
 	// it (redoEpoch) while their bytes (epochBytes) stay within the sink's redoMaxBytes;
@@ -354,11 +367,8 @@ func (o *kafkaOperator) Process(ctx context.Context, _ int, rec arrow.RecordBatc
 	if err := o.start(ctx); err != nil {
 		return err
 	}
-	if o.txnID != "" && !o.inTxn {
-		if err := o.cl.BeginTransaction(); err != nil {
-			return o.sink.failure("beginTransaction", err)
-		}
-		o.inTxn = true
+	if err := o.begin(ctx); err != nil {
+		return o.sink.failure("beginTransaction", err)
 	}
 	for _, r := range records {
 		o.cl.Produce(ctx, r, o.sent.record)
@@ -430,8 +440,8 @@ func (o *kafkaOperator) finishEpoch(ctx, taskCtx context.Context, epoch int64) e
 		return nil
 	}
 	err := o.commitEpoch(ctx, epoch)
-	if err != nil && transientKafka(err) && !o.unkept {
-		err = o.redoEpoch(taskCtx, epoch, err)
+	if err != nil && transientKafka(err) && (o.ending || !o.unkept) {
+		err = o.settleEpoch(taskCtx, epoch, err)
 	}
 	o.forgetRecords()
 	if err != nil {
@@ -444,11 +454,8 @@ func (o *kafkaOperator) finishEpoch(ctx, taskCtx context.Context, epoch int64) e
 // commitEpoch produces the epoch's marker into its transaction (beginning one if the epoch had
 // no rows), waits for every record and commits.
 func (o *kafkaOperator) commitEpoch(ctx context.Context, epoch int64) error {
-	if !o.inTxn {
-		if err := o.cl.BeginTransaction(); err != nil {
-			return err
-		}
-		o.inTxn = true
+	if err := o.begin(ctx); err != nil {
+		return err
 	}
 	o.cl.Produce(ctx, o.marker(epoch), o.sent.record)
 	if err := o.cl.Flush(ctx); err != nil {
@@ -457,10 +464,29 @@ func (o *kafkaOperator) commitEpoch(ctx context.Context, epoch int64) error {
 	if err := o.sent.take(); err != nil {
 		return err
 	}
+	o.ending = true
 	if err := o.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		return err
 	}
-	o.inTxn = false
+	o.inTxn, o.ending = false, false
+	return nil
+}
+
+// begin begins the epoch's transaction unless it has begun (or the sink is at-least-once), and
+// notes the producer id and epoch it runs at.
+func (o *kafkaOperator) begin(ctx context.Context) error {
+	if o.txnID == "" || o.inTxn {
+		return nil
+	}
+	if err := o.cl.BeginTransaction(); err != nil {
+		return err
+	}
+	id, epoch, err := o.cl.ProducerID(ctx)
+	if err != nil {
+		_ = o.cl.EndTransaction(ctx, kgo.TryAbort)
+		return err
+	}
+	o.inTxn, o.ending, o.txnPID, o.txnEpoch = true, false, id, epoch
 	return nil
 }
 
@@ -472,7 +498,7 @@ func (o *kafkaOperator) abort() {
 	if !o.inTxn || o.cl == nil {
 		return
 	}
-	o.inTxn = false
+	o.inTxn, o.ending = false, false
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = o.cl.AbortBufferedRecords(ctx)
@@ -493,7 +519,7 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 	if o.txnID != "" {
 		opts = append(opts, kgo.TransactionalID(o.txnID))
 	}
-	if o.txnID != "" {
+	if o.txnID != "" && !o.recovered {
 		// Before this run produces anything, every partition's transactional id is fenced
 		// and the committed markers are read (once for the sink).
 		markers, err := o.sink.recover(ctx, o.env.Partitions)
@@ -504,6 +530,7 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 		if e, ok := markers[o.txnID]; ok {
 			o.committed = e
 		}
+		o.recovered = true
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -526,11 +553,24 @@ func (o *kafkaOperator) start(ctx context.Context) error {
 // than franz-go's 20 ms (the commit of one epoch is often still in flight when the next begins).
 func (s *kafkaSink) producerOpts() []kgo.Opt {
 	opts := []kgo.Opt{kgo.DialTimeout(10 * time.Second), kgo.RetryTimeout(s.timeout),
-		kgo.RecordDeliveryTimeout(s.timeout), kgo.TransactionTimeout(s.timeout),
+		kgo.RecordDeliveryTimeout(s.timeout), kgo.TransactionTimeout(transactionTimeout(s.timeout)),
 		kgo.ProducerLinger(time.Millisecond), kgo.ConcurrentTransactionsBackoff(time.Millisecond)}
 	opts = append(opts, s.clientOpts...)
+	if kafkaClientLogger != nil {
+		opts = append(opts, kgo.WithLogger(kafkaClientLogger))
+	}
 	return append(opts, kgo.SeedBrokers(s.bootstrap...),
 		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(kafkaPartitioner)), kgo.AllowAutoTopicCreation())
+}
+
+// transactionTimeout is the exactly-once producers' default transaction timeout for a delivery
+// timeout: 60 s as Java's producer, and at least three times the delivery timeout, so that an
+// epoch whose commit is being settled after a broker restart (for up to twice the delivery
+// timeout, kafka_settle.go) still has its transaction open rather than aborted by the
+// coordinator; at most 15 min (the broker's default transaction.max.timeout.ms).
+// kafka.transaction.timeout.ms sets it.
+func transactionTimeout(delivery time.Duration) time.Duration {
+	return min(max(60*time.Second, 3*delivery), 15*time.Minute)
 }
 
 // kafkaPartitioner keeps a record's partition when the row gave one (≥ 0); otherwise it hashes
@@ -554,7 +594,7 @@ func (o *kafkaOperator) write(ctx context.Context, epoch int64, records []*kgo.R
 	if o.txnID == "" {
 		return o.produceAll(ctx, records)
 	}
-	if err := o.cl.BeginTransaction(); err != nil {
+	if err := o.begin(ctx); err != nil {
 		return o.sink.failure("beginTransaction", err)
 	}
 	err := o.produceAll(ctx, append(records, o.marker(epoch)))
@@ -568,8 +608,10 @@ func (o *kafkaOperator) write(ctx context.Context, epoch int64, records []*kgo.R
 		defer cancelAbort()
 		_ = o.cl.AbortBufferedRecords(abortCtx)
 		_ = o.cl.EndTransaction(abortCtx, kgo.TryAbort)
+		o.inTxn = false
 		return err
 	}
+	o.inTxn = false
 	return nil
 }
 
@@ -631,6 +673,10 @@ func (o *kafkaOperator) Close() {
 		o.cl = nil
 	}
 }
+
+// kafkaClientLogger, when set (by a test diagnosing the producers), logs the sink producers'
+// franz-go clients.
+var kafkaClientLogger kgo.Logger
 
 func itoa(n int) string { return itoa64(int64(n)) }
 

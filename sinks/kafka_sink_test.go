@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -624,16 +625,18 @@ func newRedoCluster(t *testing.T) (*kfake.Cluster, string, map[string]string) {
 }
 
 // lostCommits makes kfake lose the responses to a transactional producer's commits (EndTxn
-// with commit) until the producer re-initializes its producer id (InitProducerID, the abort
-// that settling an unconfirmed commit begins with): every commit's connection is closed
-// instead of answered, so the client's own retries fail too and the commit's outcome is
-// unconfirmed. With land, the first commit is carried out on another connection before its
-// connection is closed (the commit landed, its response was lost). redone counts the commits
-// the cluster handles after the re-initialization.
+// with commit) for lossWindow from the first: every commit's connection is closed instead of
+// answered, so the client's own retries (within the 2 s delivery timeout) fail too and the
+// commit's outcome is unconfirmed, as when a broker restarts under it. With land, the first
+// commit is carried out on another connection before its connection is closed (the commit
+// landed, its response was lost). answered counts the commits the cluster answers after the
+// window (the sink settling the epoch).
 type lostCommits struct {
-	lost, redone atomic.Int32
-	landed       atomic.Bool
+	lost, answered atomic.Int32
+	landed         atomic.Bool
 }
+
+const lossWindow = 2500 * time.Millisecond
 
 func loseCommits(t *testing.T, c *kfake.Cluster, land bool) *lostCommits {
 	t.Helper()
@@ -643,24 +646,19 @@ func loseCommits(t *testing.T, c *kfake.Cluster, land bool) *lostCommits {
 	}
 	t.Cleanup(raw.Close)
 	l := &lostCommits{}
-	var landing, reinitialized atomic.Bool
-	c.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		if l.lost.Load() > 0 {
-			reinitialized.Store(true)
-		}
-		return nil, nil, false
-	})
+	var landing atomic.Bool
+	var firstLoss atomic.Int64
 	c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
 		end := *req.(*kmsg.EndTxnRequest)
 		switch {
 		case !end.Commit || landing.Load():
 			return nil, nil, false
-		case reinitialized.Load():
-			l.redone.Add(1)
+		case firstLoss.Load() != 0 && time.Since(time.Unix(0, firstLoss.Load())) > lossWindow:
+			l.answered.Add(1)
 			return nil, nil, false
 		}
+		firstLoss.CompareAndSwap(0, time.Now().UnixNano())
 		if land && l.lost.Load() == 0 {
 			landing.Store(true)
 			c.SleepControl(func() {
@@ -676,10 +674,9 @@ func loseCommits(t *testing.T, c *kfake.Cluster, land bool) *lostCommits {
 }
 
 // The connection drops under the epoch's commit (a broker restarting) before the coordinator
-// processes it: the exactly-once sink settles the epoch (the transaction is aborted, the
-// markers say the epoch is not in Kafka) and commits its rows again in a new transaction;
-// read_committed readers see them once.
-func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
+// processes it: the exactly-once sink settles the epoch by sending the commit again at the
+// transaction's producer epoch, which commits it; read_committed readers see its rows once.
+func TestKafkaSinkSettlesEpochAfterLostCommit(t *testing.T) {
 	c, addr, opts := newRedoCluster(t)
 	h := newKafkaSinkHarness(t, opts)
 	h.push([]any{"a", "1", nil})
@@ -687,8 +684,8 @@ func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
 	if err := h.barrier(0); err != nil {
 		t.Fatal(err)
 	}
-	if lost.lost.Load() == 0 || lost.redone.Load() != 1 {
-		t.Fatalf("%d commits lost, %d redone; want some lost and the epoch redone once", lost.lost.Load(), lost.redone.Load())
+	if lost.lost.Load() == 0 || lost.answered.Load() == 0 {
+		t.Fatalf("%d commits lost, %d answered; want some lost and the epoch settled", lost.lost.Load(), lost.answered.Load())
 	}
 	h.push([]any{"b", "2", nil})
 	if err := h.barrier(1); err != nil {
@@ -704,9 +701,10 @@ func TestKafkaSinkRedoesEpochAfterLostCommit(t *testing.T) {
 }
 
 // The epoch's commit lands but its response is lost (the connection drops after the
-// coordinator committed): settling the epoch finds its marker among the committed ones and
-// does not redo it; read_committed readers see its rows once.
-func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
+// coordinator committed, and the coordinator's epoch moved on): the commit sent again at the
+// transaction's epoch is answered as a retry (KIP-890), the epoch is not produced again, the
+// next epoch commits on a new producer; read_committed readers see each row once.
+func TestKafkaSinkSettlesLandedLostCommit(t *testing.T) {
 	c, addr, opts := newRedoCluster(t)
 	h := newKafkaSinkHarness(t, opts)
 	h.push([]any{"a", "1", nil})
@@ -716,9 +714,6 @@ func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
 	}
 	if !lost.landed.Load() || lost.lost.Load() == 0 {
 		t.Fatalf("landed %v, %d commits lost", lost.landed.Load(), lost.lost.Load())
-	}
-	if n := lost.redone.Load(); n != 0 {
-		t.Fatalf("the landed epoch was committed again %d times", n)
 	}
 	h.push([]any{"b", "2", nil})
 	if err := h.barrier(1); err != nil {
@@ -732,10 +727,11 @@ func TestKafkaSinkSkipsRedoWhenLostCommitLanded(t *testing.T) {
 	}
 }
 
-// An epoch whose records outgrow exactlyOnce.redoMaxBytes is not kept in memory; a transient
-// commit failure then fails the epoch (nothing of it is visible), and the restarted run
-// replays it from the checkpoint, exactly once.
-func TestKafkaSinkUnkeptEpochFailsAndReplays(t *testing.T) {
+// An epoch whose records outgrow exactlyOnce.redoMaxBytes is not kept in memory. Its lost
+// commit is still settled (sending the commit again needs no records), exactly once; a
+// transient failure before its commit was sent fails the epoch (nothing of it is visible), and
+// the restarted run replays it from the checkpoint, exactly once.
+func TestKafkaSinkUnkeptEpoch(t *testing.T) {
 	c, addr, opts := newRedoCluster(t)
 	// Room for the first record (key and value 2 bytes) and 4 bytes more.
 	opts["exactlyOnce.redoMaxBytes"] = itoa64(recordBytes(&kgo.Record{Key: []byte("a"), Value: []byte("1")}) + 4)
@@ -754,29 +750,37 @@ func TestKafkaSinkUnkeptEpochFailsAndReplays(t *testing.T) {
 		t.Fatal("an unkept epoch keeps records again")
 	}
 	lost := loseCommits(t, c, false)
-	if err := h.barrier(0); err == nil {
-		t.Fatal("an unkept epoch's lost commit succeeded")
+	if err := h.barrier(0); err != nil {
+		t.Fatalf("an unkept epoch's lost commit: %v", err)
 	}
-	if lost.lost.Load() == 0 || lost.redone.Load() != 0 {
-		t.Fatalf("%d commits lost, %d redone; want some lost and none redone", lost.lost.Load(), lost.redone.Load())
+	if lost.lost.Load() == 0 || lost.answered.Load() == 0 {
+		t.Fatalf("%d commits lost, %d answered; want some lost and the epoch settled", lost.lost.Load(), lost.answered.Load())
 	}
-	if got := readTopic(t, addr, "out", true); len(got) != 0 {
-		t.Fatalf("read_committed sees %v of the failed epoch", got)
-	}
-	// The query fails; its restart replays epoch 0 and goes on.
-	again := newKafkaSinkHarness(t, opts)
-	again.push([]any{"a", "1", nil}, []any{"b", "22", nil}, []any{"c", "333", nil}, []any{"d", "4", nil})
-	if err := again.barrier(0); err != nil {
-		t.Fatal(err)
-	}
-	if op := again.op.(*kafkaOperator); op.epochRecords != nil || op.unkept || op.epochBytes != 0 {
+	if op.epochRecords != nil || op.unkept || op.epochBytes != 0 {
 		t.Fatal("a committed epoch's records are still kept")
 	}
-	again.push([]any{"e", "5", nil})
-	if err := again.barrier(1); err != nil {
+	// A transient failure before the commit is sent: the epoch's records cannot be produced
+	// again, the epoch fails.
+	h.push([]any{"e", "55", nil}, []any{"f", "666", nil})
+	if !op.unkept {
+		t.Fatal("the second epoch is kept")
+	}
+	if err := op.finishEpoch(context.Background(), context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 0:b=22 0:c=333 0:d=4 0:e=5" {
+	op.committed = 1
+	h.push([]any{"g", "77", nil}, []any{"h", "888", nil})
+	if err := op.settleEpoch(context.Background(), 2, syscall.ECONNRESET); !errors.Is(err, errUnkept) {
+		t.Fatalf("settling an unkept epoch whose commit was not sent: %v", err)
+	}
+	// The query fails; its restart replays epoch 2 and goes on.
+	h.op.(flow.Closer).Close()
+	again := newKafkaSinkHarness(t, opts)
+	again.push([]any{"g", "77", nil}, []any{"h", "888", nil})
+	if err := again.barrier(2); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 0:b=22 0:c=333 0:d=4 0:e=55 0:f=666 0:g=77 0:h=888" {
 		t.Fatalf("read_committed sees %q", got)
 	}
 }
@@ -851,5 +855,34 @@ func TestKafkaSinkReadsMarkersAfterAbortedTail(t *testing.T) {
 	}
 	if got := strings.Join(readTopic(t, addr, topic, true), " "); got != "0:a=1" {
 		t.Fatalf("read_committed sees %q", got)
+	}
+}
+
+// Under a continuous trigger the sink defaults to at-least-once (rows visible as produced, as
+// Spark's continuous Kafka sink); an explicit exactlyOnce option wins under any trigger.
+func TestKafkaSinkExactlyOnceDefaultByTrigger(t *testing.T) {
+	base := map[string]string{"kafka.bootstrap.servers": "127.0.0.1:1", "topic": "out", "checkpointLocation": "/tmp/cp"}
+	for _, tc := range []struct {
+		continuous bool
+		option     string
+		want       bool
+	}{
+		{false, "", true}, {true, "", false}, {true, "true", true}, {true, "TRUE", true},
+		{false, "false", false}, {true, "false", false},
+	} {
+		opts := map[string]string{}
+		for k, v := range base {
+			opts[k] = v
+		}
+		if tc.option != "" {
+			opts["exactlyOnce"] = tc.option
+		}
+		s, err := New("kafka", Env{Mode: Append, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: "q", Continuous: tc.continuous}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.(*kafkaSink).exactlyOnce; got != tc.want {
+			t.Errorf("continuous %v, exactlyOnce option %q: exactlyOnce %v, want %v", tc.continuous, tc.option, got, tc.want)
+		}
 	}
 }

@@ -56,6 +56,10 @@ type Env struct {
 	// PartitionBy is writeStream.partitionBy's columns (file sinks write Hive-style
 	// directories col=value; other sinks refuse them).
 	PartitionBy []string
+	// Continuous: the query runs under trigger(continuous=...) (rows move as they are read;
+	// epochs are cut at the checkpoint interval). The Kafka sink is then at-least-once unless
+	// asked for exactlyOnce, as Spark's Kafka sink under continuous processing.
+	Continuous bool
 }
 
 // TableRegistry is the session's temp-view registry, as the memory sink needs it.
