@@ -41,8 +41,9 @@ type joinSpill struct {
 	spilled int64
 	oldest  int
 	seq     uint64
-	buf     []byte
-	probe   spillProbe
+	// buf, vbuf and tbuf are scratch for keys and values written (the store copies them).
+	buf, vbuf, tbuf []byte
+	probe           spillProbe
 }
 
 // spilledBatch is the batch number of the probe batch's rows (before every memory batch).
@@ -171,13 +172,14 @@ func (s *joinSide) putSpilled(w *state.Batch, b *storedBatch, r int) error {
 	key := sp.codec.encode(append(sp.buf[:0], spillRowPrefix), b.keys, r)
 	key = binary.BigEndian.AppendUint64(key, sp.seq)
 	sp.buf = key
-	v := make([]byte, 17, 64)
+	v := append(sp.vbuf[:0], make([]byte, 17)...)
 	binary.BigEndian.PutUint64(v, uint64(b.times[r]))
 	binary.BigEndian.PutUint64(v[8:], b.hashes[r])
 	if b.matched[r] {
 		v[16] = 1
 	}
 	v = sp.codec.encode(v, b.cols, r)
+	sp.vbuf = v
 	if err := w.Put(key, v); err != nil {
 		return err
 	}
@@ -192,13 +194,15 @@ func (s *joinSide) putSpilled(w *state.Batch, b *storedBatch, r int) error {
 	if b.times[r] == noTime {
 		return nil
 	}
-	return w.Put(timeKey(b.times[r], key), key)
+	sp.tbuf = appendTimeKey(sp.tbuf[:0], b.times[r], key)
+	return w.Put(sp.tbuf, key)
 }
 
-// timeKey is the expiry index key of the spilled row of "r" key key and event time t.
-func timeKey(t int64, key []byte) []byte {
-	tk := binary.BigEndian.AppendUint64([]byte{spillTimePrefix}, orderedTime(t))
-	return append(tk, key[len(key)-8:]...)
+// appendTimeKey appends the expiry index key of the spilled row of "r" key key and event time
+// t to buf.
+func appendTimeKey(buf []byte, t int64, key []byte) []byte {
+	buf = binary.BigEndian.AppendUint64(append(buf, spillTimePrefix), orderedTime(t))
+	return append(buf, key[len(key)-8:]...)
 }
 
 // refilter rebuilds the spill's filter when the spilled rows outgrew it or many of its hashes
@@ -349,7 +353,7 @@ func (s *joinSide) deleteSpilled(w *state.Batch, key []byte, t int64) error {
 	if t == noTime {
 		return nil
 	}
-	return w.Delete(timeKey(t, key))
+	return w.Delete(appendTimeKey(nil, t, key))
 }
 
 // dropProbe releases the probe batch and forgets the rows found.
