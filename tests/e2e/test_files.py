@@ -140,6 +140,54 @@ def test_text_stream_max_files_per_trigger(spark, tmp_path):
         q.stop()
 
 
+def test_text_stream_available_now_max_files_per_trigger(spark, tmp_path):
+    # availableNow reads the files there at start in epochs of maxFilesPerTrigger files (oldest
+    # first), then stops; a file written later is left for the next run from the checkpoint.
+    src = tmp_path / "lines"
+    src.mkdir()
+    for i in range(5):
+        p = src / f"f{i}.txt"
+        p.write_text(f"line {i}a\nline {i}b\n")
+        os.utime(p, (1_700_000_000 + i, 1_700_000_000 + i))
+    out, cp = str(tmp_path / "out"), str(tmp_path / "cp")
+
+    def run():
+        q = (spark.readStream.format("text").option("maxFilesPerTrigger", 2).load(str(src))
+             .writeStream.format("parquet").option("checkpointLocation", cp).trigger(availableNow=True).start(out))
+        assert q.awaitTermination(60)
+        assert q.exception() is None
+        return q
+
+    q = run()
+    progress = q.recentProgress
+    assert [p["numInputRows"] for p in progress] == [4, 4, 2]
+    ends = [p["sources"][0]["endOffset"] for p in progress]
+    assert [json.loads(e) if isinstance(e, str) else e for e in ends] == [
+        {"logOffset": 0}, {"logOffset": 1}, {"logOffset": 2}]
+    assert sorted(r.value for r in spark.read.parquet(out).collect()) == sorted(
+        f"line {i}{s}" for i in range(5) for s in "ab")
+    late = src / "f9.txt"
+    late.write_text("line 9a\n")
+    q = run()
+    assert [p["numInputRows"] for p in q.recentProgress] == [1]
+    assert len(spark.read.parquet(out).collect()) == 11
+
+
+def test_text_stream_once_ignores_max_files_per_trigger(spark, tmp_path):
+    # Trigger.Once reads every file there in one epoch whatever maxFilesPerTrigger, as Spark does.
+    src = tmp_path / "lines"
+    src.mkdir()
+    for i in range(3):
+        (src / f"f{i}.txt").write_text(f"line {i}\n")
+    q = (spark.readStream.format("text").option("maxFilesPerTrigger", 1).load(str(src))
+         .writeStream.format("memory").queryName("text_once").trigger(once=True).start())
+    assert q.awaitTermination(60)
+    assert q.exception() is None
+    assert [p["numInputRows"] for p in q.recentProgress] == [3]
+    assert sorted(r.value for r in spark.sql("SELECT value FROM text_once").collect()) == [
+        "line 0", "line 1", "line 2"]
+
+
 def test_parquet_sink_partition_by_reads_back_with_partition_columns(spark, tmp_path):
     out, cp = str(tmp_path / "out"), str(tmp_path / "cp")
     q = (rate_micro_batch(spark, 10).selectExpr("value", "value % 3 AS k")

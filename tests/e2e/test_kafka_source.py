@@ -1,12 +1,13 @@
 """The Kafka source's options against a real Apache Kafka broker (scripts/kafka-broker.sh): batch
 reads with starting/ending offsets and timestamps, subscribePattern discovering a topic created
 while the query runs, minOffsetsPerTrigger, processAllAvailable and availableNow under
-maxOffsetsPerTrigger, SASL_PLAINTEXT, and Spark's option errors.
+maxOffsetsPerTrigger (read-limited epochs), minPartitions, SASL_PLAINTEXT, and Spark's option errors.
 
 The broker's addresses come from KAFKA_BOOTSTRAP and KAFKA_SASL_BOOTSTRAP (or
 `scripts/kafka-broker.sh sasl-address`); without KAFKA_BOOTSTRAP the fixture starts a broker of
 its own (its state in a private WEIR_KAFKA_RUN directory) and stops it at the end.
 """
+import json
 import os
 import subprocess
 import tempfile
@@ -220,13 +221,69 @@ def test_process_all_available_under_max_offsets_per_trigger(spark, kafka):
     assert max(epochs) <= 3 and sum(epochs) == 10
 
 
+def offsets(o):
+    """A progress offset as JSON (the client may hand it over as text)."""
+    return json.loads(o) if isinstance(o, str) else o
+
+
 def test_available_now_under_max_offsets_per_trigger(spark, kafka):
-    # availableNow reads all the data available at start, whatever maxOffsetsPerTrigger.
+    # availableNow reads all the data available at start in epochs of at most
+    # maxOffsetsPerTrigger (3, 3, 3, 1), then stops; every epoch reports the offsets at start as
+    # the latest.
     q = capped_to_memory(spark, kafka, "kafka_src_maxoff_now").trigger(availableNow=True).start()
     assert q.awaitTermination(60)
     assert q.exception() is None
     rows = spark.sql("SELECT * FROM kafka_src_maxoff_now ORDER BY `offset`").collect()
     assert [r.v for r in rows] == [f"v{i}" for i in range(10)]
+    progress = q.recentProgress
+    assert [p.numInputRows for p in progress] == [3, 3, 3, 1]
+    assert [p.batchId for p in progress] == [0, 1, 2, 3]
+    topic = list(offsets(progress[0].sources[0].endOffset))[0]
+    assert [offsets(p.sources[0].endOffset) for p in progress] == [{topic: {"0": n}} for n in (3, 6, 9, 10)]
+    assert all(offsets(p.sources[0].latestOffset) == {topic: {"0": 10}} for p in progress)
+
+
+def test_available_now_to_a_file_sink_in_read_limited_epochs(spark, kafka, tmp_path):
+    # N records, maxOffsetsPerTrigger N/4: four epochs into a parquet sink with a checkpoint,
+    # exactly the records; records produced after the query ended stay for the next run, which
+    # reads them (and only them) from the checkpoint, again within the limit.
+    n = 20
+    topic = topic_name("avnow-file")
+    produce(kafka, topic, [f"k{i}:v{i}" for i in range(n)])
+    out, cp = str(tmp_path / "out"), str(tmp_path / "cp")
+
+    def run():
+        q = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", kafka).option("subscribe", topic)
+             .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", str(n // 4)).load()
+             .selectExpr("CAST(value AS STRING) AS v", "`offset`")
+             .writeStream.format("parquet").option("checkpointLocation", cp).trigger(availableNow=True).start(out))
+        assert q.awaitTermination(120)
+        assert q.exception() is None
+        return q
+
+    q = run()
+    assert [p.numInputRows for p in q.recentProgress] == [5, 5, 5, 5]
+    rows = spark.read.parquet(out).orderBy("offset").collect()
+    assert [(r.v, r.offset) for r in rows] == [(f"v{i}", i) for i in range(n)]
+    produce(kafka, topic, [f"k{i}:v{i}" for i in range(n, n + 7)])
+    q = run()
+    assert [p.numInputRows for p in q.recentProgress] == [5, 2]
+    assert [p.batchId for p in q.recentProgress] == [4, 5]
+    rows = spark.read.parquet(out).orderBy("offset").collect()
+    assert [(r.v, r.offset) for r in rows] == [(f"v{i}", i) for i in range(n + 7)]
+
+
+def test_batch_read_with_min_partitions_above_the_topic_partitions(spark, kafka):
+    # minPartitions splits the one topic-partition's range into several reads; the rows are
+    # exactly the topic's records, once each.
+    topic = topic_name("minparts")
+    produce(kafka, topic, [f"k{i}:v{i}" for i in range(50)])
+    for parts in ("3", "8", "64"):
+        rows = batch(spark, kafka, subscribe=topic, minPartitions=parts).collect()
+        assert kv(rows) == [(f"k{i}", f"v{i}", i) for i in range(50)], parts
+    rows = batch(spark, kafka, subscribe=topic, minPartitions="5", startingOffsets=f'{{"{topic}":{{"0":7}}}}',
+                 endingOffsets=f'{{"{topic}":{{"0":31}}}}').collect()
+    assert kv(rows) == [(f"k{i}", f"v{i}", i) for i in range(7, 31)]
 
 
 def sasl_options(address: str, password: str):
