@@ -106,6 +106,8 @@ type RateMicroBatchSource struct {
 	mu sync.Mutex
 	// planned is the furthest end handed out by Latest or read: where Latest's next batch starts.
 	planned rateMicroBatchOffset
+	// target is Trigger.AvailableNow's one batch (PrepareAvailableNow; nil: none).
+	target *rateMicroBatchOffset
 }
 
 func openRateMicroBatch(_ context.Context, env StreamEnv, opts map[string]string, userSchema string) (StreamSource, error) {
@@ -140,13 +142,34 @@ func (r *RateMicroBatchSource) Initial(context.Context) (Offset, error) {
 	return rateMicroBatchOffset{Timestamp: r.opts.startTimestamp}.json(), nil
 }
 
-// LatestFrom implements StartRelative: one batch after start.
+// LatestFrom implements StartRelative: one batch after start (after PrepareAvailableNow, its
+// target).
 func (r *RateMicroBatchSource) LatestFrom(_ context.Context, start Offset) (Offset, error) {
+	r.mu.Lock()
+	target := r.target
+	r.mu.Unlock()
+	if target != nil {
+		return target.json(), nil
+	}
 	s, err := parseRateMicroBatchOffset(start)
 	if err != nil {
 		return nil, err
 	}
 	return r.next(s).json(), nil
+}
+
+// PrepareAvailableNow implements AvailableNow as Spark's RatePerMicroBatchStream does: the
+// batch after start is all an availableNow query reads.
+func (r *RateMicroBatchSource) PrepareAvailableNow(_ context.Context, start Offset) (Offset, error) {
+	s, err := parseRateMicroBatchOffset(start)
+	if err != nil {
+		return nil, err
+	}
+	t := r.next(s)
+	r.mu.Lock()
+	r.target = &t
+	r.mu.Unlock()
+	return t.json(), nil
 }
 
 func (r *RateMicroBatchSource) next(s rateMicroBatchOffset) rateMicroBatchOffset {

@@ -88,3 +88,25 @@ func TestRateMicroBatchOptionValidation(t *testing.T) {
 		t.Fatalf("schema %v %v", schema, err)
 	}
 }
+
+// Under Trigger.AvailableNow the rate-micro-batch source offers one batch after where the query
+// starts, then nothing more (Spark's RatePerMicroBatchStream).
+func TestRateMicroBatchAvailableNow(t *testing.T) {
+	src, err := OpenStream(t.Context(), "rate-micro-batch", StreamEnv{TimeZone: "UTC", DefaultPartitions: 1},
+		map[string]string{"rowsPerBatch": "5", "startTimestamp": "1000", "advanceMillisPerBatch": "100"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	str := offsetString(t)
+	start := Offset(`{"offset":10,"timestamp":1200}`)
+	target := str(src.(AvailableNow).PrepareAvailableNow(t.Context(), start))
+	if target != `{"offset":15,"timestamp":1300}` {
+		t.Fatalf("target %s", target)
+	}
+	for _, from := range []Offset{start, Offset(target)} {
+		if got := str(src.(StartRelative).LatestFrom(t.Context(), from)); got != target {
+			t.Fatalf("LatestFrom(%s) = %s, want the target %s", from, got, target)
+		}
+	}
+}
