@@ -53,6 +53,19 @@
 // epoch runs (expr.Context.Batch, set by the driver as each epoch starts; without a checkpoint,
 // the epoch's start): an epoch run again after a restart sees the time it was logged with, as
 // in Spark. Continuous processing refuses these functions, as Spark does.
+//
+// # Continuous processing: source polling
+//
+// Under trigger(continuous=...) rows move as soon as a source has them: every
+// spark.weir.streaming.continuous.sourcePollIntervalMs (a positive whole number of
+// milliseconds, default 1; read at start) one partition of each source asks it for its latest
+// offsets and, when they moved, all partitions read the new range (sources.EpochSource with
+// sources.WithPollInterval). The interval bounds the time a new row waits to be noticed, at
+// the cost of one cheap offset look-up per interval while the source is idle (the Kafka
+// source answers from its consumer's fetched state). It is Weir's own setting: Spark's
+// spark.sql.streaming.continuous.executorPollIntervalMs (default 100 ms) is how often a
+// continuous reader asks the driver whether the epoch advanced, i.e. how soon an epoch marker
+// follows the epoch's end; in Weir epoch barriers are handed to the sources directly.
 package query
 
 // Start validates the plan against the output mode and trigger the way Spark's

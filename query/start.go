@@ -5,7 +5,9 @@ import (
 	"errors"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
@@ -106,6 +108,10 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	if err != nil {
 		return err
 	}
+	poll, err := sourcePollInterval(m.env.Conf)
+	if err != nil {
+		return err
+	}
 	tz := "UTC"
 	if ectx.Location != nil {
 		tz = ectx.Location.String()
@@ -143,7 +149,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			return nil, 0, sparkerr.Newf(sparkerr.UnsupportedOperation, "", "",
 				"Data source %s does not support continuous processing.", scan.Format)
 		}
-		feed := sources.NewEpochSource(src, continuous, sources.WithClock(m.env.Clock))
+		feed := sources.NewEpochSource(src, continuous, sources.WithClock(m.env.Clock), sources.WithPollInterval(poll))
 		q.feeds = append(q.feeds, feed)
 		return feed, src.Partitions(), nil
 	}
@@ -313,4 +319,28 @@ func stateOperators(root logical.Node, partitions int) []stateOperator {
 	}
 	walk(root)
 	return out
+}
+
+// SourcePollIntervalConf is how often continuous processing asks a source for new rows
+// (milliseconds; see the package doc).
+const SourcePollIntervalConf = "spark.weir.streaming.continuous.sourcePollIntervalMs"
+
+// defaultSourcePollInterval is SourcePollIntervalConf's default.
+const defaultSourcePollInterval = time.Millisecond
+
+// sourcePollInterval reads SourcePollIntervalConf: a positive whole number of milliseconds
+// (an optional "ms" suffix allowed).
+func sourcePollInterval(conf func(string) (string, bool)) (time.Duration, error) {
+	if conf == nil {
+		return defaultSourcePollInterval, nil
+	}
+	v, ok := conf(SourcePollIntervalConf)
+	if !ok || strings.TrimSpace(v) == "" {
+		return defaultSourcePollInterval, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), "ms"), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, sparkerr.IllegalArgument("%s must be a positive number of milliseconds, got %q", SourcePollIntervalConf, v)
+	}
+	return time.Duration(n) * time.Millisecond, nil
 }
