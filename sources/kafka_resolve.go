@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -139,16 +140,36 @@ func (s *kafkaStream) offsetsForTimes(ctx context.Context, times, latest kafkaOf
 	return out, nil
 }
 
+// kafkaResolveAttempts is how many times a batch read lists its start and end positions when
+// partitions appear between the two listings (a topic being created).
+const kafkaResolveAttempts = 3
+
 // resolveRange resolves a batch read's start and end positions and checks them as Spark's
-// getOffsetRangesFromUnresolvedOffsets and its partition readers do.
+// getOffsetRangesFromUnresolvedOffsets and its partition readers do. Start and end listed
+// over different partitions (a topic created or grown between the two listings) are listed
+// again, a few times, before that is an error.
 func (s *kafkaStream) resolveRange(ctx context.Context, start, end kafkaLimit) (from, until kafkaOffsets, err error) {
-	if from, err = s.resolveLimit(ctx, start, true); err != nil {
-		return nil, nil, err
+	var fromTPs, untilTPs []kafkaTopicPartition
+	for attempt := range kafkaResolveAttempts {
+		if attempt > 0 {
+			// Past the client's metadata cache (kgo.MetadataMinAge) before listing again.
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		if from, err = s.resolveLimit(ctx, start, true); err != nil {
+			return nil, nil, err
+		}
+		if until, err = s.resolveLimit(ctx, end, false); err != nil {
+			return nil, nil, err
+		}
+		fromTPs, untilTPs = sortedPartitions(from), sortedPartitions(until)
+		if kafkaTPSet(fromTPs) == kafkaTPSet(untilTPs) {
+			break
+		}
 	}
-	if until, err = s.resolveLimit(ctx, end, false); err != nil {
-		return nil, nil, err
-	}
-	fromTPs, untilTPs := sortedPartitions(from), sortedPartitions(until)
 	if kafkaTPSet(fromTPs) != kafkaTPSet(untilTPs) {
 		return nil, nil, sparkerr.Newf(illegalStateException, "", "",
 			"different topic partitions for starting offsets topics[%s] and ending offsets topics[%s]",
