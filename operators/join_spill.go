@@ -29,18 +29,12 @@ import (
 // The encoded key is self-delimiting, so a key's rows are the range of its "r" prefix; seq
 // numbers the spilled rows in spill order.
 type joinSpill struct {
-	// budget is the side's share of the operator's budget.
-	budget state.Budget
+	// spillTail has the store, the filter of the spilled rows' key hashes and their count; its
+	// budget is the side's share of the operator's.
+	spillTail
 	// codec encodes the side's user columns (made on the first spill).
 	codec *rowCodec
-	spill *state.Spill
-	// filter has the hashes of the spilled indexed keys (and of stale ones removed since).
-	filter *state.HashFilter
-	stale  int64
-	// spilled counts the rows in the spill; oldest is the first memory batch that may be live.
-	spilled int64
-	oldest  int
-	seq     uint64
+	seq   uint64
 	// buf, vbuf and tbuf are scratch for keys and values written (the store copies them).
 	buf, vbuf, tbuf []byte
 	probe           spillProbe
@@ -75,12 +69,7 @@ func sideBudget(b state.Budget) state.Budget {
 func (s *joinSide) liveRows() int64 { return s.state.live + s.sp.spilled }
 
 // memoryBytes is the side's in-memory size: the rows kept and the spill's filter.
-func (s *joinSide) memoryBytes() int64 {
-	if s.sp.filter == nil {
-		return s.state.bytes
-	}
-	return s.state.bytes + s.sp.filter.Bytes()
-}
+func (s *joinSide) memoryBytes() int64 { return s.state.bytes + s.sp.filterBytes() }
 
 // stored is the stored batch b: a memory batch, or the probe batch.
 func (s *joinSide) stored(b int32) *storedBatch {
@@ -104,22 +93,14 @@ func (s *joinSide) removeRow(ref rowRef) {
 	s.state.remove(ref)
 }
 
-// tidy drops the released memory batches (spilled, evicted or removed) from the list: at its
-// end at once, the others by pack. The batches before oldest are all released, so after a
-// pack the first live batch is the first.
-func (s *joinSide) tidy() {
-	s.state.compact()
-	s.sp.oldest = min(s.sp.oldest, len(s.state.batches))
-	if s.state.pack() {
-		s.sp.oldest = 0
-	}
-}
+// tidy drops the released memory batches (spilled, evicted or removed) from the list.
+func (s *joinSide) tidy() { s.sp.tidy(s.state) }
 
 // spillOver moves the oldest memory batches to the spill until the memory part fits the side's
 // share of the budget.
 func (s *joinSide) spillOver() error {
 	sp := &s.sp
-	if !sp.budget.Limited() || s.state.bytes <= sp.budget.MemoryBytes {
+	if !sp.overBudget(s.state) {
 		return nil
 	}
 	if sp.codec == nil {
@@ -129,46 +110,20 @@ func (s *joinSide) spillOver() error {
 		}
 		sp.codec = codec
 	}
-	if sp.spill == nil {
-		st, err := state.OpenSpill(sp.budget.Dir)
-		if err != nil {
-			return err
-		}
-		sp.spill = st
-	}
-	w := sp.spill.NewBatch()
-	for sp.oldest < len(s.state.batches) && s.state.bytes > sp.budget.MemoryBytes {
-		// Removing the batch's last live row clears it: read it beforehand.
-		b := *s.state.batches[sp.oldest]
-		bi := int32(sp.oldest)
-		for _, k := range b.keys {
-			if !encodable(k.DataType()) {
-				w.Close()
-				return sparkerr.Unsupported("spilling stream-stream join state keyed by a column of type %s", k.DataType())
-			}
-		}
-		for r, alive := range b.alive {
-			if !alive {
-				continue
-			}
-			if err := s.putSpilled(w, &b, r); err != nil {
-				w.Close()
-				return err
-			}
-			s.state.remove(rowRef{bi, int32(r)})
-		}
-		sp.oldest++
-	}
-	s.tidy()
-	if err := w.Commit(); err != nil {
+	if err := sp.moveOldest(s.state, s.putSpilled); err != nil {
 		return err
 	}
-	return s.refilter()
+	return sp.refilter(spillRowPrefix)
 }
 
 // putSpilled writes row r of memory batch b to the spill through w.
 func (s *joinSide) putSpilled(w *state.Batch, b *storedBatch, r int) error {
 	sp := &s.sp
+	for _, k := range b.keys {
+		if !encodable(k.DataType()) {
+			return sparkerr.Unsupported("spilling stream-stream join state keyed by a column of type %s", k.DataType())
+		}
+	}
 	key := sp.codec.encode(append(sp.buf[:0], spillRowPrefix), b.keys, r)
 	key = binary.BigEndian.AppendUint64(key, sp.seq)
 	sp.buf = key
@@ -183,13 +138,7 @@ func (s *joinSide) putSpilled(w *state.Batch, b *storedBatch, r int) error {
 	if err := w.Put(key, v); err != nil {
 		return err
 	}
-	if b.hashed[r] {
-		if sp.filter == nil {
-			sp.filter = state.NewHashFilter(minFilterKeys)
-		}
-		sp.filter.Add(b.hashes[r])
-	}
-	sp.spilled++
+	sp.added(b.hashes[r], b.hashed[r])
 	sp.seq++
 	if b.times[r] == noTime {
 		return nil
@@ -205,31 +154,12 @@ func appendTimeKey(buf []byte, t int64, key []byte) []byte {
 	return append(buf, key[len(key)-8:]...)
 }
 
-// refilter rebuilds the spill's filter when the spilled rows outgrew it or many of its hashes
-// are stale: sized for twice the rows spilled, from the hashes stored with them.
-func (s *joinSide) refilter() error {
-	sp := &s.sp
-	if sp.filter == nil || (sp.spilled <= sp.filter.Capacity() && sp.stale <= sp.filter.Capacity()/2) {
-		return nil
-	}
-	f := state.NewHashFilter(max(2*sp.spilled, minFilterKeys))
-	err := sp.spill.Scan([]byte{spillRowPrefix}, []byte{spillRowPrefix + 1}, func(_, value []byte) error {
-		f.Add(binary.BigEndian.Uint64(value[8:]))
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	sp.filter, sp.stale = f, 0
-	return nil
-}
-
 // findSpilled calls fn for every spilled row whose key equals row i of keys (hash h; no NULL),
 // as a reference into the probe batch (loadProbe decodes it). The caller checked that
 // something is spilled.
 func (s *joinSide) findSpilled(keys []arrow.Array, i int, h uint64, fn func(ref rowRef)) error {
 	sp := &s.sp
-	if !sp.filter.MayContain(h) {
+	if !sp.mayHold(h) {
 		return nil
 	}
 	p := &sp.probe
@@ -340,9 +270,8 @@ func (s *joinSide) finishProbe() error {
 	if err := w.Commit(); err != nil {
 		return err
 	}
-	sp.spilled -= removed
-	sp.stale += removed
-	return s.refilter()
+	sp.removed(removed)
+	return sp.refilter(spillRowPrefix)
 }
 
 // deleteSpilled deletes the spilled row of "r" key key and event time t through w.
@@ -441,17 +370,8 @@ func (s *joinSide) evictSpilled(wm int64, lone func(cols []arrow.Array) error) (
 		return 0, err
 	}
 	n := int64(len(keys))
-	sp.spilled -= n
-	sp.stale += n
-	return n, s.refilter()
-}
-
-// captureSpill is a view of the spill as it is now (nil when nothing is spilled).
-func (s *joinSide) captureSpill() *state.View {
-	if s.sp.spilled == 0 {
-		return nil
-	}
-	return s.sp.spill.View()
+	sp.removed(n)
+	return n, sp.refilter(spillRowPrefix)
 }
 
 // scanSpilledRows calls add with the spilled rows of a view, decoded in chunks: user columns,
@@ -471,30 +391,14 @@ func scanSpilledRows(mem memory.Allocator, codec *rowCodec, v *state.View,
 		values = values[:0]
 		return add(b.cols, b.times, b.matched)
 	}
-	err := v.Scan([]byte{spillRowPrefix}, []byte{spillRowPrefix + 1}, func(_, value []byte) error {
-		values = append(values, bytes.Clone(value))
-		if len(values) == BatchRows {
-			return flush()
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return flush()
+	return scanChunks(v, spillRowPrefix, BatchRows, func(_, value []byte) { values = append(values, bytes.Clone(value)) }, flush)
 }
 
 // resetSpill drops the spilled rows (closing the store) before a restore or at close.
 func (s *joinSide) resetSpill() error {
 	s.dropProbe()
-	sp := &s.sp
-	sp.oldest, sp.spilled, sp.filter, sp.stale, sp.seq = 0, 0, nil, 0, 0
-	if sp.spill == nil {
-		return nil
-	}
-	err := sp.spill.Close()
-	sp.spill = nil
-	return err
+	s.sp.seq = 0
+	return s.sp.reset()
 }
 
 // joinCapture is a stream-stream join's state at a barrier: its keyedCapture (watermark and

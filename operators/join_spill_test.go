@@ -35,25 +35,30 @@ func sameRows(a, b string) bool {
 // prints the same rows (in any order), errors and metrics (but the in-memory size).
 func TestStreamJoinSpillSameOutput(t *testing.T) {
 	for _, path := range []string{"streamdata/join", "streamdata/join_spill"} {
-		t.Run(path, func(t *testing.T) {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			dir := t.TempDir()
-			plain := &streamHarness{mem: mem}
-			spilling := &streamHarness{mem: mem, budget: state.Budget{MemoryBytes: 1, Dir: dir}}
-			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-				want := plain.run(d)
-				got := spilling.run(d)
-				if !sameRows(got, want) {
-					t.Errorf("%s: with spill\n%s\nwithout\n%s", d.Pos, got, want)
-				}
-				return want
-			})
-			plain.close()
-			spilling.close()
-			mem.AssertSize(t, 0)
-			assertEmptyDir(t, dir)
-		})
+		t.Run(path, func(t *testing.T) { spillLockstep(t, path, sameRows) })
 	}
+}
+
+// spillLockstep runs a streamdata script with a one-byte memory budget in lockstep with the
+// unlimited run: same must hold for every command's outputs; nothing leaks, and the scratch
+// stores are gone at the end.
+func spillLockstep(t *testing.T, path string, same func(got, want string) bool) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	dir := t.TempDir()
+	plain := &streamHarness{mem: mem}
+	spilling := &streamHarness{mem: mem, budget: state.Budget{MemoryBytes: 1, Dir: dir}}
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		want := plain.run(d)
+		got := spilling.run(d)
+		if !same(got, want) {
+			t.Errorf("%s: with spill\n%s\nwithout\n%s", d.Pos, got, want)
+		}
+		return want
+	})
+	plain.close()
+	spilling.close()
+	mem.AssertSize(t, 0)
+	assertEmptyDir(t, dir)
 }
 
 // command is a harness command built in code ("push in=1" + input).
@@ -154,10 +159,16 @@ func TestStreamJoinSpillRandomized(t *testing.T) {
 			assertEmptyDir(t, dir)
 		})
 	}
-	if n := runtime.NumGoroutine(); n > goroutines {
+	assertNoMoreGoroutines(t, goroutines)
+}
+
+// assertNoMoreGoroutines checks that no more goroutines run than before (given a moment to end).
+func assertNoMoreGoroutines(t *testing.T, before int) {
+	t.Helper()
+	if n := runtime.NumGoroutine(); n > before {
 		time.Sleep(100 * time.Millisecond)
-		if n = runtime.NumGoroutine(); n > goroutines {
-			t.Errorf("%d goroutines after closing, %d before", n, goroutines)
+		if n = runtime.NumGoroutine(); n > before {
+			t.Errorf("%d goroutines after closing, %d before", n, before)
 		}
 	}
 }

@@ -21,19 +21,13 @@ import (
 // for keys with an expiry time, "t" + order-preserving time + encoded key → nothing, which
 // lets eviction by watermark read the expired keys as one range.
 type spillingKeys struct {
-	mem    *keyedRows
-	budget state.Budget
-	codec  *rowCodec
+	mem   *keyedRows
+	codec *rowCodec
 	// codecErr is why the keys cannot be encoded (only an error once something must spill).
 	codecErr error
-	spill    *state.Spill
-	// filter has the hashes of the spilled keys (and of stale ones evicted since it was built).
-	filter *state.HashFilter
-	stale  int64
-	// spilled counts the keys in the spill; oldest is the first memory batch that may be live.
-	spilled int64
-	oldest  int
-	buf     []byte
+	// spillTail has the store, the filter of the spilled keys' hashes and their count.
+	spillTail
+	buf []byte
 }
 
 const (
@@ -43,26 +37,20 @@ const (
 
 func newSpillingKeys(mem *keyedRows, budget state.Budget, fields []arrow.Field) *spillingKeys {
 	codec, err := newRowCodec(fields)
-	return &spillingKeys{mem: mem, budget: budget, codec: codec, codecErr: err}
-
+	return &spillingKeys{mem: mem, codec: codec, codecErr: err, spillTail: spillTail{budget: budget}}
 }
 
 // live is the number of keys held, in memory and spilled.
 func (s *spillingKeys) live() int64 { return s.mem.live + s.spilled }
 
 // memoryBytes is the memory part's size: the rows kept and the spill's filter.
-func (s *spillingKeys) memoryBytes() int64 {
-	if s.filter == nil {
-		return s.mem.bytes
-	}
-	return s.mem.bytes + s.filter.Bytes()
-}
+func (s *spillingKeys) memoryBytes() int64 { return s.mem.bytes + s.filterBytes() }
 
 // seen reports whether the key of row i of keys (hash h) is held.
 func (s *spillingKeys) seen(keys []arrow.Array, i int, h uint64) (bool, error) {
 	found := false
 	s.mem.find(keys, i, h, func(rowRef) { found = true })
-	if found || s.spilled == 0 || !s.filter.MayContain(h) {
+	if found || !s.mayHold(h) {
 		return found, nil
 	}
 	s.buf = s.codec.encode(append(s.buf[:0], spillKeyPrefix), keys, i)
@@ -81,52 +69,19 @@ func (s *spillingKeys) add(keys []arrow.Array, hs []uint64, times []int64, idx [
 // spillOver moves the oldest memory batches to the spill until the memory part fits the
 // budget.
 func (s *spillingKeys) spillOver() error {
-	if !s.budget.Limited() || s.mem.bytes <= s.budget.MemoryBytes {
+	if !s.overBudget(s.mem) {
 		return nil
 	}
 	if s.codecErr != nil {
 		return s.codecErr
 	}
-	if s.spill == nil {
-		sp, err := state.OpenSpill(s.budget.Dir)
-		if err != nil {
-			return err
-		}
-		s.spill = sp
-	}
-	w := s.spill.NewBatch()
-	for s.oldest < len(s.mem.batches) && s.mem.bytes > s.budget.MemoryBytes {
-		// Removing the batch's last live row clears it: read it beforehand.
-		b := *s.mem.batches[s.oldest]
-		bi := int32(s.oldest)
-		for r, alive := range b.alive {
-			if !alive {
-				continue
-			}
-			if err := s.putSpilled(w, b.keys, r, b.hashes[r], b.times[r]); err != nil {
-				w.Close()
-				return err
-			}
-			s.mem.remove(rowRef{bi, int32(r)})
-		}
-		s.oldest++
-	}
-	s.tidy()
-	if err := w.Commit(); err != nil {
+	err := s.moveOldest(s.mem, func(w *state.Batch, b *storedBatch, r int) error {
+		return s.putSpilled(w, b.keys, r, b.hashes[r], b.times[r])
+	})
+	if err != nil {
 		return err
 	}
-	return s.refilter()
-}
-
-// tidy drops the released memory batches (spilled or evicted) from the list: at its end at
-// once, the others by pack. The batches before oldest are all released, so after a pack the
-// first live batch is the first.
-func (s *spillingKeys) tidy() {
-	s.mem.compact()
-	s.oldest = min(s.oldest, len(s.mem.batches))
-	if s.mem.pack() {
-		s.oldest = 0
-	}
+	return s.refilter(spillKeyPrefix)
 }
 
 // putSpilled writes row r of keys (hash h) with expiry time t to the spill through w.
@@ -138,37 +93,12 @@ func (s *spillingKeys) putSpilled(w *state.Batch, keys []arrow.Array, r int, h u
 	if err := w.Put(s.buf, v[:]); err != nil {
 		return err
 	}
-	if s.filter == nil {
-		s.filter = state.NewHashFilter(minFilterKeys)
-	}
-	s.filter.Add(h)
-	s.spilled++
+	s.added(h, true)
 	if t == noTime {
 		return nil
 	}
 	tk := binary.BigEndian.AppendUint64([]byte{spillTimePrefix}, orderedTime(t))
 	return w.Put(append(tk, s.buf[1:]...), nil)
-}
-
-// minFilterKeys is the smallest capacity of the spill's filter.
-const minFilterKeys = 1024
-
-// refilter rebuilds the spill's filter when the spilled keys outgrew it or many of its hashes
-// are stale (evicted keys): sized for twice the keys spilled, from the hashes stored with them.
-func (s *spillingKeys) refilter() error {
-	if s.filter == nil || (s.spilled <= s.filter.Capacity() && s.stale <= s.filter.Capacity()/2) {
-		return nil
-	}
-	f := state.NewHashFilter(max(2*s.spilled, minFilterKeys))
-	err := s.spill.Scan([]byte{spillKeyPrefix}, []byte{spillKeyPrefix + 1}, func(_, value []byte) error {
-		f.Add(binary.BigEndian.Uint64(value[8:]))
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	s.filter, s.stale = f, 0
-	return nil
 }
 
 // orderedTime maps an int64 to a uint64 of the same order.
@@ -185,7 +115,7 @@ func (s *spillingKeys) evict(ts int64) (int64, error) {
 	for _, ref := range gone {
 		s.mem.remove(ref)
 	}
-	s.tidy()
+	s.tidy(s.mem)
 	n := int64(len(gone))
 	if s.spilled == 0 {
 		return n, nil
@@ -217,18 +147,13 @@ func (s *spillingKeys) evict(ts int64) (int64, error) {
 	if err := w.Commit(); err != nil {
 		return n, err
 	}
-	s.spilled -= int64(len(expired))
-	s.stale += int64(len(expired))
-	return n + int64(len(expired)), s.refilter()
+	s.removed(int64(len(expired)))
+	return n + int64(len(expired)), s.refilter(spillKeyPrefix)
 }
 
 // capture takes the keys as they are now: the memory part's rows and a view of the spill.
 func (s *spillingKeys) capture() (*rowsCapture, *state.View) {
-	c := s.mem.capture()
-	if s.spilled == 0 {
-		return c, nil
-	}
-	return c, s.spill.View()
+	return s.mem.capture(), s.view()
 }
 
 // restore loads keys (with expiry times): into memory while the budget allows, the rest
@@ -240,7 +165,7 @@ func (s *spillingKeys) restore(keys []arrow.Array, times []int64) error {
 	const chunk = 4096
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
-		if s.budget.Limited() && s.mem.bytes > s.budget.MemoryBytes {
+		if s.overBudget(s.mem) {
 			if err := s.spillOver(); err != nil {
 				return err
 			}
@@ -256,7 +181,7 @@ func (s *spillingKeys) restore(keys []arrow.Array, times []int64) error {
 					return err
 				}
 			}
-			return s.refilter()
+			return s.refilter(spillKeyPrefix)
 		}
 		idx := make([]int64, hi-lo)
 		for k := range idx {
@@ -269,24 +194,10 @@ func (s *spillingKeys) restore(keys []arrow.Array, times []int64) error {
 	return s.spillOver()
 }
 
-// scanSpilled calls fn with the encoded key (without prefix) and expiry time of every key of
-// a view of the spill.
-func scanSpilled(v *state.View, fn func(key []byte, t int64) error) error {
-	return v.Scan([]byte{spillKeyPrefix}, []byte{spillKeyPrefix + 1}, func(key, value []byte) error {
-		return fn(key[1:], int64(binary.BigEndian.Uint64(value)))
-	})
-}
-
 // reset drops every key (memory and spill) before a restore.
 func (s *spillingKeys) reset() error {
 	s.mem.release()
-	s.oldest, s.spilled, s.filter, s.stale = 0, 0, nil, 0
-	if s.spill == nil {
-		return nil
-	}
-	err := s.spill.Close()
-	s.spill = nil
-	return err
+	return s.spillTail.reset()
 }
 
 // close releases the memory part and closes (removes) the spill.
@@ -326,18 +237,11 @@ func (c *dedupCapture) Encode() ([]byte, error) {
 			keys, times = keys[:0], times[:0]
 			return err
 		}
-		err := scanSpilled(c.view, func(key []byte, t int64) error {
-			keys = append(keys, bytes.Clone(key))
-			times = append(times, t)
-			if len(keys) == chunk {
-				return flush()
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		return flush()
+		// A key entry: the encoded key after the prefix, the expiry time first in its value.
+		return scanChunks(c.view, spillKeyPrefix, chunk, func(key, value []byte) {
+			keys = append(keys, bytes.Clone(key[1:]))
+			times = append(times, int64(binary.BigEndian.Uint64(value)))
+		}, flush)
 	})
 	if err != nil {
 		return nil, err

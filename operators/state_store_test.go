@@ -17,7 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cockroachdb/datadriven"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sqltypes"
@@ -32,22 +31,9 @@ var memoryFlag = regexp.MustCompile(` memory>0=(true|false)`)
 func TestStreamDedupSpillSameOutput(t *testing.T) {
 	for _, path := range []string{"streamdata/dedup", "streamdata/dedup_spill"} {
 		t.Run(path, func(t *testing.T) {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			dir := t.TempDir()
-			plain := &streamHarness{mem: mem}
-			spilling := &streamHarness{mem: mem, budget: state.Budget{MemoryBytes: 1, Dir: dir}}
-			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-				want := plain.run(d)
-				got := spilling.run(d)
-				if memoryFlag.ReplaceAllString(got, "") != memoryFlag.ReplaceAllString(want, "") {
-					t.Errorf("%s: with spill\n%s\nwithout\n%s", d.Pos, got, want)
-				}
-				return want
+			spillLockstep(t, path, func(got, want string) bool {
+				return memoryFlag.ReplaceAllString(got, "") == memoryFlag.ReplaceAllString(want, "")
 			})
-			plain.close()
-			spilling.close()
-			mem.AssertSize(t, 0)
-			assertEmptyDir(t, dir)
 		})
 	}
 }
@@ -191,12 +177,7 @@ func TestSpillingKeysRandomized(t *testing.T) {
 	}
 	mem.AssertSize(t, 0)
 	assertEmptyDir(t, dir)
-	if n := runtime.NumGoroutine(); n > goroutines {
-		time.Sleep(100 * time.Millisecond)
-		if n = runtime.NumGoroutine(); n > goroutines {
-			t.Errorf("%d goroutines after closing, %d before", n, goroutines)
-		}
-	}
+	assertNoMoreGoroutines(t, goroutines)
 }
 
 // TestSpillingKeysLongRun streams 3,000 batches of new keys through spillingKeys, evicting by

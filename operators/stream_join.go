@@ -93,7 +93,7 @@ type joinSide struct {
 func newJoinSide(env flow.Env, keys []expr.Expr, schema *arrow.Schema, bound StateBound, late int, outer bool,
 	budget state.Budget) *joinSide {
 	s := &joinSide{keys: keys, fields: flow.UserSchema(schema).Fields(), bound: bound, late: late, outer: outer,
-		state: newKeyedRows(env.Mem), sp: joinSpill{budget: sideBudget(budget)}}
+		state: newKeyedRows(env.Mem), sp: joinSpill{spillTail: spillTail{budget: sideBudget(budget)}}}
 	for _, f := range s.fields {
 		s.types = append(s.types, f.Type)
 	}
@@ -486,7 +486,7 @@ func (j *streamJoin) CaptureState(int64) (flow.StateCapture, error) {
 	for _, s := range j.sides {
 		c.keyed.rows = append(c.keyed.rows, s.state.capture())
 		c.keyed.fields = append(c.keyed.fields, s.fields)
-		c.views = append(c.views, s.captureSpill())
+		c.views = append(c.views, s.sp.view())
 		c.codecs = append(c.codecs, s.sp.codec)
 	}
 	return c, nil
