@@ -359,16 +359,24 @@ func TestFileStreamGlobPath(t *testing.T) {
 	}
 }
 
+// lineFiles writes n one-line files f1.txt ("line 1") .. fn.txt, a second apart, into a new
+// directory.
+func lineFiles(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range n {
+		writeAt(t, dir, fmt.Sprintf("f%d.txt", i+1), fmt.Sprintf("line %d\n", i+1), i)
+	}
+	return dir
+}
+
 // Trigger.AvailableNow over files with maxFilesPerTrigger: PrepareAvailableNow logs every file
 // there now in batches of at most maxFilesPerTrigger (the last is the target); each Latest
 // after an epoch is the next batch; a file written after the call is never read.
 func TestFileStreamAvailableNowBatchesByMaxFiles(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
-	for i := range 5 {
-		writeAt(t, dir, fmt.Sprintf("f%d.txt", i+1), fmt.Sprintf("line %d\n", i+1), i)
-	}
+	dir := lineFiles(t, 5)
 	meta := &fakeMetadata{}
 	src := openFiles(t, mem, "text", map[string]string{"path": dir, "maxFilesPerTrigger": "2"}, "", meta)
 	ctx := context.Background()
@@ -405,10 +413,7 @@ func TestFileStreamAvailableNowBatchesByMaxFiles(t *testing.T) {
 func TestFileStreamAvailableIgnoresMaxFiles(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
-	for i := range 3 {
-		writeAt(t, dir, fmt.Sprintf("f%d.txt", i+1), fmt.Sprintf("line %d\n", i+1), i)
-	}
+	dir := lineFiles(t, 3)
 	src := openFiles(t, mem, "text", map[string]string{"path": dir, "maxFilesPerTrigger": "1"}, "", nil)
 	next, avail, err := src.(RateLimited).LatestAndAvailable(context.Background(), Offset(`{"logOffset":-1}`))
 	if err != nil {
