@@ -26,8 +26,9 @@
 // right and full outer, left semi; each pair emitted once, by its later row; state evicted by
 // StateBound, outer rows emitted with NULLs when evicted unmatched). Both drop late rows
 // (RowsDroppedByWatermark) and implement flow.StateReporter and flow.Snapshotter. The dedup's
-// keys past its memory budget (StreamDedupSpec.Budget) spill to a scratch Pebble store
-// (state.Spill) and stay part of its lookups, eviction and snapshots.
+// keys past its memory budget (StreamDedupSpec.Budget), and a join side's rows past half the
+// join's (StreamJoinSpec.Budget), spill oldest first to a scratch Pebble store (state.Spill)
+// and stay part of their lookups, matched flags, eviction and snapshots.
 //
 // Contract: every batch in and out is in flow-event form; outputs use the node's schema
 // (env.OutSchema). Blocking operators emit at end of data in batches of at most BatchRows
