@@ -286,3 +286,7 @@ func (m *momentsAcc) LoadGroup(g uint32, state []byte) error {
 	m.n[g], m.mean[g], m.m2[g] = d.float(), d.float(), d.float()
 	return d.done()
 }
+
+// Len is the number of bytes not read yet (a reader can tell whether optional trailing fields
+// follow).
+func (d *StateDecoder) Len() int { return len(d.buf) }

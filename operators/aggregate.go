@@ -9,6 +9,7 @@ import (
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/state"
 )
 
 // AggregateSpec describes a hash aggregation. Group keys are input columns (the planner
@@ -34,6 +35,9 @@ type AggregateSpec struct {
 	// emits every live group (the sink rebuilds its table from the changelog and starts empty
 	// after a restart); otherwise it emits only the groups later epochs change.
 	Complete bool
+	// Budget (streaming, with keys) bounds the groups' memory: past it, the least recently
+	// used groups spill to a scratch store (see aggregate_spill.go). Unlimited: all in memory.
+	Budget state.Budget
 	// Dropped, when set, counts the input rows dropped as late, over all the node's instances.
 	Dropped *atomic.Int64
 }
@@ -68,6 +72,7 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		if len(spec.KeyCols) == 0 {
 			a.addGroup()
 		}
+		a.spill = newAggregateSpill(a)
 		return a, nil
 	}
 }
@@ -94,6 +99,8 @@ type hashAggregate struct {
 	dropped   atomic.Int64
 	// evicted counts the groups evicted since it was last reset (state metrics' rows removed).
 	evicted int64
+	// spill is the spilled part (nil: the budget is unlimited, or no keys).
+	spill *aggregateSpill
 }
 
 func (a *hashAggregate) addGroup() uint32 {
@@ -102,6 +109,9 @@ func (a *hashAggregate) addGroup() uint32 {
 	a.changed = append(a.changed, true)
 	a.emitted = append(a.emitted, false)
 	a.old.pos = append(a.old.pos, 0)
+	if a.spill != nil {
+		a.spill.lastUse = append(a.spill.lastUse, a.spill.epoch)
+	}
 	a.closed = append(a.closed, false)
 	for _, acc := range a.accs {
 		acc.Grow(len(a.counts))
@@ -130,8 +140,11 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 		for i, c := range a.spec.KeyCols {
 			keys[i] = user.Column(c)
 		}
-		if _, err := a.table.lookup(keys, groups, true, func() uint32 { return a.addGroup() }); err != nil {
+		if err := a.lookupKeys(keys, groups); err != nil {
 			return err
+		}
+		if a.spill != nil {
+			a.spill.used(groups)
 		}
 	}
 	if err := a.touch(groups); err != nil {
@@ -252,4 +265,5 @@ func (a *hashAggregate) rows(gs []uint32) ([]arrow.Array, error) {
 func (a *hashAggregate) Close() {
 	a.table.release()
 	a.old.reset()
+	a.spill.close()
 }

@@ -96,14 +96,24 @@ func (a *hashAggregate) closes(g uint32) bool {
 
 // emitEpoch is a streaming aggregate's output at a barrier or end of data: changed groups
 // (update and complete modes) or closed groups (append mode), then the eviction of closed
-// groups.
+// groups; then, with a limited budget, the spill of what memory cannot keep.
 func (a *hashAggregate) emitEpoch(ctx context.Context, out flow.Emitter) error {
+	if err := a.emitAndEvict(ctx, out); err != nil {
+		return err
+	}
+	return a.spillOver()
+}
+
+func (a *hashAggregate) emitAndEvict(ctx context.Context, out flow.Emitter) error {
 	if !a.spec.Append || a.spec.EventTime == nil {
 		if err := a.emitChanges(ctx, out); err != nil {
 			return err
 		}
 		if !a.evicting() || len(a.spec.KeyCols) == 0 {
 			return nil
+		}
+		if err := a.loadExpired(); err != nil {
+			return err
 		}
 		a.evict(a.closedGroups())
 		return nil
@@ -114,6 +124,9 @@ func (a *hashAggregate) emitEpoch(ctx context.Context, out flow.Emitter) error {
 	}
 	if a.watermark == math.MinInt64 {
 		return nil
+	}
+	if err := a.loadExpired(); err != nil {
+		return err
 	}
 	done := a.closedGroups()
 	var live []uint32

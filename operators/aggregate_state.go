@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/state"
 )
 
 // The hash aggregate's checkpointed state (flow.Snapshotter, flow.StateCapturer): its group
@@ -46,6 +47,8 @@ type aggregateCapture struct {
 	closed []bool
 	accs   [][]byte
 	wm     int64
+	// spilled is a view of the spilled groups at the barrier (nil when none).
+	spilled *state.View
 }
 
 // CaptureState implements flow.StateCapturer.
@@ -64,6 +67,9 @@ func (a *hashAggregate) CaptureState(int64) (flow.StateCapture, error) {
 				c.keys = append(c.keys, retainAll(cols))
 			}
 		}
+	}
+	if a.spill != nil && a.spill.spilled > 0 {
+		c.spilled = a.spill.store.View()
 	}
 	return c, nil
 }
@@ -84,6 +90,10 @@ func (c *aggregateCapture) Release() {
 		releaseAll(cols)
 	}
 	c.keys = nil
+	if c.spilled != nil {
+		_ = c.spilled.Close()
+		c.spilled = nil
+	}
 }
 
 // Encode implements flow.StateCapture.
@@ -108,6 +118,22 @@ func (c *aggregateCapture) Encode() ([]byte, error) {
 	e.Blobs(st.Accs)
 	e.Int(st.Watermark)
 	e.Bools(st.Closed)
+	if c.spilled != nil {
+		// The spilled groups follow: their count, then each one's encoded key and record.
+		var keys, recs [][]byte
+		err := scanSpilledGroups(c.spilled, func(key, rec []byte) error {
+			keys, recs = append(keys, bytes.Clone(key)), append(recs, bytes.Clone(rec))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		e.Int(int64(len(keys)))
+		for i := range keys {
+			e.Blob(keys[i])
+			e.Blob(recs[i])
+		}
+	}
 	return e.Bytes(), nil
 }
 
@@ -151,6 +177,13 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 	d := expr.NewStateDecoder(data)
 	st := aggregateState{Groups: int(d.Int()), Keys: d.Blobs(), Counts: d.Ints(), Accs: d.Blobs(),
 		Watermark: d.Int(), Closed: d.Bools()}
+	var spilledKeys, spilledRecs [][]byte
+	if d.Err == nil && d.Len() > 0 {
+		n := d.Int()
+		for i := int64(0); i < n && d.Err == nil; i++ {
+			spilledKeys, spilledRecs = append(spilledKeys, d.Blob()), append(spilledRecs, d.Blob())
+		}
+	}
 	if d.Err != nil {
 		return fmt.Errorf("aggregate state: %w", d.Err)
 	}
@@ -187,7 +220,14 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 			a.emitted[g] = !a.spec.Complete
 		}
 	}
-	return nil
+	if a.spill != nil {
+		a.spill.lastUse = make([]uint32, n)
+	}
+	if err := a.restoreSpilled(spilledKeys, spilledRecs); err != nil {
+		return err
+	}
+	// Memory keeps what the budget allows; the rest spills.
+	return a.spillOver()
 }
 
 // restoreRows fills an empty table with n distinct key rows (ncols columns) read from Arrow
@@ -300,6 +340,10 @@ func (a *hashAggregate) StateMetrics() flow.StateMetrics {
 	m.MemoryUsedBytes = int64(len(a.counts)) * 48
 	for _, acc := range a.accs {
 		m.MemoryUsedBytes += acc.SizeBytes()
+	}
+	if a.spill != nil {
+		m.NumRowsTotal += a.spill.spilled
+		m.MemoryUsedBytes = a.memoryBytes()
 	}
 	return m
 }

@@ -36,6 +36,11 @@ func newRowTable(mem memory.Allocator) *rowTable {
 func (t *rowTable) lookup(keys []arrow.Array, ids []uint32, insert bool, create func() uint32) ([]int64, error) {
 	hs := make([]uint64, len(ids))
 	hashColumns(keys, 0, hs)
+	return t.lookupHashed(keys, hs, ids, insert, create)
+}
+
+// lookupHashed is lookup with the rows' key hashes hs computed by the caller.
+func (t *rowTable) lookupHashed(keys []arrow.Array, hs []uint64, ids []uint32, insert bool, create func() uint32) ([]int64, error) {
 	// New keys first point into keys itself (batch index cur), compacted below.
 	cur := int32(len(t.batches))
 	var fresh []int64

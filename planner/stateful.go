@@ -10,6 +10,7 @@ import (
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/state"
 )
 
 // aggregate plans a hash aggregation: grouping expressions become columns (a projection
@@ -25,6 +26,11 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 	}
 	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming,
 		Complete: b.opts.OutputMode == sinks.Complete}
+	if b.opts.Streaming {
+		if spec.Budget, err = state.BudgetFromConf(b.opts.Conf); err != nil {
+			return nil, err
+		}
+	}
 	for _, g := range n.Groups {
 		spec.KeyTypes = append(spec.KeyTypes, g.Type())
 	}

@@ -1,0 +1,530 @@
+package operators
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/state"
+)
+
+// A streaming aggregate's spill (AggregateSpec.Budget limited, grouping keys present). The
+// groups live in one of two places: memory (the key table, counts, flags and accumulators,
+// dense ids) or a scratch store (state.Spill), never both. At a barrier, after the epoch's
+// emission (no group is changed then), when the memory part outgrows the budget, the least
+// recently used live groups move to the store until the memory part is half the budget, the
+// closed and empty groups are dropped, and the memory part is rebuilt with the rest under new
+// dense ids (in their old order). A key that is not in memory and that the store's filter of
+// key hashes says may be spilled is looked up there when a batch brings it, and its group comes
+// back into memory (and leaves the store) before the batch feeds it. Watermark eviction and
+// append-mode emission bring the spilled groups the watermark closes back into memory first
+// (an index by event time finds them), then treat them like the others. Snapshots write the
+// spilled groups after the memory part (from a view of the store taken at the barrier, read by
+// the background encoder); a restore puts them back in the store, or in memory when the budget
+// is unlimited or the output is complete mode (every group is emitted again at the first
+// barrier after a restore, from memory).
+//
+// Store layout: "g" + encoded key → the group's record (spillRecord); when the aggregate evicts
+// by event time, also "t" + order-preserving event time + encoded key → nothing.
+
+const (
+	aggSpillGroup = 'g'
+	aggSpillTime  = 't'
+)
+
+// aggregateSpill is the spilled part of a streaming aggregate and what the aggregate keeps to
+// choose the groups that go.
+type aggregateSpill struct {
+	budget state.Budget
+	codec  *rowCodec
+	// codecErr is why the keys cannot be encoded (an error once something must spill).
+	codecErr error
+	store    *state.Spill
+	filter   *state.HashFilter
+	// spilled counts the groups in the store; stale the hashes in the filter of groups that
+	// left it since it was built.
+	spilled, stale int64
+	// lastUse is, per memory group, the epoch count when a batch last fed it.
+	lastUse []uint32
+	epoch   uint32
+	buf     []byte
+}
+
+// spillRecord is a spilled group: its key hash (to rebuild the filter), event time (noTime when
+// not indexed), live row count, whether its row is out downstream, then each accumulator's
+// group state. Encoded with expr.StateEncoder in that order.
+func (a *hashAggregate) spillRecord(g uint32, h uint64, t int64) ([]byte, error) {
+	var e expr.StateEncoder
+	e.Int(int64(h))
+	e.Int(t)
+	e.Int(a.counts[g])
+	e.Int(boolInt64(a.emitted[g]))
+	for k, acc := range a.accs {
+		st, err := expr.EncodeGroupState(a.spec.Aggs[k], acc, a.spill.buf[:0], g)
+		if err != nil {
+			return nil, err
+		}
+		a.spill.buf = st
+		e.Blob(st)
+	}
+	return e.Bytes(), nil
+}
+
+func boolInt64(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// newAggregateSpill prepares the spill of an aggregate with a limited budget and grouping
+// keys, nil otherwise.
+func newAggregateSpill(a *hashAggregate) *aggregateSpill {
+	b := a.spec.Budget
+	if !b.Limited() || !a.spec.Streaming || len(a.spec.KeyCols) == 0 || a.env.OutSchema == nil {
+		return nil
+	}
+	codec, err := a.keyCodec()
+	return &aggregateSpill{budget: b, codec: codec, codecErr: err}
+}
+
+// keyCodec encodes the aggregate's key rows (of the output's key column types).
+func (a *hashAggregate) keyCodec() (*rowCodec, error) {
+	if a.env.OutSchema == nil {
+		return nil, sparkerr.Internal("aggregate spill: no output schema")
+	}
+	fields := make([]arrow.Field, len(a.spec.KeyCols))
+	for k := range fields {
+		fields[k] = a.env.OutSchema.Field(flow.UserOffset + k)
+	}
+	return newRowCodec(fields)
+}
+
+// indexesTime reports whether spilled groups are indexed by event time (the aggregate evicts).
+func (a *hashAggregate) indexesTime() bool {
+	return a.spec.EventTime != nil && a.spec.EventTime.Evict
+}
+
+// memoryBytes estimates the memory part: key rows and their hash index, per-group arrays,
+// accumulators, the spill's filter.
+func (a *hashAggregate) memoryBytes() int64 {
+	n := int64(len(a.counts))
+	size := n * (8 + 3 + 4 + 4 + 48)
+	for _, cols := range a.table.batches {
+		size += arraysBytes(cols)
+	}
+	for _, acc := range a.accs {
+		size += acc.SizeBytes()
+	}
+	if a.spill != nil && a.spill.filter != nil {
+		size += a.spill.filter.Bytes()
+	}
+	return size
+}
+
+// used records that groups were fed this epoch.
+func (s *aggregateSpill) used(groups []uint32) {
+	for _, g := range groups {
+		s.lastUse[g] = s.epoch
+	}
+}
+
+// lookupKeys maps the key rows of a batch to group ids (creating groups for new keys) and,
+// when groups are spilled, brings the batch's spilled keys back into memory first.
+func (a *hashAggregate) lookupKeys(keys []arrow.Array, groups []uint32) error {
+	if a.spill == nil || a.spill.spilled == 0 {
+		_, err := a.table.lookup(keys, groups, true, a.addGroup)
+		return err
+	}
+	hs := make([]uint64, len(groups))
+	hashColumns(keys, 0, hs)
+	fresh, err := a.table.lookupHashed(keys, hs, groups, true, a.addGroup)
+	if err != nil {
+		return err
+	}
+	s := a.spill
+	var w *state.Batch
+	for _, r := range fresh {
+		if !s.filter.MayContain(hs[r]) {
+			continue
+		}
+		key := s.codec.encode([]byte{aggSpillGroup}, keys, int(r))
+		rec, ok, err := s.store.Get(key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if w == nil {
+			w = s.store.NewBatch()
+		}
+		if err := a.unspill(w, groups[r], key, rec); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if w == nil {
+		return nil
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	return s.refilter()
+}
+
+// unspill loads a spilled group's record (key: its store key) into the new memory group g
+// and removes it from the store through w.
+func (a *hashAggregate) unspill(w *state.Batch, g uint32, key, rec []byte) error {
+	d := expr.NewStateDecoder(rec)
+	d.Int()
+	t, count, emitted := d.Int(), d.Int(), d.Int() != 0
+	states := make([][]byte, len(a.accs))
+	for k := range states {
+		states[k] = d.Blob()
+	}
+	if d.Err != nil {
+		return sparkerr.Internal("aggregate spill: bad record: %v", d.Err).Wrap(d.Err)
+	}
+	for k, acc := range a.accs {
+		if err := expr.LoadGroupState(a.spec.Aggs[k], acc, g, states[k]); err != nil {
+			return err
+		}
+	}
+	a.counts[g], a.emitted[g], a.changed[g] = count, emitted, false
+	if w == nil {
+		return nil
+	}
+	s := a.spill
+	if err := w.Delete(key); err != nil {
+		return err
+	}
+	if t != noTime {
+		if err := w.Delete(timeKey(t, key[1:])); err != nil {
+			return err
+		}
+	}
+	s.spilled--
+	s.stale++
+	return nil
+}
+
+// timeKey is the event-time index key of an encoded key.
+func timeKey(t int64, key []byte) []byte {
+	tk := binary.BigEndian.AppendUint64([]byte{aggSpillTime}, orderedTime(t))
+	return append(tk, key...)
+}
+
+// loadRecords brings spilled groups (encoded keys without prefix, records) into memory as new
+// groups; w, when set, removes them from the store.
+func (a *hashAggregate) loadRecords(w *state.Batch, keys, recs [][]byte) error {
+	const chunk = 4096
+	for lo := 0; lo < len(keys); lo += chunk {
+		hi := min(len(keys), lo+chunk)
+		cols, err := a.spill.codec.decode(a.env.Mem, keys[lo:hi])
+		if err != nil {
+			return err
+		}
+		groups := make([]uint32, hi-lo)
+		_, err = a.table.lookup(cols, groups, true, a.addGroup)
+		releaseAll(cols)
+		if err != nil {
+			return err
+		}
+		for i, g := range groups {
+			key := append([]byte{aggSpillGroup}, keys[lo+i]...)
+			if err := a.unspill(w, g, key, recs[lo+i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// loadExpired brings the spilled groups the watermark closed back into memory.
+func (a *hashAggregate) loadExpired() error {
+	s := a.spill
+	if s == nil || s.spilled == 0 || !a.indexesTime() || a.watermark == math.MinInt64 {
+		return nil
+	}
+	upper := binary.BigEndian.AppendUint64([]byte{aggSpillTime}, orderedTime(a.watermark)+1)
+	if a.watermark == math.MaxInt64 {
+		upper = []byte{aggSpillTime + 1}
+	}
+	var keys, recs [][]byte
+	err := s.store.Scan([]byte{aggSpillTime}, upper, func(k, _ []byte) error {
+		keys = append(keys, bytes.Clone(k[9:]))
+		return nil
+	})
+	if err != nil || len(keys) == 0 {
+		return err
+	}
+	for _, k := range keys {
+		rec, ok, err := s.store.Get(append([]byte{aggSpillGroup}, k...))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return sparkerr.Internal("aggregate spill: a time index entry without its group")
+		}
+		recs = append(recs, rec)
+	}
+	w := s.store.NewBatch()
+	if err := a.loadRecords(w, keys, recs); err != nil {
+		w.Close()
+		return err
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	return s.refilter()
+}
+
+// spillOver moves the least recently used groups to the store when the memory part is over
+// budget (see the file comment). It runs at a barrier after the emission.
+func (a *hashAggregate) spillOver() error {
+	s := a.spill
+	if s == nil {
+		return nil
+	}
+	s.epoch++
+	size := a.memoryBytes()
+	if size <= s.budget.MemoryBytes || len(a.counts) == 0 {
+		return nil
+	}
+	if s.codecErr != nil {
+		return s.codecErr
+	}
+	var keep, cold []uint32
+	for g := range a.counts {
+		switch {
+		case a.changed[g]:
+			keep = append(keep, uint32(g)) // to be emitted (a restored complete-mode state)
+		case a.closed[g] || !a.live(uint32(g)):
+		default:
+			cold = append(cold, uint32(g))
+		}
+	}
+	// Most recently used first; the first ones stay while they fit half the budget.
+	slices.SortStableFunc(cold, func(x, y uint32) int { return int(s.lastUse[y]) - int(s.lastUse[x]) })
+	perGroup := max(1, size/int64(len(a.counts)))
+	room := int(max(0, s.budget.MemoryBytes/2/perGroup-int64(len(keep))))
+	room = min(room, len(cold))
+	keep = append(keep, cold[:room]...)
+	cold = cold[room:]
+	slices.Sort(keep)
+	if len(cold) > 0 {
+		if err := a.writeSpilled(cold); err != nil {
+			return err
+		}
+	}
+	return a.rebuild(keep)
+}
+
+// writeSpilled writes groups gs to the store.
+func (a *hashAggregate) writeSpilled(gs []uint32) error {
+	s := a.spill
+	if s.store == nil {
+		st, err := state.OpenSpill(s.budget.Dir)
+		if err != nil {
+			return err
+		}
+		s.store = st
+	}
+	const chunk = 4096
+	for lo := 0; lo < len(gs); lo += chunk {
+		part := gs[lo:min(len(gs), lo+chunk)]
+		keys, err := a.table.gather(a.env.Mem, part)
+		if err != nil {
+			return err
+		}
+		hs := make([]uint64, len(part))
+		hashColumns(keys, 0, hs)
+		var times []int64
+		if a.indexesTime() {
+			times = eventTimeValues(keys[a.spec.EventTime.Key])
+		}
+		w := s.store.NewBatch()
+		for i, g := range part {
+			t := int64(noTime)
+			if times != nil {
+				t = times[i]
+			}
+			key := s.codec.encode([]byte{aggSpillGroup}, keys, i)
+			rec, err := a.spillRecord(g, hs[i], t)
+			if err == nil {
+				err = w.Put(key, rec)
+			}
+			if err == nil && t != noTime {
+				err = w.Put(timeKey(t, key[1:]), nil)
+			}
+			if err != nil {
+				w.Close()
+				releaseAll(keys)
+				return err
+			}
+			if s.filter == nil {
+				s.filter = state.NewHashFilter(minFilterKeys)
+			}
+			s.filter.Add(hs[i])
+			s.spilled++
+		}
+		releaseAll(keys)
+		if err := w.Commit(); err != nil {
+			return err
+		}
+	}
+	return s.refilter()
+}
+
+// rebuild makes the memory part hold only groups keep (in id order) under new dense ids.
+func (a *hashAggregate) rebuild(keep []uint32) error {
+	table := newRowTable(a.env.Mem)
+	accs := make([]expr.GroupedAccumulator, len(a.accs))
+	for k, f := range a.spec.Aggs {
+		accs[k] = f.NewAccumulator(a.ctx)
+		accs[k].Grow(len(keep))
+	}
+	n := len(keep)
+	counts, changed, emitted, closed := make([]int64, n), make([]bool, n), make([]bool, n), make([]bool, n)
+	lastUse := make([]uint32, n)
+	for j, g := range keep {
+		counts[j], changed[j], emitted[j], closed[j] = a.counts[g], a.changed[g], a.emitted[g], a.closed[g]
+		lastUse[j] = a.spill.lastUse[g]
+		for k, acc := range a.accs {
+			st, err := expr.EncodeGroupState(a.spec.Aggs[k], acc, a.spill.buf[:0], g)
+			if err == nil {
+				a.spill.buf = st
+				err = expr.LoadGroupState(a.spec.Aggs[k], accs[k], uint32(j), st)
+			}
+			if err != nil {
+				table.release()
+				return err
+			}
+		}
+	}
+	if n > 0 {
+		keys, err := a.table.gather(a.env.Mem, keep)
+		if err != nil {
+			table.release()
+			return err
+		}
+		next := uint32(0)
+		ids := make([]uint32, n)
+		_, err = table.lookup(keys, ids, true, func() uint32 { next++; return next - 1 })
+		releaseAll(keys)
+		if err != nil {
+			table.release()
+			return err
+		}
+	}
+	a.table.release()
+	a.table, a.accs = table, accs
+	a.counts, a.changed, a.emitted, a.closed = counts, changed, emitted, closed
+	a.old.pos = make([]uint32, n)
+	a.spill.lastUse = lastUse
+	return nil
+}
+
+// refilter rebuilds the store's filter when the spilled groups outgrew it or many of its
+// hashes are stale: sized for twice the groups spilled, from the hashes in their records.
+func (s *aggregateSpill) refilter() error {
+	if s.filter == nil || (s.spilled <= s.filter.Capacity() && s.stale <= s.filter.Capacity()/2) {
+		return nil
+	}
+	f := state.NewHashFilter(max(2*s.spilled, minFilterKeys))
+	err := s.store.Scan([]byte{aggSpillGroup}, []byte{aggSpillGroup + 1}, func(_, rec []byte) error {
+		f.Add(binary.LittleEndian.Uint64(rec))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.filter, s.stale = f, 0
+	return nil
+}
+
+// scanSpilledGroups calls fn with the encoded key (without prefix) and record of every group
+// of a view of the store.
+func scanSpilledGroups(v *state.View, fn func(key, rec []byte) error) error {
+	return v.Scan([]byte{aggSpillGroup}, []byte{aggSpillGroup + 1}, func(k, rec []byte) error {
+		return fn(k[1:], rec)
+	})
+}
+
+// restoreSpilled puts a snapshot's spilled groups back: in the store, or into memory when the
+// budget is unlimited or the output is complete mode.
+func (a *hashAggregate) restoreSpilled(keys, recs [][]byte) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if a.spill == nil || a.spec.Complete {
+		if a.spill == nil {
+			// Unlimited now: only the key codec is needed, while loading.
+			codec, err := a.keyCodec()
+			if err != nil {
+				return err
+			}
+			a.spill = &aggregateSpill{codec: codec, lastUse: make([]uint32, len(a.counts))}
+			defer func() { a.spill = nil }()
+		}
+		if err := a.loadRecords(nil, keys, recs); err != nil {
+			return err
+		}
+		if a.spec.Complete {
+			for g := range a.counts {
+				if a.live(uint32(g)) {
+					a.changed[g], a.emitted[g] = true, false
+				}
+			}
+		}
+		return nil
+	}
+	s := a.spill
+	if s.store == nil {
+		st, err := state.OpenSpill(s.budget.Dir)
+		if err != nil {
+			return err
+		}
+		s.store = st
+	}
+	w := s.store.NewBatch()
+	for i, k := range keys {
+		key := append([]byte{aggSpillGroup}, k...)
+		err := w.Put(key, recs[i])
+		d := expr.NewStateDecoder(recs[i])
+		h, t := uint64(d.Int()), d.Int()
+		if err == nil && d.Err != nil {
+			err = sparkerr.Internal("aggregate state: bad spilled group: %v", d.Err).Wrap(d.Err)
+		}
+		if err == nil && t != noTime {
+			err = w.Put(timeKey(t, k), nil)
+		}
+		if err != nil {
+			w.Close()
+			return err
+		}
+		if s.filter == nil {
+			s.filter = state.NewHashFilter(max(minFilterKeys, int64(2*len(keys))))
+		}
+		s.filter.Add(h)
+		s.spilled++
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	return s.refilter()
+}
+
+// close closes (removes) the store.
+func (s *aggregateSpill) close() {
+	if s != nil && s.store != nil {
+		_ = s.store.Close()
+		s.store = nil
+	}
+}
