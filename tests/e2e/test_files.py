@@ -114,13 +114,19 @@ def test_json_and_csv_sinks_write_sparks_text_forms(spark, tmp_path):
                 ("2", "1.0", "v,2", "2024-01-02T03:04:07.678Z")]
 
 
-def test_text_stream_max_files_per_trigger(spark, tmp_path):
+def two_line_files(tmp_path, n):
+    """A new directory of n text files f<i>.txt ("line <i>a", "line <i>b"), a second apart."""
     src = tmp_path / "lines"
     src.mkdir()
-    for i in range(3):
+    for i in range(n):
         p = src / f"f{i}.txt"
         p.write_text(f"line {i}a\nline {i}b\n")
         os.utime(p, (1_700_000_000 + i, 1_700_000_000 + i))
+    return src
+
+
+def test_text_stream_max_files_per_trigger(spark, tmp_path):
+    src = two_line_files(tmp_path, 3)
     q = (spark.readStream.format("text").option("maxFilesPerTrigger", 1).load(str(src))
          .writeStream.format("memory").queryName("text_lines").start())
     try:
@@ -143,12 +149,7 @@ def test_text_stream_max_files_per_trigger(spark, tmp_path):
 def test_text_stream_available_now_max_files_per_trigger(spark, tmp_path):
     # availableNow reads the files there at start in epochs of maxFilesPerTrigger files (oldest
     # first), then stops; a file written later is left for the next run from the checkpoint.
-    src = tmp_path / "lines"
-    src.mkdir()
-    for i in range(5):
-        p = src / f"f{i}.txt"
-        p.write_text(f"line {i}a\nline {i}b\n")
-        os.utime(p, (1_700_000_000 + i, 1_700_000_000 + i))
+    src = two_line_files(tmp_path, 5)
     out, cp = str(tmp_path / "out"), str(tmp_path / "cp")
 
     def run():
