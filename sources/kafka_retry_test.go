@@ -10,7 +10,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
 )
 
 // The Kafka source rides out the transient errors of a broker restart or a leader election
@@ -113,5 +115,37 @@ func TestRetriableKafka(t *testing.T) {
 		if got := retriableKafka(tc.err); got != tc.want {
 			t.Errorf("retriableKafka(%v) = %t", tc.err, got)
 		}
+	}
+}
+
+// A batch read whose start and end listings come back over different partitions (a topic
+// being created between them) lists both again instead of failing.
+func TestKafkaBatchListsAgainWhenPartitionsAppear(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addr := strings.Join(c.ListenAddrs(), ",")
+	produceKafka(t, addr, "t", 0, "a", "b")
+	produceKafka(t, addr, "t", 1, "x")
+	// The first listing (the earliest offsets) does not know partition 1 yet.
+	faults := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: "t", Partitions: []int32{1},
+		Err: kerr.UnknownTopicOrPartition, Count: 1})
+	b, err := NewKafkaBatch(map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t"}, "UTC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := flow.EventSchema(sqltypes.ToArrowSchema(b.Schema(), "UTC"))
+	out := &kafkaRowsEmitter{}
+	for p := range 2 {
+		if err := b.Run(context.Background(), flow.Env{Mem: mem, Partition: p, Partitions: 2, OutSchema: event}, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sortedRows(out.rows); got != "0/0=a\n0/1=b\n1/0=x" || faults.Hits() != 1 {
+		t.Fatalf("rows after %d faulted listings\n%s", faults.Hits(), got)
 	}
 }
