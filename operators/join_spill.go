@@ -50,11 +50,13 @@ const (
 
 // spillProbe is the spilled rows one Process found: their "r" keys and values, in the order
 // found, the rows each encoded key found (so a key is read from the store once), and, once
-// loaded, the rows decoded as a stored batch (alive and matched change with the joining).
+// loaded, the rows decoded as a stored batch (alive and matched change with the joining). Its
+// cursor reads the keys' ranges.
 type spillProbe struct {
 	entries, values [][]byte
 	byKey           map[string][]int32
 	batch           *storedBatch
+	cursor          *state.Cursor
 }
 
 // sideBudget is one side's share of the operator's budget: half, at least one byte.
@@ -169,7 +171,14 @@ func (s *joinSide) findSpilled(keys []arrow.Array, i int, h uint64, fn func(ref 
 		if p.byKey == nil {
 			p.byKey = map[string][]int32{}
 		}
-		err := sp.spill.Scan(sp.buf, prefixEnd(sp.buf), func(key, value []byte) error {
+		if p.cursor == nil {
+			c, err := sp.spill.Cursor()
+			if err != nil {
+				return err
+			}
+			p.cursor = c
+		}
+		err := p.cursor.Scan(sp.buf, prefixEnd(sp.buf), func(key, value []byte) error {
 			rows = append(rows, int32(len(p.entries)))
 			p.entries = append(p.entries, bytes.Clone(key))
 			p.values = append(p.values, bytes.Clone(value))
@@ -291,7 +300,11 @@ func (s *joinSide) dropProbe() {
 	if p.batch != nil {
 		releaseAll(p.batch.cols)
 	}
-	p.batch = nil
+	if p.cursor != nil {
+		// A cursor only reads: closing it cannot lose anything.
+		_ = p.cursor.Close()
+	}
+	p.batch, p.cursor = nil, nil
 	p.entries, p.values = p.entries[:0], p.values[:0]
 	clear(p.byKey)
 }
