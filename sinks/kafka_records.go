@@ -214,15 +214,20 @@ func (s *kafkaSink) loadMarkers(ctx context.Context) (map[string]int64, error) {
 	offset := func(list func(context.Context, ...string) (kadm.ListedOffsets, error)) (int64, error) {
 		for {
 			listed, err := list(ctx, s.commitTopic)
-			if err != nil {
+			if err != nil && !transientKafka(err) {
 				return 0, s.failure("listOffsets "+s.commitTopic, err)
 			}
-			if l, ok := listed.Lookup(s.commitTopic, 0); ok && l.Err == nil {
+			if l, ok := listed.Lookup(s.commitTopic, 0); err == nil && ok && l.Err == nil {
 				return l.Offset, nil
 			}
 			select {
 			case <-ctx.Done():
-				return 0, s.failure("listOffsets "+s.commitTopic, ctx.Err())
+				// A partition error, or the cluster moving (a broker restarting), until the
+				// deadline.
+				if err == nil {
+					err = ctx.Err()
+				}
+				return 0, s.failure("listOffsets "+s.commitTopic, err)
 			case <-time.After(100 * time.Millisecond):
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -32,7 +33,10 @@ func transientKafka(err error) bool {
 		errors.Is(err, kerr.NotLeaderForPartition), errors.Is(err, kerr.LeaderNotAvailable),
 		errors.Is(err, kerr.NotEnoughReplicas), errors.Is(err, kerr.NotEnoughReplicasAfterAppend),
 		// The coordinator still completing a transaction (settling an epoch: its first commit).
-		errors.Is(err, kerr.ConcurrentTransactions):
+		errors.Is(err, kerr.ConcurrentTransactions),
+		// Records that outlived the delivery timeout while the cluster was unreachable: the
+		// epoch's transaction is aborted and its records produced again.
+		errors.Is(err, kgo.ErrRecordTimeout):
 		return true
 	}
 	msg := err.Error()
@@ -111,6 +115,9 @@ func (o *kafkaOperator) produceAgain(ctx context.Context, epoch int64) error {
 		return err
 	}
 	for _, r := range o.epochRecords {
+		// franz-go stamps a record when first produced and times its delivery from that
+		// stamp: a record produced again is a new send.
+		r.Timestamp = time.Time{}
 		o.cl.Produce(ctx, r, o.sent.record)
 	}
 	return o.commitEpoch(ctx, epoch)

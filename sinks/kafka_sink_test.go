@@ -886,3 +886,37 @@ func TestKafkaSinkExactlyOnceDefaultByTrigger(t *testing.T) {
 		}
 	}
 }
+
+// The epoch's records outlive the delivery timeout while the cluster is unreachable (a broker
+// restarting for longer than delivery.timeout.ms): the epoch's transaction is aborted and its
+// kept records are produced again (as new sends, timed from now) once the cluster is back;
+// read_committed readers see each row once.
+func TestKafkaSinkRedoesEpochAfterRecordTimeout(t *testing.T) {
+	c, addr, opts := newRedoCluster(t)
+	h := newKafkaSinkHarness(t, opts)
+	h.push([]any{"a", "1", nil})
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	var until atomic.Int64
+	until.Store(time.Now().Add(lossWindow).UnixNano())
+	var dropped atomic.Int32
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if time.Now().UnixNano() < until.Load() {
+			dropped.Add(1)
+			return nil, errors.New("connection lost"), true
+		}
+		return nil, nil, false
+	})
+	h.push([]any{"b", "2", nil})
+	if err := h.barrier(1); err != nil {
+		t.Fatal(err)
+	}
+	if dropped.Load() == 0 {
+		t.Fatal("no produce request was dropped")
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 0:b=2" {
+		t.Fatalf("read_committed sees %q", got)
+	}
+}
