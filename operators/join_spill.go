@@ -105,17 +105,84 @@ func (s *joinSide) spillOver() error {
 	if !sp.overBudget(s.state) {
 		return nil
 	}
-	if sp.codec == nil {
-		codec, err := newRowCodec(s.fields)
-		if err != nil {
-			return err
-		}
-		sp.codec = codec
+	if err := s.makeCodec(); err != nil {
+		return err
 	}
 	if err := sp.moveOldest(s.state, s.putSpilled); err != nil {
 		return err
 	}
 	return sp.refilter(spillRowPrefix)
+}
+
+// makeCodec makes the codec of the side's user columns unless it is made.
+func (s *joinSide) makeCodec() error {
+	if s.sp.codec != nil {
+		return nil
+	}
+	codec, err := newRowCodec(s.fields)
+	if err != nil {
+		return err
+	}
+	s.sp.codec = codec
+	return nil
+}
+
+// restore loads a side's rows from a snapshot, oldest first (user columns, key columns, key
+// hashes, event times, matched flags, whether each key is indexed): the newest that fit the
+// side's share of the budget into memory, in chunks of about an eighth of it (an estimate a
+// little off spills a chunk, not all), the others straight into the spill.
+func (s *joinSide) restore(cols, keys []arrow.Array, hs []uint64, times []int64, matched, indexed []bool) error {
+	n := len(times)
+	split, chunk := 0, n
+	if s.sp.budget.Limited() {
+		perRow := (arraysBytes(cols)+arraysBytes(keys))/int64(n) + 40
+		fit := min(s.sp.budget.MemoryBytes/max(perRow, 1), int64(n))
+		split, chunk = n-int(fit), int(min(max(fit/8, 1), BatchRows))
+	}
+	if split > 0 {
+		all := &storedBatch{cols: cols, keys: keys, hashes: hs, times: times, matched: matched, hashed: indexed}
+		if err := s.spillRows(all, split); err != nil {
+			return err
+		}
+	}
+	for lo := split; lo < n; lo += chunk {
+		idx := make([]int64, min(n, lo+chunk)-lo)
+		for k := range idx {
+			idx[k] = int64(lo + k)
+		}
+		if err := s.state.add(cols, keys, hs, times, idx, indexed); err != nil {
+			return err
+		}
+		copy(s.state.batches[len(s.state.batches)-1].matched, matched[lo:])
+		if err := s.spillOver(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spillRows writes the first n rows of b straight to the spill.
+func (s *joinSide) spillRows(b *storedBatch, n int) error {
+	if err := s.makeCodec(); err != nil {
+		return err
+	}
+	if err := s.sp.open(); err != nil {
+		return err
+	}
+	const chunk = 4096
+	for lo := 0; lo < n; lo += chunk {
+		w := s.sp.spill.NewBatch()
+		for r := lo; r < min(lo+chunk, n); r++ {
+			if err := s.putSpilled(w, b, r); err != nil {
+				w.Close()
+				return err
+			}
+		}
+		if err := w.Commit(); err != nil {
+			return err
+		}
+	}
+	return s.sp.refilter(spillRowPrefix)
 }
 
 // putSpilled writes row r of memory batch b to the spill through w.

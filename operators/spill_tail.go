@@ -34,12 +34,8 @@ func (t *spillTail) overBudget(mem *keyedRows) bool {
 // moveOldest moves the oldest memory batches of mem to the spill until mem fits the budget:
 // put writes each live row (row r of b) through w, then the row leaves mem.
 func (t *spillTail) moveOldest(mem *keyedRows, put func(w *state.Batch, b *storedBatch, r int) error) error {
-	if t.spill == nil {
-		sp, err := state.OpenSpill(t.budget.Dir)
-		if err != nil {
-			return err
-		}
-		t.spill = sp
+	if err := t.open(); err != nil {
+		return err
 	}
 	w := t.spill.NewBatch()
 	for t.oldest < len(mem.batches) && mem.bytes > t.budget.MemoryBytes {
@@ -60,6 +56,19 @@ func (t *spillTail) moveOldest(mem *keyedRows, put func(w *state.Batch, b *store
 	}
 	t.tidy(mem)
 	return w.Commit()
+}
+
+// open opens the store unless it is open.
+func (t *spillTail) open() error {
+	if t.spill != nil {
+		return nil
+	}
+	sp, err := state.OpenSpill(t.budget.Dir)
+	if err != nil {
+		return err
+	}
+	t.spill = sp
+	return nil
 }
 
 // tidy drops the released memory batches (spilled, evicted or removed) from mem's list: at its

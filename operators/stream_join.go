@@ -515,7 +515,7 @@ func (j *streamJoin) RestoreState(data []byte) error {
 }
 
 // restoreSide loads a side's rows: into memory while its share of the budget allows, the
-// oldest spilling (in chunks, so memory stays near the budget).
+// oldest into the spill.
 func (j *streamJoin) restoreSide(s *joinSide, cols []arrow.Array, times []int64, matched []bool) error {
 	s.state.release()
 	if err := s.resetSpill(); err != nil {
@@ -538,24 +538,7 @@ func (j *streamJoin) restoreSide(s *joinSide, cols []arrow.Array, times []int64,
 	for i := range indexed {
 		indexed[i] = !anyNull(keys, i)
 	}
-	chunk := n
-	if s.sp.budget.Limited() {
-		chunk = BatchRows
-	}
-	for lo := 0; lo < n; lo += chunk {
-		idx := make([]int64, min(n, lo+chunk)-lo)
-		for k := range idx {
-			idx[k] = int64(lo + k)
-		}
-		if err := s.state.add(cols, keys, hs, times, idx, indexed); err != nil {
-			return err
-		}
-		copy(s.state.batches[len(s.state.batches)-1].matched, matched[lo:])
-		if err := s.spillOver(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.restore(cols, keys, hs, times, matched, indexed)
 }
 
 func (j *streamJoin) Close() {

@@ -5,6 +5,7 @@ import datetime
 import os
 
 import pytest
+from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
 BUDGET = "spark.sql.streaming.stateStore.weir.memoryBudgetBytes"
@@ -90,10 +91,11 @@ def run_batches(spark, out, cp, batches, spill=None):
 FILTER_BYTES = 2048
 
 
-def test_full_outer_join_spills_and_restarts(spark, tmp_path):
+@pytest.mark.parametrize("budget", [1, 3000])
+def test_full_outer_join_spills_and_restarts(spark, tmp_path, budget):
     batches = 8
     out, cp, spill = str(tmp_path / "out"), str(tmp_path / "cp"), tmp_path / "spill"
-    spark.conf.set(BUDGET, "1")
+    spark.conf.set(BUDGET, str(budget))
     spark.conf.set(SPILL_DIR, str(spill))
     try:
         progress = run_batches(spark, out, cp, batches, spill)
@@ -102,10 +104,17 @@ def test_full_outer_join_spills_and_restarts(spark, tmp_path):
         spark.conf.unset(SPILL_DIR)
     state = progress["stateOperators"][0]
     assert state["numRowsTotal"] > 0
-    # A one-byte budget keeps no rows in memory: every row of both sides is in their spill
-    # stores, and the memory used is each side's filter of spilled key hashes (2 KiB at its
-    # smallest) in every state store instance.
-    assert state["memoryUsedBytes"] == 2 * FILTER_BYTES * state["numStateStoreInstances"]
+    if budget == 1:
+        # A one-byte budget keeps no rows in memory: every row of both sides is in their spill
+        # stores, and the memory used is each side's filter of spilled key hashes (2 KiB at its
+        # smallest) in every state store instance.
+        assert state["memoryUsedBytes"] == 2 * FILTER_BYTES * state["numStateStoreInstances"]
+    else:
+        # The newest rows stay in memory, the oldest spill (the left side of every instance
+        # holds more than half the budget's worth): the memory used is at least one filter and
+        # at most the budget (each side keeps at most half in rows) plus two filters.
+        instances = state["numStateStoreInstances"]
+        assert FILTER_BYTES * instances < state["memoryUsedBytes"] <= (budget + 2 * FILTER_BYTES) * instances
     # The last micro-batch's rows (stamped batches - 1 s) move the watermark to 2 s below them;
     # rows that can no longer match by then have left the state, unmatched ones padded.
     got = collect(spark, out)
@@ -116,3 +125,13 @@ def test_full_outer_join_spills_and_restarts(spark, tmp_path):
     plain = run_batches(spark, plain_out, plain_cp, batches)
     assert collect(spark, plain_out) == got
     assert plain["stateOperators"][0]["numRowsTotal"] == state["numRowsTotal"]
+
+
+def test_join_budget_must_be_a_number(spark, tmp_path):
+    spark.conf.set(BUDGET, "lots")
+    try:
+        with pytest.raises(IllegalArgumentException) as e:
+            join_query(spark, str(tmp_path / "out"), str(tmp_path / "cp"))
+        assert f"{BUDGET} should be long, but was lots" in str(e.value)
+    finally:
+        spark.conf.unset(BUDGET)
