@@ -183,13 +183,7 @@ func restartWhileChanging(t *testing.T, plain, spilling *streamHarness, wm int64
 	if err != nil {
 		t.Fatal(err)
 	}
-	var data []byte
-	var encErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		data, encErr = encodeNow(c)
-	}()
+	encoded := encodeInBackground(c)
 	var lines []string
 	for k := range 20 {
 		lines = append(lines, fmt.Sprintf("%d, %d, y", k%8, wm+int64(k)))
@@ -198,9 +192,9 @@ func restartWhileChanging(t *testing.T, plain, spilling *streamHarness, wm int64
 	spilling.run(command("push in=0", rows))
 	spilling.run(command("push in=1", rows))
 	spilling.run(command(fmt.Sprint("watermark ts=", wm+30), ""))
-	<-done
-	if encErr != nil {
-		t.Fatal(encErr)
+	data, err := encoded()
+	if err != nil {
+		t.Fatal(err)
 	}
 	spilling.close()
 	op, err := spilling.factory(spilling.env)
@@ -210,6 +204,22 @@ func restartWhileChanging(t *testing.T, plain, spilling *streamHarness, wm int64
 	spilling.op = op
 	if err := op.(flow.Snapshotter).RestoreState(data); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// encodeInBackground encodes (and releases) a capture on another goroutine, as the runtime's
+// saver does; the function it returns waits for the encoding.
+func encodeInBackground(c flow.StateCapture) func() ([]byte, error) {
+	var data []byte
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		data, err = encodeNow(c)
+	}()
+	return func() ([]byte, error) {
+		<-done
+		return data, err
 	}
 }
 

@@ -137,19 +137,13 @@ func TestSpillingKeysRandomized(t *testing.T) {
 				view: view, codec: s.codec}
 			// The snapshot encodes on another goroutine while the store changes (as the
 			// runtime's saver does); changes after the capture must not show in it.
-			var data []byte
-			var encErr error
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				data, encErr = encodeNow(c)
-			}()
+			encoded := encodeInBackground(c)
 			if _, err := s.evict(1 << 40); err != nil {
 				t.Fatal(err)
 			}
-			<-done
-			if encErr != nil {
-				t.Fatal(encErr)
+			data, err := encoded()
+			if err != nil {
+				t.Fatal(err)
 			}
 			if err := s.close(); err != nil {
 				t.Fatal(err)

@@ -62,11 +62,17 @@ def test_drop_duplicates_spills_and_restarts(spark, tmp_path):
     assert [(r.k, r.value) for r in rows] == [(k, k) for k in range(KEYS)]
 
 
-def test_drop_duplicates_budget_must_be_a_number(spark, tmp_path):
+def assert_budget_must_be_a_number(spark, start):
+    """Starting a query (start()) with a memory budget that is not a number fails as Spark's conf
+    check does."""
     spark.conf.set(BUDGET, "lots")
     try:
         with pytest.raises(IllegalArgumentException) as e:
-            dedup_query(spark, str(tmp_path / "out"), str(tmp_path / "cp"))
+            start()
         assert f"{BUDGET} should be long, but was lots" in str(e.value)
     finally:
         spark.conf.unset(BUDGET)
+
+
+def test_drop_duplicates_budget_must_be_a_number(spark, tmp_path):
+    assert_budget_must_be_a_number(spark, lambda: dedup_query(spark, str(tmp_path / "out"), str(tmp_path / "cp")))

@@ -5,11 +5,10 @@ import datetime
 import os
 
 import pytest
-from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
-BUDGET = "spark.sql.streaming.stateStore.weir.memoryBudgetBytes"
-SPILL_DIR = "spark.sql.streaming.stateStore.weir.spillDir"
+from test_state_spill import BUDGET, FILTER_BYTES, SPILL_DIR, assert_budget_must_be_a_number
+
 ROWS = 10  # rows per micro-batch on each side
 EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -88,9 +87,6 @@ def run_batches(spark, out, cp, batches, spill=None):
     return progress
 
 
-FILTER_BYTES = 2048
-
-
 @pytest.mark.parametrize("budget", [1, 3000])
 def test_full_outer_join_spills_and_restarts(spark, tmp_path, budget):
     batches = 8
@@ -128,10 +124,4 @@ def test_full_outer_join_spills_and_restarts(spark, tmp_path, budget):
 
 
 def test_join_budget_must_be_a_number(spark, tmp_path):
-    spark.conf.set(BUDGET, "lots")
-    try:
-        with pytest.raises(IllegalArgumentException) as e:
-            join_query(spark, str(tmp_path / "out"), str(tmp_path / "cp"))
-        assert f"{BUDGET} should be long, but was lots" in str(e.value)
-    finally:
-        spark.conf.unset(BUDGET)
+    assert_budget_must_be_a_number(spark, lambda: join_query(spark, str(tmp_path / "out"), str(tmp_path / "cp")))
