@@ -10,18 +10,21 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-// TestAccumulatorSnapshotRoundTrip feeds an accumulator, restores its snapshot into a fresh
-// one, and checks both give the same results, also after retracting rows from both (min/max
-// need their value multisets for that).
-func TestAccumulatorSnapshotRoundTrip(t *testing.T) {
+// accCase is an aggregate over one column x of values; row i goes to group accGroups[i].
+type accCase struct {
+	fn   string
+	t    sqltypes.DataType
+	vals []any
+}
+
+var accGroups = []uint32{0, 1, 0, 1}
+
+var accCases = func() []accCase {
 	dec := sqltypes.DecimalType(10, 2)
-	cases := []struct {
-		fn   string
-		t    sqltypes.DataType
-		vals []any
-	}{
+	return []accCase{
 		{"count", sqltypes.LongType, []any{int64(1), nil, int64(3), int64(4)}},
 		{"sum", sqltypes.LongType, []any{int64(1), nil, int64(3), int64(4)}},
+		{"try_sum", sqltypes.LongType, []any{int64(1), int64(9223372036854775807), int64(3), int64(4)}},
 		{"avg", sqltypes.LongType, []any{int64(1), int64(2), int64(3), int64(4)}},
 		{"sum", sqltypes.DoubleType, []any{1.5, 2.25, nil, -4.0}},
 		{"avg", dec, []any{decimal128.FromI64(150), decimal128.FromI64(225), decimal128.FromI64(-5), nil}},
@@ -29,70 +32,97 @@ func TestAccumulatorSnapshotRoundTrip(t *testing.T) {
 		{"min", sqltypes.LongType, []any{int64(5), int64(1), int64(1), int64(9)}},
 		{"max", sqltypes.IntegerType, []any{int32(5), int32(9), int32(1), int32(9)}},
 		{"max", sqltypes.DoubleType, []any{5.0, 9.5, 1.0, 9.5}},
+		{"min", sqltypes.DoubleType, []any{-0.0, 9.5, 1.0, 9.5}},
 		{"min", sqltypes.StringType, []any{"b", "a", "a", "c"}},
 		{"max", sqltypes.StringType, []any{"b", "z", "a", "z"}},
 		{"stddev", sqltypes.DoubleType, []any{1.0, 2.0, 4.0, 8.0}},
 		{"bool_and", sqltypes.BooleanType, []any{true, false, true, nil}},
 		{"first", sqltypes.LongType, []any{int64(3), int64(2), int64(1), nil}},
+		{"collect_list", sqltypes.StringType, []any{"x", "y", nil, "z"}},
 	}
-	groups := []uint32{0, 1, 0, 1}
-	for _, c := range cases {
+}()
+
+// accHarness feeds a case's rows to accumulators of its function and reads their results.
+type accHarness struct {
+	t   *testing.T
+	env *testEnv
+	c   accCase
+	f   AggFunc
+}
+
+func newAccHarness(t *testing.T, c accCase) *accHarness {
+	f, err := BindAggregate(c.fn, []Expr{col(0, "x", c.t)}, false, Options{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &accHarness{t: t, env: newEnv(t, true), c: c, f: f}
+}
+
+// feed updates (or retracts) rows idx, row i into group to(accGroups[i]) (to nil: unchanged).
+func (h *accHarness) feed(acc GroupedAccumulator, idx []int, to func(uint32) uint32, retract bool) {
+	var vals []any
+	var gs []uint32
+	for _, i := range idx {
+		vals = append(vals, h.c.vals[i])
+		g := accGroups[i]
+		if to != nil {
+			g = to(g)
+		}
+		gs = append(gs, g)
+	}
+	b := h.env.batch([]sqltypes.Field{{Name: "x", Type: h.c.t, Nullable: true}}, vals)
+	defer b.Release()
+	args, err := evalAll(h.env.ctx, h.f.Args(), b)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer releaseAll(args)
+	if retract {
+		err = acc.Retract(gs, args)
+	} else {
+		err = acc.Update(gs, args)
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// result renders the results of groups gs.
+func (h *accHarness) result(acc GroupedAccumulator, gs []uint32) string {
+	r, err := acc.Result(h.env.ctx, gs)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer r.Release()
+	return fmt.Sprint(resultValues(r, h.f.Type()))
+}
+
+// TestAccumulatorSnapshotRoundTrip feeds an accumulator, restores its snapshot into a fresh
+// one, and checks both give the same results, also after retracting rows from both (min/max
+// need their value multisets for that).
+func TestAccumulatorSnapshotRoundTrip(t *testing.T) {
+	all := []uint32{0, 1, 2}
+	for _, c := range accCases {
 		t.Run(fmt.Sprintf("%s(%s)", c.fn, c.t.String()), func(t *testing.T) {
-			env := newEnv(t, true)
-			fields := []sqltypes.Field{{Name: "x", Type: c.t, Nullable: true}}
-			f, err := BindAggregate(c.fn, []Expr{col(0, "x", c.t)}, false, Options{ANSI: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			feed := func(acc GroupedAccumulator, idx []int, retract bool) {
-				var vals []any
-				var gs []uint32
-				for _, i := range idx {
-					vals = append(vals, c.vals[i])
-					gs = append(gs, groups[i])
-				}
-				b := env.batch(fields, vals)
-				defer b.Release()
-				args, err := evalAll(env.ctx, f.Args(), b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer releaseAll(args)
-				if retract {
-					err = acc.Retract(gs, args)
-				} else {
-					err = acc.Update(gs, args)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			result := func(acc GroupedAccumulator) string {
-				r, err := acc.Result(env.ctx, []uint32{0, 1, 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Release()
-				return fmt.Sprint(resultValues(r, f.Type()))
-			}
-			orig := f.NewAccumulator(env.ctx)
+			h := newAccHarness(t, c)
+			orig := h.f.NewAccumulator(h.env.ctx)
 			orig.Grow(3)
-			feed(orig, []int{0, 1, 2, 3}, false)
-			data, err := SnapshotAccumulator(f, orig)
+			h.feed(orig, []int{0, 1, 2, 3}, nil, false)
+			data, err := SnapshotAccumulator(h.f, orig)
 			if err != nil {
 				t.Fatal(err)
 			}
-			restored := f.NewAccumulator(env.ctx)
+			restored := h.f.NewAccumulator(h.env.ctx)
 			restored.Grow(3)
-			if err := RestoreAccumulator(f, restored, data); err != nil {
+			if err := RestoreAccumulator(h.f, restored, data); err != nil {
 				t.Fatal(err)
 			}
-			if a, b := result(orig), result(restored); a != b {
+			if a, b := h.result(orig, all), h.result(restored, all); a != b {
 				t.Fatalf("restored %s, original %s", b, a)
 			}
-			feed(orig, []int{1, 2}, true)
-			feed(restored, []int{1, 2}, true)
-			if a, b := result(orig), result(restored); a != b {
+			h.feed(orig, []int{1, 2}, nil, true)
+			h.feed(restored, []int{1, 2}, nil, true)
+			if a, b := h.result(orig, all), h.result(restored, all); a != b {
 				t.Fatalf("after retraction: restored %s, original %s", b, a)
 			}
 		})

@@ -329,12 +329,8 @@ func (a *hashAggregate) spillOver() error {
 // writeSpilled writes groups gs to the store.
 func (a *hashAggregate) writeSpilled(gs []uint32) error {
 	s := a.spill
-	if s.store == nil {
-		st, err := state.OpenSpill(s.budget.Dir)
-		if err != nil {
-			return err
-		}
-		s.store = st
+	if err := s.open(); err != nil {
+		return err
 	}
 	const chunk = 4096
 	for lo := 0; lo < len(gs); lo += chunk {
@@ -486,12 +482,8 @@ func (a *hashAggregate) restoreSpilled(keys, recs [][]byte) error {
 		return nil
 	}
 	s := a.spill
-	if s.store == nil {
-		st, err := state.OpenSpill(s.budget.Dir)
-		if err != nil {
-			return err
-		}
-		s.store = st
+	if err := s.open(); err != nil {
+		return err
 	}
 	w := s.store.NewBatch()
 	for i, k := range keys {
@@ -519,6 +511,19 @@ func (a *hashAggregate) restoreSpilled(keys, recs [][]byte) error {
 		return err
 	}
 	return s.refilter()
+}
+
+// open opens the store on first use.
+func (s *aggregateSpill) open() error {
+	if s.store != nil {
+		return nil
+	}
+	st, err := state.OpenSpill(s.budget.Dir)
+	if err != nil {
+		return err
+	}
+	s.store = st
+	return nil
 }
 
 // close closes (removes) the store.
