@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,11 +76,7 @@ func command(line, input string) *datadriven.TestData {
 // lockstep with the unlimited join: every step prints the same rows (in any order) and metrics;
 // each side's rows in memory stay within its share of the budget; nothing leaks.
 func TestStreamJoinSpillRandomized(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("WEIR_TEST_SEED"); v != "" {
-		seed, _ = strconv.ParseUint(v, 10, 64)
-	}
-	t.Logf("seed %d (rerun with WEIR_TEST_SEED=%d)", seed, seed)
+	seed := randomSeed(t)
 	goroutines := runtime.NumGoroutine()
 	for _, typ := range []string{"inner", "left", "right", "full", "semi"} {
 		t.Run(typ, func(t *testing.T) {

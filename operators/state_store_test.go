@@ -38,6 +38,17 @@ func TestStreamDedupSpillSameOutput(t *testing.T) {
 	}
 }
 
+// randomSeed is a randomized test's seed: WEIR_TEST_SEED, or the time; it is logged.
+func randomSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("WEIR_TEST_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (rerun with WEIR_TEST_SEED=%d)", seed, seed)
+	return seed
+}
+
 func assertEmptyDir(t *testing.T, dir string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -55,11 +66,7 @@ type keyModel map[string]int64
 // TestSpillingKeysRandomized drives spillingKeys with random adds, lookups, evictions and
 // snapshot/restore under a small budget and checks it against a map after every step.
 func TestSpillingKeysRandomized(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("WEIR_TEST_SEED"); v != "" {
-		seed, _ = strconv.ParseUint(v, 10, 64)
-	}
-	t.Logf("seed %d (rerun with WEIR_TEST_SEED=%d)", seed, seed)
+	seed := randomSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed>>7))
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	dir := t.TempDir()
