@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
@@ -365,5 +366,75 @@ func TestAggregateSpillRestoreBudgetChange(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("scratch stores left behind: %v", entries)
+	}
+}
+
+// BenchmarkAggregateBudget runs 40 epochs of 50K rows (count, sum) over 200K keys, 80% of the
+// rows on 10% of the keys (the hot set), without a budget, with 2 MiB (memory keeps about half
+// the hot set) and with 8 MiB (the hot set and some more); it reports rows/s and the groups
+// spilled at the end.
+func BenchmarkAggregateBudget(b *testing.B) {
+	for _, budget := range []int64{0, 2 << 20, 8 << 20} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+			mem := memory.NewGoAllocator()
+			in := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+			k := &expr.Column{Index: 0, Name: "k", T: sqltypes.LongType}
+			var aggs []expr.AggFunc
+			for _, name := range []string{"count", "sum"} {
+				f, err := expr.BindAggregate(name, []expr.Expr{k}, false, expr.Options{ANSI: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				aggs = append(aggs, f)
+			}
+			out := flow.EventSchema(arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+				{Name: "count", Type: arrow.PrimitiveTypes.Int64}, {Name: "sum", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil))
+			rng := rand.New(rand.NewPCG(1, 2))
+			const keys, epochs, rows = 200_000, 40, 50_000
+			var batches []arrow.RecordBatch
+			for range epochs {
+				vals := make([]int64, rows)
+				for i := range vals {
+					if rng.IntN(10) < 8 {
+						vals[i] = rng.Int64N(keys / 10)
+					} else {
+						vals[i] = rng.Int64N(keys)
+					}
+				}
+				ib := array.NewInt64Builder(mem)
+				ib.AppendValues(vals, nil)
+				a := ib.NewArray()
+				ib.Release()
+				batches = append(batches, flow.NewDataBatch(mem, flow.EventSchema(in), []arrow.Array{a}, nil))
+				a.Release()
+			}
+			b.ResetTimer()
+			var spilled int64
+			for range b.N {
+				op, err := HashAggregate(&expr.Context{Mem: mem, ANSI: true}, AggregateSpec{KeyCols: []int{0},
+					KeyTypes: []sqltypes.DataType{sqltypes.LongType}, Aggs: aggs, TZ: "UTC", Streaming: true,
+					Budget: state.Budget{MemoryBytes: budget, Dir: b.TempDir()}})(flow.Env{Mem: mem, Partitions: 1, OutSchema: out})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for e, rec := range batches {
+					if err := op.Process(context.Background(), 0, rec, nil); err != nil {
+						b.Fatal(err)
+					}
+					if err := op.(flow.BarrierHandler).Barrier(context.Background(), int64(e), discard{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if s := op.(*hashAggregate).spill; s != nil {
+					spilled = s.spilled
+				}
+				op.(flow.Closer).Close()
+			}
+			b.ReportMetric(float64(epochs*rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(spilled), "spilled")
+			for _, r := range batches {
+				r.Release()
+			}
+		})
 	}
 }
