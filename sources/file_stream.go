@@ -65,7 +65,9 @@ type fileStream struct {
 	mu      sync.Mutex
 	batches [][]dataFile // the file log: batch i's files
 	seen    map[string]bool
-	read    int64 // the highest end offset Read was called with (-1: none)
+	// read is the highest end offset Read was called with (-1: none; after a restart, the last
+	// logged batch): where Latest, which is not told where the next epoch starts, takes it to.
+	read int64
 	// availableNow: PrepareAvailableNow logged the files of Trigger.AvailableNow's target;
 	// Latest lists the directory no more.
 	availableNow bool
@@ -119,7 +121,13 @@ func (s *fileStream) Initial(context.Context) (Offset, error) { return encodeFil
 func (s *fileStream) Latest(context.Context) (Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if next, ok := s.nextLogged(); ok {
+	return s.latestAfter(s.read)
+}
+
+// latestAfter is the end of the next epoch, which starts after log batch from. The caller
+// holds s.mu.
+func (s *fileStream) latestAfter(from int64) (Offset, error) {
+	if next, ok := s.nextLogged(from); ok {
 		return encodeFileOffset(next), nil
 	}
 	if !s.availableNow {
@@ -130,24 +138,38 @@ func (s *fileStream) Latest(context.Context) (Offset, error) {
 	return encodeFileOffset(int64(len(s.batches)) - 1), nil
 }
 
-// nextLogged is the end of the next epoch when maxFilesPerTrigger is set and the log holds
-// batches not read yet: a batch holds up to maxFilesPerTrigger files, so the next epoch takes
-// one alone. The caller holds s.mu.
-func (s *fileStream) nextLogged() (int64, bool) {
-	if s.opts.maxFiles > 0 && int64(len(s.batches))-1 > s.read {
-		return s.read + 1, true
+// nextLogged is the end of the next epoch, which starts after log batch from, when
+// maxFilesPerTrigger is set and the log holds batches after from: a batch holds up to
+// maxFilesPerTrigger files, so the next epoch takes one alone. The caller holds s.mu.
+func (s *fileStream) nextLogged(from int64) (int64, bool) {
+	if s.opts.maxFiles > 0 && int64(len(s.batches))-1 > from {
+		return from + 1, true
 	}
 	return 0, false
 }
 
-// LatestFrom implements StartRelative (Latest: the file log knows where reading stands).
-func (s *fileStream) LatestFrom(ctx context.Context, _ Offset) (Offset, error) { return s.Latest(ctx) }
+// LatestFrom implements StartRelative: Latest for an epoch starting at start, which after a
+// restart may lie before batches logged (by PrepareAvailableNow or LatestAndAvailable) and not
+// read yet; they are still read one per epoch under maxFilesPerTrigger.
+func (s *fileStream) LatestFrom(_ context.Context, start Offset) (Offset, error) {
+	from, err := decodeFileOffset(start)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.latestAfter(from)
+}
 
 // LatestAndAvailable implements RateLimited: the files not seen before are logged in batches
 // of at most maxFilesPerTrigger; the next epoch ends after the first batch not read yet and
 // the data available after the last batch (Trigger.Once reads them all in one epoch, as
 // Spark ignores maxFilesPerTrigger under it).
-func (s *fileStream) LatestAndAvailable(_ context.Context, _ Offset) (Offset, Offset, error) {
+func (s *fileStream) LatestAndAvailable(_ context.Context, start Offset) (Offset, Offset, error) {
+	from, err := decodeFileOffset(start)
+	if err != nil {
+		return nil, nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.availableNow {
@@ -156,7 +178,7 @@ func (s *fileStream) LatestAndAvailable(_ context.Context, _ Offset) (Offset, Of
 		}
 	}
 	last := int64(len(s.batches)) - 1
-	next, ok := s.nextLogged()
+	next, ok := s.nextLogged(from)
 	if !ok {
 		next = last
 	}

@@ -434,3 +434,52 @@ func TestFileStreamAvailableIgnoresMaxFiles(t *testing.T) {
 		t.Fatalf("next epoch %v", got)
 	}
 }
+
+// A restarted availableNow query over files logged in batches of maxFilesPerTrigger keeps
+// reading one batch per epoch from where its epochs stood: the batches logged before the
+// restart but not read yet are not taken in one epoch.
+func TestFileStreamAvailableNowRestartKeepsMaxFiles(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := lineFiles(t, 4)
+	meta := &fakeMetadata{}
+	opts := map[string]string{"path": dir, "maxFilesPerTrigger": "1"}
+	ctx := context.Background()
+	src := openFiles(t, mem, "text", opts, "", meta)
+	if _, err := src.(AvailableNow).PrepareAvailableNow(ctx, Offset(`{"logOffset":-1}`)); err != nil {
+		t.Fatal(err)
+	}
+	first, err := src.(StartRelative).LatestFrom(ctx, Offset(`{"logOffset":-1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, src, `{"logOffset":-1}`, string(first)); strings.Join(got, ",") != "line 1" {
+		t.Fatalf("first epoch %v", got)
+	}
+	// The query stops after the first epoch and starts again from its checkpoint.
+	src.Close()
+	src = openFiles(t, mem, "text", opts, "", meta)
+	target, err := src.(AvailableNow).PrepareAvailableNow(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(target) != `{"logOffset":3}` {
+		t.Fatalf("target %s", target)
+	}
+	var epochs []string
+	cur := string(first)
+	for range 5 {
+		end, err := src.(StartRelative).LatestFrom(ctx, Offset(cur))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(end) == cur {
+			break
+		}
+		epochs = append(epochs, strings.Join(readAll(t, src, cur, string(end)), ","))
+		cur = string(end)
+	}
+	if got := strings.Join(epochs, " / "); got != "line 2 / line 3 / line 4" {
+		t.Fatalf("epochs after the restart %s", got)
+	}
+}
