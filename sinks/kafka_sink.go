@@ -48,14 +48,20 @@ func init() {
 // replayed epoch N ≤ that epoch (a crash after the Kafka commit and before the checkpoint
 // commit) is aborted instead (read_committed readers never see its rows). The partition keeps
 // the open epoch's records until it commits, up to exactlyOnce.redoMaxBytes (default 64 MiB of
-// records: keys, values, headers and the records themselves): when the commit fails
-// transiently (the cluster unreachable, e.g. a broker restarting; kafka_redo.go), the partition
-// aborts, reads the markers, and commits the records again unless the epoch's marker had
-// landed, retrying for up to twice the delivery timeout (counted from the failed commit)
-// before the query fails. An epoch whose records
-// outgrow exactlyOnce.redoMaxBytes is not kept (its memory is bounded by the cap): a transient
-// commit failure then fails the query at once, and the restart replays the epoch from the
-// checkpoint, still exactly once thanks to the markers. 0 keeps no epoch.
+// records: keys, values, headers and the records themselves). When the epoch fails transiently
+// (the cluster unreachable or moving, e.g. a broker restarting; kafka_settle.go) the partition
+// settles it, retrying for up to twice the delivery timeout (counted from the failure) before
+// the query fails: it ends the epoch's transaction itself at the producer id and epoch the
+// transaction began with — a commit that was sent with every record acknowledged is sent
+// again (under KIP-890 the coordinator answers a retried EndTxn as it answered the first, so
+// a commit that had landed is not repeated), otherwise the transaction is aborted — then
+// replaces the partition's producer and, if the epoch was aborted, produces its kept records
+// again in a new transaction. (Coordinators without KIP-890 part 2 settle through the client:
+// abort, read the markers, produce again unless the epoch's marker landed; kafka_redo.go.) An
+// epoch whose records outgrow exactlyOnce.redoMaxBytes is not kept (its memory is bounded by
+// the cap): it can still be settled once its commit was sent, but a transient failure before
+// that fails the query at once, and the restart replays the epoch from the checkpoint, still
+// exactly once thanks to the markers. 0 keeps no epoch.
 //
 // Before any partition of a run produces, the sink fences the transactional ids of all its
 // partitions (InitProducerID bumps each id's epoch: a zombie of an earlier run can no longer
