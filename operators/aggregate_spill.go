@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
@@ -409,6 +410,17 @@ func (a *hashAggregate) rebuild(keep []uint32) error {
 		if err != nil {
 			table.release()
 			return err
+		}
+		// Copies: gathered columns may be slices that hold on to the old batches' buffers.
+		for k, col := range keys {
+			c, err := array.Concatenate([]arrow.Array{col}, a.env.Mem)
+			if err != nil {
+				releaseAll(keys)
+				table.release()
+				return sparkerr.Internal("aggregate spill: copying keys: %v", err).Wrap(err)
+			}
+			col.Release()
+			keys[k] = c
 		}
 		next := uint32(0)
 		ids := make([]uint32, n)

@@ -438,3 +438,55 @@ func BenchmarkAggregateBudget(b *testing.B) {
 		})
 	}
 }
+
+// Spilling at a barrier brings the memory part under the budget: the groups kept no longer
+// hold on to the key batches they came in (their keys are copied), and what left memory is in
+// the store.
+func TestAggregateSpillFreesMemory(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const budget = 200_000
+	op := aggregateWithBudget(t, mem, state.Budget{MemoryBytes: budget, Dir: t.TempDir()})
+	defer op.(flow.Closer).Close()
+	keys := make([]int64, 20_000)
+	for i := range keys {
+		keys[i] = int64(i)
+	}
+	pushKeys(t, mem, op, keys...)
+	a := op.(*hashAggregate)
+	before := a.memoryBytes()
+	if err := op.(flow.BarrierHandler).Barrier(context.Background(), 1, discard{}); err != nil {
+		t.Fatal(err)
+	}
+	after := a.memoryBytes()
+	if before <= budget || after > budget || a.spill.spilled == 0 || int(a.spill.spilled)+len(a.counts) != len(keys) {
+		t.Fatalf("memory %d bytes before the barrier, %d after (budget %d); %d groups spilled, %d kept",
+			before, after, budget, a.spill.spilled, len(a.counts))
+	}
+	if b := arraysBytes(a.table.batches[0]); b > int64(16*len(a.counts)+1024) {
+		t.Fatalf("%d kept keys hold %d bytes of key columns", len(a.counts), b)
+	}
+}
+
+// aggregateWithBudget builds a streaming count/sum aggregate over a long key k with a budget.
+func aggregateWithBudget(tb testing.TB, mem memory.Allocator, budget state.Budget) flow.Operator {
+	tb.Helper()
+	k := &expr.Column{Index: 0, Name: "k", T: sqltypes.LongType}
+	var aggs []expr.AggFunc
+	for _, name := range []string{"count", "sum"} {
+		f, err := expr.BindAggregate(name, []expr.Expr{k}, false, expr.Options{ANSI: true})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		aggs = append(aggs, f)
+	}
+	out := flow.EventSchema(arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "count", Type: arrow.PrimitiveTypes.Int64}, {Name: "sum", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil))
+	op, err := HashAggregate(&expr.Context{Mem: mem, ANSI: true}, AggregateSpec{KeyCols: []int{0},
+		KeyTypes: []sqltypes.DataType{sqltypes.LongType}, Aggs: aggs, TZ: "UTC", Streaming: true, Budget: budget})(
+		flow.Env{Mem: mem, Partitions: 1, OutSchema: out})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return op
+}
