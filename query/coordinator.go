@@ -154,7 +154,10 @@ type coordinator struct {
 	// otherwise it reads it all in one epoch, ignoring read limits, as Trigger.Once does
 	// (Spark's fallback to single batch execution).
 	multiBatch bool
-	waiters    []waiter
+	// preparing: the outstanding latest-offsets request prepares the sources (action.Prepare);
+	// only its answer holds the targets.
+	preparing bool
+	waiters   []waiter
 
 	status Status
 
@@ -263,8 +266,17 @@ func (c *coordinator) onTimer(out []action) []action {
 
 func (c *coordinator) onLatest(ev event, out []action) []action {
 	c.fetching = false
+	prepared := c.preparing
+	c.preparing = false
 	if c.phase != phaseRunning {
 		return out
+	}
+	if c.epochsToTarget() && !c.started && !prepared && c.running == nil && c.triggerFetch {
+		// The answer to a request made before the sources were prepared (a processAllAvailable
+		// caller's during a replayed epoch) has no targets: ask again, preparing them. That
+		// request answers the waiters too, and decides them on the targets.
+		c.extraFetch = false
+		return c.ask(out, true)
 	}
 	latest := ev.Offsets
 	hasNew := !sameOffsets(latest, c.cur)
@@ -405,6 +417,7 @@ func (c *coordinator) ask(out []action, forTrigger bool) []action {
 	}
 	first := forTrigger && c.oneShot() && !c.started
 	a := action{Kind: actAskLatest, Start: c.cur, Available: first, Prepare: first && c.epochsToTarget()}
+	c.preparing = a.Prepare
 	for _, w := range c.waiters {
 		a.Available = a.Available || !w.decided && w.fetch <= c.fetches
 	}
