@@ -1,5 +1,7 @@
 """A streaming groupBy count whose state spills to disk past a tiny memory budget: exact rows in
-complete mode (memory sink) and update mode (console sink), across restarts from the checkpoint."""
+complete mode (memory sink), update mode (console sink) and append mode (windows closed by the
+watermark, parquet sink), across restarts from the checkpoint."""
+import datetime
 import os
 import re
 import time
@@ -10,6 +12,7 @@ BUDGET = "spark.sql.streaming.stateStore.weir.memoryBudgetBytes"
 SPILL_DIR = "spark.sql.streaming.stateStore.weir.spillDir"
 ROWS = 10  # rows per micro-batch
 KEYS = 7
+EPOCH = datetime.datetime(1970, 1, 1)
 
 
 def counts(n, keys=KEYS):
@@ -145,3 +148,47 @@ def test_update_mode_count_spills_and_restarts(spark, server, tmp_path):
         assert not spill.exists() or os.listdir(spill) == []
     finally:
         unset_conf(spark)
+
+
+def test_append_mode_windowed_count_spills_and_restarts(spark, tmp_path):
+    """Append mode: each (2-second window, k) group is written once, when the watermark closes
+    it; the spilled groups come back through the store's event-time index, also after a restart."""
+    out, cp, spill = str(tmp_path / "out"), str(tmp_path / "cp"), tmp_path / "spill"
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    spill_conf(spark, spill)
+    try:
+        def start():
+            # Micro-batch b holds values 10b..10b+9, all stamped b seconds.
+            df = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", ROWS).option("numPartitions", 2)
+                  .option("startTimestamp", 0).option("advanceMillisPerBatch", 1000).load()
+                  .withWatermark("timestamp", "1 second")
+                  .groupBy(F.window("timestamp", "2 seconds"), (F.col("value") % 3).alias("k")).count())
+            return (df.writeStream.format("parquet").outputMode("append").option("checkpointLocation", cp)
+                    .start(out))
+
+        def check():
+            rows = sorted((int((r.window.start - EPOCH).total_seconds()), r.k, r["count"])
+                          for r in spark.read.parquet(out).collect())
+            windows = sorted({w for w, _, _ in rows})
+            # Whole windows, each once, from the first on.
+            assert windows == list(range(0, 2 * len(windows), 2))
+            want = []
+            for w in windows:
+                c = {}
+                for v in range(ROWS * w, ROWS * (w + 2)):
+                    c[v % 3] = c.get(v % 3, 0) + 1
+                want += [(w, k, n) for k, n in sorted(c.items())]
+            assert rows == want
+            return len(windows)
+
+        run_until(start(), 8, spill)
+        first = check()
+        assert first >= 3
+        assert not spill.exists() or os.listdir(spill) == []
+        progress = run_until(start(), 20, spill)
+        assert check() > first
+        assert progress["stateOperators"][0]["numRowsTotal"] <= 2 * 3 * 2
+        assert not spill.exists() or os.listdir(spill) == []
+    finally:
+        unset_conf(spark)
+        spark.conf.unset("spark.sql.session.timeZone")
