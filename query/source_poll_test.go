@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// spark.weir.streaming.continuous.sourcePollIntervalMs: unset means 1 ms; a positive whole
+// spark.weir.streaming.continuous.sourcePollIntervalMs: unset means 5 ms; a positive whole
 // number of milliseconds (optionally suffixed "ms") sets it; anything else is refused.
 func TestSourcePollInterval(t *testing.T) {
 	for _, tc := range []struct {
@@ -14,11 +14,12 @@ func TestSourcePollInterval(t *testing.T) {
 		want  time.Duration
 		fails bool
 	}{
-		{set: false, want: time.Millisecond},
+		{set: false, want: 5 * time.Millisecond},
 		{value: "5", set: true, want: 5 * time.Millisecond},
 		{value: " 20ms ", set: true, want: 20 * time.Millisecond},
 		{value: "100MS", set: true, want: 100 * time.Millisecond},
-		{value: "", set: true, want: time.Millisecond},
+		{value: "", set: true, want: 5 * time.Millisecond},
+		{value: "1", set: true, want: time.Millisecond},
 		{value: "0", set: true, fails: true},
 		{value: "-3", set: true, fails: true},
 		{value: "1s", set: true, fails: true},
