@@ -383,8 +383,9 @@ func (c *coordinator) onEpochDone(ev event, out []action) []action {
 			return c.ask(out, true)
 		}
 		c.triggerFetch = true
-	case c.epochsToTarget() && !c.reached(c.target):
-		// The next epoch reads on towards the targets.
+	case c.epochsToTarget() && !c.readTo(c.target, false):
+		// The next epoch reads on towards the targets (or finds nothing new: then the query
+		// finishes).
 		if !c.fetching {
 			return c.ask(out, true)
 		}
@@ -475,12 +476,19 @@ func (c *coordinator) release(out []action) []action {
 
 // reached reports whether the completed epochs reached target (nil: nothing to reach). Offsets
 // that are not ordered (a source that moved backwards) count as reached: nothing more will come.
-func (c *coordinator) reached(target []sources.Offset) bool {
+func (c *coordinator) reached(target []sources.Offset) bool { return c.readTo(target, true) }
+
+// readTo reports whether the completed epochs reached target; unordered says what offsets that
+// do not compare with their target count as. availableNow's epochs count them as not reached
+// and ask again, since a source that moved backwards on one of its parts (a Kafka partition)
+// may still have the others' data to read: an answer with nothing new ends the query.
+func (c *coordinator) readTo(target []sources.Offset, unordered bool) bool {
 	for i, t := range target {
 		if i >= len(c.done) {
 			return false
 		}
-		if cmp, err := sources.CompareOffsets(c.done[i], t); err == nil && cmp < 0 {
+		cmp, err := sources.CompareOffsets(c.done[i], t)
+		if err != nil && !unordered || err == nil && cmp < 0 {
 			return false
 		}
 	}
