@@ -31,7 +31,8 @@ import (
 // barrier after a restore, from memory).
 //
 // Store layout: "g" + encoded key → the group's record (spillRecord); when the aggregate evicts
-// by event time, also "t" + order-preserving event time + encoded key → nothing.
+// by event time, also "t" + order-preserving event time + encoded key → nothing. The store,
+// its filter of key hashes and the counts are a spillTail's (shared with the dedup and the join).
 
 const (
 	aggSpillGroup = 'g'
@@ -41,28 +42,28 @@ const (
 // aggregateSpill is the spilled part of a streaming aggregate and what the aggregate keeps to
 // choose the groups that go.
 type aggregateSpill struct {
-	budget state.Budget
-	codec  *rowCodec
+	tail  spillTail
+	codec *rowCodec
 	// codecErr is why the keys cannot be encoded (an error once something must spill).
 	codecErr error
-	store    *state.Spill
-	filter   *state.HashFilter
-	// spilled counts the groups in the store; stale the hashes in the filter of groups that
-	// left it since it was built.
-	spilled, stale int64
 	// lastUse is, per memory group, the epoch count when a batch last fed it.
 	lastUse []uint32
 	epoch   uint32
 	buf     []byte
 }
 
-// spillRecord is a spilled group: its key hash (to rebuild the filter), event time (noTime when
-// not indexed), live row count, whether its row is out downstream, then each accumulator's
-// group state. Encoded with expr.StateEncoder in that order.
+// spillRecord is a spilled group: its event time (noTime when not indexed) and key hash (to
+// rebuild the filter), 8 bytes big-endian each (spillTail's layout), then, encoded with
+// expr.StateEncoder, its live row count, whether its row is out downstream and each
+// accumulator's group state.
 func (a *hashAggregate) spillRecord(g uint32, h uint64, t int64) ([]byte, error) {
 	var e expr.StateEncoder
-	e.Int(int64(h))
+	// Two 8-byte slots, rewritten big-endian.
 	e.Int(t)
+	e.Int(int64(h))
+	head := e.Bytes()
+	binary.BigEndian.PutUint64(head, uint64(t))
+	binary.BigEndian.PutUint64(head[8:], h)
 	e.Int(a.counts[g])
 	e.Int(boolInt64(a.emitted[g]))
 	for k, acc := range a.accs {
@@ -91,7 +92,7 @@ func newAggregateSpill(a *hashAggregate) *aggregateSpill {
 		return nil
 	}
 	codec, err := a.keyCodec()
-	return &aggregateSpill{budget: b, codec: codec, codecErr: err}
+	return &aggregateSpill{tail: spillTail{budget: b}, codec: codec, codecErr: err}
 }
 
 // keyCodec encodes the aggregate's key rows (of the output's key column types).
@@ -122,8 +123,8 @@ func (a *hashAggregate) memoryBytes() int64 {
 	for _, acc := range a.accs {
 		size += acc.SizeBytes()
 	}
-	if a.spill != nil && a.spill.filter != nil {
-		size += a.spill.filter.Bytes()
+	if a.spill != nil {
+		size += a.spill.tail.filterBytes()
 	}
 	return size
 }
@@ -138,7 +139,7 @@ func (s *aggregateSpill) used(groups []uint32) {
 // lookupKeys maps the key rows of a batch to group ids (creating groups for new keys) and,
 // when groups are spilled, brings the batch's spilled keys back into memory first.
 func (a *hashAggregate) lookupKeys(keys []arrow.Array, groups []uint32) error {
-	if a.spill == nil || a.spill.spilled == 0 {
+	if a.spill == nil || a.spill.tail.spilled == 0 {
 		_, err := a.table.lookup(keys, groups, true, a.addGroup)
 		return err
 	}
@@ -151,11 +152,11 @@ func (a *hashAggregate) lookupKeys(keys []arrow.Array, groups []uint32) error {
 	s := a.spill
 	var w *state.Batch
 	for _, r := range fresh {
-		if !s.filter.MayContain(hs[r]) {
+		if !s.tail.mayHold(hs[r]) {
 			continue
 		}
 		key := s.codec.encode([]byte{aggSpillGroup}, keys, int(r))
-		rec, ok, err := s.store.Get(key)
+		rec, ok, err := s.tail.spill.Get(key)
 		if err != nil {
 			return err
 		}
@@ -163,7 +164,7 @@ func (a *hashAggregate) lookupKeys(keys []arrow.Array, groups []uint32) error {
 			continue
 		}
 		if w == nil {
-			w = s.store.NewBatch()
+			w = s.tail.spill.NewBatch()
 		}
 		if err := a.unspill(w, groups[r], key, rec); err != nil {
 			w.Close()
@@ -176,15 +177,18 @@ func (a *hashAggregate) lookupKeys(keys []arrow.Array, groups []uint32) error {
 	if err := w.Commit(); err != nil {
 		return err
 	}
-	return s.refilter()
+	return s.tail.refilter(aggSpillGroup)
 }
 
 // unspill loads a spilled group's record (key: its store key) into the new memory group g
 // and removes it from the store through w.
 func (a *hashAggregate) unspill(w *state.Batch, g uint32, key, rec []byte) error {
-	d := expr.NewStateDecoder(rec)
-	d.Int()
-	t, count, emitted := d.Int(), d.Int(), d.Int() != 0
+	if len(rec) < 16 {
+		return sparkerr.Internal("aggregate spill: a record of %d bytes", len(rec))
+	}
+	t := int64(binary.BigEndian.Uint64(rec))
+	d := expr.NewStateDecoder(rec[16:])
+	count, emitted := d.Int(), d.Int() != 0
 	states := make([][]byte, len(a.accs))
 	for k := range states {
 		states[k] = d.Blob()
@@ -210,8 +214,7 @@ func (a *hashAggregate) unspill(w *state.Batch, g uint32, key, rec []byte) error
 			return err
 		}
 	}
-	s.spilled--
-	s.stale++
+	s.tail.removed(1)
 	return nil
 }
 
@@ -250,7 +253,7 @@ func (a *hashAggregate) loadRecords(w *state.Batch, keys, recs [][]byte) error {
 // loadExpired brings the spilled groups the watermark closed back into memory.
 func (a *hashAggregate) loadExpired() error {
 	s := a.spill
-	if s == nil || s.spilled == 0 || !a.indexesTime() || a.watermark == math.MinInt64 {
+	if s == nil || s.tail.spilled == 0 || !a.indexesTime() || a.watermark == math.MinInt64 {
 		return nil
 	}
 	upper := binary.BigEndian.AppendUint64([]byte{aggSpillTime}, orderedTime(a.watermark)+1)
@@ -258,7 +261,7 @@ func (a *hashAggregate) loadExpired() error {
 		upper = []byte{aggSpillTime + 1}
 	}
 	var keys, recs [][]byte
-	err := s.store.Scan([]byte{aggSpillTime}, upper, func(k, _ []byte) error {
+	err := s.tail.spill.Scan([]byte{aggSpillTime}, upper, func(k, _ []byte) error {
 		keys = append(keys, bytes.Clone(k[9:]))
 		return nil
 	})
@@ -266,7 +269,7 @@ func (a *hashAggregate) loadExpired() error {
 		return err
 	}
 	for _, k := range keys {
-		rec, ok, err := s.store.Get(append([]byte{aggSpillGroup}, k...))
+		rec, ok, err := s.tail.spill.Get(append([]byte{aggSpillGroup}, k...))
 		if err != nil {
 			return err
 		}
@@ -275,7 +278,7 @@ func (a *hashAggregate) loadExpired() error {
 		}
 		recs = append(recs, rec)
 	}
-	w := s.store.NewBatch()
+	w := s.tail.spill.NewBatch()
 	if err := a.loadRecords(w, keys, recs); err != nil {
 		w.Close()
 		return err
@@ -283,7 +286,7 @@ func (a *hashAggregate) loadExpired() error {
 	if err := w.Commit(); err != nil {
 		return err
 	}
-	return s.refilter()
+	return s.tail.refilter(aggSpillGroup)
 }
 
 // spillOver moves the least recently used groups to the store when the memory part is over
@@ -295,7 +298,7 @@ func (a *hashAggregate) spillOver() error {
 	}
 	s.epoch++
 	size := a.memoryBytes()
-	if size <= s.budget.MemoryBytes || len(a.counts) == 0 {
+	if size <= s.tail.budget.MemoryBytes || len(a.counts) == 0 {
 		return nil
 	}
 	if s.codecErr != nil {
@@ -311,10 +314,12 @@ func (a *hashAggregate) spillOver() error {
 			cold = append(cold, uint32(g))
 		}
 	}
-	// Most recently used first; the first ones stay while they fit half the budget.
+	// Most recently used first; the first ones stay while they fit half the budget (less the
+	// filter, which grows with what spills).
 	slices.SortStableFunc(cold, func(x, y uint32) int { return int(s.lastUse[y]) - int(s.lastUse[x]) })
-	perGroup := max(1, size/int64(len(a.counts)))
-	room := int(max(0, s.budget.MemoryBytes/2/perGroup-int64(len(keep))))
+	filter := s.tail.filterBytes()
+	perGroup := max(1, (size-filter)/int64(len(a.counts)))
+	room := int(max(0, (s.tail.budget.MemoryBytes/2-filter)/perGroup-int64(len(keep))))
 	room = min(room, len(cold))
 	keep = append(keep, cold[:room]...)
 	cold = cold[room:]
@@ -330,7 +335,7 @@ func (a *hashAggregate) spillOver() error {
 // writeSpilled writes groups gs to the store.
 func (a *hashAggregate) writeSpilled(gs []uint32) error {
 	s := a.spill
-	if err := s.open(); err != nil {
+	if err := s.tail.open(); err != nil {
 		return err
 	}
 	const chunk = 4096
@@ -346,7 +351,7 @@ func (a *hashAggregate) writeSpilled(gs []uint32) error {
 		if a.indexesTime() {
 			times = eventTimeValues(keys[a.spec.EventTime.Key])
 		}
-		w := s.store.NewBatch()
+		w := s.tail.spill.NewBatch()
 		for i, g := range part {
 			t := int64(noTime)
 			if times != nil {
@@ -365,18 +370,14 @@ func (a *hashAggregate) writeSpilled(gs []uint32) error {
 				releaseAll(keys)
 				return err
 			}
-			if s.filter == nil {
-				s.filter = state.NewHashFilter(minFilterKeys)
-			}
-			s.filter.Add(hs[i])
-			s.spilled++
+			s.tail.added(hs[i], true)
 		}
 		releaseAll(keys)
 		if err := w.Commit(); err != nil {
 			return err
 		}
 	}
-	return s.refilter()
+	return s.tail.refilter(aggSpillGroup)
 }
 
 // rebuild makes the memory part hold only groups keep (in id order) under new dense ids.
@@ -439,24 +440,6 @@ func (a *hashAggregate) rebuild(keep []uint32) error {
 	return nil
 }
 
-// refilter rebuilds the store's filter when the spilled groups outgrew it or many of its
-// hashes are stale: sized for twice the groups spilled, from the hashes in their records.
-func (s *aggregateSpill) refilter() error {
-	if s.filter == nil || (s.spilled <= s.filter.Capacity() && s.stale <= s.filter.Capacity()/2) {
-		return nil
-	}
-	f := state.NewHashFilter(max(2*s.spilled, minFilterKeys))
-	err := s.store.Scan([]byte{aggSpillGroup}, []byte{aggSpillGroup + 1}, func(_, rec []byte) error {
-		f.Add(binary.LittleEndian.Uint64(rec))
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	s.filter, s.stale = f, 0
-	return nil
-}
-
 // scanSpilledGroups calls fn with the encoded key (without prefix) and record of every group
 // of a view of the store.
 func scanSpilledGroups(v *state.View, fn func(key, rec []byte) error) error {
@@ -494,17 +477,20 @@ func (a *hashAggregate) restoreSpilled(keys, recs [][]byte) error {
 		return nil
 	}
 	s := a.spill
-	if err := s.open(); err != nil {
+	if err := s.tail.open(); err != nil {
 		return err
 	}
-	w := s.store.NewBatch()
+	w := s.tail.spill.NewBatch()
 	for i, k := range keys {
 		key := append([]byte{aggSpillGroup}, k...)
 		err := w.Put(key, recs[i])
-		d := expr.NewStateDecoder(recs[i])
-		h, t := uint64(d.Int()), d.Int()
-		if err == nil && d.Err != nil {
-			err = sparkerr.Internal("aggregate state: bad spilled group: %v", d.Err).Wrap(d.Err)
+		if err == nil && len(recs[i]) < 16 {
+			err = sparkerr.Internal("aggregate state: a spilled group of %d bytes", len(recs[i]))
+		}
+		var t int64
+		var h uint64
+		if err == nil {
+			t, h = int64(binary.BigEndian.Uint64(recs[i])), binary.BigEndian.Uint64(recs[i][8:])
 		}
 		if err == nil && t != noTime {
 			err = w.Put(timeKey(t, k), nil)
@@ -513,35 +499,17 @@ func (a *hashAggregate) restoreSpilled(keys, recs [][]byte) error {
 			w.Close()
 			return err
 		}
-		if s.filter == nil {
-			s.filter = state.NewHashFilter(max(minFilterKeys, int64(2*len(keys))))
-		}
-		s.filter.Add(h)
-		s.spilled++
+		s.tail.added(h, true)
 	}
 	if err := w.Commit(); err != nil {
 		return err
 	}
-	return s.refilter()
-}
-
-// open opens the store on first use.
-func (s *aggregateSpill) open() error {
-	if s.store != nil {
-		return nil
-	}
-	st, err := state.OpenSpill(s.budget.Dir)
-	if err != nil {
-		return err
-	}
-	s.store = st
-	return nil
+	return s.tail.refilter(aggSpillGroup)
 }
 
 // close closes (removes) the store.
 func (s *aggregateSpill) close() {
-	if s != nil && s.store != nil {
-		_ = s.store.Close()
-		s.store = nil
+	if s != nil {
+		_ = s.tail.reset()
 	}
 }

@@ -186,7 +186,7 @@ func TestAggregateSpillSameOutput(t *testing.T) {
 						}
 					}
 					compare(step, "barrier")
-					maxSpilled = max(maxSpilled, runs[1].op.(*hashAggregate).spill.spilled)
+					maxSpilled = max(maxSpilled, runs[1].op.(*hashAggregate).spill.tail.spilled)
 					a, b := runs[0].op.(flow.StateReporter).StateMetrics(), runs[1].op.(flow.StateReporter).StateMetrics()
 					if a.NumRowsTotal != b.NumRowsTotal {
 						t.Fatalf("step %d: %d rows in the state with a budget, %d without", step, b.NumRowsTotal, a.NumRowsTotal)
@@ -312,8 +312,8 @@ func TestAggregateSpillRestoreBudgetChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := op.(*hashAggregate)
-	if a.spill.spilled == 0 || len(a.counts)+int(a.spill.spilled) != 1000 {
-		t.Fatalf("%d groups in memory, %d spilled", len(a.counts), a.spill.spilled)
+	if a.spill.tail.spilled == 0 || len(a.counts)+int(a.spill.tail.spilled) != 1000 {
+		t.Fatalf("%d groups in memory, %d spilled", len(a.counts), a.spill.tail.spilled)
 	}
 	data, err := op.(flow.Snapshotter).SnapshotState(1)
 	if err != nil {
@@ -335,7 +335,7 @@ func TestAggregateSpillRestoreBudgetChange(t *testing.T) {
 		ra := r.(*hashAggregate)
 		spilled := int64(0)
 		if ra.spill != nil {
-			spilled = ra.spill.spilled
+			spilled = ra.spill.tail.spilled
 			// The spill's filter alone outgrows this budget: memory keeps no group.
 			if spilled != 1000 || len(ra.counts) != 0 {
 				t.Errorf("restored with a budget: %d spilled, %d groups in memory", spilled, len(ra.counts))
@@ -378,17 +378,6 @@ func BenchmarkAggregateBudget(b *testing.B) {
 		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
 			mem := memory.NewGoAllocator()
 			in := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
-			k := &expr.Column{Index: 0, Name: "k", T: sqltypes.LongType}
-			var aggs []expr.AggFunc
-			for _, name := range []string{"count", "sum"} {
-				f, err := expr.BindAggregate(name, []expr.Expr{k}, false, expr.Options{ANSI: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				aggs = append(aggs, f)
-			}
-			out := flow.EventSchema(arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-				{Name: "count", Type: arrow.PrimitiveTypes.Int64}, {Name: "sum", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil))
 			rng := rand.New(rand.NewPCG(1, 2))
 			const keys, epochs, rows = 200_000, 40, 50_000
 			var batches []arrow.RecordBatch
@@ -411,12 +400,7 @@ func BenchmarkAggregateBudget(b *testing.B) {
 			b.ResetTimer()
 			var spilled int64
 			for range b.N {
-				op, err := HashAggregate(&expr.Context{Mem: mem, ANSI: true}, AggregateSpec{KeyCols: []int{0},
-					KeyTypes: []sqltypes.DataType{sqltypes.LongType}, Aggs: aggs, TZ: "UTC", Streaming: true,
-					Budget: state.Budget{MemoryBytes: budget, Dir: b.TempDir()}})(flow.Env{Mem: mem, Partitions: 1, OutSchema: out})
-				if err != nil {
-					b.Fatal(err)
-				}
+				op := aggregateWithBudget(b, mem, state.Budget{MemoryBytes: budget, Dir: b.TempDir()})
 				for e, rec := range batches {
 					if err := op.Process(context.Background(), 0, rec, nil); err != nil {
 						b.Fatal(err)
@@ -426,7 +410,7 @@ func BenchmarkAggregateBudget(b *testing.B) {
 					}
 				}
 				if s := op.(*hashAggregate).spill; s != nil {
-					spilled = s.spilled
+					spilled = s.tail.spilled
 				}
 				op.(flow.Closer).Close()
 			}
@@ -459,9 +443,9 @@ func TestAggregateSpillFreesMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := a.memoryBytes()
-	if before <= budget || after > budget || a.spill.spilled == 0 || int(a.spill.spilled)+len(a.counts) != len(keys) {
+	if before <= budget || after > budget || a.spill.tail.spilled == 0 || int(a.spill.tail.spilled)+len(a.counts) != len(keys) {
 		t.Fatalf("memory %d bytes before the barrier, %d after (budget %d); %d groups spilled, %d kept",
-			before, after, budget, a.spill.spilled, len(a.counts))
+			before, after, budget, a.spill.tail.spilled, len(a.counts))
 	}
 	if b := arraysBytes(a.table.batches[0]); b > int64(16*len(a.counts)+1024) {
 		t.Fatalf("%d kept keys hold %d bytes of key columns", len(a.counts), b)

@@ -68,8 +68,8 @@ func (a *hashAggregate) CaptureState(int64) (flow.StateCapture, error) {
 			}
 		}
 	}
-	if a.spill != nil && a.spill.spilled > 0 {
-		c.spilled = a.spill.store.View()
+	if a.spill != nil {
+		c.spilled = a.spill.tail.view()
 	}
 	return c, nil
 }
@@ -342,7 +342,7 @@ func (a *hashAggregate) StateMetrics() flow.StateMetrics {
 		m.MemoryUsedBytes += acc.SizeBytes()
 	}
 	if a.spill != nil {
-		m.NumRowsTotal += a.spill.spilled
+		m.NumRowsTotal += a.spill.tail.spilled
 		m.MemoryUsedBytes = a.memoryBytes()
 	}
 	return m

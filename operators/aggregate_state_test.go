@@ -9,32 +9,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/state"
 )
 
 // aggregateWithGroups builds a streaming count/sum aggregate holding n groups (keys 0..n-1).
 func aggregateWithGroups(tb testing.TB, mem memory.Allocator, n int) flow.Operator {
 	tb.Helper()
 	in := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	k := &expr.Column{Index: 0, Name: "k", T: sqltypes.LongType}
-	var aggs []expr.AggFunc
-	for _, name := range []string{"count", "sum"} {
-		f, err := expr.BindAggregate(name, []expr.Expr{k}, false, expr.Options{ANSI: true})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		aggs = append(aggs, f)
-	}
-	out := flow.EventSchema(arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "count", Type: arrow.PrimitiveTypes.Int64}, {Name: "sum", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil))
-	op, err := HashAggregate(&expr.Context{Mem: mem, ANSI: true}, AggregateSpec{KeyCols: []int{0},
-		KeyTypes: []sqltypes.DataType{sqltypes.LongType}, Aggs: aggs, TZ: "UTC", Streaming: true})(
-		flow.Env{Mem: mem, Partitions: 1, OutSchema: out})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	op := aggregateWithBudget(tb, mem, state.Budget{})
 	for lo := 0; lo < n; lo += 65536 {
 		b := array.NewInt64Builder(mem)
 		for v := lo; v < min(n, lo+65536); v++ {
