@@ -104,8 +104,12 @@ func (a *hashAggregate) emitEpoch(ctx context.Context, out flow.Emitter) error {
 	return a.spillOver()
 }
 
+// appends reports whether the aggregate emits closed groups once (append mode) rather than a
+// changelog.
+func (a *hashAggregate) appends() bool { return a.spec.Append && a.spec.EventTime != nil }
+
 func (a *hashAggregate) emitAndEvict(ctx context.Context, out flow.Emitter) error {
-	if !a.spec.Append || a.spec.EventTime == nil {
+	if !a.appends() {
 		if err := a.emitChanges(ctx, out); err != nil {
 			return err
 		}

@@ -250,21 +250,37 @@ func (a *hashAggregate) loadRecords(w *state.Batch, keys, recs [][]byte) error {
 	return nil
 }
 
-// loadExpired brings the spilled groups the watermark closed back into memory.
-func (a *hashAggregate) loadExpired() error {
+// scanExpired calls fn with the encoded key of every spilled group the watermark closed (none
+// unless the aggregate evicts by event time).
+func (a *hashAggregate) scanExpired(fn func(key []byte)) error {
 	s := a.spill
-	if s == nil || s.tail.spilled == 0 || !a.indexesTime() || a.watermark == math.MinInt64 {
+	if s == nil || s.tail.spilled == 0 || !a.evicting() || !a.indexesTime() {
 		return nil
 	}
 	upper := binary.BigEndian.AppendUint64([]byte{aggSpillTime}, orderedTime(a.watermark)+1)
 	if a.watermark == math.MaxInt64 {
 		upper = []byte{aggSpillTime + 1}
 	}
-	var keys, recs [][]byte
-	err := s.tail.spill.Scan([]byte{aggSpillTime}, upper, func(k, _ []byte) error {
-		keys = append(keys, bytes.Clone(k[9:]))
+	return s.tail.spill.Scan([]byte{aggSpillTime}, upper, func(k, _ []byte) error {
+		fn(k[9:])
 		return nil
 	})
+}
+
+// spilledExpired counts the spilled groups the watermark closed (0 when it cannot tell).
+func (a *hashAggregate) spilledExpired() int64 {
+	var n int64
+	if err := a.scanExpired(func([]byte) { n++ }); err != nil {
+		return 0
+	}
+	return n
+}
+
+// loadExpired brings the spilled groups the watermark closed back into memory.
+func (a *hashAggregate) loadExpired() error {
+	s := a.spill
+	var keys, recs [][]byte
+	err := a.scanExpired(func(k []byte) { keys = append(keys, bytes.Clone(k)) })
 	if err != nil || len(keys) == 0 {
 		return err
 	}

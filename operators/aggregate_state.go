@@ -213,11 +213,12 @@ func (a *hashAggregate) RestoreState(data []byte) error {
 		}
 	}
 	// Downstream has every live group's row, except a complete-mode sink, which starts empty
-	// after a restart and gets every group again.
+	// after a restart and gets every group again. (In append mode no row is out until the
+	// watermark closes its group, which then leaves the state.)
 	for g := range a.counts {
 		if a.live(uint32(g)) {
 			a.changed[g] = a.spec.Complete
-			a.emitted[g] = !a.spec.Complete
+			a.emitted[g] = !a.spec.Complete && !a.appends()
 		}
 	}
 	if a.spill != nil {
@@ -342,7 +343,10 @@ func (a *hashAggregate) StateMetrics() flow.StateMetrics {
 		m.MemoryUsedBytes += acc.SizeBytes()
 	}
 	if a.spill != nil {
-		m.NumRowsTotal += a.spill.tail.spilled
+		// Spilled groups are live; those the watermark closes at this barrier count as removed.
+		expired := a.spilledExpired()
+		m.NumRowsTotal += a.spill.tail.spilled - expired
+		m.NumRowsRemoved += expired
 		m.MemoryUsedBytes = a.memoryBytes()
 	}
 	return m
