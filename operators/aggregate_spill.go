@@ -339,6 +339,9 @@ func (a *hashAggregate) spillOver() error {
 	room = min(room, len(cold))
 	keep = append(keep, cold[:room]...)
 	cold = cold[room:]
+	if len(keep) == len(a.counts) {
+		return nil // nothing can go (every group is to be emitted)
+	}
 	slices.Sort(keep)
 	if len(cold) > 0 {
 		if err := a.writeSpilled(cold); err != nil {
