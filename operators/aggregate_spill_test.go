@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -114,11 +112,7 @@ func (r *spillAggRun) take() []string {
 // emit the same rows at every step, that the budgeted one spilled, leaked no Arrow memory and
 // left no scratch store behind.
 func TestAggregateSpillSameOutput(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("WEIR_TEST_SEED"); v != "" {
-		seed, _ = strconv.ParseUint(v, 10, 64)
-	}
-	t.Logf("seed %d (rerun with WEIR_TEST_SEED=%d)", seed, seed)
+	seed := randomSeed(t)
 	for ci, c := range spillAggCases {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(ci)))
@@ -270,9 +264,7 @@ func TestAggregateSpillSameOutput(t *testing.T) {
 			}
 			runs[0].start(t)
 			runs[1].start(t)
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("scratch stores left behind: %v", entries)
-			}
+			assertEmptyDir(t, dir)
 		})
 	}
 }
@@ -371,9 +363,7 @@ func TestAggregateSpillRestoreBudgetChange(t *testing.T) {
 		}
 		r.(flow.Closer).Close()
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("scratch stores left behind: %v", entries)
-	}
+	assertEmptyDir(t, dir)
 }
 
 // BenchmarkAggregateBudget runs 40 epochs of 50K rows (count, sum) over 200K keys, 80% of the

@@ -7,9 +7,8 @@ import re
 import time
 
 from pyspark.sql import functions as F
+from test_state_spill import BUDGET, SPILL_DIR, assert_budget_must_be_a_number
 
-BUDGET = "spark.sql.streaming.stateStore.weir.memoryBudgetBytes"
-SPILL_DIR = "spark.sql.streaming.stateStore.weir.spillDir"
 ROWS = 10  # rows per micro-batch
 KEYS = 7
 EPOCH = datetime.datetime(1970, 1, 1)
@@ -192,3 +191,8 @@ def test_append_mode_windowed_count_spills_and_restarts(spark, tmp_path):
     finally:
         unset_conf(spark)
         spark.conf.unset("spark.sql.session.timeZone")
+
+
+def test_aggregate_budget_must_be_a_number(spark, tmp_path):
+    assert_budget_must_be_a_number(
+        spark, lambda: agg(spark).writeStream.format("memory").queryName("spill_agg_bad").outputMode("complete").start())
