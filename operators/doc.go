@@ -28,7 +28,10 @@
 // (RowsDroppedByWatermark) and implement flow.StateReporter and flow.Snapshotter. The dedup's
 // keys past its memory budget (StreamDedupSpec.Budget), and a join side's rows past half the
 // join's (StreamJoinSpec.Budget), spill oldest first to a scratch Pebble store (state.Spill)
-// and stay part of their lookups, matched flags, eviction and snapshots.
+// and stay part of their lookups, matched flags, eviction and snapshots. The streaming
+// aggregate (AggregateSpec.Budget) spills its least recently fed groups at a barrier, as
+// per-group accumulator states (expr.GroupStateAccumulator), and loads a group back before
+// feeding it; spilled groups close with the watermark and are part of snapshots.
 //
 // Contract: every batch in and out is in flow-event form; outputs use the node's schema
 // (env.OutSchema). Blocking operators emit at end of data in batches of at most BatchRows

@@ -30,7 +30,8 @@
 // watermarked event time or window among the equi-join keys, or range conditions such as
 // lt BETWEEN rt AND rt + INTERVAL 1 HOUR against the other side's watermarked time).
 // Stream-static joins keep the batch hash join with the static side built. The StreamDedup's
-// keys spill past the memory budget Options.Conf gives (state.MemoryBudgetConf).
+// keys, the StreamJoin's rows and the streaming aggregate's groups spill past the memory budget
+// Options.Conf gives (state.MemoryBudgetConf).
 // CheckStreamingOperators applies Spark's unsupported-operation rules for these operators.
 //
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a
