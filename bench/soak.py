@@ -28,8 +28,12 @@ def main():
     max_delay = float(os.environ.get("WEIR_SOAK_MAX_DELAY", "2.5"))
     verify_every = int(os.environ.get("WEIR_SOAK_VERIFY_EVERY", "10"))
     work = os.environ.get("WEIR_SOAK_DIR") or tempfile.mkdtemp(prefix="weir-soak-")
+    # WEIR_SOAK_BUDGET (bytes) runs both queries under a state memory budget, so their state
+    # spills to the scratch stores while the server is killed (e.g. 1: nearly all of it).
+    budget = os.environ.get("WEIR_SOAK_BUDGET", "")
     rng = random.Random(seed)
-    print(f"soak: {seconds:.0f} s, seed={seed}, max delay {max_delay} s, work dir {work}", flush=True)
+    print(f"soak: {seconds:.0f} s, seed={seed}, max delay {max_delay} s, state budget {budget or 'none'}, "
+          f"work dir {work}", flush=True)
     paths = {name: (os.path.join(work, name, "out"), os.path.join(work, name, "cp")) for name in QUERIES}
     ids = {}
     kills, verified, restarts = 0, 0, []
@@ -40,6 +44,8 @@ def main():
         server = start_server()
         try:
             spark = session(server)
+            if budget:
+                spark.conf.set("spark.sql.streaming.stateStore.weir.memoryBudgetBytes", budget)
             queries = {}
             for name, (build, _) in QUERIES.items():
                 out, cp = paths[name]

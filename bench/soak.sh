@@ -2,7 +2,7 @@
 # Crash soak (bench/soak.py): SIGKILLs a Weir server running a checkpointed windowed aggregation
 # and a deduplication into file sinks, restarts it, again and again for WEIR_SOAK_SECONDS, and
 # checks the sinks hold exactly the committed rows. Off unless WEIR_SOAK_SECONDS is set (CI does
-# not set it). Example: WEIR_SOAK_SECONDS=600 bench/soak.sh
+# not set it). Example: WEIR_SOAK_SECONDS=600 bench/soak.sh; WEIR_SOAK_BUDGET=1 makes the state spill.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z "${WEIR_SOAK_SECONDS:-}" ]]; then
