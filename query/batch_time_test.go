@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,67 +22,14 @@ import (
 // batchTimestampMs): one value for every row of an epoch, the one logged with the epoch's
 // offsets, and for an epoch run again after a restart, the one it was first logged with.
 
-// timeSink records, per epoch, the distinct values of its first (timestamp) column; an epoch
-// that runs again replaces its record.
-type timeSink struct {
-	mu     sync.Mutex
-	epochs map[int64][]int64
-}
-
-var (
-	timeSinksMu sync.Mutex
-	timeSinks   = map[string]*timeSink{}
-)
-
-func init() {
-	sinks.Register("batchtimetestsink", func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
-		timeSinksMu.Lock()
-		defer timeSinksMu.Unlock()
-		s, ok := timeSinks[options["id"]]
-		if !ok {
-			s = &timeSink{epochs: map[int64][]int64{}}
-			timeSinks[options["id"]] = s
-		}
-		return s, nil
-	}, sinks.Append)
-}
-
-func (s *timeSink) Description() string                         { return "TimeSink" }
-func (s *timeSink) Parallelism(int) int                         { return 1 }
-func (s *timeSink) OutputRows() int64                           { return 0 }
-func (s *timeSink) NewOperator(flow.Env) (flow.Operator, error) { return &timeSinkOp{s: s}, nil }
-
-type timeSinkOp struct {
-	s   *timeSink
-	cur []int64
-}
-
-func (o *timeSinkOp) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+// timeSinks record, per epoch, the value of every row's first (timestamp) column.
+var timeSinks = registerEpochSink("batchtimetestsink", func(rec arrow.RecordBatch, i int) (int64, error) {
 	ts, ok := rec.Column(flow.UserOffset).(*array.Timestamp)
 	if !ok {
-		return fmt.Errorf("time sink: first column is %s", rec.Column(flow.UserOffset).DataType())
+		return 0, fmt.Errorf("time sink: first column is %s", rec.Column(flow.UserOffset).DataType())
 	}
-	for i := 0; i < ts.Len(); i++ {
-		if v := int64(ts.Value(i)); !slices.Contains(o.cur, v) {
-			o.cur = append(o.cur, v)
-		}
-	}
-	return nil
-}
-
-func (o *timeSinkOp) Barrier(_ context.Context, epoch int64, _ flow.Emitter) error {
-	o.s.mu.Lock()
-	defer o.s.mu.Unlock()
-	o.s.epochs[epoch] = o.cur
-	o.cur = nil
-	return nil
-}
-
-func (s *timeSink) epoch(e int64) []int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.epochs[e]
-}
+	return int64(ts.Value(i)), nil
+})
 
 // rateWithNow is rate-micro-batch (4 rows a batch) → select(current_timestamp(), value).
 func rateWithNow(t *testing.T) logical.Node {
@@ -122,16 +68,17 @@ func TestCurrentTimestampIsTheBatchTimestamp(t *testing.T) {
 		}
 		return batches
 	}
-	sink := func() *timeSink {
-		timeSinksMu.Lock()
-		defer timeSinksMu.Unlock()
-		return timeSinks[id]
+	// times is the distinct values epoch e wrote.
+	times := func(e int64) []int64 {
+		vs := slices.Clone(timeSinks.get(id).epoch(e))
+		slices.Sort(vs)
+		return slices.Compact(vs)
 	}
 
 	first := run(4)
 	logged := loggedRecords(t, dir)
 	for _, b := range first {
-		got := sink().epoch(b)
+		got := times(b)
 		if want := logged[b].Meta.BatchTimestampMs * 1000; len(got) != 1 || got[0] != want {
 			t.Fatalf("epoch %d: current_timestamp() gave %v, want the logged batch timestamp %d µs", b, got, want)
 		}
@@ -162,12 +109,12 @@ func TestCurrentTimestampIsTheBatchTimestamp(t *testing.T) {
 	if second[0] != last+1 {
 		t.Fatalf("the restarted query ran batch %d first, want the logged batch %d", second[0], last+1)
 	}
-	if got := sink().epoch(last + 1); len(got) != 1 || got[0] != loggedMs*1000 {
+	if got := times(last + 1); len(got) != 1 || got[0] != loggedMs*1000 {
 		t.Fatalf("the replayed epoch's current_timestamp() is %v, want its logged %d µs", got, loggedMs*1000)
 	}
 	logged = loggedRecords(t, dir)
 	for _, b := range second[1:] {
-		got := sink().epoch(b)
+		got := times(b)
 		if want := logged[b].Meta.BatchTimestampMs * 1000; len(got) != 1 || got[0] != want || want <= loggedMs*1000 {
 			t.Fatalf("epoch %d after the replay: current_timestamp() gave %v, want its own logged %d µs", b, got, want)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,83 +24,16 @@ import (
 // records each epoch's watermark, an epoch that runs again starts from its logged one, and
 // across restarts every window comes out once, none missing.
 
-// windowSink records, per epoch, the (window start µs, count) rows it received; an epoch that
-// runs again replaces its record (an idempotent sink).
-type windowSink struct {
-	mu     sync.Mutex
-	epochs map[int64][][2]int64
-}
-
-var (
-	windowSinksMu sync.Mutex
-	windowSinks   = map[string]*windowSink{}
-)
-
-func init() {
-	sinks.Register("eventtimetestsink", func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
-		windowSinksMu.Lock()
-		defer windowSinksMu.Unlock()
-		s, ok := windowSinks[options["id"]]
-		if !ok {
-			s = &windowSink{epochs: map[int64][][2]int64{}}
-			windowSinks[options["id"]] = s
-		}
-		return s, nil
-	}, sinks.Append)
-}
-
-func (s *windowSink) Description() string                         { return "WindowSink" }
-func (s *windowSink) Parallelism(int) int                         { return 1 }
-func (s *windowSink) OutputRows() int64                           { return 0 }
-func (s *windowSink) NewOperator(flow.Env) (flow.Operator, error) { return &windowSinkOp{s: s}, nil }
-
-type windowSinkOp struct {
-	s   *windowSink
-	cur [][2]int64
-}
-
-func (o *windowSinkOp) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+// windowSinks record, per epoch, the (window start µs, count) rows they received.
+var windowSinks = registerEpochSink("eventtimetestsink", func(rec arrow.RecordBatch, i int) ([2]int64, error) {
 	w, ok := rec.Column(flow.UserOffset).(*array.Struct)
 	if !ok {
-		return fmt.Errorf("window sink: first column is %s", rec.Column(flow.UserOffset).DataType())
+		return [2]int64{}, fmt.Errorf("window sink: first column is %s", rec.Column(flow.UserOffset).DataType())
 	}
 	start := w.Field(0).(*array.Timestamp)
 	count := rec.Column(flow.UserOffset + 1).(*array.Int64)
-	for i := 0; i < int(rec.NumRows()); i++ {
-		o.cur = append(o.cur, [2]int64{int64(start.Value(i)), count.Value(i)})
-	}
-	return nil
-}
-
-func (o *windowSinkOp) Barrier(_ context.Context, epoch int64, _ flow.Emitter) error {
-	o.s.mu.Lock()
-	defer o.s.mu.Unlock()
-	o.s.epochs[epoch] = o.cur
-	o.cur = nil
-	return nil
-}
-
-// windows returns every window written, in epoch order.
-func (s *windowSink) windows() [][2]int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out [][2]int64
-	for e := int64(0); e < 10000; e++ {
-		out = append(out, s.epochs[e]...)
-	}
-	return out
-}
-
-// lastEpoch is the last epoch the sink got.
-func (s *windowSink) lastEpoch() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	last := int64(-1)
-	for e := range s.epochs {
-		last = max(last, e)
-	}
-	return last
-}
+	return [2]int64{int64(start.Value(i)), count.Value(i)}, nil
+})
 
 // windowedRateCount is rate-micro-batch (4 rows a batch, batch k stamped k seconds) →
 // withWatermark(timestamp, 2 s) → groupBy(window(timestamp, 3 s)).count().
@@ -259,12 +191,12 @@ func TestRestartedWindowedAppendKeepsItsWatermark(t *testing.T) {
 	// Every window [3j, 3j+3) s the final watermark closed, once, with its 3 batches of 4 rows.
 	// The sink may hold one epoch past the last progress (Stop after its barrier, before the
 	// commit): the watermark after the last epoch it got, in seconds.
-	sink := windowSinks[id]
+	sink := windowSinks.get(id)
 	final := sink.lastEpoch() - 2
 	if final < batch(third[len(third)-1])-2 {
 		t.Fatalf("the sink's last epoch %d is before the last progress", sink.lastEpoch())
 	}
-	got := sink.windows()
+	got := sink.all()
 	closed := final / 3
 	if int64(len(got)) != closed {
 		t.Fatalf("%d windows written, want %d (watermark %d s): %v", len(got), closed, final, got)

@@ -17,14 +17,18 @@ def dedup_query(spark, out, cp):
     return df.writeStream.format("parquet").option("checkpointLocation", cp).start(out)
 
 
-def run_until(q, batch_id):
-    """Processes micro-batches until batch `batch_id` completed; returns that batch's progress."""
+def run_until(q, batch_id, spill=None):
+    """Processes micro-batches until batch `batch_id` completed, stops the query and returns
+    that batch's progress. With `spill` (the spill dir), checks the query's scratch stores are
+    there while it runs."""
     try:
         for _ in range(200):
             q.processAllAvailable()
             if q.lastProgress is not None and q.lastProgress["batchId"] >= batch_id:
                 break
         assert q.exception() is None
+        if spill is not None:
+            assert [d for d in os.listdir(spill) if d.startswith("weir-spill-")], "nothing spilled"
         return q.lastProgress
     finally:
         q.stop()

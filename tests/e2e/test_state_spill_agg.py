@@ -7,7 +7,7 @@ import re
 import time
 
 from pyspark.sql import functions as F
-from test_state_spill import BUDGET, SPILL_DIR, assert_budget_must_be_a_number
+from test_state_spill import BUDGET, SPILL_DIR, assert_budget_must_be_a_number, run_until
 
 ROWS = 10  # rows per micro-batch
 KEYS = 7
@@ -25,22 +25,6 @@ def counts(n, keys=KEYS):
 def agg(spark, keys=KEYS):
     return (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", ROWS).option("numPartitions", 2).load()
             .groupBy((F.col("value") % keys).alias("k")).count())
-
-
-def run_until(q, batch_id, spill=None):
-    """Processes micro-batches until batch `batch_id` completed; returns that batch's progress.
-    With `spill`, checks the query's scratch stores are there while it runs."""
-    try:
-        for _ in range(200):
-            q.processAllAvailable()
-            if q.lastProgress is not None and q.lastProgress["batchId"] >= batch_id:
-                break
-        assert q.exception() is None
-        if spill is not None:
-            assert [d for d in os.listdir(spill) if d.startswith("weir-spill-")], "nothing spilled"
-        return q.lastProgress
-    finally:
-        q.stop()
 
 
 def table_counts(spark):
