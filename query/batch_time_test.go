@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/checkpoints"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
@@ -33,13 +32,8 @@ var timeSinks = registerEpochSink("batchtimetestsink", func(rec arrow.RecordBatc
 
 // rateWithNow is rate-micro-batch (4 rows a batch) → select(current_timestamp(), value).
 func rateWithNow(t *testing.T) logical.Node {
-	opts := map[string]string{"rowsPerBatch": "4", "numPartitions": "2", "startTimestamp": "0",
-		"advanceMillisPerBatch": "1000"}
-	schema, err := sources.StreamSchema("rate-micro-batch", opts, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	scan := &logical.SourceScan{Format: "rate-micro-batch", Options: opts, Out: schema, Streaming: true}
+	scan := steppedRateScan(t)
+	schema := scan.Out
 	vi := len(schema) - 1
 	value := &expr.Column{Index: vi, Name: schema[vi].Name, T: schema[vi].Type, Null: schema[vi].Nullable}
 	return &logical.Project{Input: scan, Exprs: []expr.Expr{currentTime(t, "current_timestamp"), value}}
@@ -87,24 +81,10 @@ func TestCurrentTimestampIsTheBatchTimestamp(t *testing.T) {
 	// A crash after logging the next epoch (at a batch timestamp far in the past) and before
 	// its commit: it runs again with that timestamp; the epochs after it get new ones.
 	last := first[len(first)-1]
-	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
-	if err != nil {
-		t.Fatal(err)
-	}
 	prev := logged[last]
 	const loggedMs = 1_234_567
-	rec := epochRecord{Epoch: last + 1, Start: prev.End, End: []sources.Offset{rateOffsetPlus(t, prev.End[0], 4, 1000)},
-		Meta: &offsetMeta{BatchTimestampMs: loggedMs, Conf: prev.Meta.Conf}}
-	raw, err := encodeRecord(rec)
-	if err == nil {
-		err = store.WriteOffsets(storeKey, last+1, raw)
-	}
-	if cerr := store.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	logEpoch(t, dir, epochRecord{Epoch: last + 1, Start: prev.End, End: []sources.Offset{rateOffsetPlus(t, prev.End[0], 4, 1000)},
+		Meta: &offsetMeta{BatchTimestampMs: loggedMs, Conf: prev.Meta.Conf}})
 	second := run(3)
 	if second[0] != last+1 {
 		t.Fatalf("the restarted query ran batch %d first, want the logged batch %d", second[0], last+1)

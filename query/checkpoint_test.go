@@ -196,30 +196,10 @@ func TestCheckpointReplaysAnUncommittedEpoch(t *testing.T) {
 	reg.get("counts").Release()
 	// A crash after logging epoch last+1's offsets and before its commit: the log says what
 	// the epoch covers; the restart must run exactly that range under that id.
-	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := store.Offsets(storeKey, last)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev, err := decodeRecord(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prev := loggedRecords(t, dir)[last]
 	// Twice the usual range: a range only the log can explain.
 	rec := epochRecord{Epoch: last + 1, Start: prev.End, End: []sources.Offset{rateOffsetPlus(t, prev.End[0], 50, 2000)}}
-	raw, err := encodeRecord(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.WriteOffsets(storeKey, last+1, raw); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
-	}
+	logEpoch(t, dir, rec)
 	q = start(t, m, spec)
 	waitProgress(t, q, 2)
 	if err := q.Stop(context.Background()); err != nil {
@@ -362,6 +342,26 @@ func TestRateSourceKeepsItsCreationTime(t *testing.T) {
 	}
 	if again := read(); again != first {
 		t.Fatalf("rate metadata changed: %q then %q", first, again)
+	}
+}
+
+// logEpoch writes rec into the offsets log of the checkpoint at dir without a commit, as a
+// crash after logging an epoch and before committing it leaves it.
+func logEpoch(t *testing.T, dir string, rec epochRecord) {
+	t.Helper()
+	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := encodeRecord(rec)
+	if err == nil {
+		err = store.WriteOffsets(storeKey, rec.Epoch, raw)
+	}
+	if cerr := store.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -38,13 +38,8 @@ var windowSinks = registerEpochSink("eventtimetestsink", func(rec arrow.RecordBa
 // windowedRateCount is rate-micro-batch (4 rows a batch, batch k stamped k seconds) →
 // withWatermark(timestamp, 2 s) → groupBy(window(timestamp, 3 s)).count().
 func windowedRateCount(t *testing.T) logical.Node {
-	opts := map[string]string{"rowsPerBatch": "4", "numPartitions": "2", "startTimestamp": "0",
-		"advanceMillisPerBatch": "1000"}
-	schema, err := sources.StreamSchema("rate-micro-batch", opts, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	scan := &logical.SourceScan{Format: "rate-micro-batch", Options: opts, Out: schema, Streaming: true}
+	scan := steppedRateScan(t)
+	schema := scan.Out
 	ti := -1
 	for i, f := range schema {
 		if f.Name == "timestamp" {
@@ -156,25 +151,11 @@ func TestRestartedWindowedAppendKeepsItsWatermark(t *testing.T) {
 
 	// A crash after logging epoch last+1 and before its commit: it runs again with its logged
 	// offsets and watermark.
-	store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
-	if err != nil {
-		t.Fatal(err)
-	}
 	prev := logged[lastBatch]
 	wmUs := (lastBatch - 2) * 1e6
-	rec := epochRecord{Epoch: lastBatch + 1, Start: prev.End, End: []sources.Offset{rateOffsetPlus(t, prev.End[0], 4, 1000)},
+	logEpoch(t, dir, epochRecord{Epoch: lastBatch + 1, Start: prev.End, End: []sources.Offset{rateOffsetPlus(t, prev.End[0], 4, 1000)},
 		Meta: &offsetMeta{BatchWatermarkMs: wmUs / 1000, BatchTimestampMs: 1,
-			Conf: map[string]string{"spark.sql.streaming.multipleWatermarkPolicy": "min"}, WatermarksUs: []*int64{&wmUs}}}
-	raw, err := encodeRecord(rec)
-	if err == nil {
-		err = store.WriteOffsets(storeKey, lastBatch+1, raw)
-	}
-	if cerr := store.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+			Conf: map[string]string{"spark.sql.streaming.multipleWatermarkPolicy": "min"}, WatermarksUs: []*int64{&wmUs}}})
 	second := run(6)
 	if batch(second[0]) != lastBatch+1 || watermarkMs(t, second[0]) != wmUs/1000 {
 		t.Fatalf("the replayed epoch is batch %d judged against %d ms; want batch %d at %d ms",

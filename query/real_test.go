@@ -36,7 +36,18 @@ func (r *tables) get(name string) *sinks.MemoryTable {
 }
 
 func rateScan(t *testing.T, rowsPerBatch string) *logical.SourceScan {
-	opts := map[string]string{"rowsPerBatch": rowsPerBatch, "numPartitions": "2"}
+	return rateScanWith(t, map[string]string{"rowsPerBatch": rowsPerBatch, "numPartitions": "2"})
+}
+
+// steppedRateScan is rate-micro-batch with 4 rows a batch, batch k stamped k seconds.
+func steppedRateScan(t *testing.T) *logical.SourceScan {
+	return rateScanWith(t, map[string]string{"rowsPerBatch": "4", "numPartitions": "2", "startTimestamp": "0",
+		"advanceMillisPerBatch": "1000"})
+}
+
+// rateScanWith is a rate-micro-batch stream scan with opts.
+func rateScanWith(t *testing.T, opts map[string]string) *logical.SourceScan {
+	t.Helper()
 	schema, err := sources.StreamSchema("rate-micro-batch", opts, "")
 	if err != nil {
 		t.Fatal(err)
