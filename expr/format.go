@@ -16,12 +16,15 @@ import (
 
 // formatDouble renders like Java's Double.toString: "1.0", "0.001", "1.0E7", "1.234E-5", "NaN",
 // "Infinity".
-func formatDouble(f float64) string { return javaFloat(f, 64) }
+func formatDouble(f float64) string { return JavaDouble(f, 64) }
 
 // formatFloat renders like Java's Float.toString.
-func formatFloat(f float32) string { return javaFloat(float64(f), 32) }
+func formatFloat(f float32) string { return JavaDouble(float64(f), 32) }
 
-func javaFloat(f float64, bits int) string {
+// JavaDouble formats f as Java's Double.toString (Float.toString for bits 32), as Spark casts
+// and writes floating-point values: shortest digits, plain notation in [1e-3, 1e7), else
+// d.dddE±n; NaN, Infinity, -Infinity, 0.0 and -0.0 spelled as Java does.
+func JavaDouble(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"

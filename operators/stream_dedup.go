@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/state"
@@ -147,36 +146,7 @@ func eventTimes(user arrow.RecordBatch, col int) []int64 {
 	if col < 0 {
 		return nil
 	}
-	a := user.Column(col)
-	if st, ok := a.(*array.Struct); ok {
-		typ := st.DataType().(*arrow.StructType)
-		if k, found := typ.FieldIdx("end"); found {
-			end := eventTimesOf(st.Field(k))
-			for i := range end {
-				if st.IsNull(i) {
-					end[i] = noTime
-				}
-			}
-			return end
-		}
-	}
-	return eventTimesOf(a)
-}
-
-func eventTimesOf(a arrow.Array) []int64 {
-	out := make([]int64, a.Len())
-	ts, ok := a.(*array.Timestamp)
-	for i := range out {
-		switch {
-		case a.IsNull(i):
-			out[i] = noTime
-		case ok:
-			out[i] = int64(ts.Value(i))
-		default:
-			out[i] = intValue(a, i)
-		}
-	}
-	return out
+	return eventTimeValues(user.Column(col))
 }
 
 // Watermark implements flow.WatermarkHandler: keys whose (expiry) time is at or below the

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/base64"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -200,9 +199,9 @@ func scalarText(v any, t sqltypes.DataType, loc *time.Location) string {
 	case sqltypes.Long:
 		return strconv.FormatInt(v.(int64), 10)
 	case sqltypes.Float:
-		return javaDouble(float64(v.(float32)), 32)
+		return expr.JavaDouble(float64(v.(float32)), 32)
 	case sqltypes.Double:
-		return javaDouble(v.(float64), 64)
+		return expr.JavaDouble(v.(float64), 64)
 	case sqltypes.Decimal:
 		return v.(sqltypes.Decimal128).ToString(t.Scale)
 	case sqltypes.String:
@@ -220,34 +219,3 @@ func scalarText(v any, t sqltypes.DataType, loc *time.Location) string {
 	return ""
 }
 
-// javaDouble formats f as Java's Double.toString (Float.toString for bits 32): shortest
-// digits, plain notation in [1e-3, 1e7), else d.dddE±n.
-func javaDouble(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bits)
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(n)
-}

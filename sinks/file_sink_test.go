@@ -296,21 +296,6 @@ func TestFileSinkParquetReadBack(t *testing.T) {
 	}
 }
 
-func TestJavaDouble(t *testing.T) {
-	for _, c := range []struct {
-		f    float64
-		want string
-	}{{1, "1.0"}, {0.001, "0.001"}, {1e-4, "1.0E-4"}, {1234567.5, "1234567.5"}, {1e7, "1.0E7"}, {-2.5e20, "-2.5E20"},
-		{0.1, "0.1"}, {math.Inf(-1), "-Infinity"}} {
-		if got := javaDouble(c.f, 64); got != c.want {
-			t.Errorf("%v: got %s want %s", c.f, got, c.want)
-		}
-	}
-	if got := javaDouble(float64(float32(0.1)), 32); got != "0.1" {
-		t.Errorf("float32 0.1: %s", got)
-	}
-}
-
 // readBackRows reads a file sink's directory with the file source (only committed files, through
 // the commit log) and renders each row of fileTestSchema as "v|v|…" ("null" for NULL), sorted.
 func readBackRows(t *testing.T, mem memory.Allocator, format, dir string) []string {
