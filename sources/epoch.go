@@ -34,6 +34,12 @@ import (
 // Reading starts after WithStart's offset, or after the first epoch's Start if an epoch arrives
 // before the first poll, or else after src.Initial.
 //
+// A source implementing LocalLatest is polled without a network call: a poll (on the tick, or
+// at once when its Arrivals channel signals) plans up to what its open readers already fetched,
+// and src.Latest is asked only every WithFullLatestInterval or when the local view does not
+// cover the source. A source that is also an OffsetJoiner has unordered offsets (the local view
+// ahead on some partitions, an epoch's End on others) joined instead of failing.
+//
 // # Ownership and goroutines
 //
 // The EpochSource starts no goroutine of its own: the flow runtime calls Run once per partition
@@ -60,7 +66,8 @@ type EpochSource struct {
 	rows     map[int64]int64
 	lastID   int64
 
-	pollMu sync.Mutex // one continuous poll at a time
+	pollMu   sync.Mutex // one continuous poll at a time
+	lastFull time.Time  // under pollMu: when src.Latest was last asked (LocalLatest sources)
 }
 
 // Epoch is one epoch's offset range (Start, End] and identity.
@@ -73,9 +80,10 @@ type Epoch struct {
 type EpochOption func(*epochConfig)
 
 type epochConfig struct {
-	clock clock.Clock
-	poll  time.Duration
-	start Offset
+	clock      clock.Clock
+	poll       time.Duration
+	fullLatest time.Duration
+	start      Offset
 }
 
 // DefaultPollInterval is how often a continuous EpochSource asks its source for new rows.
@@ -126,7 +134,7 @@ type planItem struct {
 
 // NewEpochSource wraps src; continuous selects continuous mode.
 func NewEpochSource(src StreamSource, continuous bool, opts ...EpochOption) *EpochSource {
-	cfg := epochConfig{clock: clock.New(), poll: DefaultPollInterval}
+	cfg := epochConfig{clock: clock.New(), poll: DefaultPollInterval, fullLatest: FullLatestInterval}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -168,13 +176,8 @@ func (e *EpochSource) Next(ep Epoch) {
 	if e.pos == nil {
 		e.pos = ep.Start
 	}
-	c, err := e.compare(ep.End, e.pos)
-	switch {
-	case err != nil:
+	if err := e.planTo(ep.End); err != nil {
 		e.plan = append(e.plan, planItem{kind: planFail, err: err})
-	case c > 0:
-		e.plan = append(e.plan, planItem{kind: planRange, start: e.pos, end: ep.End, epoch: -1})
-		e.pos = ep.End
 	}
 	e.plan = append(e.plan, planItem{kind: planBarrier, epoch: ep.ID})
 	e.wakeAll()
@@ -269,10 +272,14 @@ func (e *EpochSource) Run(ctx context.Context, env flow.Env, out flow.Emitter) e
 		}
 	}
 	var tick <-chan time.Time
+	var arrivals <-chan struct{}
 	if e.continuous {
 		t := e.cfg.clock.Ticker(e.cfg.poll)
 		defer t.Stop()
 		tick = t.C
+		if ll, ok := e.src.(LocalLatest); ok {
+			arrivals = ll.Arrivals()
+		}
 	}
 	var pending int64 // continuous: rows read since this partition's last barrier
 	for {
@@ -312,21 +319,29 @@ func (e *EpochSource) Run(ctx context.Context, env flow.Env, out flow.Emitter) e
 			return ctx.Err()
 		case <-e.wake[p]:
 		case <-tick:
-			if err := e.poll(ctx); err != nil {
+			if err := e.poll(ctx, false); err != nil {
+				return err
+			}
+		case <-arrivals:
+			if err := e.poll(ctx, true); err != nil {
 				return err
 			}
 		}
 	}
 }
 
-// poll plans the range from the last planned offset to src.Latest (continuous mode).
-func (e *EpochSource) poll(ctx context.Context) error {
-	if !e.pollMu.TryLock() {
+// poll plans the range from the last planned offset to src.Latest, or to the source's local
+// view (LocalLatest) between full look-ups (continuous mode). A poll on a tick is skipped while
+// another partition polls; one on an arrival waits for it, so that no arrival goes unseen.
+func (e *EpochSource) poll(ctx context.Context, arrival bool) error {
+	if arrival {
+		e.pollMu.Lock()
+	} else if !e.pollMu.TryLock() {
 		return nil // another partition is polling
 	}
 	defer e.pollMu.Unlock()
 	e.mu.Lock()
-	finished, known := e.finished, e.pos != nil
+	finished, known, pos := e.finished, e.pos != nil, e.pos
 	e.mu.Unlock()
 	if finished {
 		return nil
@@ -340,27 +355,59 @@ func (e *EpochSource) poll(ctx context.Context) error {
 		if e.pos == nil {
 			e.pos = initial
 		}
+		pos = e.pos
 		e.mu.Unlock()
 	}
-	latest, err := e.src.Latest(ctx)
+	latest, err := e.latest(ctx, pos)
 	if err != nil {
 		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.finished {
+	if e.finished || latest == nil {
 		return nil
 	}
-	c, err := e.compare(latest, e.pos)
+	return e.planTo(latest)
+}
+
+// planTo plans the range from the last planned offset to end when end is past it (continuous
+// mode; the caller holds mu). Offsets that are not ordered (a source's local view ahead of a
+// listing on some partitions, behind on others) are joined when the source is an OffsetJoiner.
+func (e *EpochSource) planTo(end Offset) error {
+	c, err := e.compare(end, e.pos)
 	if err != nil {
-		return err
+		j, ok := e.src.(OffsetJoiner)
+		if !ok {
+			return err
+		}
+		if end, err = j.JoinOffsets(end, e.pos); err != nil {
+			return err
+		}
+		if c, err = e.compare(end, e.pos); err != nil {
+			return err
+		}
 	}
 	if c > 0 {
-		e.plan = append(e.plan, planItem{kind: planRange, start: e.pos, end: latest, epoch: -1})
-		e.pos = latest
+		e.plan = append(e.plan, planItem{kind: planRange, start: e.pos, end: end, epoch: -1})
+		e.pos = end
 		e.wakeAll()
 	}
 	return nil
+}
+
+// latest is where a poll plans up to from pos: the source's local view while it covers the
+// source and the last full look-up is recent, else src.Latest; nil when nothing is new. The
+// caller holds pollMu.
+func (e *EpochSource) latest(ctx context.Context, pos Offset) (Offset, error) {
+	now := e.cfg.clock.Now()
+	if ll, ok := e.src.(LocalLatest); ok && now.Sub(e.lastFull) < e.cfg.fullLatest {
+		off, covered, err := ll.LocalLatest(pos)
+		if err != nil || covered {
+			return off, err
+		}
+	}
+	e.lastFull = now
+	return e.src.Latest(ctx)
 }
 
 // read emits partition env.Partition's rows of one planned range and returns how many.

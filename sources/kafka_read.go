@@ -54,10 +54,15 @@ func (rd *kafkaReader) close() {
 
 // reader returns source partition p's kept reader if it stands at the ranges' starts, or else
 // (closing the kept one) a new consumer assigned to the ranges' topic-partitions at their starts.
+// The partition is marked reading until keepReader or dropReader.
 func (s *kafkaStream) reader(p int, ranges []kafkaRange) (*kafkaReader, error) {
 	s.mu.Lock()
 	rd := s.readers[p]
 	delete(s.readers, p)
+	if s.reading == nil {
+		s.reading = map[int]bool{}
+	}
+	s.reading[p] = true
 	s.mu.Unlock()
 	if rd != nil {
 		if rd.fits(ranges) {
@@ -65,12 +70,22 @@ func (s *kafkaStream) reader(p int, ranges []kafkaRange) (*kafkaReader, error) {
 		}
 		rd.close()
 	}
+	rd, err := s.newReader(ranges)
+	if err != nil {
+		s.dropReader(p, nil)
+	}
+	return rd, err
+}
+
+// newReader opens a consumer assigned to the ranges' topic-partitions at their starts; its
+// fetched records are reported to s.fetched.
+func (s *kafkaStream) newReader(ranges []kafkaRange) (*kafkaReader, error) {
 	opts, err := s.opts.clientOpts()
 	if err != nil {
 		return nil, err
 	}
 	assign := map[string]map[int32]kgo.Offset{}
-	rd = &kafkaReader{next: map[kafkaTopicPartition]int64{}}
+	rd := &kafkaReader{next: map[kafkaTopicPartition]int64{}}
 	for _, r := range ranges {
 		if assign[r.tp.Topic] == nil {
 			assign[r.tp.Topic] = map[int32]kgo.Offset{}
@@ -79,7 +94,8 @@ func (s *kafkaStream) reader(p int, ranges []kafkaRange) (*kafkaReader, error) {
 		rd.next[r.tp] = r.from
 	}
 	opts = append(opts, kgo.ConsumePartitions(assign), kgo.KeepControlRecords(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500*time.Millisecond))
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.WithHooks(&s.fetched))
 	if s.opts.readCommitted() {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
@@ -94,6 +110,7 @@ func (s *kafkaStream) reader(p int, ranges []kafkaRange) (*kafkaReader, error) {
 func (s *kafkaStream) keepReader(p int, rd *kafkaReader) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.reading, p)
 	if s.closed {
 		rd.close()
 		return
@@ -102,6 +119,16 @@ func (s *kafkaStream) keepReader(p int, rd *kafkaReader) {
 		s.readers = map[int]*kafkaReader{}
 	}
 	s.readers[p] = rd
+}
+
+// dropReader closes source partition p's reader taken by reader (if any) and ends its reading.
+func (s *kafkaStream) dropReader(p int, rd *kafkaReader) {
+	if rd != nil {
+		rd.close()
+	}
+	s.mu.Lock()
+	delete(s.reading, p)
+	s.mu.Unlock()
 }
 
 // closeReaders closes the kept readers; the caller holds s.mu.
@@ -147,7 +174,7 @@ func (s *kafkaStream) readRanges(ctx context.Context, p int, ranges []kafkaRange
 		if kept {
 			s.keepReader(p, rd)
 		} else {
-			rd.close()
+			s.dropReader(p, rd)
 		}
 	}()
 

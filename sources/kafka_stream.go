@@ -61,6 +61,8 @@ type kafkaStream struct {
 	adm         *kadm.Client
 	lastTrigger time.Time            // when minOffsetsPerTrigger last let an epoch through (zero: never)
 	readers     map[int]*kafkaReader // per source partition: its consumer kept between epochs
+	reading     map[int]bool         // source partitions whose reader a read holds now
+	fetched     kafkaFetched         // how far the readers fetched (LocalLatest)
 	partitions  *kafkaPartitionList  // the partitions of the last full end-offsets listing
 	// target is Trigger.AvailableNow's data (PrepareAvailableNow; nil: none): the latest
 	// offsets are taken from it instead of the cluster.
