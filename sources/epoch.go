@@ -68,6 +68,7 @@ type EpochSource struct {
 
 	pollMu   sync.Mutex // one continuous poll at a time
 	lastFull time.Time  // under pollMu: when src.Latest was last asked (LocalLatest sources)
+	covered  bool       // under pollMu: the last local view covered the source
 }
 
 // Epoch is one epoch's offset range (Start, End] and identity.
@@ -332,7 +333,9 @@ func (e *EpochSource) Run(ctx context.Context, env flow.Env, out flow.Emitter) e
 
 // poll plans the range from the last planned offset to src.Latest, or to the source's local
 // view (LocalLatest) between full look-ups (continuous mode). A poll on a tick is skipped while
-// another partition polls; one on an arrival waits for it, so that no arrival goes unseen.
+// another partition polls, and while the local view covers the source and no full look-up is
+// due (arrivals trigger those polls); one on an arrival waits for a running poll, so that no
+// arrival goes unseen.
 func (e *EpochSource) poll(ctx context.Context, arrival bool) error {
 	if arrival {
 		e.pollMu.Lock()
@@ -340,6 +343,9 @@ func (e *EpochSource) poll(ctx context.Context, arrival bool) error {
 		return nil // another partition is polling
 	}
 	defer e.pollMu.Unlock()
+	if !arrival && e.covered && e.cfg.clock.Now().Sub(e.lastFull) < e.cfg.fullLatest {
+		return nil // nothing arrived since the last poll planned what the readers hold
+	}
 	e.mu.Lock()
 	finished, known, pos := e.finished, e.pos != nil, e.pos
 	e.mu.Unlock()
@@ -402,11 +408,12 @@ func (e *EpochSource) latest(ctx context.Context, pos Offset) (Offset, error) {
 	now := e.cfg.clock.Now()
 	if ll, ok := e.src.(LocalLatest); ok && now.Sub(e.lastFull) < e.cfg.fullLatest {
 		off, covered, err := ll.LocalLatest(pos)
+		e.covered = covered && err == nil
 		if err != nil || covered {
 			return off, err
 		}
 	}
-	e.lastFull = now
+	e.lastFull, e.covered = now, false
 	return e.src.Latest(ctx)
 }
 
