@@ -87,9 +87,11 @@ func recordBytes(r *kgo.Record) int64 {
 // (after an unconfirmed commit the client re-initializes its producer id, which aborts the
 // transaction if the commit never reached the cluster), reads the committed markers, and
 // unless the epoch's marker is among them (the commit had landed) produces the epoch's
-// records and marker again in a new transaction.
+// records and marker again in a new transaction. The transaction counts as open until the
+// markers are read: an attempt failing before that is followed by one that aborts (a no-op
+// once aborted) and reads them again, never by producing the epoch again unread (its commit
+// may have landed).
 func (o *kafkaOperator) redoOnce(ctx context.Context, epoch int64) error {
-	o.inTxn, o.ending = false, false
 	_ = o.cl.AbortBufferedRecords(ctx)
 	if err := o.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		return err
@@ -99,6 +101,7 @@ func (o *kafkaOperator) redoOnce(ctx context.Context, epoch int64) error {
 	if err != nil {
 		return err
 	}
+	o.inTxn, o.ending = false, false
 	if e, ok := markers[o.txnID]; ok && e >= epoch {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -253,5 +254,68 @@ func TestKafkaSinkRedoesEpochAfterRecordTimeout(t *testing.T) {
 	}
 	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1 0:b=2" {
 		t.Fatalf("read_committed sees %q", got)
+	}
+}
+
+// On a coordinator without KIP-890 part 2 the epoch is settled through the client (redoOnce):
+// abort, read the markers, produce again unless the epoch's marker landed. The commit landed
+// (its response lost), and reading the markers fails transiently once (the commit topic's
+// creation times out): the next attempt still reads the markers before producing anything, so
+// the landed epoch is not produced and committed a second time.
+func TestKafkaSinkRedoOnceRereadsMarkersAfterTransientFailure(t *testing.T) {
+	c, addr, opts := newRedoCluster(t)
+	h := newKafkaSinkHarness(t, opts)
+	op := h.op.(*kafkaOperator)
+	h.push([]any{"a", "1", nil}) // the run's markers are read here
+	op.sink.txnV2.Store(1)       // settle as with a coordinator predating KIP-890 part 2
+	var failed atomic.Int32
+	c.ControlKey(int16(kmsg.CreateTopics), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		failed.Add(1)
+		create := req.(*kmsg.CreateTopicsRequest)
+		resp := create.ResponseKind().(*kmsg.CreateTopicsResponse)
+		for _, rt := range create.Topics {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			st.Topic, st.ErrorCode = rt.Topic, kerr.RequestTimedOut.Code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	// The first commit lands, its connection drops before the answer, as do the client's
+	// retries; commits are answered again once a marker read failed.
+	raw, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var landing, landed atomic.Bool
+	var commits atomic.Int32
+	c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		end := *req.(*kmsg.EndTxnRequest)
+		if !end.Commit || landing.Load() || failed.Load() > 0 {
+			return nil, nil, false
+		}
+		if commits.Add(1) > 1 {
+			return nil, errors.New("connection lost"), true
+		}
+		landing.Store(true)
+		c.SleepControl(func() {
+			resp, err := raw.Request(context.Background(), &end)
+			landed.Store(err == nil && resp.(*kmsg.EndTxnResponse).ErrorCode == 0)
+		})
+		landing.Store(false)
+		return nil, errors.New("connection lost"), true
+	})
+	if err := h.barrier(0); err != nil {
+		t.Fatal(err)
+	}
+	if !landed.Load() || failed.Load() == 0 {
+		t.Fatalf("landed %v, %d marker reads failed; want a landed commit and a failed read", landed.Load(), failed.Load())
+	}
+	if got := strings.Join(readTopic(t, addr, "out", true), " "); got != "0:a=1" {
+		t.Fatalf("read_committed sees %q", got)
+	}
+	if markers := readTopic(t, addr, "__weir_kafka_sink_commits", true); len(markers) != 1 {
+		t.Fatalf("markers %v", markers)
 	}
 }
