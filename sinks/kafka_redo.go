@@ -118,10 +118,13 @@ func (o *kafkaOperator) produceAgain(ctx context.Context, epoch int64) error {
 		return err
 	}
 	for _, r := range o.epochRecords {
-		// franz-go stamps a record when first produced and times its delivery from that
-		// stamp: a record produced again is a new send.
-		r.Timestamp = time.Time{}
-		o.cl.Produce(ctx, r, o.sent.record)
+		// A copy: a replaced client may still be finishing the original (franz-go writes a
+		// record's offset and producer fields when it reports its outcome). franz-go stamps a
+		// record when first produced and times its delivery from that stamp: a record produced
+		// again is a new send.
+		again := *r
+		again.Timestamp = time.Time{}
+		o.cl.Produce(ctx, &again, o.sent.record)
 	}
 	return o.commitEpoch(ctx, epoch)
 }

@@ -92,15 +92,16 @@ func (o *kafkaOperator) endTransactionAt(ctx context.Context, commit bool) error
 	return kerr.ErrorForCode(resp.(*kmsg.EndTxnResponse).ErrorCode)
 }
 
-// closeProducer closes the partition's client (its buffered records fail; their failures are
-// dropped).
+// closeProducer closes the partition's client. Its buffered and in-flight records fail, and
+// franz-go reports those failures asynchronously, possibly after Close returned: they go to the
+// closed client's own sendErrors, not to the next client's transaction.
 func (o *kafkaOperator) closeProducer() {
 	if o.cl == nil {
 		return
 	}
 	o.cl.Close()
 	o.cl = nil
-	_ = o.sent.take()
+	o.sent = &sendErrors{}
 }
 
 // endTxnRetriable reports whether the cluster runs transactions under KIP-890 part 2

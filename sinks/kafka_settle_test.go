@@ -319,3 +319,29 @@ func TestKafkaSinkRedoOnceRereadsMarkersAfterTransientFailure(t *testing.T) {
 		t.Fatalf("markers %v", markers)
 	}
 }
+
+// Settling replaces the partition's client. The replaced client fails the records it still
+// buffers when it closes, and franz-go reports those failures asynchronously, after Close
+// returned: they must not reach the next client's transaction (its commit would fail with
+// "client closed", failing the settle of an epoch that could commit).
+func TestKafkaSinkReplacedProducersFailuresStayOut(t *testing.T) {
+	_, _, opts := newRedoCluster(t)
+	h := newKafkaSinkHarness(t, opts)
+	op := h.op.(*kafkaOperator)
+	for range 20 {
+		// A client whose records wait for a cluster that never answers (nothing listens).
+		cl, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1"), kgo.DialTimeout(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.cl = cl
+		for range 50 {
+			op.cl.Produce(context.Background(), &kgo.Record{Topic: "out", Value: []byte("x")}, op.sent.record)
+		}
+		op.closeProducer()
+		time.Sleep(20 * time.Millisecond)
+		if err := op.sent.take(); err != nil {
+			t.Fatalf("the replaced client's failure reached the partition's next sends: %v", err)
+		}
+	}
+}

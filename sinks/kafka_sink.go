@@ -286,7 +286,7 @@ func (s *kafkaSink) OutputRows() int64 { return s.written.take() }
 // NewOperator implements Sink.
 func (s *kafkaSink) NewOperator(env flow.Env) (flow.Operator, error) {
 	o := &kafkaOperator{sink: s, env: env, log: newChangelog(s.env.Mode, env.Mem), committed: -1,
-		onArrival: s.env.Mode != Complete}
+		onArrival: s.env.Mode != Complete, sent: &sendErrors{}}
 	if s.exactlyOnce {
 		o.txnID = s.txnPrefix + "-" + itoa(env.Partition)
 	}
@@ -319,7 +319,9 @@ type kafkaOperator struct {
 	epochRecords []*kgo.Record
 	epochBytes   int64
 	unkept       bool
-	sent         sendErrors
+	// sent keeps the first failure of a record the partition's current client produced (a
+	// replaced client's late failures go to the one it had; closeProducer).
+	sent *sendErrors
 }
 
 // sendErrors keeps the first failure the producer reported for a record.
