@@ -53,11 +53,14 @@ func (l *lockedRows) Emit(ctx context.Context, rec arrow.RecordBatch) error {
 	return l.rows.Emit(ctx, rec)
 }
 
-// continuousKafka runs src continuously on its partitions; rows returns every row read so
-// far, sorted; stop finishes the source and waits for its partitions.
-func continuousKafka(t *testing.T, src StreamSource, mem memory.Allocator, opts ...EpochOption) (e *EpochSource, rows func() string, stop func()) {
+// continuousKafka opens a Kafka source of topic "t" from its earliest offsets and runs it
+// continuously on its partitions (polls every 5 ms, full look-ups every fullLatest); rows
+// returns every row read so far, sorted; stop finishes the source and waits for its partitions.
+func continuousKafka(t *testing.T, mem memory.Allocator, addr string, fullLatest time.Duration) (e *EpochSource, rows func() string, stop func()) {
 	t.Helper()
-	e = NewEpochSource(src, true, append([]EpochOption{WithPollInterval(5 * time.Millisecond)}, opts...)...)
+	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
+		"startingOffsets": "earliest"})
+	e = NewEpochSource(src, true, WithPollInterval(5*time.Millisecond), WithFullLatestInterval(fullLatest))
 	n := src.Partitions()
 	out := make([]*lockedRows, n)
 	errs := make(chan error, n)
@@ -111,9 +114,7 @@ func TestKafkaContinuousReadsFetchedRecordsWithoutListOffsets(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	addr, lists := countedKafka(t, 2)
 	produceKafka(t, addr, "t", 0, "a", "b")
-	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
-		"startingOffsets": "earliest"})
-	_, rows, stop := continuousKafka(t, src, mem, WithFullLatestInterval(time.Hour))
+	_, rows, stop := continuousKafka(t, mem, addr, time.Hour)
 	waitRows(t, rows, "0/0=a\n0/1=b", 5*time.Second)
 	before := lists.Load()
 	produceKafka(t, addr, "t", 1, "x")
@@ -143,9 +144,7 @@ func TestKafkaContinuousPicksUpNewPartition(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	addr, lists := countedKafka(t, 1)
-	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
-		"startingOffsets": "earliest"})
-	_, rows, stop := continuousKafka(t, src, mem, WithFullLatestInterval(50*time.Millisecond))
+	_, rows, stop := continuousKafka(t, mem, addr, 50*time.Millisecond)
 	produceKafka(t, addr, "t", 0, "a")
 	waitRows(t, rows, "0/0=a", 5*time.Second)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
@@ -174,9 +173,7 @@ func TestKafkaContinuousJoinsUnorderedEpochEnd(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	addr, _ := countedKafka(t, 2)
-	src := openKafka(t, mem, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t",
-		"startingOffsets": "earliest"})
-	e, rows, stop := continuousKafka(t, src, mem, WithFullLatestInterval(time.Hour))
+	e, rows, stop := continuousKafka(t, mem, addr, time.Hour)
 	produceKafka(t, addr, "t", 0, "a", "b")
 	waitRows(t, rows, "0/0=a\n0/1=b", 5*time.Second)
 	produceKafka(t, addr, "t", 1, "x")
