@@ -2,14 +2,18 @@ package sources
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // kafkaFetched records, as a franz-go hook on every reader of the source, the offset after the
 // last record any reader fetched per topic-partition (records the log holds: a lower bound of
-// the partition's end offset), and signals each fetch on arrived.
+// the partition's end offset), and signals each fetch on arrived. It records nothing until
+// something watches (Arrivals or LocalLatest: continuous processing), so micro-batch reads pay
+// one atomic load per record; what was fetched before is found by the poller's full Latest.
 type kafkaFetched struct {
+	watched atomic.Bool
 	mu      sync.Mutex
 	through map[kafkaTopicPartition]int64
 	arrived chan struct{}
@@ -17,6 +21,9 @@ type kafkaFetched struct {
 
 // OnFetchRecordBuffered implements kgo.HookFetchRecordBuffered.
 func (f *kafkaFetched) OnFetchRecordBuffered(r *kgo.Record) {
+	if !f.watched.Load() {
+		return
+	}
 	tp := kafkaTopicPartition{r.Topic, r.Partition}
 	f.mu.Lock()
 	if f.through == nil {
@@ -43,6 +50,7 @@ func (f *kafkaFetched) channel() chan struct{} {
 
 // Arrivals implements LocalLatest.
 func (s *kafkaStream) Arrivals() <-chan struct{} {
+	s.fetched.watched.Store(true)
 	s.fetched.mu.Lock()
 	defer s.fetched.mu.Unlock()
 	return s.fetched.channel()
@@ -52,6 +60,7 @@ func (s *kafkaStream) Arrivals() <-chan struct{} {
 // partitions without a reader get one standing at pos (so their records are fetched in the
 // background too); with minPartitions (readers replaced as ranges split) the view never covers.
 func (s *kafkaStream) LocalLatest(pos Offset) (Offset, bool, error) {
+	s.fetched.watched.Store(true)
 	from, err := decodeKafkaOffsets(pos)
 	if err != nil {
 		return nil, false, err
