@@ -326,9 +326,9 @@ func stateOperators(root logical.Node, partitions int) []stateOperator {
 const SourcePollIntervalConf = "spark.weir.streaming.continuous.sourcePollIntervalMs"
 
 // defaultSourcePollInterval is SourcePollIntervalConf's default: sources.DefaultPollInterval
-// (5 ms). 1 ms doubled the CPU an idle continuous Kafka query costs (about 14% → 29% of a
-// core, each poll being a ListOffsets request) without a visible gain at 10 K records/s,
-// where a source nearly always has rows when polled.
+// (5 ms). When each poll was a Kafka ListOffsets request, 1 ms doubled the CPU of an idle
+// continuous Kafka query (about 14% → 29% of a core) without a visible gain at 10 K
+// records/s; Kafka is now planned as its readers fetch (sources.LocalLatest).
 const defaultSourcePollInterval = sources.DefaultPollInterval
 
 // sourcePollInterval reads SourcePollIntervalConf: a positive whole number of milliseconds
