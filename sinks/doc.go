@@ -23,8 +23,9 @@
 // at its checkpoint. Under a continuous trigger (Env.Continuous) it defaults to at-least-once
 // instead, as Spark's Kafka sink under continuous processing, so rows are visible as they are
 // produced rather than at each checkpoint interval; an explicit exactlyOnce option wins either
-// way. A commit whose outcome a broker restart left unknown is settled by sending the commit
-// again at the transaction's producer epoch (kafka_settle.go).
+// way. In append and update output a commit whose outcome a broker restart left unknown is
+// settled by sending the commit again at the transaction's producer epoch (kafka_settle.go);
+// in complete output it fails the query, whose restart replays the epoch exactly once.
 //
 // Batch writes (df.write, batch.go): NewBatch builds a format's BatchSink for a SaveMode; its
 // operators take the whole write as epoch 0, committed when their input ends, and Finish

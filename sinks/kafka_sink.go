@@ -61,7 +61,10 @@ func init() {
 // epoch whose records outgrow exactlyOnce.redoMaxBytes is not kept (its memory is bounded by
 // the cap): it can still be settled once its commit was sent, but a transient failure before
 // that fails the query at once, and the restart replays the epoch from the checkpoint, still
-// exactly once thanks to the markers. 0 keeps no epoch.
+// exactly once thanks to the markers. 0 keeps no epoch. Settling covers append and update
+// output, whose rows are produced as they arrive; complete mode writes its table at the
+// barrier and commits it there, so a commit left unknown fails the query and the restart
+// replays the epoch from the checkpoint (exactly once, by the markers).
 //
 // Before any partition of a run produces, the sink fences the transactional ids of all its
 // partitions (InitProducerID bumps each id's epoch: a zombie of an earlier run can no longer
