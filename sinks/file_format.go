@@ -218,4 +218,3 @@ func scalarText(v any, t sqltypes.DataType, loc *time.Location) string {
 	}
 	return ""
 }
-
