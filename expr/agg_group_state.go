@@ -43,6 +43,16 @@ func LoadGroupState(f AggFunc, acc GroupedAccumulator, g uint32, state []byte) e
 	return s.LoadGroup(g, state)
 }
 
+// CheckGroupState fails with UNSUPPORTED_FEATURE when an accumulator of f cannot move its
+// groups (a streaming aggregate of f could not spill): checked when a query with a state
+// memory budget starts, rather than when its state first outgrows the budget.
+func CheckGroupState(ctx *Context, f AggFunc) error {
+	if _, ok := f.NewAccumulator(ctx).(GroupStateAccumulator); !ok {
+		return sparkerr.Unsupported("spilling the streaming state of aggregate %s is not supported by Weir", f.String())
+	}
+	return nil
+}
+
 // groupState reads fixed-size fields of a group's encoded state.
 type groupState struct {
 	buf []byte

@@ -30,6 +30,13 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		if spec.Budget, err = state.BudgetFromConf(b.opts.Conf); err != nil {
 			return nil, err
 		}
+		if spec.Budget.Limited() {
+			for _, f := range n.Aggs {
+				if err := expr.CheckGroupState(b.ctx, f); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	for _, g := range n.Groups {
 		spec.KeyTypes = append(spec.KeyTypes, g.Type())

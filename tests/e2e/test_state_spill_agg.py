@@ -6,6 +6,8 @@ import os
 import re
 import time
 
+import pytest
+from pyspark.errors import UnsupportedOperationException
 from pyspark.sql import functions as F
 from test_state_spill import BUDGET, SPILL_DIR, assert_budget_must_be_a_number, run_until
 
@@ -180,3 +182,20 @@ def test_append_mode_windowed_count_spills_and_restarts(spark, tmp_path):
 def test_aggregate_budget_must_be_a_number(spark, tmp_path):
     assert_budget_must_be_a_number(
         spark, lambda: agg(spark).writeStream.format("memory").queryName("spill_agg_bad").outputMode("complete").start())
+
+
+def test_aggregate_that_cannot_spill_is_refused_at_start(spark, tmp_path):
+    # approx_count_distinct keeps a sketch per group that Weir cannot move to the spill store:
+    # with a budget the query is refused when it starts, not hours later when state outgrows it.
+    spill_conf(spark, tmp_path / "spill")
+    try:
+        df = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", ROWS).load()
+              .groupBy((F.col("value") % KEYS).alias("k")).agg(F.approx_count_distinct("value")))
+        with pytest.raises(UnsupportedOperationException) as e:
+            df.writeStream.format("memory").queryName("spill_agg_sketch").outputMode("complete").start()
+        assert "spilling the streaming state of aggregate approx_count_distinct" in str(e.value)
+        assert "UNSUPPORTED_FEATURE" in str(e.value)
+    finally:
+        unset_conf(spark)
+    q = agg(spark).writeStream.format("memory").queryName("spill_agg_after").outputMode("complete").start()
+    q.stop()
