@@ -1,7 +1,6 @@
 package query
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -48,17 +47,9 @@ func TestCurrentTimestampIsTheBatchTimestamp(t *testing.T) {
 	spec := Spec{Plan: rateWithNow(t), Format: "batchtimetestsink", OutputMode: sinks.Append,
 		Options: map[string]string{"checkpointLocation": dir, "id": id}}
 	run := func(n int) []int64 {
-		q := start(t, m, spec)
-		waitProgress(t, q, n)
-		if err := q.Stop(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if q.Exception() != nil {
-			t.Fatal(q.Exception())
-		}
 		var batches []int64
-		for _, p := range q.RecentProgress() {
-			batches = append(batches, int64(progressOf(t, p)["batchId"].(float64)))
+		for _, p := range runProgress(t, m, spec, n) {
+			batches = append(batches, int64(p["batchId"].(float64)))
 		}
 		return batches
 	}

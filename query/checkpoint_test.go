@@ -71,6 +71,25 @@ func waitProgress(t *testing.T, q *Query, n int) {
 	}
 }
 
+// runProgress starts spec, lets it report n progress events, stops it (failing on its
+// exception) and returns its progress events, parsed.
+func runProgress(t *testing.T, m *Manager, spec Spec, n int) []map[string]any {
+	t.Helper()
+	q := start(t, m, spec)
+	waitProgress(t, q, n)
+	if err := q.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if q.Exception() != nil {
+		t.Fatal(q.Exception())
+	}
+	var ps []map[string]any
+	for _, p := range q.RecentProgress() {
+		ps = append(ps, progressOf(t, p))
+	}
+	return ps
+}
+
 // countsOf reads a (key, count) memory table.
 func countsOf(t *testing.T, tb *sinks.MemoryTable) map[int64]int64 {
 	t.Helper()

@@ -110,21 +110,7 @@ func TestRestartedWindowedAppendKeepsItsWatermark(t *testing.T) {
 	spec := Spec{Plan: windowedRateCount(t), Format: "eventtimetestsink", OutputMode: sinks.Append,
 		Options: map[string]string{"checkpointLocation": dir, "id": id}}
 
-	run := func(n int) []map[string]any {
-		q := start(t, m, spec)
-		waitProgress(t, q, n)
-		if err := q.Stop(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if q.Exception() != nil {
-			t.Fatal(q.Exception())
-		}
-		var ps []map[string]any
-		for _, p := range q.RecentProgress() {
-			ps = append(ps, progressOf(t, p))
-		}
-		return ps
-	}
+	run := func(n int) []map[string]any { return runProgress(t, m, spec, n) }
 	batch := func(p map[string]any) int64 { return int64(p["batchId"].(float64)) }
 
 	first := run(8)
