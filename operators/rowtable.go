@@ -4,10 +4,8 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -108,74 +106,18 @@ func (t *rowTable) release() {
 }
 
 // gather builds the key columns of ids (one row per entry, any order, repeats allowed): each
-// run of ids stored in the same batch is one slice or take of that batch.
+// run of ids stored in the same batch is one slice (consecutive rows) or take of that batch.
 func (t *rowTable) gather(mem memory.Allocator, ids []uint32) ([]arrow.Array, error) {
 	if len(ids) == 0 || len(t.batches) == 0 {
 		return nil, fmt.Errorf("aggregate: gathering %d keys from %d batches", len(ids), len(t.batches))
 	}
-	var parts [][]arrow.Array
-	defer func() {
-		for _, p := range parts {
-			releaseAll(p)
-		}
-	}()
-	idx := make([]int64, 0, len(ids))
-	for lo := 0; lo < len(ids); {
-		b := t.refs[ids[lo]].batch
-		hi := lo
-		idx = idx[:0]
-		for hi < len(ids) && t.refs[ids[hi]].batch == b {
-			idx = append(idx, int64(t.refs[ids[hi]].row))
-			hi++
-		}
-		lo = hi
-		batch := t.batches[b]
-		if first := idx[0]; isRange(idx) {
-			part := make([]arrow.Array, len(batch))
-			for k, c := range batch {
-				if first == 0 && len(idx) == c.Len() {
-					c.Retain()
-					part[k] = c
-				} else {
-					part[k] = array.NewSlice(c, first, first+int64(len(idx)))
-				}
-			}
-			parts = append(parts, part)
-			continue
-		}
-		part, err := take(mem, batch, idx, nil)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, part)
+	refs := make([]rowRef, len(ids))
+	for i, id := range ids {
+		refs[i] = t.refs[id]
 	}
-	if len(parts) == 1 {
-		out := parts[0]
-		parts = nil
-		return out, nil
+	types := make([]arrow.DataType, len(t.batches[0]))
+	for k, c := range t.batches[0] {
+		types[k] = c.DataType()
 	}
-	out := make([]arrow.Array, len(parts[0]))
-	for k := range out {
-		cs := make([]arrow.Array, len(parts))
-		for i, p := range parts {
-			cs[i] = p[k]
-		}
-		c, err := array.Concatenate(cs, mem)
-		if err != nil {
-			releaseAll(out)
-			return nil, sparkerr.Internal("aggregate: concatenating keys: %v", err).Wrap(err)
-		}
-		out[k] = c
-	}
-	return out, nil
-}
-
-// isRange reports whether idx counts up by one.
-func isRange(idx []int64) bool {
-	for k, i := range idx {
-		if i != idx[0]+int64(k) {
-			return false
-		}
-	}
-	return true
+	return gatherRuns(mem, func(b int32) []arrow.Array { return t.batches[b] }, refs, types, true)
 }

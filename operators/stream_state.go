@@ -240,8 +240,17 @@ func (s *keyedRows) gather(refs []rowRef, types []arrow.DataType) ([]arrow.Array
 	return gatherRows(s.mem, func(b int32) []arrow.Array { return s.batches[b].cols }, refs, types)
 }
 
-// gatherRows returns the columns of refs (rows of the batches colsOf gives), in order.
+// gatherRows returns the columns of refs (rows of the batches colsOf gives), in order: each run
+// of refs in one batch is taken from it.
 func gatherRows(mem memory.Allocator, colsOf func(batch int32) []arrow.Array, refs []rowRef, types []arrow.DataType) ([]arrow.Array, error) {
+	return gatherRuns(mem, colsOf, refs, types, false)
+}
+
+// gatherRuns is gatherRows; with sliceRuns, a run of consecutive rows is a slice of its batch
+// (sharing its buffers, so only for results that do not outlive the batch's owner's use of
+// it) instead of a copy.
+func gatherRuns(mem memory.Allocator, colsOf func(batch int32) []arrow.Array, refs []rowRef, types []arrow.DataType,
+	sliceRuns bool) ([]arrow.Array, error) {
 	out := make([]arrow.Array, len(types))
 	if len(refs) == 0 {
 		for c, t := range types {
@@ -263,12 +272,17 @@ func gatherRows(mem memory.Allocator, colsOf func(batch int32) []arrow.Array, re
 			idx = append(idx, int64(refs[hi].row))
 			hi++
 		}
-		p, err := take(mem, colsOf(refs[lo].batch), idx, nil)
+		batch := colsOf(refs[lo].batch)
+		lo = hi
+		if sliceRuns && isRange(idx) {
+			pieces = append(pieces, sliceRows(batch, idx[0], int64(len(idx))))
+			continue
+		}
+		p, err := take(mem, batch, idx, nil)
 		if err != nil {
 			return nil, err
 		}
 		pieces = append(pieces, p)
-		lo = hi
 	}
 	if len(pieces) == 1 {
 		out = pieces[0]
@@ -288,6 +302,31 @@ func gatherRows(mem memory.Allocator, colsOf func(batch int32) []arrow.Array, re
 		out[c] = a
 	}
 	return out, nil
+}
+
+// sliceRows is rows [first, first+n) of batch's columns: the columns themselves (retained)
+// when that is all of them, else slices.
+func sliceRows(batch []arrow.Array, first, n int64) []arrow.Array {
+	part := make([]arrow.Array, len(batch))
+	for k, c := range batch {
+		if first == 0 && n == int64(c.Len()) {
+			c.Retain()
+			part[k] = c
+		} else {
+			part[k] = array.NewSlice(c, first, first+n)
+		}
+	}
+	return part
+}
+
+// isRange reports whether idx counts up by one.
+func isRange(idx []int64) bool {
+	for k, i := range idx {
+		if i != idx[0]+int64(k) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *keyedRows) release() {
