@@ -25,5 +25,5 @@ func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error
 		return nil, 0, sparkerr.Unsupported("batch reads of data source %s are not supported", sparkerr.Quote(format))
 	}
 	return sources.FileBatch{Format: format, Options: scan.Options, Paths: sources.FilePaths(scan.Options, scan.Paths),
-		Schema: scan.Out, TimeZone: s.timeZone()}, runtime.NumCPU(), nil
+		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files}, runtime.NumCPU(), nil
 }

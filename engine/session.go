@@ -12,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/analyzer"
 	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
@@ -32,6 +33,8 @@ type Session struct {
 	streamClock clock.Clock
 	stdout      io.Writer
 	streams     *query.Manager
+	// files checks every path a client names (reads, writes, overwrites, checkpoints).
+	files *fileaccess.Policy
 }
 
 // SessionOption configures a Session.
@@ -53,13 +56,18 @@ func WithStreamClock(c clock.Clock) SessionOption { return func(s *Session) { s.
 // WithStdout sets where console sinks print (default os.Stdout, the server's stdout).
 func WithStdout(w io.Writer) SessionOption { return func(s *Session) { s.stdout = w } }
 
+// WithFileAccess sets the file-access policy every client-named path goes through (default
+// nil: the always-on rules with the process's working and home directories).
+func WithFileAccess(p *fileaccess.Policy) SessionOption { return func(s *Session) { s.files = p } }
+
 // NewSession returns a session with default configuration.
 func NewSession(opts ...SessionOption) *Session {
 	s := &Session{conf: NewConf(), views: newCatalog(), mem: memory.DefaultAllocator, now: time.Now,
-		sources: sourceSchemas{}, stdout: os.Stdout}
+		stdout: os.Stdout}
 	for _, o := range opts {
 		o(s)
 	}
+	s.sources = sourceSchemas{files: s.files}
 	if s.runner == nil {
 		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))
 	}
@@ -75,6 +83,7 @@ func NewSession(opts ...SessionOption) *Session {
 		Tables:      s.views,
 		ExprContext: s.evalContext,
 		Conf:        s.conf.Get,
+		Files:       s.files,
 	})
 	return s
 }

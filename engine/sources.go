@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -12,18 +13,27 @@ import (
 // reads (spark.readStream) take their schema from the stream source registry; batch reads
 // (spark.read) exist for the file formats (file_sources.go) and are refused otherwise, with
 // Spark's own error for formats that exist only as stream sources (spark.read.format("rate")).
-type sourceSchemas struct{}
+// File paths are checked with the session's file-access policy here already, so a refused
+// path fails the read (or readStream.load()) before anything is read.
+type sourceSchemas struct {
+	files *fileaccess.Policy
+}
 
 // Schema implements analyzer.SourceSchemas.
-func (sourceSchemas) Schema(format string, options map[string]string, userSchema string, streaming bool) (sqltypes.Schema, error) {
+func (ss sourceSchemas) Schema(format string, options map[string]string, userSchema string, streaming bool) (sqltypes.Schema, error) {
 	if format == "" {
 		format = "parquet" // spark.sql.sources.default
 	}
 	if streaming {
+		if p := sources.NormalizeOptions(options)["path"]; p != "" && sources.IsFileFormat(format) {
+			if _, err := ss.files.CheckRead(p); err != nil {
+				return nil, err
+			}
+		}
 		return sources.StreamSchema(format, options, userSchema)
 	}
 	if sources.IsFileFormat(format) {
-		return sources.FileBatchSchema(format, options, nil, userSchema)
+		return sources.FileBatchSchema(ss.files, format, options, nil, userSchema)
 	}
 	if strings.EqualFold(format, kafkaFormat) {
 		return sources.KafkaBatchSchema(options, userSchema)

@@ -52,12 +52,12 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 	}
 	mode := saveMode(w.Mode)
 	if mode == sinks.SaveOverwrite && sources.IsFileFormat(format) {
-		if err := checkOverwriteSource(node, options); err != nil {
+		if err := s.checkOverwrite(node, options); err != nil {
 			return nil, err
 		}
 	}
 	sink, err := sinks.NewBatch(format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
-		Stdout: s.stdout, PartitionBy: w.PartitionBy}, mode, options)
+		Stdout: s.stdout, PartitionBy: w.PartitionBy, Files: s.files}, mode, options)
 	if err != nil {
 		return nil, err
 	}
@@ -144,23 +144,25 @@ func checkWriteSpec(w *plan.Write) error {
 	return nil
 }
 
-// checkOverwriteSource refuses overwriting a path the query reads (it would be deleted before
-// it is read), as Spark does.
-func checkOverwriteSource(node logical.Node, options map[string]string) error {
-	target := sources.NormalizeOptions(options)["path"]
-	if target == "" {
+// checkOverwrite refuses an overwrite the file-access policy does not allow (the filesystem
+// root, the server's directories, a path outside the data roots, …) and one of a path the query
+// reads (it would be deleted before it is read), as Spark does. Paths are compared resolved
+// (links followed), so a link to the target counts as the target.
+func (s *Session) checkOverwrite(node logical.Node, options map[string]string) error {
+	target, ok := sources.NormalizeOptions(options)["path"]
+	if !ok {
 		return nil
 	}
-	out, err := filepath.Abs(target)
+	out, err := s.files.CheckReplace(target)
 	if err != nil {
-		return nil
+		return err
 	}
 	var found error
 	var walk func(n logical.Node)
 	walk = func(n logical.Node) {
 		if scan, ok := n.(*logical.SourceScan); ok && sources.IsFileFormat(scan.Format) {
 			for _, p := range sources.FilePaths(scan.Options, scan.Paths) {
-				in, err := filepath.Abs(sources.LocalPath(p))
+				in, err := s.files.Resolve(p)
 				if err == nil && (in == out || strings.HasPrefix(in, out+string(filepath.Separator))) {
 					uri := sinks.HadoopPath(out)
 					found = sparkerr.Analysis("UNSUPPORTED_OVERWRITE.PATH", "42902",

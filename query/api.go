@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sinks"
@@ -73,6 +74,9 @@ type Env struct {
 	ExprContext func() (*expr.Context, error)
 	// Conf reads session configuration (e.g. spark.sql.streaming.checkpointLocation).
 	Conf func(key string) (string, bool)
+	// Files is the file-access policy checkpoint locations, the spill directory and the file
+	// sources' and sinks' paths are checked with (nil: the always-on rules only).
+	Files *fileaccess.Policy
 }
 
 // Status is StreamingQuery.status.

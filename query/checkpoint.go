@@ -30,7 +30,9 @@ const pebbleDir = "weir-pebble"
 
 // checkpointLocation resolves a query's checkpoint location as Spark does: the
 // "checkpointLocation" option, else the conf's root plus the query name (or a new UUID). ""
-// means none (allowed for sinks that are not durable).
+// means none (allowed for sinks that are not durable). The location, the conf's root with the
+// name included, is resolved and checked by the file-access policy when it is opened
+// (Manager.openCheckpoint).
 func (m *Manager) checkpointLocation(spec Spec) string {
 	for k, v := range spec.Options {
 		if strings.EqualFold(k, "checkpointLocation") && v != "" {

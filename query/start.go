@@ -17,6 +17,7 @@ import (
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/state"
 )
 
 // errSourceOpen marks a planning failure caused by a source that could not be opened.
@@ -54,6 +55,9 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
 	ectx, err := m.exprContext()
 	if err != nil {
 		return nil, err
+	}
+	if _, err := m.checkedConf(); err != nil {
+		return nil, err // before the checkpoint is created
 	}
 	q := &Query{m: m, id: newUUID(), runID: newUUID(), name: spec.Name, spec: spec,
 		startedAt: m.env.Clock.Now(), events: make(chan event, 16), quit: make(chan struct{}),
@@ -116,9 +120,13 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	if ectx.Location != nil {
 		tz = ectx.Location.String()
 	}
+	conf, err := m.checkedConf()
+	if err != nil {
+		return err
+	}
 	sink, err := sinks.New(format, sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
 		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables, PartitionBy: spec.PartitionBy,
-		Continuous: spec.Trigger.Kind == TriggerContinuous}, sinkOptions(spec, location))
+		Continuous: spec.Trigger.Kind == TriggerContinuous, Files: m.env.Files}, sinkOptions(spec, location))
 	if err != nil {
 		return err
 	}
@@ -132,7 +140,8 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			return nil, 0, sparkerr.Unsupported("reading %s as a static source inside a streaming query is not "+
 				"supported by Weir", scan.Format)
 		}
-		senv := sources.StreamEnv{Mem: m.env.Mem, Clock: m.env.Clock, DefaultPartitions: q.partitions, TimeZone: tz}
+		senv := sources.StreamEnv{Mem: m.env.Mem, Clock: m.env.Clock, DefaultPartitions: q.partitions, TimeZone: tz,
+			Files: m.env.Files}
 		if q.cp != nil {
 			senv.Metadata = sourceMetadata{store: q.cp.store, index: len(q.streams)}
 		}
@@ -154,7 +163,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		return feed, src.Partitions(), nil
 	}
 	g, err := planner.Build(spec.Plan, planner.Options{Mem: m.env.Mem, Partitions: q.partitions, Expr: ectx,
-		Streaming: true, Sources: openStream, OutputMode: spec.OutputMode, Observers: &q.observers, Conf: m.env.Conf})
+		Streaming: true, Sources: openStream, OutputMode: spec.OutputMode, Observers: &q.observers, Conf: conf})
 	if errors.Is(err, errSourceOpen) {
 		// Spark starts the query; its first batch fails. Sources opened before stay owned by q.
 		return nil
@@ -182,6 +191,30 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	return nil
 }
 
+// checkedConf is the session conf the query's operators read, with the spill directory
+// (state.SpillDirConf, where state spills and stale spill stores are swept) checked for writing
+// by the file-access policy and resolved.
+func (m *Manager) checkedConf() (func(string) (string, bool), error) {
+	conf := m.env.Conf
+	if conf == nil {
+		return nil, nil
+	}
+	dir, ok := conf(state.SpillDirConf)
+	if !ok || strings.TrimSpace(dir) == "" {
+		return conf, nil
+	}
+	resolved, err := m.env.Files.CheckWrite(strings.TrimSpace(dir))
+	if err != nil {
+		return nil, err
+	}
+	return func(key string) (string, bool) {
+		if key == state.SpillDirConf {
+			return resolved, true
+		}
+		return conf(key)
+	}, nil
+}
+
 // sinkOptions are the options the sink gets: the user's, plus the resolved checkpoint location
 // and start(path)'s path when the options lack them.
 func sinkOptions(spec Spec, location string) map[string]string {
@@ -200,13 +233,18 @@ func sinkOptions(spec Spec, location string) map[string]string {
 	return out
 }
 
-// openCheckpoint claims q's checkpoint location (stopping an earlier run of this session that
-// holds it), opens its store, takes the query id and state partitioning from it and plans the
-// recovery.
+// openCheckpoint checks q's checkpoint location with the file-access policy (nothing is
+// created at a refused location), claims the resolved location (stopping an earlier run of
+// this session that holds it), opens its store, takes the query id and state partitioning from
+// it and plans the recovery.
 func (m *Manager) openCheckpoint(ctx context.Context, q *Query, location string) error {
-	dir, err := filepath.Abs(location)
+	dir, err := m.env.Files.CheckWrite(location)
 	if err != nil {
-		return sparkerr.IllegalArgument("Invalid checkpoint location %s", location).Wrap(err)
+		return err
+	}
+	// The store's directory inside the location must not be a link leading elsewhere.
+	if _, err := m.env.Files.CheckWrite(filepath.Join(dir, pebbleDir)); err != nil {
+		return err
 	}
 	for {
 		old, err := claimLocation(dir, q)

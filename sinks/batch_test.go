@@ -279,7 +279,7 @@ func TestFileBatchEmptyWriteKeepsSchema(t *testing.T) {
 	if len(partFiles(names)) != 1 || names[0] != "_SUCCESS" {
 		t.Fatalf("files %v", names)
 	}
-	schema, err := sources.FileBatchSchema("parquet", map[string]string{}, []string{dir}, "")
+	schema, err := sources.FileBatchSchema(nil, "parquet", map[string]string{}, []string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func TestFileSinkPartitionByParquetTwoLevels(t *testing.T) {
 		!strings.HasPrefix(got[1], "score=0.5/id=2/part-") || !strings.HasSuffix(got[0], ".snappy.parquet") {
 		t.Fatalf("layout %v", got)
 	}
-	schema, err := sources.FileBatchSchema("parquet", nil, []string{h.dir}, "")
+	schema, err := sources.FileBatchSchema(nil, "parquet", nil, []string{h.dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

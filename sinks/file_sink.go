@@ -40,7 +40,7 @@ func init() {
 type fileSink struct {
 	format  fileFormat
 	path    string // as the user gave it (the description)
-	dir     string // absolute
+	dir     string // resolved (absolute, links followed) and checked by env.Files
 	env     Env
 	written rowCounter
 	// parts are the partition columns' positions in env.Schema (partitionBy order); data is
@@ -79,6 +79,10 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 	if err != nil {
 		return nil, err
 	}
+	// The commit log lives under the path; a link there must not lead elsewhere.
+	if _, err := env.Files.CheckWrite(filepath.Join(s.dir, sources.SinkLogDir)); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+s.dir+": "+err.Error())
 	}
@@ -91,8 +95,9 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 	return s, nil
 }
 
-// buildFileSink reads what streaming and batch file writes share: the path, the format's
-// options, and the partition and data columns (refusing types the format cannot store).
+// buildFileSink reads what streaming and batch file writes share: the path (resolved and
+// checked for writing by env.Files; dir is the resolved path), the format's options, and the
+// partition and data columns (refusing types the format cannot store).
 func buildFileSink(format string, env Env, opts sinkOptions) (*fileSink, error) {
 	path := opts["path"]
 	if path == "" {
@@ -138,9 +143,9 @@ func buildFileSink(format string, env Env, opts sinkOptions) (*fileSink, error) 
 	if err := f.checkWritable(data); err != nil {
 		return nil, err
 	}
-	dir, err := filepath.Abs(path)
+	dir, err := env.Files.CheckWrite(path)
 	if err != nil {
-		return nil, sparkerr.IllegalArgument("Invalid path %s", path).Wrap(err)
+		return nil, err
 	}
 	if env.TimeZone == "" {
 		env.TimeZone = "UTC"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -144,7 +144,7 @@ func newKafkaSink(env Env, options map[string]string) (Sink, error) {
 	s.redoMaxBytes = int64(redoMax)
 	s.txnPrefix = params["transactional.id"]
 	if s.txnPrefix == "" {
-		s.txnPrefix = transactionalPrefix(env.QueryID, opts["checkpointlocation"])
+		s.txnPrefix = transactionalPrefix(env.QueryID, env.Files, opts["checkpointlocation"])
 	}
 	return s, nil
 }
@@ -169,12 +169,17 @@ func newKafkaBatchSink(env Env, mode SaveMode, options map[string]string) (Batch
 // transactionalPrefix is the exactly-once sink's transactional id prefix: derived from the
 // query id, which the checkpoint keeps across restarts, so every run of the query uses the same
 // ids and a restarted run's producers fence the old run's zombies. Without a query id (a sink
-// built outside a query) it derives from the checkpoint location.
-func transactionalPrefix(queryID, checkpoint string) string {
+// built outside a query) it derives from the checkpoint location, resolved as the query
+// resolves it (files.Resolve: a link and its target give the same ids). The sink itself reads
+// and writes nothing there.
+func transactionalPrefix(queryID string, files *fileaccess.Policy, checkpoint string) string {
 	if queryID != "" {
 		return "weir-" + queryID
 	}
-	dir, _ := filepath.Abs(checkpoint)
+	dir, err := files.Resolve(checkpoint)
+	if err != nil {
+		dir = checkpoint
+	}
 	sum := sha256.Sum256([]byte(dir))
 	return "weir-" + hex.EncodeToString(sum[:8])
 }

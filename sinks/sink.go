@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -56,6 +57,9 @@ type Env struct {
 	// PartitionBy is writeStream.partitionBy's columns (file sinks write Hive-style
 	// directories col=value; other sinks refuse them).
 	PartitionBy []string
+	// Files is the file-access policy the file sinks check their paths with (nil: the
+	// always-on rules only).
+	Files *fileaccess.Policy
 	// Continuous: the query runs under trigger(continuous=...) (rows move as they are read;
 	// epochs are cut at the checkpoint interval). The Kafka sink is then at-least-once unless
 	// asked for exactlyOnce, as Spark's Kafka sink under continuous processing.

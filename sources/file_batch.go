@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -29,6 +30,8 @@ type FileBatch struct {
 	// Schema is the rows' schema (FileBatchSchema's answer).
 	Schema   sqltypes.Schema
 	TimeZone string
+	// Files is the file-access policy every path and glob match is checked with.
+	Files *fileaccess.Policy
 }
 
 // Run implements flow.Source.
@@ -37,7 +40,7 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	if err != nil {
 		return err
 	}
-	files, err := listPaths(b.Paths)
+	files, err := listPaths(b.Files, b.Paths)
 	if err != nil {
 		return err
 	}
@@ -68,23 +71,28 @@ func FilePaths(options map[string]string, paths []string) []string {
 	return nil
 }
 
-// listPaths lists the data files of every path; a missing path is Spark's PATH_NOT_FOUND.
-func listPaths(paths []string) ([]dataFile, error) {
+// listPaths lists the data files of every path, each checked for reading by files (a glob's
+// matches each); a missing path is Spark's PATH_NOT_FOUND.
+func listPaths(files *fileaccess.Policy, paths []string) ([]dataFile, error) {
 	var all []dataFile
 	for _, p := range paths {
-		if matches, _ := filepath.Glob(p); isGlob(p) && len(matches) == 0 {
-			uri := FileURI(p)
-			return nil, sparkerr.Analysis("PATH_NOT_FOUND", "42K03", "Path does not exist: %s.", uri).WithParams("path", uri)
-		}
-		if _, err := os.Stat(p); err != nil && !isGlob(p) {
-			uri := FileURI(p)
-			return nil, sparkerr.Analysis("PATH_NOT_FOUND", "42K03", "Path does not exist: %s.", uri).WithParams("path", uri)
-		}
-		files, err := listDataFiles(p)
+		r, err := files.CheckRead(p)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, files...)
+		if matches, _ := filepath.Glob(r); isGlob(r) && len(matches) == 0 {
+			uri := FileURI(r)
+			return nil, sparkerr.Analysis("PATH_NOT_FOUND", "42K03", "Path does not exist: %s.", uri).WithParams("path", uri)
+		}
+		if _, err := os.Stat(r); err != nil && !isGlob(r) {
+			uri := FileURI(r)
+			return nil, sparkerr.Analysis("PATH_NOT_FOUND", "42K03", "Path does not exist: %s.", uri).WithParams("path", uri)
+		}
+		found, err := listDataFiles(files, r)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, found...)
 	}
 	return all, nil
 }
@@ -92,8 +100,8 @@ func listPaths(paths []string) ([]dataFile, error) {
 // FileBatchSchema is the schema of a batch file read: the user's if given (text: value
 // STRING), else inferred as Spark does without options: Parquet's from its first file, JSON's
 // from every record (fields sorted by name), CSV's as string columns named by the header or
-// _c0, _c1, ….
-func FileBatchSchema(format string, options map[string]string, paths []string, userSchema string) (sqltypes.Schema, error) {
+// _c0, _c1, …. Every path is checked for reading by files before anything is read.
+func FileBatchSchema(files *fileaccess.Policy, format string, options map[string]string, paths []string, userSchema string) (sqltypes.Schema, error) {
 	opts := NormalizeOptions(options)
 	o, err := parseFileOptions(format, opts)
 	if err != nil {
@@ -103,40 +111,45 @@ func FileBatchSchema(format string, options map[string]string, paths []string, u
 	if len(paths) == 0 {
 		return nil, sparkerr.IllegalArgument("'path' is not specified")
 	}
+	for _, p := range paths {
+		if _, err := files.CheckRead(p); err != nil {
+			return nil, err
+		}
+	}
 	if strings.TrimSpace(userSchema) != "" {
 		s, err := ParseUserSchema(userSchema)
 		if err != nil {
 			return nil, err
 		}
-		files, _ := listPaths(paths) // a missing path fails when the read runs
-		return withPartitionColumns(s, files), nil
+		found, _ := listPaths(files, paths) // a missing path fails when the read runs
+		return withPartitionColumns(s, found), nil
 	}
-	files, err := listPaths(paths)
+	found, err := listPaths(files, paths)
 	if err != nil {
 		return nil, err
 	}
 	if o.format == "text" {
-		return withPartitionColumns(textSchema, files), nil
+		return withPartitionColumns(textSchema, found), nil
 	}
 	var s sqltypes.Schema
 	switch o.format {
 	case "parquet":
-		s, err = inferParquet(files)
+		s, err = inferParquet(found)
 	case "json":
-		s, err = inferJSON(files)
+		s, err = inferJSON(found)
 	case "csv":
-		s, err = inferCSV(files, o)
+		s, err = inferCSV(found, o)
 	}
 	if err != nil {
 		return nil, err
 	}
-	s = withoutPartitionColumns(s, files)
+	s = withoutPartitionColumns(s, found)
 	if len(s) == 0 {
 		name := map[string]string{"parquet": "Parquet", "json": "JSON", "csv": "CSV"}[o.format]
 		return nil, sparkerr.Analysis("UNABLE_TO_INFER_SCHEMA", "42KD9",
 			"Unable to infer schema for %s. It must be specified manually.", name).WithParams("format", name)
 	}
-	return withPartitionColumns(s, files), nil
+	return withPartitionColumns(s, found), nil
 }
 
 func inferParquet(files []dataFile) (sqltypes.Schema, error) {

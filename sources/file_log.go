@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -67,17 +68,9 @@ func FileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
 
-// LocalPath turns a file URI ("file:/x", "file:///x") or a plain path into a local path.
-func LocalPath(uri string) string {
-	if !strings.HasPrefix(uri, "file:") {
-		return uri
-	}
-	u, err := url.Parse(uri)
-	if err != nil {
-		return strings.TrimPrefix(uri, "file:")
-	}
-	return filepath.FromSlash(u.Path)
-}
+// LocalPath turns a file URI ("file:/x", "file:///x") or a plain path into a local path
+// (fileaccess.LocalPath: the policy reads URIs the same way).
+func LocalPath(uri string) string { return fileaccess.LocalPath(uri) }
 
 // sinkLogName is an epoch's entry file name.
 func sinkLogName(epoch int64) string {

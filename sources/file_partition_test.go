@@ -45,7 +45,7 @@ func TestPartitionPathEscaping(t *testing.T) {
 // readBatchRows runs a batch read of dir and returns its rows as "v|v|…", sorted.
 func readBatchRows(t *testing.T, mem memory.Allocator, format, dir, userSchema string) (sqltypes.Schema, []string) {
 	t.Helper()
-	schema, err := FileBatchSchema(format, nil, []string{dir}, userSchema)
+	schema, err := FileBatchSchema(nil, format, nil, []string{dir}, userSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestPartitionTypeMerging(t *testing.T) {
 		}
 		writeAt(t, dir, filepath.Join(d, "p.json"), `{"v":1}`+"\n", i+1)
 	}
-	schema, err := FileBatchSchema("json", nil, []string{dir}, "")
+	schema, err := FileBatchSchema(nil, "json", nil, []string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -38,16 +39,18 @@ type dataFile struct {
 // listDataFiles lists the data files under path, oldest first (modification time, then
 // name). A directory written by a file sink yields only the files its commit log lists;
 // otherwise hidden files ("_…", "…" starting with a dot) and files being copied are skipped.
-// A path that is a file lists itself; a missing path lists nothing.
-func listDataFiles(path string) ([]dataFile, error) {
+// A path that is a file lists itself; a missing path lists nothing. path was resolved and
+// checked by files; what it leads to (a glob's matches, the commit log and the files it names)
+// is checked here. Links inside a listed directory are not followed.
+func listDataFiles(files *fileaccess.Policy, path string) ([]dataFile, error) {
 	if isGlob(path) {
-		return listGlob(path)
+		return listGlob(files, path)
 	}
-	return listPath(path)
+	return listPath(files, path)
 }
 
 // listPath lists the data files of one file or directory (no pattern).
-func listPath(path string) ([]dataFile, error) {
+func listPath(files *fileaccess.Policy, path string) ([]dataFile, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -59,6 +62,9 @@ func listPath(path string) ([]dataFile, error) {
 		return []dataFile{{Path: path, Size: st.Size(), MTime: st.ModTime().UnixMilli()}}, nil
 	}
 	var out []dataFile
+	if _, err := files.CheckRead(filepath.Join(path, SinkLogDir)); err != nil {
+		return nil, err
+	}
 	if logged, ok, err := ReadSinkLog(path); err != nil {
 		return nil, err
 	} else if ok {
@@ -66,6 +72,9 @@ func listPath(path string) ([]dataFile, error) {
 			p := LocalPath(f.Path)
 			if _, err := os.Stat(p); err != nil {
 				p = filepath.Join(path, filepath.Base(p))
+			}
+			if p, err = files.CheckRead(p); err != nil {
+				return nil, err
 			}
 			out = append(out, dataFile{Path: p, Size: f.Size, MTime: f.ModificationTime, Partition: partitionValuesOf(path, p)})
 		}
@@ -122,8 +131,8 @@ func listTree(root, dir string, out []dataFile) ([]dataFile, error) {
 func isGlob(path string) bool { return strings.ContainsAny(path, "*?[") }
 
 // listGlob lists the data files a glob matches: matching files, and the data files of
-// matching directories.
-func listGlob(pattern string) ([]dataFile, error) {
+// matching directories. Every match is checked for reading by files.
+func listGlob(files *fileaccess.Policy, pattern string) ([]dataFile, error) {
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
 		return nil, sparkerr.IllegalArgument("Invalid path pattern %s", pattern).Wrap(err)
@@ -143,11 +152,15 @@ func listGlob(pattern string) ([]dataFile, error) {
 		if hidden {
 			continue
 		}
-		files, err := listPath(m)
+		r, err := files.CheckRead(m)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, files...)
+		found, err := listPath(files, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].MTime != out[j].MTime {

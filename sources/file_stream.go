@@ -3,11 +3,11 @@ package sources
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -61,6 +61,7 @@ type fileStream struct {
 	reader *fileReader
 	parts  int
 	meta   MetadataStore
+	files  *fileaccess.Policy
 
 	mu      sync.Mutex
 	batches [][]dataFile // the file log: batch i's files
@@ -78,11 +79,11 @@ func openFileStream(_ context.Context, format string, env StreamEnv, options map
 	if err != nil {
 		return nil, err
 	}
-	if abs, err := filepath.Abs(o.path); err == nil {
-		o.path = abs
+	if o.path, err = env.Files.CheckRead(o.path); err != nil {
+		return nil, err
 	}
 	s := &fileStream{opts: o, schema: schema, reader: newFileReader(env.Mem, o, schema, env.TimeZone),
-		parts: max(1, env.DefaultPartitions), meta: env.Metadata, seen: map[string]bool{}, read: -1}
+		parts: max(1, env.DefaultPartitions), meta: env.Metadata, files: env.Files, seen: map[string]bool{}, read: -1}
 	if s.meta != nil {
 		data, ok, err := s.meta.Get()
 		if err != nil {
@@ -203,7 +204,7 @@ func (s *fileStream) PrepareAvailableNow(context.Context, Offset) (Offset, error
 // first with latestFirst): all of them in batches of at most maxFilesPerTrigger when all is
 // set, else one batch of at most maxFilesPerTrigger. The caller holds s.mu.
 func (s *fileStream) logFresh(all bool) error {
-	files, err := listDataFiles(s.opts.path)
+	files, err := listDataFiles(s.files, s.opts.path)
 	if err != nil {
 		return err
 	}

@@ -238,7 +238,7 @@ func TestFileStreamReadsOnlyCommittedFiles(t *testing.T) {
 		t.Fatalf("rows %v", got)
 	}
 	// The batch reader sees the same.
-	schema, err := FileBatchSchema("json", map[string]string{"path": dir}, nil, "")
+	schema, err := FileBatchSchema(nil, "json", map[string]string{"path": dir}, nil, "")
 	if err != nil || len(schema) != 1 || schema[0].Name != "v" || schema[0].Type.Kind != sqltypes.Long {
 		t.Fatalf("inferred %v %v", schema, err)
 	}
@@ -257,7 +257,7 @@ func TestFileBatchReadsAndInfers(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
 	writeAt(t, dir, "a.json", `{"b":1,"a":"x"}`+"\n"+`{"b":2.5,"c":[1,2],"d":null}`+"\n", 1)
-	schema, err := FileBatchSchema("json", nil, []string{dir}, "")
+	schema, err := FileBatchSchema(nil, "json", nil, []string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,12 +286,12 @@ func TestFileBatchReadsAndInfers(t *testing.T) {
 	if strings.Join(rows, ",") != "x|1|<nil>|<nil>,<nil>|2.5|[1 2]|<nil>" {
 		t.Fatalf("rows %v", rows)
 	}
-	_, err = FileBatchSchema("parquet", nil, []string{filepath.Join(dir, "missing")}, "")
+	_, err = FileBatchSchema(nil, "parquet", nil, []string{filepath.Join(dir, "missing")}, "")
 	if err == nil || !strings.Contains(err.Error(), "[PATH_NOT_FOUND] Path does not exist: file://") {
 		t.Fatalf("missing path: %v", err)
 	}
 	empty := t.TempDir()
-	_, err = FileBatchSchema("parquet", nil, []string{empty}, "")
+	_, err = FileBatchSchema(nil, "parquet", nil, []string{empty}, "")
 	if err == nil || !strings.Contains(err.Error(), "Unable to infer schema for Parquet. It must be specified manually.") {
 		t.Fatalf("empty dir: %v", err)
 	}
@@ -353,7 +353,7 @@ func TestFileStreamGlobPath(t *testing.T) {
 	if got := readAll(t, src, `{"logOffset":-1}`, `{"logOffset":0}`); strings.Join(got, ",") != "2024-01,2024-02" {
 		t.Fatalf("rows %v", got)
 	}
-	if _, err := FileBatchSchema("csv", nil, []string{filepath.Join(dir, "nothing*")}, ""); err == nil ||
+	if _, err := FileBatchSchema(nil, "csv", nil, []string{filepath.Join(dir, "nothing*")}, ""); err == nil ||
 		!strings.Contains(err.Error(), "PATH_NOT_FOUND") {
 		t.Fatalf("unmatched glob: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -51,6 +52,9 @@ type StreamEnv struct {
 	// Metadata, if set, persists source metadata (e.g. the rate source's creation time) so a
 	// restarted query resumes the same stream; nil means none is kept.
 	Metadata MetadataStore
+	// Files is the file-access policy the file sources check their paths with (nil: the
+	// always-on rules only).
+	Files *fileaccess.Policy
 }
 
 // MetadataStore keeps a source's metadata across restarts (checkpoints.Store implements it per
