@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sparkerr"
 	"google.golang.org/grpc"
 )
@@ -48,7 +49,15 @@ func (s *artifactStore) put(name string, data []byte) error {
 		return err
 	}
 	if s.dir != "" && !strings.HasPrefix(name, cachePrefix) {
-		path := filepath.Join(s.dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+			return sparkerr.Internal("cannot store artifact %s: %v", name, err).Wrap(err)
+		}
+		// Resolved under the session's directory: a name that leads out of it (through a
+		// link) is refused like one with "..".
+		path, err := fileaccess.ResolveWithin(s.dir, name)
+		if err != nil {
+			return sparkerr.IllegalArgument("Invalid artifact name %q.", name)
+		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return sparkerr.Internal("cannot store artifact %s: %v", name, err).Wrap(err)
 		}

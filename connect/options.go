@@ -34,6 +34,7 @@ type options struct {
 	detachedTimeout  time.Duration
 	reapInterval     time.Duration
 	stateDir         string
+	dataRoots        []string
 	logger           *slog.Logger
 	newEngine        func() EngineSession
 	replayBytes      int
@@ -53,7 +54,6 @@ func defaultOptions() options {
 		detachedTimeout:  5 * time.Minute,
 		reapInterval:     30 * time.Second,
 		logger:           slog.New(slog.DiscardHandler),
-		newEngine:        func() EngineSession { return engine.NewSession() },
 		replayBytes:      64 << 20,
 		maxBatchBytes:    4 << 20,
 		maxErrorsPerSess: 64,
@@ -85,10 +85,20 @@ func WithDetachedTimeout(d time.Duration) Option {
 // pyfiles). Without it artifacts stay in memory.
 func WithStateDir(dir string) Option { return func(o *options) { o.stateDir = dir } }
 
+// WithDataRoots limits the files clients may read and write (file sources and sinks,
+// checkpoint locations, overwrites) to these directories and everything under them; repeated
+// options add up. Without any, clients may name any path, still under the always-on rules
+// (never overwrite the filesystem root, a top-level directory, the state, working or home
+// directory; never touch the state directory; see package fileaccess).
+func WithDataRoots(dirs ...string) Option {
+	return func(o *options) { o.dataRoots = append(o.dataRoots, dirs...) }
+}
+
 // WithLogger sets the server's logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithEngine sets the constructor of per-session engine sessions (default engine.NewSession).
+// WithEngine sets the constructor of per-session engine sessions (default engine.NewSession
+// with the server's file-access policy: state dir, working and home directories, data roots).
 func WithEngine(newSession func() EngineSession) Option {
 	return func(o *options) { o.newEngine = newSession }
 }

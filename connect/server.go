@@ -13,6 +13,8 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/engine"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql"
@@ -59,6 +61,15 @@ func NewServer(opts ...Option) (*Server, error) {
 		if err := os.MkdirAll(o.stateDir, 0o755); err != nil {
 			return nil, err
 		}
+	}
+	// The one file-access policy of every session: the process's working and home directories,
+	// the state dir and the data roots, resolved now.
+	files, err := fileaccess.New(fileaccess.Config{Roots: o.dataRoots, StateDir: o.stateDir})
+	if err != nil {
+		return nil, err
+	}
+	if o.newEngine == nil {
+		o.newEngine = func() EngineSession { return engine.NewSession(engine.WithFileAccess(files)) }
 	}
 	s := &Server{
 		opts:            o,

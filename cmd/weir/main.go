@@ -1,10 +1,10 @@
 // Command weir runs Weir's Spark Connect server.
 //
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T] [--tls-cert F --tls-key F]
-//	     [--spark-version V]
+//	     [--spark-version V] [--data-root DIR]...
 //
-// Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (flags override them). Logs go to
-// stderr as text; stdout stays free for query output.
+// Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN, WEIR_DATA_ROOTS (":"-separated; flags
+// override them). Logs go to stderr as text; stdout stays free for query output.
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/weirhq/weir/connect"
@@ -39,6 +40,20 @@ type config struct {
 	tlsCert      string
 	tlsKey       string
 	sparkVersion string
+	dataRoots    []string
+}
+
+// dirList is a repeatable flag: each use adds a directory.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, ":") }
+
+func (d *dirList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty directory")
+	}
+	*d = append(*d, v)
+	return nil
 }
 
 // parseConfig reads flags over environment variables over defaults. "server" as the first
@@ -62,8 +77,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate file (PEM)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS key file (PEM)")
 	fs.StringVar(&c.sparkVersion, "spark-version", connect.DefaultSparkVersion, "Spark version reported to clients")
+	var roots dirList
+	fs.Var(&roots, "data-root", "directory clients may read and write files under (repeatable; default: anywhere)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
+	}
+	c.dataRoots = roots
+	if len(roots) == 0 {
+		for _, r := range strings.Split(getenv("WEIR_DATA_ROOTS"), ":") {
+			if r != "" {
+				c.dataRoots = append(c.dataRoots, r)
+			}
+		}
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
@@ -78,10 +103,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if os.Geteuid() == 0 && len(c.dataRoots) == 0 {
+		logger.Warn("running as root without --data-root: clients may read and write any file of this machine " +
+			"(only overwrites of /, system, state, working and home directories are refused); run as an " +
+			"unprivileged user and pass --data-root DIR")
+	}
 	opts := []connect.Option{
 		connect.WithLogger(logger),
 		connect.WithStateDir(c.stateDir),
 		connect.WithSparkVersion(c.sparkVersion),
+		connect.WithDataRoots(c.dataRoots...),
 	}
 	if c.token != "" {
 		opts = append(opts, connect.WithToken(c.token))
@@ -98,7 +129,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
-		"tls", c.tlsCert != "", "auth", c.token != "")
+		"tls", c.tlsCert != "", "auth", c.token != "", "data_roots", strings.Join(c.dataRoots, ":"))
 	if err := srv.Serve(ctx, lis); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -32,6 +34,24 @@ func TestParseConfig(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"serve"}, e, &bytes.Buffer{}); err == nil {
 		t.Fatal("unknown argument accepted")
+	}
+}
+
+func TestParseDataRoots(t *testing.T) {
+	e := env(map[string]string{"WEIR_DATA_ROOTS": "/a::/b"})
+	c, err := parseConfig(nil, e, &bytes.Buffer{})
+	if err != nil || strings.Join(c.dataRoots, ",") != "/a,/b" {
+		t.Fatalf("env roots: %q %v", c.dataRoots, err)
+	}
+	c, err = parseConfig([]string{"--data-root", "/x", "--data-root=/y"}, e, &bytes.Buffer{})
+	if err != nil || strings.Join(c.dataRoots, ",") != "/x,/y" {
+		t.Fatalf("flag roots over env: %q %v", c.dataRoots, err)
+	}
+	if c, err = parseConfig(nil, env(nil), &bytes.Buffer{}); err != nil || len(c.dataRoots) != 0 {
+		t.Fatalf("no roots: %q %v", c.dataRoots, err)
+	}
+	if _, err := parseConfig([]string{"--data-root", ""}, env(nil), &bytes.Buffer{}); err == nil {
+		t.Fatal("empty --data-root accepted")
 	}
 }
 
@@ -93,5 +113,19 @@ func TestRunServesAndStops(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "msg=stopped") {
 		t.Fatalf("logs: %s", logs.String())
+	}
+	// Without --data-root, a server running as root says so at start.
+	if warned := strings.Contains(logs.String(), "running as root without --data-root"); warned != (os.Geteuid() == 0) {
+		t.Fatalf("root warning %v as euid %d: %s", warned, os.Geteuid(), logs.String())
+	}
+}
+
+// TestRunRefusesMissingDataRoot: a data root that is not a directory stops the start.
+func TestRunRefusesMissingDataRoot(t *testing.T) {
+	dir := t.TempDir()
+	err := run(context.Background(), []string{"--listen", "127.0.0.1:0", "--state-dir", filepath.Join(dir, "state"),
+		"--data-root", filepath.Join(dir, "missing")}, env(nil), &syncBuffer{})
+	if err == nil || !strings.Contains(err.Error(), "data root") {
+		t.Fatalf("want a data root error, got %v", err)
 	}
 }
