@@ -18,7 +18,11 @@ const kafkaFormat = "kafka"
 
 // kafkaBatchSource plans a batch read of Kafka.
 func (s *Session) kafkaBatchSource(scan *logical.SourceScan) (flow.Source, int, error) {
-	b, err := sources.NewKafkaBatch(scan.Options, s.timeZone())
+	options, err := sources.CheckKafkaStoreFiles(s.files, scan.Options)
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := sources.NewKafkaBatch(options, s.timeZone())
 	if err != nil {
 		return nil, 0, err
 	}

@@ -188,6 +188,11 @@ func transactionalPrefix(queryID string, files *fileaccess.Policy, checkpoint st
 // options, topic) and validates the columns. It returns the kafka.* parameters (prefix
 // removed).
 func parseKafkaSink(env Env, opts sinkOptions) (*kafkaSink, map[string]string, error) {
+	checked, err := sources.CheckKafkaStoreFiles(env.Files, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts = checked
 	params := map[string]string{}
 	for k, v := range opts {
 		if strings.HasPrefix(k, "kafka.") {

@@ -70,6 +70,10 @@ type kafkaStream struct {
 }
 
 func openKafkaStream(_ context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
+	options, err := CheckKafkaStoreFiles(env.Files, options)
+	if err != nil {
+		return nil, err
+	}
 	o, err := parseKafkaOptions(options, userSchema, false)
 	if err != nil {
 		return nil, err

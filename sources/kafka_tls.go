@@ -8,8 +8,32 @@ import (
 	"os"
 	"strings"
 
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sparkerr"
 )
+
+// kafkaStoreLocations are the Kafka options naming files the client reads.
+var kafkaStoreLocations = []string{"kafka.ssl.truststore.location", "kafka.ssl.keystore.location"}
+
+// CheckKafkaStoreFiles checks the files a Kafka source's or sink's options name (the PEM trust
+// and key stores) for reading with the file-access policy and returns the options with their
+// resolved paths (a copy; keys case-insensitive, as the other options).
+func CheckKafkaStoreFiles(files *fileaccess.Policy, options map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(options))
+	for k, v := range options {
+		out[k] = v
+		for _, loc := range kafkaStoreLocations {
+			if strings.EqualFold(k, loc) && strings.TrimSpace(v) != "" {
+				r, err := files.CheckRead(strings.TrimSpace(v))
+				if err != nil {
+					return nil, err
+				}
+				out[k] = r
+			}
+		}
+	}
+	return out, nil
+}
 
 // kafkaTLSConfig builds the TLS configuration of security.protocol SSL / SASL_SSL from Kafka's
 // ssl.* options, PEM stores only:
