@@ -18,6 +18,10 @@
 //     gRPC status with a google.rpc.ErrorInfo PySpark converts into the matching Python
 //     exception; anything else becomes an INTERNAL_ERROR SparkException. Panics in handlers are
 //     recovered into internal errors.
+//   - File access: NewServer builds one fileaccess.Policy from the state dir, the process's
+//     working and home directories and WithDataRoots, and the default engine sessions carry
+//     it (engine.WithFileAccess); artifacts are written only inside the session's artifact
+//     directory (fileaccess.ResolveWithin).
 //
 // RPCs served: ExecutePlan, ReattachExecute, ReleaseExecute, AnalyzePlan, Config, Interrupt,
 // ReleaseSession, FetchErrorDetails, AddArtifacts, ArtifactStatus, GetStatus; CloneSession

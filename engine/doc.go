@@ -19,4 +19,10 @@
 // format's sinks.BatchSink on top; the sink's operators write the rows as one epoch when their
 // input ends and Finish completes the write (write.go). Save modes, _SUCCESS and Spark's errors
 // are the sink's; saveAsTable/insertInto are refused (the catalog holds temp views only).
+//
+// File access: the session's fileaccess.Policy (WithFileAccess; nil: the always-on rules)
+// travels with every path a client names: batch reads and schema inference (sourceSchemas,
+// sources.FileBatch), streaming file source paths (checked at analysis and again when the
+// source opens), sinks.Env.Files for file sinks, query.Env.Files for checkpoints, and an
+// overwrite's target (CheckReplace) before anything is written.
 package engine

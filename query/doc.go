@@ -18,7 +18,9 @@
 // spark.sql.streaming.checkpointLocation plus "/" and the query name (or a new UUID); without
 // one, memory, console and noop sinks run without durable state and file sinks refuse to start.
 // With one, the query opens a checkpoints.Store in <location>/weir-pebble for as long as it
-// runs (checkpoint.go). One run per location: starting a query on a location an active query
+// runs (checkpoint.go). The location (and the store directory in it) is checked for writing
+// by Env.Files (package fileaccess) before anything is created, as is the spill directory
+// conf; sources and sinks get the same policy. One run per location: starting a query on a location an active query
 // of the same session holds stops that run first (Spark's default); another session's (or
 // another process's) run makes Start fail with CONCURRENT_QUERY.
 //

@@ -1,7 +1,9 @@
 // Package sinks holds Weir's streaming sinks (console, memory, noop, and the file formats
 // parquet, json and csv in append mode, file_sink.go, with Env.PartitionBy writing Hive-style
 // directories col=value without the partition columns in the files, file_partition.go; kafka).
-// Non-file sinks refuse partitionBy ("'memory' does not support partitioning."). A
+// Non-file sinks refuse partitionBy ("'memory' does not support partitioning."). File sinks
+// resolve their path, and the commit log directory under it, through Env.Files (package
+// fileaccess: CheckWrite) and write only to the resolved path. A
 // sink is the last operator of a streaming query's flow graph: it receives flow-event batches
 // (inserts and retractions) and, at each Barrier{epoch}, commits the epoch according to the
 // query's output mode, then the runtime forwards the barrier so the query learns the epoch is

@@ -23,6 +23,12 @@
 // else string) and appended to the data columns; a user schema decides the types of the
 // partition columns it names.
 //
+// File access: every path a read names is checked with the file-access policy (FileBatch.Files,
+// FileBatchSchema's policy, StreamEnv.Files; package fileaccess) before anything is read: the
+// path itself (a glob's directory), each glob match, the commit log directory and each file it
+// lists; links inside a listed directory are not followed. Kafka's PEM store locations go
+// through CheckKafkaStoreFiles.
+//
 // Ownership: an EpochSource's partitions run in goroutines owned by the flow runner; the source
 // itself (connections, reader goroutines) is closed by whoever opened it (the query) after the
 // job ended.
