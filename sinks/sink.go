@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -60,6 +61,9 @@ type Env struct {
 	// epochs are cut at the checkpoint interval). The Kafka sink is then at-least-once unless
 	// asked for exactlyOnce, as Spark's Kafka sink under continuous processing.
 	Continuous bool
+	// Files is the server's file-access policy, which every path a client names goes through
+	// (nil: the always-on rules only; see package fileaccess).
+	Files *fileaccess.Policy
 }
 
 // TableRegistry is the session's temp-view registry, as the memory sink needs it.
