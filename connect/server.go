@@ -16,6 +16,7 @@ import (
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql"
 	"github.com/weirhq/weir/sqltypes"
@@ -60,6 +61,10 @@ func NewServer(opts ...Option) (*Server, error) {
 	if o.stateDir != "" {
 		if err := os.MkdirAll(o.stateDir, 0o755); err != nil {
 			return nil, err
+		}
+		// Batch overwrites a crash interrupted: restore or remove what they left.
+		if err := sinks.RecoverOverwrites(context.Background(), o.stateDir); err != nil {
+			o.logger.Warn("cleaning up interrupted overwrites", "error", err)
 		}
 	}
 	// The one file-access policy of every session: the process's working and home directories,

@@ -56,7 +56,7 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 			return nil, err
 		}
 	}
-	sink, err := sinks.NewBatch(format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
+	sink, err := sinks.NewBatch(ctx, format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
 		Stdout: s.stdout, PartitionBy: w.PartitionBy, Files: s.files}, mode, options)
 	if err != nil {
 		return nil, err
@@ -65,9 +65,10 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 		return s.empty() // ignore mode, the target exists
 	}
 	if err := s.runWrite(ctx, node, sink); err != nil {
+		sink.Abort()
 		return nil, err
 	}
-	if err := sink.Finish(); err != nil {
+	if err := sink.Finish(ctx); err != nil {
 		return nil, err
 	}
 	return s.empty()

@@ -28,13 +28,17 @@ const (
 // Spark's _SUCCESS marker). Description, Parallelism and OutputRows are as for Sink.
 type BatchSink interface {
 	Sink
-	// Finish completes the write after all its operators succeeded.
-	Finish() error
+	// Finish completes the write after all its operators succeeded; ctx bounds what it does
+	// (an overwrite's removal of the old output stops when ctx ends).
+	Finish(ctx context.Context) error
+	// Abort abandons a write whose operators failed or that was never run; the target stays
+	// as it was (an overwrite's staged output is removed).
+	Abort()
 }
 
 // BatchFactory validates options for a save mode and builds a batch sink. A nil sink with a
 // nil error means there is nothing to write (mode ignore and the target exists).
-type BatchFactory func(env Env, mode SaveMode, options map[string]string) (BatchSink, error)
+type BatchFactory func(ctx context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error)
 
 var batchFactories = map[string]BatchFactory{}
 
@@ -48,7 +52,7 @@ func RegisterBatch(format string, f BatchFactory) {
 // NewBatch builds the batch sink of format for a write in mode (see BatchFactory for the nil
 // sink). env.Mode is ignored: a batch write appends its rows. An unknown format is Spark's
 // DATA_SOURCE_NOT_FOUND; a streaming-only sink (memory) is refused.
-func NewBatch(format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+func NewBatch(ctx context.Context, format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
 	name := strings.ToLower(format)
 	mu.RLock()
 	f, ok := batchFactories[name]
@@ -72,22 +76,30 @@ func NewBatch(format string, env Env, mode SaveMode, options map[string]string) 
 			"'"+name+"' does not support partitioning.").WithParams("operation", name)
 	}
 	env.Mode = Append
-	return f(env, mode, options)
+	return f(ctx, env, mode, options)
 }
 
 // batchSink adapts a streaming sink to a batch write: each operator commits epoch 0 at its
 // EndOfData, and finish (optional) completes the write.
 type batchSink struct {
 	Sink
-	finish func() error
+	finish func(context.Context) error
+	abort  func()
 }
 
 // Finish implements BatchSink.
-func (b batchSink) Finish() error {
+func (b batchSink) Finish(ctx context.Context) error {
 	if b.finish == nil {
 		return nil
 	}
-	return b.finish()
+	return b.finish(ctx)
+}
+
+// Abort implements BatchSink.
+func (b batchSink) Abort() {
+	if b.abort != nil {
+		b.abort()
+	}
 }
 
 // NewOperator implements Sink: the streaming operator, committing at the end of its input.
@@ -134,7 +146,7 @@ func init() {
 
 // newNoopBatch is df.write.format("noop"): Spark's noop table accepts the append and
 // overwrite modes only.
-func newNoopBatch(env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+func newNoopBatch(_ context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
 	if mode != SaveAppend && mode != SaveOverwrite {
 		name := map[SaveMode]string{SaveErrorIfExists: "ErrorIfExists", SaveIgnore: "Ignore"}[mode]
 		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1308", "",

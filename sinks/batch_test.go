@@ -30,11 +30,19 @@ type batchHarness struct {
 func newBatchHarness(t *testing.T, format string, schema sqltypes.Schema, partitions int, mode SaveMode,
 	options map[string]string, partitionBy ...string) (*batchHarness, error) {
 	t.Helper()
+	return newBatchHarnessEnv(t, format, Env{Schema: schema, TimeZone: "UTC", PartitionBy: partitionBy}, partitions, mode, options)
+}
+
+// newBatchHarnessEnv is newBatchHarness with a whole sink Env.
+func newBatchHarnessEnv(t *testing.T, format string, env Env, partitions int, mode SaveMode,
+	options map[string]string) (*batchHarness, error) {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	s, err := NewBatch(format, Env{Schema: schema, TimeZone: "UTC", PartitionBy: partitionBy}, mode, options)
+	s, err := NewBatch(context.Background(), format, env, mode, options)
 	if err != nil || s == nil {
 		return nil, err
 	}
+	schema := env.Schema
 	h := &batchHarness{t: t, mem: mem, schema: schema, sink: s, event: flow.EventSchema(sqltypes.ToArrowSchema(schema, "UTC"))}
 	h.ops = newOperators(t, mem, s, partitions, h.event)
 	return h, nil
@@ -95,7 +103,7 @@ func (h *batchHarness) end() error {
 			return err
 		}
 	}
-	return h.sink.Finish()
+	return h.sink.Finish(context.Background())
 }
 
 func listDir(t *testing.T, dir string) []string {
@@ -357,12 +365,12 @@ func TestBatchFormatsAndModes(t *testing.T) {
 		{"kafka", SaveAppend, map[string]string{"kafka.bootstrap.servers": "h:1"}, nil, "topic option required when no 'topic' attribute is present."},
 		{"kafka", SaveAppend, map[string]string{"topic": "t"}, nil, "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer"},
 	} {
-		_, err := NewBatch(tc.format, Env{Schema: batchSchema, PartitionBy: tc.part}, tc.mode, tc.opts)
+		_, err := NewBatch(context.Background(), tc.format, Env{Schema: batchSchema, PartitionBy: tc.part}, tc.mode, tc.opts)
 		if got := errText(err); !strings.Contains(got, tc.want) {
 			t.Errorf("%s %s: got %q, want %q", tc.format, tc.mode, got, tc.want)
 		}
 	}
-	_, err := NewBatch("kafka", Env{Schema: batchSchema[:1]}, SaveAppend, map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"})
+	_, err := NewBatch(context.Background(), "kafka", Env{Schema: batchSchema[:1]}, SaveAppend, map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"})
 	if got := errText(err); !strings.Contains(got, "Required attribute 'value' not found") {
 		t.Errorf("kafka without value: %s", got)
 	}

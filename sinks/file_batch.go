@@ -1,6 +1,7 @@
 package sinks
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,18 +21,20 @@ import (
 // _spark_metadata, so readers list its files.
 //
 // Save modes, as Spark's InsertIntoHadoopFsRelationCommand: errorifexists (the default) fails
-// with PATH_ALREADY_EXISTS when the path exists; ignore writes nothing then; overwrite deletes
-// the path first; append adds files.
+// with PATH_ALREADY_EXISTS when the path exists; ignore writes nothing then; overwrite replaces
+// the path; append adds files. An overwrite writes the new output into a staging directory
+// beside the path and swaps it in at Finish (file_overwrite.go): the old output is removed only
+// after the new one is complete, and a failed or aborted write leaves the path as it was.
 
 // successMarker is the file Spark's committer writes when a batch write succeeded.
 const successMarker = "_SUCCESS"
 
-func newFileBatchSink(format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+func newFileBatchSink(ctx context.Context, format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
 	s, err := buildFileSink(format, env, newSinkOptions(options))
 	if err != nil {
 		return nil, err
 	}
-	_, statErr := os.Stat(s.dir)
+	_, statErr := os.Lstat(s.dir)
 	exists := statErr == nil
 	switch {
 	case exists && (mode == SaveErrorIfExists || mode == ""):
@@ -40,17 +43,40 @@ func newFileBatchSink(format string, env Env, mode SaveMode, options map[string]
 			`Path %s already exists. Set mode as "overwrite" to overwrite the existing path.`, uri).WithParams("outputPath", uri)
 	case exists && mode == SaveIgnore:
 		return nil, nil
-	case exists && mode == SaveOverwrite:
-		if err := os.RemoveAll(s.dir); err != nil {
-			return nil, sparkerr.New("java.io.IOException", "", "", "Unable to clear output directory "+HadoopPath(s.dir)+
-				" prior to writing to it: "+err.Error()).Wrap(err)
-		}
-	}
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+s.dir+": "+err.Error())
 	}
 	s.batch, s.jobID = true, sources.RandomID()
-	return batchSink{Sink: s, finish: s.finishBatch}, nil
+	if mode == SaveOverwrite {
+		if _, err := env.Files.CheckReplace(s.dir); err != nil {
+			return nil, err
+		}
+		s.replace, err = beginOverwrite(ctx, s.dir, s.jobID, env.Files.StateDir())
+		if err != nil {
+			return nil, err
+		}
+		s.dir = s.replace.staging
+	} else if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+s.dir+": "+err.Error())
+	}
+	return batchSink{Sink: s, finish: s.finishWrite, abort: s.abortWrite}, nil
+}
+
+// finishWrite completes a batch write: _SUCCESS, then an overwrite's swap.
+func (s *fileSink) finishWrite(ctx context.Context) error {
+	if err := s.finishBatch(); err != nil {
+		s.abortWrite()
+		return err
+	}
+	if s.replace != nil {
+		return s.replace.commit(ctx)
+	}
+	return nil
+}
+
+// abortWrite abandons a batch write (an overwrite's staged output is removed).
+func (s *fileSink) abortWrite() {
+	if s.replace != nil {
+		s.replace.abort()
+	}
 }
 
 // HadoopPath renders an absolute local path as Spark's messages show it ("file:/tmp/out").

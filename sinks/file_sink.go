@@ -23,8 +23,8 @@ func init() {
 		Register(format, func(env Env, options map[string]string) (Sink, error) {
 			return newFileSink(format, env, options)
 		}, Append)
-		RegisterBatch(format, func(env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
-			return newFileBatchSink(format, env, mode, options)
+		RegisterBatch(format, func(ctx context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+			return newFileBatchSink(ctx, format, env, mode, options)
 		})
 	}
 }
@@ -58,6 +58,9 @@ type fileSink struct {
 	batch bool
 	jobID string
 	files int
+	// replace is a batch overwrite in progress (file_overwrite.go): dir is then its staging
+	// directory.
+	replace *overwrite
 }
 
 // pendingEpoch collects the partitions' files of an epoch until all reached its barrier.

@@ -153,7 +153,7 @@ func newKafkaSink(env Env, options map[string]string) (Sink, error) {
 // (idempotent, non-transactional) producer per partition and acknowledged before the write
 // returns, as Spark's batch KafkaWriter does. Spark allows only the append and error-if-exists
 // (default) save modes.
-func newKafkaBatchSink(env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+func newKafkaBatchSink(_ context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
 	if mode == SaveOverwrite || mode == SaveIgnore {
 		name := map[SaveMode]string{SaveOverwrite: "Overwrite", SaveIgnore: "Ignore"}[mode]
 		return nil, sparkerr.New(sparkerr.AnalysisException, "", "", "Save mode "+name+

@@ -432,7 +432,7 @@ func TestKafkaBatchWrite(t *testing.T) {
 	addr := newKafkaCluster(t, "out", 2)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s, err := NewBatch("kafka", Env{Schema: kafkaTestSchema, TimeZone: "UTC"}, SaveErrorIfExists,
+	s, err := NewBatch(context.Background(), "kafka", Env{Schema: kafkaTestSchema, TimeZone: "UTC"}, SaveErrorIfExists,
 		map[string]string{"kafka.bootstrap.servers": addr, "topic": "out"})
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +460,7 @@ func TestKafkaBatchWrite(t *testing.T) {
 		}
 		op.(flow.Closer).Close()
 	}
-	if err := s.Finish(); err != nil {
+	if err := s.Finish(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := s.OutputRows(); n != 3 {
