@@ -479,6 +479,18 @@ func bindArrayJoin(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return strings.Join(parts, a[1].(string)), nil
 	})
+	f.size = func(a []any) (int64, error) {
+		var n, parts int64
+		for _, x := range a[0].([]any) {
+			switch {
+			case x != nil:
+				n, parts = addBytes(n, int64(len(x.(string)))), parts+1
+			case len(a) == 3:
+				n, parts = addBytes(n, int64(len(a[2].(string)))), parts+1
+			}
+		}
+		return addBytes(n, mulBytes(max(parts-1, 0), int64(len(a[1].(string))))), nil
+	}
 	f.str = callString(name, args)
 	return f, nil
 }

@@ -33,6 +33,9 @@ var javaHierarchy = map[string][]string{
 	ArithmeticException:     {},
 	SparkRuntimeException:   {"java.lang.RuntimeException"},
 	StreamingQueryException: {SparkException},
+
+	// Spark's memory failures (UNABLE_TO_ACQUIRE_MEMORY).
+	"org.apache.spark.memory.SparkOutOfMemoryError": {"java.lang.OutOfMemoryError", "java.lang.VirtualMachineError", "java.lang.Error"},
 }
 
 // Error is a Spark-shaped error.
