@@ -37,6 +37,7 @@ func TestLimitsFailBeforeAllocating(t *testing.T) {
 		{"array_repeat(1, 2000000000)", false, "UNABLE_TO_ACQUIRE_MEMORY"},
 		{"sequence(1L, 5000000000L)", false, "COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER"},
 		{"sequence(1, 2000000000)", false, "UNABLE_TO_ACQUIRE_MEMORY"},
+		{"format_string('%2147483647d', 1)", false, "UNABLE_TO_ACQUIRE_MEMORY"},
 		{"format_number(1.5BD, 2147483647)", false, "UNABLE_TO_ACQUIRE_MEMORY"},
 		{"repeat('x', 600000000)", false, "UNABLE_TO_ACQUIRE_MEMORY"}, // 4 rows pass 2^31-1 bytes
 		{"repeat('x', 2000000)", true, "UNABLE_TO_ACQUIRE_MEMORY"},

@@ -34,6 +34,11 @@ var javaHierarchy = map[string][]string{
 	SparkRuntimeException:   {"java.lang.RuntimeException"},
 	StreamingQueryException: {SparkException},
 
+	// java.util.Formatter's exceptions (format_string) are IllegalFormatExceptions.
+	"java.util.IllegalFormatConversionException":    {"java.util.IllegalFormatException", IllegalArgumentException},
+	"java.util.MissingFormatArgumentException":      {"java.util.IllegalFormatException", IllegalArgumentException},
+	"java.util.UnknownFormatConversionException":    {"java.util.IllegalFormatException", IllegalArgumentException},
+	"java.util.IllegalFormatArgumentIndexException": {"java.util.IllegalFormatException", IllegalArgumentException},
 	// Spark's memory failures (UNABLE_TO_ACQUIRE_MEMORY).
 	"org.apache.spark.memory.SparkOutOfMemoryError": {"java.lang.OutOfMemoryError", "java.lang.VirtualMachineError", "java.lang.Error"},
 }
