@@ -199,6 +199,13 @@ func invalidIndex(idx, size int64, fn string) *sparkerr.Error {
 		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size))
 }
 
+// invalidArrayIndex is INVALID_ARRAY_INDEX: array[index] (0-based) out of bounds under ANSI.
+func invalidArrayIndex(idx, size int64) *sparkerr.Error {
+	return sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_ARRAY_INDEX", "22003",
+		"The index %d is out of bounds. The array has %d elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", idx, size).
+		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size), "ansiConfig", `"spark.sql.ansi.enabled"`)
+}
+
 func bindElementAt(name string, args []Expr, opts Options) (Expr, error) {
 	t := args[0].Type()
 	fail := opts.ANSI && name == "element_at"
