@@ -194,14 +194,17 @@ func bindSize(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func invalidIndex(idx, size int64, fn string) *sparkerr.Error {
-	return sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT", "22003",
+	return sparkerr.Newf(sparkArrayIndexOutOfBounds, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT", "22003",
 		"The index %d is out of bounds. The array has %d elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", idx, size).
 		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size))
 }
 
+// sparkArrayIndexOutOfBounds is the Java class of Spark's array index errors.
+const sparkArrayIndexOutOfBounds = "org.apache.spark.SparkArrayIndexOutOfBoundsException"
+
 // invalidArrayIndex is INVALID_ARRAY_INDEX: array[index] (0-based) out of bounds under ANSI.
 func invalidArrayIndex(idx, size int64) *sparkerr.Error {
-	return sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_ARRAY_INDEX", "22003",
+	return sparkerr.Newf(sparkArrayIndexOutOfBounds, "INVALID_ARRAY_INDEX", "22003",
 		"The index %d is out of bounds. The array has %d elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", idx, size).
 		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size), "ansiConfig", `"spark.sql.ansi.enabled"`)
 }

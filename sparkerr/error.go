@@ -39,6 +39,8 @@ var javaHierarchy = map[string][]string{
 	"java.util.MissingFormatArgumentException":      {"java.util.IllegalFormatException", IllegalArgumentException},
 	"java.util.UnknownFormatConversionException":    {"java.util.IllegalFormatException", IllegalArgumentException},
 	"java.util.IllegalFormatArgumentIndexException": {"java.util.IllegalFormatException", IllegalArgumentException},
+	// Array index errors (INVALID_ARRAY_INDEX, INVALID_ARRAY_INDEX_IN_ELEMENT_AT).
+	"org.apache.spark.SparkArrayIndexOutOfBoundsException": {"java.lang.ArrayIndexOutOfBoundsException", "java.lang.IndexOutOfBoundsException", "java.lang.RuntimeException"},
 	// Spark's memory failures (UNABLE_TO_ACQUIRE_MEMORY).
 	"org.apache.spark.memory.SparkOutOfMemoryError": {"java.lang.OutOfMemoryError", "java.lang.VirtualMachineError", "java.lang.Error"},
 }
