@@ -20,7 +20,7 @@ import (
 // the whole engine (parse → analyze → plan → flow runtime) and prints the rows, one per line with
 // columns separated by " | " (values rendered as Spark casts them to string, NULL for null).
 // `query rowsort` sorts the printed rows; `statement` runs a command and prints "ok" or the error;
-// `query error` prints the error class and message. Every file runs with a checked allocator.
+// `query error` prints the error class (the Java class when Spark has none) and message. Every file runs with a checked allocator.
 func TestSQLLogic(t *testing.T) {
 	datadriven.Walk(t, "testdata/sql", func(t *testing.T, path string) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -76,6 +76,10 @@ func runSQL(ctx context.Context, s *Session, text string) (*Result, error) {
 
 func errString(err error) string {
 	if e, ok := sparkerr.As(err); ok {
+		if e.Class == "" {
+			// Errors Spark raises without a class (a Java exception) show the Java class.
+			return fmt.Sprintf("error %s: %s\n", e.JavaClass, e.Message)
+		}
 		return fmt.Sprintf("error %s: %s\n", e.Class, e.Message)
 	}
 	return "error: " + err.Error() + "\n"

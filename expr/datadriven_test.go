@@ -13,11 +13,13 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-// TestDataDriven runs testdata/*: each `eval [legacy] [tz=Zone]` block has one expression per
-// line in a tiny call syntax (name(arg, …), operators as names, literals 1 1L 1S 1Y 1.5 1.5F
-// 1.5BD 'str' true null date'…' ts'…' ntz'…', cast(x, 'type'), try_cast(x, 'type'),
-// agg:name(x, …) over array literals are not supported), and prints for each line
-// `<column name> : <type> = <value>` or `<column name> : error <CLASS>`.
+// TestDataDriven runs testdata/*: each `eval [legacy] [tz=Zone] [maxbytes=N] [rows=N] [msg]`
+// block has one expression per line in a tiny call syntax (name(arg, …), operators as names,
+// literals 1 1L 1S 1Y 1.5 1.5F 1.5BD 'str' true null date'…' ts'…' ntz'…', cast(x, 'type'),
+// try_cast(x, 'type'), agg:name(x, …) over array literals are not supported), and prints for each
+// line `<column name> : <type> = <value>` or `<column name> : error <CLASS>` (with msg, also the
+// error's message). maxbytes sets Context.MaxValueBytes; rows evaluates over a batch of that many
+// rows (the value shown is the first row's).
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
@@ -33,6 +35,10 @@ func TestDataDriven(t *testing.T) {
 			}
 			env := newEnv(t, ansi)
 			env.ctx.Location = loc
+			d.MaybeScanArgs(t, "maxbytes", &env.ctx.MaxValueBytes)
+			rows := 1
+			d.MaybeScanArgs(t, "rows", &rows)
+			msg := d.HasArg("msg")
 			env.ctx.Now = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC).UnixMicro()
 			defer env.close()
 			opts := Options{ANSI: ansi, TimeZone: loc.String()}
@@ -42,7 +48,7 @@ func TestDataDriven(t *testing.T) {
 				if line == "" || strings.HasPrefix(line, "#") {
 					continue
 				}
-				out.WriteString(evalLine(t, env, line, opts))
+				out.WriteString(evalLine(t, env, line, opts, rows, msg))
 				out.WriteByte('\n')
 			}
 			return out.String()
@@ -50,7 +56,7 @@ func TestDataDriven(t *testing.T) {
 	})
 }
 
-func evalLine(t *testing.T, env *testEnv, line string, opts Options) string {
+func evalLine(t *testing.T, env *testEnv, line string, opts Options, rows int, msg bool) string {
 	p := &exprParser{s: line, opts: opts}
 	e, err := p.parse()
 	if err != nil {
@@ -59,10 +65,13 @@ func evalLine(t *testing.T, env *testEnv, line string, opts Options) string {
 	if p.pos != len(p.s) {
 		t.Fatalf("trailing input in %q at %d", line, p.pos)
 	}
-	b := env.emptyBatch(1)
+	b := env.emptyBatch(rows)
 	defer b.Release()
 	vals, err := env.eval(e, b)
 	if err != nil {
+		if msg {
+			return fmt.Sprintf("%s : error %s: %s", e.String(), errClass(err), errMessage(err))
+		}
 		return fmt.Sprintf("%s : error %s", e.String(), errClass(err))
 	}
 	v := "NULL"
@@ -70,6 +79,14 @@ func evalLine(t *testing.T, env *testEnv, line string, opts Options) string {
 		v = valueString(vals[0], e.Type(), env.ctx.loc())
 	}
 	return fmt.Sprintf("%s : %s = %s", e.String(), e.Type(), v)
+}
+
+// errMessage is a Spark error's message (without the class), else the error's text.
+func errMessage(err error) string {
+	if e, ok := sparkerr.As(err); ok {
+		return e.Message
+	}
+	return err.Error()
 }
 
 func errClass(err error) string {

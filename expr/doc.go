@@ -32,6 +32,16 @@
 // columns, and the Generate operator repeats the input row beside them. Higher-order functions
 // (BindHigherOrder) take bound lambdas whose LambdaVariables LambdaParams types.
 //
+// Functions whose result size comes from an argument (repeat, lpad/rpad, space, array_repeat,
+// sequence, format_string widths, format_number digits, stack's row count, and the
+// amplifying replace, regexp_replace, concat, concat_ws, array_join) compute that size before
+// allocating anything, for every row of the batch, and fail with Spark's own limit where Spark
+// has one (COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER past MaxRoundedArrayLength elements,
+// java.lang.ArithmeticException where Spark's arithmetic overflows) or with SparkOutOfMemoryError
+// UNABLE_TO_ACQUIRE_MEMORY when one value passes MaxRoundedArrayLength bytes, one batch's
+// results pass 2^31-1 bytes (Arrow's 32-bit offsets), or either passes Context.MaxValueBytes
+// (0: no bound beyond those).
+//
 // Compare, HashColumns and RowsEqual give Spark's ordering and grouping equality (NULL = NULL,
 // NaN = NaN, -0.0 = 0.0) to sorts, group-bys, DISTINCT and hash joins.
 package expr

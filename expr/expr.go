@@ -24,6 +24,12 @@ type Context struct {
 	// offsets, so every row of a batch sees one time and a batch run again after a restart
 	// sees the time it first ran with.
 	Batch *atomic.Int64
+	// MaxValueBytes bounds the bytes a function whose result size comes from its arguments
+	// (repeat, lpad, array_repeat, sequence, …) may build, for one value and summed over the
+	// values of one evaluation over a batch; 0 means no bound beyond Spark's own limits. Past it
+	// the query fails with SparkOutOfMemoryError UNABLE_TO_ACQUIRE_MEMORY naming
+	// spark.weir.query.memoryBudgetBytes.
+	MaxValueBytes int64
 }
 
 // CurrentMicros is the current time of the functions that read it (current_timestamp(),

@@ -130,7 +130,7 @@ func (e *extractValue) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array,
 		return BuildArray(ctx.mem(), e.t, ctx.tz(), out), nil
 	}
 	f := &rowFunc{name: "extract", args: e.Children(), t: e.t, null: true, strict: true,
-		fn: func(_ *Context, a []any) (any, error) {
+		fn: func(ctx *Context, a []any) (any, error) {
 			switch ct.Kind {
 			case sqltypes.Array:
 				arr := a[0].([]any)
@@ -145,6 +145,10 @@ func (e *extractValue) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array,
 				}
 				i := toInt64(a[1])
 				if i < 0 || i >= int64(len(arr)) {
+					// GetArrayItem: failOnError is spark.sql.ansi.enabled.
+					if ctx.ansi() {
+						return nil, invalidArrayIndex(i, int64(len(arr)))
+					}
 					return nil, nil
 				}
 				return arr[i], nil

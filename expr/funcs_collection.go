@@ -194,9 +194,19 @@ func bindSize(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func invalidIndex(idx, size int64, fn string) *sparkerr.Error {
-	return sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT", "22003",
+	return sparkerr.Newf(sparkArrayIndexOutOfBounds, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT", "22003",
 		"The index %d is out of bounds. The array has %d elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", idx, size).
 		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size))
+}
+
+// sparkArrayIndexOutOfBounds is the Java class of Spark's array index errors.
+const sparkArrayIndexOutOfBounds = "org.apache.spark.SparkArrayIndexOutOfBoundsException"
+
+// invalidArrayIndex is INVALID_ARRAY_INDEX: array[index] (0-based) out of bounds under ANSI.
+func invalidArrayIndex(idx, size int64) *sparkerr.Error {
+	return sparkerr.Newf(sparkArrayIndexOutOfBounds, "INVALID_ARRAY_INDEX", "22003",
+		"The index %d is out of bounds. The array has %d elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", idx, size).
+		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size), "ansiConfig", `"spark.sql.ansi.enabled"`)
 }
 
 func bindElementAt(name string, args []Expr, opts Options) (Expr, error) {
@@ -479,6 +489,18 @@ func bindArrayJoin(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return strings.Join(parts, a[1].(string)), nil
 	})
+	f.size = func(a []any) (int64, error) {
+		var n, parts int64
+		for _, x := range a[0].([]any) {
+			switch {
+			case x != nil:
+				n, parts = addBytes(n, int64(len(x.(string)))), parts+1
+			case len(a) == 3:
+				n, parts = addBytes(n, int64(len(a[2].(string)))), parts+1
+			}
+		}
+		return addBytes(n, mulBytes(max(parts-1, 0), int64(len(a[1].(string))))), nil
+	}
 	f.str = callString(name, args)
 	return f, nil
 }

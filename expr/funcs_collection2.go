@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/weirhq/weir/sparkerr"
@@ -67,30 +68,87 @@ func bindSequence(name string, args []Expr, opts Options) (Expr, error) {
 			}
 			return out, nil
 		}
-		step := int64(1)
-		if start > stop {
-			step = -1
+		step, err := sequenceStep(t, a)
+		if err != nil {
+			return nil, err
 		}
-		if len(a) == 3 {
-			step = toInt64(a[2])
-			if t.Kind == sqltypes.Date {
-				step /= 86400e6
-			}
+		n, err := sequenceLength(start, stop, step)
+		if err != nil {
+			return nil, err
 		}
-		if step == 0 || (stop > start && step < 0) || (stop < start && step > 0) {
-			return nil, sparkerr.IllegalArgument("Illegal sequence boundaries: %d to %d by %d", start, stop, step)
-		}
-		if (stop-start)/step > 1_000_000 {
-			return nil, sparkerr.New(sparkerr.SparkRuntimeException, "COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER", "54000",
-				"Can't create array with too many elements, exceeding the array size limit.")
-		}
-		for v := start; (step > 0 && v <= stop) || (step < 0 && v >= stop); v += step {
-			out = append(out, narrowFor(v, t))
+		out = make([]any, n)
+		for i := range out {
+			out[i] = narrowFor(start+int64(i)*step, t)
 		}
 		return out, nil
 	})
+	f.size = func(a []any) (int64, error) {
+		start, stop := toInt64(a[0]), toInt64(a[1])
+		var n int64
+		if t.Kind == sqltypes.Date && len(a) == 3 && cs[2].Type().Kind == sqltypes.YearMonthInterval {
+			// Spark's estimate: a month is at least 28 days.
+			months := int64(a[2].(int32))
+			if months == 0 {
+				return 0, nil
+			}
+			n = (stop-start)/(months*28) + 1
+		} else {
+			step, err := sequenceStep(t, a)
+			if err != nil {
+				return 0, err
+			}
+			if n, err = sequenceLength(start, stop, step); err != nil {
+				return 0, err
+			}
+		}
+		return mulBytes(max(n, 0), goAnyBytes+8), nil
+	}
 	f.str = callString(name, args)
 	return f, nil
+}
+
+// sequenceStep is the integral step of sequence(start, stop[, step]) over t: the argument (whole
+// days for a day-time interval over dates) or ±1.
+func sequenceStep(t sqltypes.DataType, a []any) (int64, error) {
+	start, stop := toInt64(a[0]), toInt64(a[1])
+	if len(a) < 3 {
+		if start > stop {
+			return -1, nil
+		}
+		return 1, nil
+	}
+	step := toInt64(a[2])
+	if t.Kind == sqltypes.Date {
+		step /= 86400e6
+	}
+	if (step == 0 && start != stop) || (stop > start && step < 0) || (stop < start && step > 0) {
+		return 0, sparkerr.IllegalArgument("Illegal sequence boundaries: %d to %d by %d", start, stop, step)
+	}
+	return step, nil
+}
+
+// sequenceLength is Sequence.getSequenceLength: the number of elements from start to stop by
+// step (boundaries already checked), with Spark's overflow and size-limit errors.
+func sequenceLength(start, stop, step int64) (int64, error) {
+	if start == stop {
+		return 1, nil
+	}
+	delta := stop - start
+	if (stop > start) != (delta > 0) {
+		return 0, javaArithmetic("long overflow") // Math.subtractExact
+	}
+	if delta == math.MinInt64 && step == -1 {
+		return 0, javaArithmetic("Long overflow (Long.MinValue / -1)")
+	}
+	q := delta / step
+	if q == math.MaxInt64 {
+		return 0, javaArithmetic("long overflow") // Math.addExact(1L, delta / step)
+	}
+	n := q + 1
+	if n > MaxRoundedArrayLength {
+		return 0, collectionSizeLimit("sequence", n)
+	}
+	return n, nil
 }
 
 func narrowFor(v int64, t sqltypes.DataType) any {
@@ -105,17 +163,28 @@ func bindArrayRepeat(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &rowFunc{name: name, args: []Expr{args[0], n}, t: sqltypes.ArrayType(args[0].Type(), args[0].Nullable()),
+	et := args[0].Type()
+	f := &rowFunc{name: name, args: []Expr{args[0], n}, t: sqltypes.ArrayType(et, args[0].Nullable()),
 		null: n.Nullable(), str: callString(name, args), fn: func(_ *Context, a []any) (any, error) {
 			if a[1] == nil {
 				return nil, nil
 			}
-			out := []any{}
-			for i := int64(0); i < toInt64(a[1]); i++ {
-				out = append(out, a[0])
+			out := make([]any, max(toInt64(a[1]), 0))
+			for i := range out {
+				out[i] = a[0]
 			}
 			return out, nil
 		}}
+	f.size = func(a []any) (int64, error) {
+		if a[1] == nil {
+			return 0, nil
+		}
+		count := toInt64(a[1])
+		if count > MaxRoundedArrayLength {
+			return 0, collectionSizeLimit(name, count)
+		}
+		return mulBytes(max(count, 0), goAnyBytes+valueBytes(a[0], et)), nil
+	}
 	return f, nil
 }
 

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -208,30 +209,41 @@ func bindOverlay(name string, args []Expr, opts Options) (Expr, error) {
 	return f, nil
 }
 
-// formatNumber renders x rounded HALF_EVEN to d digits with thousands separators.
+// javaDoubleFractionDigits is DecimalFormat's cap on fraction digits for numbers other than
+// BigDecimal and BigInteger (DOUBLE_FRACTION_DIGITS).
+const javaDoubleFractionDigits = 340
+
+// formatNumber renders x (unscaled at scale) rounded HALF_EVEN to d digits with thousands
+// separators, padding the fraction with zeros without scaling x by 10^d.
 func formatNumber(unscaled *big.Int, scale int32, d int32) string {
-	r := roundDecimal(unscaled, scale, d, "bround")
+	r, _ := roundDecimal(unscaled, scale, d, "bround") // d ≥ 0: the drop always fits
 	rs := min(scale, d)
-	r = rescale(r, rs, d)
-	s := formatDecimal(bigToNum(r), d)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, _ := strings.Cut(s, ".")
+	if rs < 0 {
+		r, rs = new(big.Int).Mul(r, pow10(-rs)), 0
+	}
+	neg := r.Sign() < 0
+	digits := new(big.Int).Abs(r).String()
+	if len(digits) <= int(rs) {
+		digits = strings.Repeat("0", int(rs)-len(digits)+1) + digits
+	}
+	intPart, frac := digits[:len(digits)-int(rs)], digits[len(digits)-int(rs):]
 	var b strings.Builder
+	b.Grow(len(intPart)*4/3 + int(d) + 2)
+	if neg && strings.Trim(digits, "0") != "" {
+		b.WriteByte('-')
+	}
 	for i, c := range intPart {
 		if i > 0 && (len(intPart)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
 		b.WriteRune(c)
 	}
-	out := b.String()
-	if frac != "" {
-		out += "." + frac
+	if d > 0 {
+		b.WriteByte('.')
+		b.WriteString(frac)
+		b.WriteString(strings.Repeat("0", int(d-rs)))
 	}
-	if neg && strings.Trim(out, "0.,") != "" {
-		out = "-" + out
-	}
-	return out
+	return b.String()
 }
 
 func bindFormatNumber(name string, args []Expr, opts Options) (Expr, error) {
@@ -247,8 +259,12 @@ func bindFormatNumber(name string, args []Expr, opts Options) (Expr, error) {
 		return nil, err
 	}
 	xt := x.Type()
+	maxDigits := int32(math.MaxInt32)
+	if xt.Kind != sqltypes.Decimal {
+		maxDigits = javaDoubleFractionDigits
+	}
 	f := nullableStrict(name, []Expr{x, d}, strType, func(_ *Context, a []any) (any, error) {
-		digits := int32(toInt64(a[1]))
+		digits := min(int32(toInt64(a[1])), maxDigits)
 		if digits < 0 {
 			return nil, nil
 		}
@@ -267,6 +283,10 @@ func bindFormatNumber(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return formatNumber(b, s, digits), nil
 	})
+	f.size = func(a []any) (int64, error) {
+		// The integral part (with separators) of a double or decimal is at most ~420 bytes.
+		return int64(max(min(int32(toInt64(a[1])), maxDigits), 0)) + 420, nil
+	}
 	f.str = callString(name, args)
 	return f, nil
 }

@@ -1,12 +1,14 @@
 package expr
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -279,23 +281,44 @@ func bindRoundMode(mode string, x Expr, scale int32, opts Options) (Expr, error)
 			}
 		}
 	}
+	// Round and BRound follow ANSI (integral results that overflow fail); ceil and floor do not.
+	ansi := opts.ANSI && (mode == "round" || mode == "bround")
 	f := strict(mode, []Expr{x}, rt, func(_ *Context, a []any) (any, error) {
-		return roundValue(a[0], t, rt, scale, mode)
+		return roundValue(a[0], t, rt, scale, mode, ansi)
 	})
 	// Decimal results that overflow their precision become NULL.
 	f.null = f.null || rt.Kind == sqltypes.Decimal
 	return f, nil
 }
 
-// roundDecimal rounds unscaled b at scale s to scale d with mode.
-func roundDecimal(b *big.Int, s, d int32, mode string) *big.Int {
+// roundDecimal rounds unscaled b at scale s to scale d with mode. Like Java's
+// BigDecimal.setScale it fails with "Underflow" when the number of digits to drop does not fit
+// an int; a value dropped entirely is not divided by a power of ten of that size.
+func roundDecimal(b *big.Int, s, d int32, mode string) (*big.Int, error) {
 	if d >= s {
-		return b
+		return b, nil
 	}
-	div := pow10(s - d)
+	drop := int64(s) - int64(d)
+	if b.Sign() == 0 {
+		return b, nil
+	}
+	if drop > math.MaxInt32 {
+		return nil, javaArithmetic("Underflow")
+	}
+	// |b| < 2^BitLen ≤ 10^(BitLen/3+1): when drop is larger by 2, |b| < 10^drop / 2.
+	if drop > int64(b.BitLen())/3+2 {
+		switch {
+		case mode == "ceil" && b.Sign() > 0:
+			return big.NewInt(1), nil
+		case mode == "floor" && b.Sign() < 0:
+			return big.NewInt(-1), nil
+		}
+		return new(big.Int), nil
+	}
+	div := pow10(int32(drop))
 	q, r := new(big.Int).QuoRem(b, div, new(big.Int))
 	if r.Sign() == 0 {
-		return q
+		return q, nil
 	}
 	twice := new(big.Int).Abs(r)
 	twice.Lsh(twice, 1)
@@ -317,13 +340,26 @@ func roundDecimal(b *big.Int, s, d int32, mode string) *big.Int {
 		} else {
 			q.Add(q, big.NewInt(1))
 		}
-	} else if mode == "ceil" && r.Sign() < 0 || mode == "floor" && r.Sign() > 0 {
-		// truncation toward zero already gives ceil of negatives and floor of positives
 	}
-	return q
+	return q, nil
 }
 
-func roundValue(v any, t, rt sqltypes.DataType, scale int32, mode string) (any, error) {
+// maxRoundExponent bounds the power of ten a non-zero rounded value may be scaled by: past it
+// the value overflows every result type (doubles end at 10^309, decimals at 10^38).
+const maxRoundExponent = 400
+
+// rescaleRounded is q (unscaled at scale qs) at scale to, or false when it cannot fit.
+func rescaleRounded(q *big.Int, qs, to int32) (*big.Int, bool) {
+	if q.Sign() == 0 {
+		return q, true
+	}
+	if int64(to)-int64(qs) > maxRoundExponent {
+		return nil, false
+	}
+	return rescale(q, qs, to), true
+}
+
+func roundValue(v any, t, rt sqltypes.DataType, scale int32, mode string, ansi bool) (any, error) {
 	switch t.Kind {
 	case sqltypes.Float, sqltypes.Double:
 		f := toFloat64(v)
@@ -334,26 +370,38 @@ func roundValue(v any, t, rt sqltypes.DataType, scale int32, mode string) (any, 
 			return v, nil
 		}
 		b, s, _ := parseDecimalString(strconv.FormatFloat(f, 'g', -1, 64))
-		q := roundDecimal(b, s, scale, mode)
+		q, err := roundDecimal(b, s, scale, mode)
+		if err != nil {
+			return nil, err
+		}
 		qs := min(s, scale)
 		if rt.Kind == sqltypes.Decimal {
-			r := rescale(q, qs, rt.Scale)
-			if !fitsPrecision(r, rt.Precision) {
+			r, ok := rescaleRounded(q, qs, rt.Scale)
+			if !ok || !fitsPrecision(r, rt.Precision) {
 				return nil, nil
 			}
 			return bigToNum(r), nil
 		}
-		out, _ := strconv.ParseFloat(formatDecimal(bigToNum(q), qs), 64)
+		var out float64
+		switch {
+		case q.Sign() == 0:
+		case -int64(qs) > maxRoundExponent:
+			out = math.Inf(q.Sign())
+		default:
+			out, _ = strconv.ParseFloat(formatDecimal(bigToNum(q), qs), 64)
+		}
 		if t.Kind == sqltypes.Float {
 			return float32(out), nil
 		}
 		return out, nil
 	case sqltypes.Decimal:
 		b := v.(decimal128.Num).BigInt()
-		q := roundDecimal(b, t.Scale, scale, mode)
-		qs := min(t.Scale, scale)
-		r := rescale(q, qs, rt.Scale)
-		if !fitsPrecision(r, rt.Precision) {
+		q, err := roundDecimal(b, t.Scale, scale, mode)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := rescaleRounded(q, min(t.Scale, scale), rt.Scale)
+		if !ok || !fitsPrecision(r, rt.Precision) {
 			return nil, nil
 		}
 		return bigToNum(r), nil
@@ -365,12 +413,40 @@ func roundValue(v any, t, rt sqltypes.DataType, scale int32, mode string) (any, 
 		}
 		return narrow(n, t.Kind), nil
 	}
-	q := roundDecimal(big.NewInt(n), 0, scale, mode)
-	r := new(big.Int).Mul(q, pow10(-scale))
+	q, err := roundDecimal(big.NewInt(n), 0, scale, mode)
+	if err != nil {
+		if ansi {
+			return nil, roundOverflow(err.(*sparkerr.Error).Message, mode)
+		}
+		return nil, err
+	}
+	r, ok := rescaleRounded(q, scale, 0)
 	if rt.Kind == sqltypes.Decimal {
+		if !ok {
+			return nil, nil
+		}
 		return bigToNum(r), nil
 	}
+	if !ok {
+		// 10^k for k ≥ 64 has no low 64 bits: Java's longValue()/intValue() of it is 0.
+		if ansi {
+			return nil, roundOverflow("Overflow", mode)
+		}
+		return narrow(0, rt.Kind), nil
+	}
+	if lo, hi := integralBounds(rt.Kind); ansi && (!r.IsInt64() || r.Int64() < lo || r.Int64() > hi) {
+		return nil, roundOverflow("Overflow", mode)
+	}
 	return narrow(r.Int64(), rt.Kind), nil
+}
+
+// roundOverflow is ARITHMETIC_OVERFLOW from an integral round/bround under ANSI
+// (MathUtils.withOverflow around BigDecimal's exact conversions).
+func roundOverflow(msg, mode string) *sparkerr.Error {
+	alt := fmt.Sprintf(" Use 'try_%s' to tolerate overflow and return NULL instead.", mode)
+	return sparkerr.Newf(sparkerr.ArithmeticException, "ARITHMETIC_OVERFLOW", "22003",
+		"%s.%s If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", msg, alt).
+		WithParams("message", msg, "alternative", alt, "config", `"spark.sql.ansi.enabled"`)
 }
 
 func bindRand(name string, args []Expr, opts Options) (Expr, error) {

@@ -87,26 +87,83 @@ func javaReplacement(r string) string {
 }
 
 func bindRegexpReplace(name string, args []Expr, opts Options) (Expr, error) {
-	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, strType, intType}, func(a []any) (any, error) {
+	e, err := strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, strType, intType}, func(a []any) (any, error) {
 		re, err := compileJavaRegex(a[1].(string))
 		if err != nil {
 			return nil, err
 		}
-		s := a[0].(string)
-		pos := int64(1)
-		if len(a) == 4 {
-			pos = toInt64(a[3])
+		prefix, rest, ok := replaceFrom(a)
+		if !ok {
+			return a[0], nil
 		}
-		r := []rune(s)
-		if pos < 1 {
-			pos = 1
-		}
-		if int(pos-1) > len(r) {
-			return s, nil
-		}
-		prefix, rest := string(r[:pos-1]), string(r[pos-1:])
 		return prefix + re.ReplaceAllString(rest, javaReplacement(a[2].(string))), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return withSize(e, func(a []any) (int64, error) {
+		re, err := compileJavaRegex(a[1].(string))
+		if err != nil {
+			return 0, err
+		}
+		prefix, rest, ok := replaceFrom(a)
+		if !ok {
+			return int64(len(prefix)), nil
+		}
+		return regexpReplaceBytes(re, prefix, rest, javaReplacement(a[2].(string))), nil
+	}), nil
+}
+
+// replaceFrom splits regexp_replace's subject at its position argument (1-based characters);
+// false (and the whole subject as prefix) when the position is past its end, where Spark returns
+// the subject unchanged.
+func replaceFrom(a []any) (prefix, rest string, ok bool) {
+	s := a[0].(string)
+	pos := int64(1)
+	if len(a) == 4 {
+		pos = toInt64(a[3])
+	}
+	pos = max(pos, 1)
+	if pos == 1 {
+		return "", s, true
+	}
+	r := []rune(s)
+	if int64(len(r)) <= pos-1 {
+		return s, "", false
+	}
+	return string(r[:pos-1]), string(r[pos-1:]), true
+}
+
+// regexpReplaceBytes bounds the size of regexp_replace's result without building it: each match
+// becomes the template with every group reference at most the whole match. When the bound from
+// the most matches rest can have is under 64 KiB it is returned as is; otherwise the matches are
+// counted (one pass that keeps only the unmatched text).
+func regexpReplaceBytes(re *regexp.Regexp, prefix, rest, template string) int64 {
+	// tmpl: the template's literal bytes; refs: its group references (${n}).
+	refs, tmpl := int64(0), int64(len(template))
+	for rest := template; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			break
+		}
+		refs, tmpl = refs+1, tmpl-int64(j+1)
+		rest = rest[i+j+1:]
+	}
+	maxMatches := int64(utf8.RuneCountInString(rest)) + 1
+	crude := addBytes(int64(len(prefix)+len(rest)), mulBytes(maxMatches, addBytes(tmpl, mulBytes(refs, int64(len(rest))))))
+	if crude <= 64<<10 {
+		return crude
+	}
+	size := int64(len(prefix))
+	kept := re.ReplaceAllStringFunc(rest, func(m string) string {
+		size = addBytes(size, addBytes(tmpl, mulBytes(refs, int64(len(m)))))
+		return ""
+	})
+	return addBytes(size, int64(len(kept)))
 }
 
 func bindRegexpExtract(name string, args []Expr, opts Options) (Expr, error) {

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +28,7 @@ func init() {
 	registerScalar(2, 3, bindLocate, "locate", "position")
 	registerScalar(2, 3, bindPad, "lpad", "rpad")
 	registerScalar(2, 2, bindRepeat, "repeat")
+	registerScalar(1, 1, bindSpace, "space")
 	registerScalar(2, 3, bindSplit, "split")
 	registerScalar(2, 2, bindStringPredicate, "startswith", "endswith", "contains")
 	registerScalar(3, 4, bindRegexpReplace, "regexp_replace")
@@ -253,6 +255,13 @@ func bindConcat(name string, args []Expr, opts Options) (Expr, error) {
 			}
 			return out, nil
 		})
+		f.size = func(a []any) (int64, error) {
+			var n int64
+			for _, x := range a {
+				n = addBytes(n, addBytes(valueBytes(x, t), mulBytes(int64(len(x.([]any))), goAnyBytes)))
+			}
+			return n, nil
+		}
 		f.str = callString(name, args)
 		return f, nil
 	}
@@ -261,24 +270,40 @@ func bindConcat(name string, args []Expr, opts Options) (Expr, error) {
 		allBinary = allBinary && a.Type().Kind == sqltypes.Binary
 	}
 	if allBinary {
-		return strict(name, args, sqltypes.BinaryType, func(_ *Context, a []any) (any, error) {
+		return withSize(strict(name, args, sqltypes.BinaryType, func(_ *Context, a []any) (any, error) {
 			var out []byte
 			for _, x := range a {
 				out = append(out, x.([]byte)...)
 			}
 			return out, nil
+		}), func(a []any) (int64, error) {
+			var n int64
+			for _, x := range a {
+				n = addBytes(n, int64(len(x.([]byte))))
+			}
+			return n, nil
 		}), nil
 	}
 	if len(args) == 0 {
 		return &renamed{Expr: NewLiteral("", strType), name: "concat()"}, nil
 	}
-	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
+	e, err := strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
 		var b strings.Builder
 		for _, x := range a {
 			b.WriteString(x.(string))
 		}
 		return b.String(), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return withSize(e, func(a []any) (int64, error) {
+		var n int64
+		for _, x := range a {
+			n = addBytes(n, int64(len(x.(string))))
+		}
+		return n, nil
+	}), nil
 }
 
 func bindConcatWs(name string, args []Expr, opts Options) (Expr, error) {
@@ -317,12 +342,31 @@ func bindConcatWs(name string, args []Expr, opts Options) (Expr, error) {
 				}
 			}
 			return strings.Join(parts, a[0].(string)), nil
+		},
+		size: func(a []any) (int64, error) {
+			if a[0] == nil {
+				return 0, nil
+			}
+			var n, parts int64
+			for _, x := range a[1:] {
+				switch v := x.(type) {
+				case string:
+					n, parts = addBytes(n, int64(len(v))), parts+1
+				case []any:
+					for _, e := range v {
+						if e != nil {
+							n, parts = addBytes(n, int64(len(e.(string)))), parts+1
+						}
+					}
+				}
+			}
+			return addBytes(n, mulBytes(max(parts-1, 0), int64(len(a[0].(string))))), nil
 		}}
 	return f, nil
 }
 
 func bindReplace(name string, args []Expr, opts Options) (Expr, error) {
-	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
+	e, err := strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
 		s, search := a[0].(string), a[1].(string)
 		rep := ""
 		if len(a) == 3 {
@@ -333,6 +377,17 @@ func bindReplace(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return strings.ReplaceAll(s, search, rep), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return withSize(e, func(a []any) (int64, error) {
+		s, search := a[0].(string), a[1].(string)
+		if search == "" || len(a) < 3 || len(a[2].(string)) <= len(search) {
+			return int64(len(s)), nil
+		}
+		grow := int64(len(a[2].(string)) - len(search))
+		return addBytes(int64(len(s)), mulBytes(int64(strings.Count(s, search)), grow)), nil
+	}), nil
 }
 
 // runeIndex is the 0-based character index of sub in s at or after character from, or -1.
@@ -385,36 +440,97 @@ func bindPad(name string, args []Expr, opts Options) (Expr, error) {
 		args = append(args, NewLiteral(" ", strType))
 	}
 	e, err := strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType, strType}, func(a []any) (any, error) {
-		s, n, pad := []rune(a[0].(string)), int(toInt64(a[1])), []rune(a[2].(string))
-		if n <= 0 {
-			return "", nil
-		}
-		if len(s) >= n {
-			return string(s[:n]), nil
-		}
-		if len(pad) == 0 {
-			return string(s), nil
-		}
-		fill := make([]rune, 0, n-len(s))
-		for len(fill) < n-len(s) {
-			fill = append(fill, pad[len(fill)%len(pad)])
-		}
-		if name == "lpad" {
-			return string(fill) + string(s), nil
-		}
-		return string(s) + string(fill), nil
+		return padString(a[0].(string), toInt64(a[1]), a[2].(string), name == "lpad"), nil
 	})
-	return e, err
+	if err != nil {
+		return nil, err
+	}
+	return withSize(e, func(a []any) (int64, error) {
+		return padBytes(a[0].(string), toInt64(a[1]), a[2].(string)), nil
+	}), nil
+}
+
+// padString is UTF8String.lpad/rpad: s cut or padded to n characters with pad repeated (its
+// first characters last); an empty pad leaves s as it is.
+func padString(s string, n int64, pad string, left bool) string {
+	if n <= 0 {
+		return ""
+	}
+	chars := int64(utf8.RuneCountInString(s))
+	if chars >= n {
+		return substringSQL(s, 1, n)
+	}
+	if pad == "" {
+		return s
+	}
+	spaces := n - chars
+	padChars := int64(utf8.RuneCountInString(pad))
+	count, rest := spaces/padChars, spaces%padChars
+	remain := substringSQL(pad, 1, rest)
+	var b strings.Builder
+	b.Grow(len(s) + int(count)*len(pad) + len(remain))
+	if !left {
+		b.WriteString(s)
+	}
+	for range count {
+		b.WriteString(pad)
+	}
+	b.WriteString(remain)
+	if left {
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// padBytes is the size of padString's result, computed without building it.
+func padBytes(s string, n int64, pad string) int64 {
+	if n <= 0 {
+		return 0
+	}
+	chars := int64(utf8.RuneCountInString(s))
+	if chars >= n || pad == "" {
+		return int64(len(s))
+	}
+	spaces := n - chars
+	padChars := int64(utf8.RuneCountInString(pad))
+	count, rest := spaces/padChars, spaces%padChars
+	return addBytes(int64(len(s)), addBytes(mulBytes(count, int64(len(pad))), int64(len(substringSQL(pad, 1, rest)))))
 }
 
 func bindRepeat(name string, args []Expr, opts Options) (Expr, error) {
-	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType}, func(a []any) (any, error) {
+	e, err := strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType}, func(a []any) (any, error) {
 		n := toInt64(a[1])
 		if n <= 0 {
 			return "", nil
 		}
 		return strings.Repeat(a[0].(string), int(n)), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return withSize(e, func(a []any) (int64, error) {
+		n := toInt64(a[1])
+		if n <= 0 {
+			return 0, nil
+		}
+		need := mulBytes(int64(len(a[0].(string))), n)
+		if need > math.MaxInt32 {
+			// UTF8String.repeat: new byte[Math.multiplyExact(numBytes, times)].
+			return 0, javaArithmetic("integer overflow")
+		}
+		return need, nil
+	}), nil
+}
+
+// bindSpace is space(n): n blanks (none for n < 0).
+func bindSpace(name string, args []Expr, opts Options) (Expr, error) {
+	e, err := strFunc(name, args, opts, strType, []sqltypes.DataType{intType}, func(a []any) (any, error) {
+		return strings.Repeat(" ", int(max(toInt64(a[0]), 0))), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return withSize(e, func(a []any) (int64, error) { return max(toInt64(a[0]), 0), nil }), nil
 }
 
 func bindStringPredicate(name string, args []Expr, opts Options) (Expr, error) {

@@ -92,6 +92,9 @@ type generator struct {
 	// explodeArray marks explode / posexplode of an array, which runs vectorized
 	// (explodeList); pos adds the position column.
 	explodeArray, pos bool
+	// fixedRows, when positive, is the number of rows row emits for every input row (stack's n):
+	// Generate checks their size against the context's bounds before generating any.
+	fixedRows int64
 }
 
 func (g *generator) String() string          { return callString(g.name, g.args) }
@@ -121,6 +124,13 @@ func (g *generator) Generate(ctx *Context, batch arrow.RecordBatch) ([]int, []ar
 		return explodeList(ctx, list, g.pos, g.outer)
 	}
 	n := int(batch.NumRows())
+	if g.fixedRows > 0 {
+		// Each output row: its input row index and, per column, a Go value and its Arrow slot.
+		perRow := 8 + int64(len(g.out))*(goAnyBytes+8)
+		if err := ctx.checkGeneratedBytes(g.name, mulBytes(mulBytes(int64(n), g.fixedRows), perRow)); err != nil {
+			return nil, nil, err
+		}
+	}
 	vals := make([][]any, len(argCols))
 	for i, c := range argCols {
 		vals[i] = valuesOf(c, g.args[i].Type())
@@ -247,7 +257,7 @@ func bindStack(name string, args []Expr, opts Options) (*generator, error) {
 	for c := range out {
 		out[c] = sqltypes.Field{Name: "col" + strconv.Itoa(c), Type: sqltypes.NullType, Nullable: true}
 		first := -1
-		for r := 0; r < rowsN; r++ {
+		for r := 0; r < rowsN && r*ncols < len(vals); r++ {
 			i := r*ncols + c
 			if i >= len(vals) || vals[i].Type().Kind == sqltypes.Null {
 				continue
@@ -276,7 +286,7 @@ func bindStack(name string, args []Expr, opts Options) (*generator, error) {
 			bound[i+1] = c
 		}
 	}
-	return &generator{args: bound, out: out, row: func(v []any, emit func(...any)) {
+	return &generator{args: bound, out: out, fixedRows: int64(rowsN), row: func(v []any, emit func(...any)) {
 		row := make([]any, ncols)
 		for r := 0; r < rowsN; r++ {
 			for c := range row {

@@ -20,6 +20,9 @@ type rowFunc struct {
 	// strict functions return NULL when any argument is NULL, without calling fn.
 	strict bool
 	fn     func(ctx *Context, args []any) (any, error)
+	// size, when set, returns the bytes fn's result for args will take (see limits.go); Eval
+	// checks it against the context's bounds before fn runs. It may fail with Spark's own limit.
+	size func(args []any) (int64, error)
 }
 
 func (f *rowFunc) Type() sqltypes.DataType { return f.t }
@@ -49,15 +52,39 @@ func (f *rowFunc) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, erro
 		return nil, err
 	}
 	defer releaseAll(cols)
-	out := make([]any, n)
 	row := make([]any, len(cols))
-rows:
-	for i := 0; i < n; i++ {
+	// load reads row i's arguments; false when a strict function's result is NULL.
+	load := func(i int) bool {
 		for j, c := range cols {
 			row[j] = ValueAt(c, i, f.args[j].Type())
 			if f.strict && row[j] == nil {
-				continue rows
+				return false
 			}
+		}
+		return true
+	}
+	if f.size != nil {
+		// Every row's result size is checked, per value and summed over the batch, before any
+		// result is built.
+		var used int64
+		for i := 0; i < n; i++ {
+			if !load(i) {
+				continue
+			}
+			need, err := f.size(row)
+			if err != nil {
+				return nil, err
+			}
+			if err := ctx.checkResultBytes(f.name, need, used); err != nil {
+				return nil, err
+			}
+			used += need
+		}
+	}
+	out := make([]any, n)
+	for i := 0; i < n; i++ {
+		if !load(i) {
+			continue
 		}
 		v, err := f.fn(ctx, row)
 		if err != nil {

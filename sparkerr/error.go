@@ -33,6 +33,16 @@ var javaHierarchy = map[string][]string{
 	ArithmeticException:     {},
 	SparkRuntimeException:   {"java.lang.RuntimeException"},
 	StreamingQueryException: {SparkException},
+
+	// java.util.Formatter's exceptions (format_string) are IllegalFormatExceptions.
+	"java.util.IllegalFormatConversionException":    {"java.util.IllegalFormatException", IllegalArgumentException},
+	"java.util.MissingFormatArgumentException":      {"java.util.IllegalFormatException", IllegalArgumentException},
+	"java.util.UnknownFormatConversionException":    {"java.util.IllegalFormatException", IllegalArgumentException},
+	"java.util.IllegalFormatArgumentIndexException": {"java.util.IllegalFormatException", IllegalArgumentException},
+	// Array index errors (INVALID_ARRAY_INDEX, INVALID_ARRAY_INDEX_IN_ELEMENT_AT).
+	"org.apache.spark.SparkArrayIndexOutOfBoundsException": {"java.lang.ArrayIndexOutOfBoundsException", "java.lang.IndexOutOfBoundsException", "java.lang.RuntimeException"},
+	// Spark's memory failures (UNABLE_TO_ACQUIRE_MEMORY).
+	"org.apache.spark.memory.SparkOutOfMemoryError": {"java.lang.OutOfMemoryError", "java.lang.VirtualMachineError", "java.lang.Error"},
 }
 
 // Error is a Spark-shaped error.
