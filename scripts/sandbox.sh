@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # sandbox.sh DIR CMD...: runs CMD in a private mount namespace (unshare -m) where every mount is
-# read-only except a fresh tmpfs at DIR (and /proc, /sys, which stay as they are). A destructive
+# read-only except a fresh tmpfs at DIR (and /proc, whose files cannot be deleted; /sys and the
+# cgroup filesystems under it are made read-only too, as an empty cgroup directory could be). A destructive
 # request that a server under test wrongly obeyed (overwrite of "/", of $HOME, a checkpoint under
 # /etc) then fails with EROFS instead of deleting this machine's files. TMPDIR points inside DIR.
 # Build binaries and install packages before entering: caches are read-only in there.
@@ -24,7 +25,7 @@ exec unshare -m bash -c '
   mount --make-rprivate /
   mkdir -p "$dir"
   mount -t tmpfs -o size="${SANDBOX_TMPFS:-2g}" tmpfs "$dir"
-  inside() { case "$1" in /proc|/proc/*|/sys|/sys/*|"$dir"|"$dir"/*) return 0 ;; esac; return 1; }
+  inside() { case "$1" in /proc|/proc/*|"$dir"|"$dir"/*) return 0 ;; esac; return 1; }
   awk "{print \$2}" /proc/self/mounts | while read -r m; do
     inside "$m" || mount -o remount,bind,ro "$m" 2>/dev/null || true
   done
