@@ -1,7 +1,7 @@
 // Command weir runs Weir's Spark Connect server.
 //
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T] [--tls-cert F --tls-key F]
-//	     [--spark-version V]
+//	     [--spark-version V] [--debug-listen HOST:PORT]
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (flags override them). Logs go to
 // stderr as text; stdout stays free for query output.
@@ -39,6 +39,7 @@ type config struct {
 	tlsCert      string
 	tlsKey       string
 	sparkVersion string
+	debugListen  string
 }
 
 // parseConfig reads flags over environment variables over defaults. "server" as the first
@@ -62,6 +63,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate file (PEM)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS key file (PEM)")
 	fs.StringVar(&c.sparkVersion, "spark-version", connect.DefaultSparkVersion, "Spark version reported to clients")
+	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go's runtime profiles (/debug/pprof/) on HOST:PORT; off by default, keep it on loopback")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -96,6 +98,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	lis, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
+	}
+	if c.debugListen != "" {
+		dl, err := net.Listen("tcp", c.debugListen)
+		if err != nil {
+			lis.Close()
+			return err
+		}
+		logger.Info("debug listener", "address", dl.Addr().String())
+		stopDebug := serveDebug(context.WithoutCancel(ctx), dl, logger)
+		defer stopDebug()
 	}
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
 		"tls", c.tlsCert != "", "auth", c.token != "")
