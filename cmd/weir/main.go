@@ -1,7 +1,7 @@
 // Command weir runs Weir's Spark Connect server.
 //
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T] [--tls-cert F --tls-key F]
-//	     [--spark-version V] [--data-root DIR]...
+//	     [--spark-version V] [--data-root DIR]... [--debug-listen HOST:PORT]
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN, WEIR_DATA_ROOTS (":"-separated; flags
 // override them). Logs go to stderr as text; stdout stays free for query output.
@@ -41,6 +41,7 @@ type config struct {
 	tlsKey       string
 	sparkVersion string
 	dataRoots    []string
+	debugListen  string
 }
 
 // dirList is a repeatable flag: each use adds a directory.
@@ -79,6 +80,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.sparkVersion, "spark-version", connect.DefaultSparkVersion, "Spark version reported to clients")
 	var roots dirList
 	fs.Var(&roots, "data-root", "directory clients may read and write files under (repeatable; default: anywhere)")
+	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go's runtime profiles (/debug/pprof/) on HOST:PORT; off by default, keep it on loopback")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -127,6 +129,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	lis, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
+	}
+	if c.debugListen != "" {
+		dl, err := net.Listen("tcp", c.debugListen)
+		if err != nil {
+			lis.Close()
+			return err
+		}
+		logger.Info("debug listener", "address", dl.Addr().String())
+		stopDebug := serveDebug(context.WithoutCancel(ctx), dl, logger)
+		defer stopDebug()
 	}
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
 		"tls", c.tlsCert != "", "auth", c.token != "", "data_roots", strings.Join(c.dataRoots, ":"))
