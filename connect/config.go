@@ -10,7 +10,7 @@ import (
 // Config serves spark.conf: set, get (with or without default), getOption, getAll, unset,
 // isModifiable.
 func (s *Server) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.ConfigResponse, error) {
-	sess, err := s.sessions.getOrCreate(req)
+	sess, err := s.sessions.getOrCreate(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}

@@ -4,7 +4,11 @@
 // Contract:
 //   - NewServer(opts...) builds a server; Serve(ctx, listener) runs it until ctx ends, then
 //     cancels running executions and stops gracefully.
-//   - Sessions are keyed by session_id and owned by one user_id; each has a stable
+//   - With WithToken, every RPC must carry "authorization: Bearer <t>" for one of the server's
+//     tokens (several may be configured, one per client); tokens are compared in constant time.
+//   - Sessions are keyed by session_id and owned by the user_id and the token that created
+//     them: any other user id or token naming the session gets INSUFFICIENT_PERMISSIONS
+//     (SparkSecurityException) from every RPC, and the session is left as it was. Each has a stable
 //     server_side_session_id (a UUID), its own engine session, its executions, recent errors
 //     (for FetchErrorDetails) and artifacts. Idle sessions expire.
 //   - ExecutePlan runs each operation in its own goroutine that produces responses into a

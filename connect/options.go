@@ -27,7 +27,7 @@ var _ EngineSession = (*engine.Session)(nil)
 type Option func(*options)
 
 type options struct {
-	token            string
+	tokens           []string
 	tlsCert, tlsKey  string
 	sparkVersion     string
 	sessionTimeout   time.Duration
@@ -61,8 +61,18 @@ func defaultOptions() options {
 	}
 }
 
-// WithToken requires every RPC to carry "authorization: Bearer <token>".
-func WithToken(token string) Option { return func(o *options) { o.token = token } }
+// WithToken requires every RPC to carry "authorization: Bearer <t>" with t one of the tokens
+// given (over all WithToken options; empty tokens are ignored). Different clients can hold
+// different tokens; a session serves only the token that created it.
+func WithToken(tokens ...string) Option {
+	return func(o *options) {
+		for _, t := range tokens {
+			if t != "" {
+				o.tokens = append(o.tokens, t)
+			}
+		}
+	}
+}
 
 // WithTLS serves TLS with the certificate and key in these PEM files.
 func WithTLS(certFile, keyFile string) Option {
