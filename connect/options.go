@@ -40,6 +40,7 @@ type options struct {
 	maxBatchBytes    int
 	maxErrorsPerSess int
 	alloc            memory.Allocator
+	maxInbound       int
 }
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says
@@ -58,6 +59,7 @@ func defaultOptions() options {
 		maxBatchBytes:    4 << 20,
 		maxErrorsPerSess: 64,
 		alloc:            memory.DefaultAllocator,
+		maxInbound:       maxMessageSize,
 	}
 }
 
@@ -111,6 +113,18 @@ func WithReplayBuffer(bytes int) Option { return func(o *options) { o.replayByte
 // Spark's spark.connect.grpc.arrow.maxBatchSize).
 func WithMaxArrowBatchBytes(bytes int) Option {
 	return func(o *options) { o.maxBatchBytes = bytes }
+}
+
+// WithMaxInboundMessageSize sets the largest request message the server reads, Spark's
+// spark.connect.grpc.maxInboundMessageSize (default 128 MiB); a larger one fails with gRPC's
+// RESOURCE_EXHAUSTED "received message larger than max" before it is read. Sizes below 1 are
+// ignored.
+func WithMaxInboundMessageSize(bytes int) Option {
+	return func(o *options) {
+		if bytes > 0 {
+			o.maxInbound = bytes
+		}
+	}
 }
 
 // WithAllocator sets the Arrow allocator used to encode and decode IPC data.

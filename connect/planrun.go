@@ -66,6 +66,7 @@ func (s *Server) streamResult(ctx context.Context, sess *session, res *engine.Re
 		maxBytes: s.opts.maxBatchBytes,
 		alloc:    s.opts.alloc,
 		emit:     emit,
+		budget:   newResultBudget(conf),
 	}
 	for {
 		rec, err := res.Next(ctx)
@@ -212,13 +213,18 @@ func (s *Server) collectIPC(ctx context.Context, sess *session, res *engine.Resu
 	schema := sqltypes.ToArrowSchema(res.Schema, sess.engine.Conf().GetOr("spark.sql.session.timeZone", "UTC"))
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(s.opts.alloc))
+	budget := newResultBudget(sess.engine.Conf())
 	write := func(rec arrow.RecordBatch) error {
 		conformed, err := conformRecord(rec, schema)
 		if err != nil {
 			return err
 		}
 		defer conformed.Release()
-		return w.Write(conformed)
+		before := buf.Len()
+		if err := w.Write(conformed); err != nil {
+			return sparkerr.Internal("encoding command result: %v", err).Wrap(err)
+		}
+		return budget.add(buf.Len() - before)
 	}
 	for {
 		rec, err := res.Next(ctx)
@@ -233,7 +239,7 @@ func (s *Server) collectIPC(ctx context.Context, sess *session, res *engine.Resu
 		rec.Release()
 		if err != nil {
 			_ = w.Close()
-			return nil, sparkerr.Internal("encoding command result: %v", err).Wrap(err)
+			return nil, err
 		}
 	}
 	if err := w.Close(); err != nil {

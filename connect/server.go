@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc/keepalive"
 )
 
-// maxMessageSize matches Spark's spark.connect.grpc.maxInboundMessageSize and the PySpark
-// client's channel limits.
+// maxMessageSize is the default of Spark's spark.connect.grpc.maxInboundMessageSize (see
+// WithMaxInboundMessageSize) and the PySpark client's channel limits; responses are held to it.
 const maxMessageSize = 128 << 20
 
 // shutdownGrace is how long Serve waits for RPCs to finish once its context ends.
@@ -70,7 +70,9 @@ func NewServer(opts ...Option) (*Server, error) {
 // grpcServer builds the gRPC server with the service's limits and interceptors.
 func (s *Server) grpcServer() (*grpc.Server, error) {
 	sopts := []grpc.ServerOption{
-		grpc.MaxRecvMsgSize(maxMessageSize),
+		// A larger request fails with RESOURCE_EXHAUSTED before its body is read, as Spark's
+		// (gRPC's) limit does.
+		grpc.MaxRecvMsgSize(s.opts.maxInbound),
 		grpc.MaxSendMsgSize(maxMessageSize),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(s.recoverUnary, s.authUnary),

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+
+	"github.com/weirhq/weir/engine"
 )
 
 // tokenList is the --token flag: repeatable, each value a comma-separated list of tokens.
@@ -54,4 +56,17 @@ func checkExposure(c config, logger *slog.Logger) error {
 			"or put a TLS-terminating proxy in front of Weir")
 	}
 	return nil
+}
+
+// parseMessageSize reads a --max-inbound-message-size: a Spark size ("128m", "134217728")
+// between 1 byte and 2 GiB - 1 (gRPC's frame length).
+func parseMessageSize(v string) (int, error) {
+	n, err := engine.ParseBytes(v)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > 1<<31-1 {
+		return 0, fmt.Errorf("must be between 1 byte and 2g - 1, got %s", v)
+	}
+	return int(n), nil
 }

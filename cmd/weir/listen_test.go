@@ -86,3 +86,15 @@ func TestRunWarnsTokenWithoutTLS(t *testing.T) {
 		t.Fatalf("loopback without a token warns or fails: %v\n%s", err, logs)
 	}
 }
+
+func TestMaxInboundMessageSizeFlag(t *testing.T) {
+	c, err := parseConfig([]string{"--max-inbound-message-size", "1m"}, env(nil), &bytes.Buffer{})
+	if err != nil || c.maxInbound != 1<<20 {
+		t.Fatalf("1m: %d %v", c.maxInbound, err)
+	}
+	for _, bad := range []string{"0", "3g", "lots", "-1k"} {
+		if _, err := parseConfig([]string{"--max-inbound-message-size", bad}, env(nil), &bytes.Buffer{}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

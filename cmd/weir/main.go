@@ -1,7 +1,7 @@
 // Command weir runs Weir's Spark Connect server.
 //
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T[,T...]]... [--insecure]
-//	     [--tls-cert F --tls-key F] [--spark-version V]
+//	     [--tls-cert F --tls-key F] [--spark-version V] [--max-inbound-message-size SIZE]
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (comma-separated; flags override them).
 // Logs go to stderr as text; stdout stays free for query output.
@@ -43,6 +43,7 @@ type config struct {
 	tlsCert      string
 	tlsKey       string
 	sparkVersion string
+	maxInbound   int
 }
 
 // parseConfig reads flags over environment variables over defaults. "server" as the first
@@ -76,6 +77,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate file (PEM)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS key file (PEM)")
 	fs.StringVar(&c.sparkVersion, "spark-version", connect.DefaultSparkVersion, "Spark version reported to clients")
+	fs.Func("max-inbound-message-size", "largest request message, Spark's spark.connect.grpc.maxInboundMessageSize (e.g. 128m, the default)", func(v string) error {
+		n, err := parseMessageSize(v)
+		c.maxInbound = n
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -99,6 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		connect.WithLogger(logger),
 		connect.WithStateDir(c.stateDir),
 		connect.WithSparkVersion(c.sparkVersion),
+		connect.WithMaxInboundMessageSize(c.maxInbound),
 	}
 	if len(c.tokens) > 0 {
 		opts = append(opts, connect.WithToken(c.tokens...))
