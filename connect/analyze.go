@@ -17,7 +17,7 @@ import (
 
 // AnalyzePlan answers the client's questions about a plan without running it.
 func (s *Server) AnalyzePlan(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error) {
-	sess, err := s.sessions.getOrCreate(req)
+	sess, err := s.sessions.getOrCreate(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}

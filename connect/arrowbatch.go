@@ -14,13 +14,14 @@ import (
 // arrowBatcher turns record batches into arrow_batch responses: each a complete IPC stream
 // (schema, one record batch, end of stream) of at most maxRows rows (0: no limit) and about
 // maxBytes bytes, with contiguous start offsets. A result without rows still yields one
-// zero-row batch that carries the schema.
+// zero-row batch that carries the schema. The batches' total size is held to budget.
 type arrowBatcher struct {
 	schema   *arrow.Schema
 	maxRows  int64
 	maxBytes int
 	alloc    memory.Allocator
 	emit     func(*pb.ExecutePlanResponse) error
+	budget   *resultBudget // nil: unlimited
 
 	offset int64
 	sent   int
@@ -85,6 +86,11 @@ func (b *arrowBatcher) finish() error {
 }
 
 func (b *arrowBatcher) send(data []byte, rows int64) error {
+	if b.budget != nil {
+		if err := b.budget.add(len(data)); err != nil {
+			return err
+		}
+	}
 	offset := b.offset
 	b.offset += rows
 	b.sent++

@@ -148,7 +148,7 @@ func (s *Server) AddArtifacts(stream grpc.ClientStreamingServer[pb.AddArtifactsR
 			return err
 		}
 		if sess == nil {
-			sess, err = s.sessions.getOrCreate(req)
+			sess, err = s.sessions.getOrCreate(stream.Context(), req)
 			if err != nil {
 				return toStatus(nil, err)
 			}
@@ -212,7 +212,7 @@ func (s *Server) AddArtifacts(stream grpc.ClientStreamingServer[pb.AddArtifactsR
 
 // ArtifactStatus reports which of the named artifacts the session holds.
 func (s *Server) ArtifactStatus(ctx context.Context, req *pb.ArtifactStatusesRequest) (*pb.ArtifactStatusesResponse, error) {
-	sess, err := s.sessions.getOrCreate(req)
+	sess, err := s.sessions.getOrCreate(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}

@@ -87,7 +87,7 @@ func TestArtifactsAndCachedRelations(t *testing.T) {
 	if len(ok) != 6 || ok["pyfiles/bad.py"] || !ok["files/big.txt"] || !ok["cache/"+hashOf(localBlob)] {
 		t.Fatalf("summaries %v", resp.GetArtifacts())
 	}
-	sess, _ := ts.srv.sessions.get(&pb.ConfigRequest{SessionId: sid, UserContext: userCtx()})
+	sess, _ := ts.srv.sessions.get(context.Background(), &pb.ConfigRequest{SessionId: sid, UserContext: userCtx()})
 	onDisk, err := os.ReadFile(filepath.Join(dir, "artifacts", sess.serverSideID, "files", "big.txt"))
 	if err != nil || !bytes.Equal(onDisk, bigFile) {
 		t.Fatalf("chunked artifact on disk: %v", err)

@@ -10,7 +10,7 @@ import (
 // Config serves spark.conf: set, get (with or without default), getOption, getAll, unset,
 // isModifiable.
 func (s *Server) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.ConfigResponse, error) {
-	sess, err := s.sessions.getOrCreate(req)
+	sess, err := s.sessions.getOrCreate(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}
@@ -40,7 +40,7 @@ func (s *Server) config(sess *session, op *pb.ConfigRequest_Operation, resp *pb.
 		}
 	case *pb.ConfigRequest_Operation_Get:
 		for _, key := range o.Get.GetKeys() {
-			v, ok := confValue(conf, key)
+			v, ok := conf.Get(key)
 			if !ok {
 				return confNotFound(key)
 			}
@@ -49,7 +49,7 @@ func (s *Server) config(sess *session, op *pb.ConfigRequest_Operation, resp *pb.
 	case *pb.ConfigRequest_Operation_GetWithDefault:
 		for _, kv := range o.GetWithDefault.GetPairs() {
 			out := &pb.KeyValue{Key: kv.GetKey()}
-			if v, ok := confValue(conf, kv.GetKey()); ok {
+			if v, ok := conf.Get(kv.GetKey()); ok {
 				out.Value = strPtr(v)
 			} else if kv.Value != nil {
 				out.Value = strPtr(kv.GetValue())
@@ -59,13 +59,13 @@ func (s *Server) config(sess *session, op *pb.ConfigRequest_Operation, resp *pb.
 	case *pb.ConfigRequest_Operation_GetOption:
 		for _, key := range o.GetOption.GetKeys() {
 			out := &pb.KeyValue{Key: key}
-			if v, ok := confValue(conf, key); ok {
+			if v, ok := conf.Get(key); ok {
 				out.Value = strPtr(v)
 			}
 			resp.Pairs = append(resp.Pairs, out)
 		}
 	case *pb.ConfigRequest_Operation_GetAll:
-		for _, kv := range allConf(conf, o.GetAll.GetPrefix()) {
+		for _, kv := range conf.All(o.GetAll.GetPrefix()) {
 			resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: kv[0], Value: strPtr(kv[1])})
 		}
 	case *pb.ConfigRequest_Operation_Unset:

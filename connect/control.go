@@ -10,7 +10,7 @@ import (
 // Interrupt cancels the session's running operations: all of them, those with a tag, or one
 // by id. It answers with the ids it interrupted.
 func (s *Server) Interrupt(ctx context.Context, req *pb.InterruptRequest) (*pb.InterruptResponse, error) {
-	sess, err := s.sessions.getOrCreate(req)
+	sess, err := s.sessions.getOrCreate(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}
@@ -46,7 +46,7 @@ func (s *Server) ReleaseSession(ctx context.Context, req *pb.ReleaseSessionReque
 	if !isUUID(req.GetSessionId()) {
 		return nil, toStatus(nil, handleFormat(req.GetSessionId()))
 	}
-	sess, err := s.sessions.release(req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetAllowReconnect())
+	sess, err := s.sessions.release(ctx, req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetAllowReconnect())
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}
@@ -60,7 +60,7 @@ func (s *Server) ReleaseSession(ctx context.Context, req *pb.ReleaseSessionReque
 // FetchErrorDetails returns the full details of an error the session reported with an
 // errorId; an unknown id yields an empty answer (the client keeps the short message).
 func (s *Server) FetchErrorDetails(ctx context.Context, req *pb.FetchErrorDetailsRequest) (*pb.FetchErrorDetailsResponse, error) {
-	sess, err := s.sessions.get(req)
+	sess, err := s.sessions.get(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}
@@ -76,7 +76,7 @@ func (s *Server) FetchErrorDetails(ctx context.Context, req *pb.FetchErrorDetail
 // GetStatus reports the state of the session's operations: those asked for, or all it knows
 // when the request names none.
 func (s *Server) GetStatus(ctx context.Context, req *pb.GetStatusRequest) (*pb.GetStatusResponse, error) {
-	sess, err := s.sessions.get(req)
+	sess, err := s.sessions.get(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}

@@ -4,7 +4,11 @@
 // Contract:
 //   - NewServer(opts...) builds a server; Serve(ctx, listener) runs it until ctx ends, then
 //     cancels running executions and stops gracefully.
-//   - Sessions are keyed by session_id and owned by one user_id; each has a stable
+//   - With WithToken, every RPC must carry "authorization: Bearer <t>" for one of the server's
+//     tokens (several may be configured, one per client); tokens are compared in constant time.
+//   - Sessions are keyed by session_id and owned by the user_id and the token that created
+//     them: any other user id or token naming the session gets INSUFFICIENT_PERMISSIONS
+//     (SparkSecurityException) from every RPC, and the session is left as it was. Each has a stable
 //     server_side_session_id (a UUID), its own engine session, its executions, recent errors
 //     (for FetchErrorDetails) and artifacts. Idle sessions expire.
 //   - ExecutePlan runs each operation in its own goroutine that produces responses into a
@@ -14,6 +18,12 @@
 //   - Query results are sent as ExecutePlanResponse.arrow_batch messages, each a complete Arrow
 //     IPC stream holding one record batch of at most spark.sql.execution.arrow.maxRecordsPerBatch
 //     rows and about 4 MiB, with contiguous start_offset.
+//   - Limits at the edge: a request message above WithMaxInboundMessageSize (Spark's
+//     spark.connect.grpc.maxInboundMessageSize, 128 MiB) fails with gRPC's RESOURCE_EXHAUSTED
+//     before it is read; a result whose Arrow batches (or a SQL command's rows) add up to more
+//     than the session's spark.driver.maxResultSize (1g; 0 is no limit) fails with Spark's
+//     "Total size of serialized results of N tasks (X) is bigger than
+//     spark.driver.maxResultSize (Y)" SparkException and its job is stopped (N counts batches).
 //   - Every error leaves the server through one mapping (toStatus): a *sparkerr.Error becomes a
 //     gRPC status with a google.rpc.ErrorInfo PySpark converts into the matching Python
 //     exception; anything else becomes an INTERNAL_ERROR SparkException. Panics in handlers are

@@ -12,7 +12,7 @@ import (
 // ReattachOptions.reattachable the operation survives a cut stream (ReattachExecute
 // continues it); otherwise a client cancel cancels it.
 func (s *Server) ExecutePlan(req *pb.ExecutePlanRequest, stream grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error {
-	sess, err := s.sessions.getOrCreate(req)
+	sess, err := s.sessions.getOrCreate(stream.Context(), req)
 	if err != nil {
 		return toStatus(nil, err)
 	}
@@ -42,7 +42,7 @@ func (s *Server) ExecutePlan(req *pb.ExecutePlanRequest, stream grpc.ServerStrea
 
 // ReattachExecute continues a reattachable operation after the client's last response.
 func (s *Server) ReattachExecute(req *pb.ReattachExecuteRequest, stream grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error {
-	sess, err := s.sessions.get(req)
+	sess, err := s.sessions.get(stream.Context(), req)
 	if err != nil {
 		return toStatus(nil, err)
 	}
@@ -105,7 +105,7 @@ func (s *Server) consume(sess *session, e *execution, stream grpc.ServerStreamin
 // ReleaseExecute frees an operation's buffered responses: up to a response, or all of them
 // (which also ends the operation).
 func (s *Server) ReleaseExecute(ctx context.Context, req *pb.ReleaseExecuteRequest) (*pb.ReleaseExecuteResponse, error) {
-	sess, err := s.sessions.get(req)
+	sess, err := s.sessions.get(ctx, req)
 	if err != nil {
 		return nil, toStatus(nil, err)
 	}

@@ -334,7 +334,7 @@ func TestReleaseUntilFreesBuffer(t *testing.T) {
 	if len(resps) != 5 { // schema, 3 batches, complete
 		t.Fatalf("%d responses", len(resps))
 	}
-	sess, err := ts.srv.sessions.get(&pb.ConfigRequest{SessionId: sid, UserContext: userCtx()})
+	sess, err := ts.srv.sessions.get(context.Background(), &pb.ConfigRequest{SessionId: sid, UserContext: userCtx()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +528,7 @@ func TestAbandonedExecutionIsReaped(t *testing.T) {
 	for {
 		time.Sleep(5 * time.Millisecond)
 		ts.srv.sessions.reap()
-		sess, _ := ts.srv.sessions.get(&pb.ConfigRequest{SessionId: sid, UserContext: userCtx()})
+		sess, _ := ts.srv.sessions.get(context.Background(), &pb.ConfigRequest{SessionId: sid, UserContext: userCtx()})
 		if sess.execution(req.GetOperationId()) == nil {
 			break
 		}

@@ -27,7 +27,7 @@ var _ EngineSession = (*engine.Session)(nil)
 type Option func(*options)
 
 type options struct {
-	token            string
+	tokens           []string
 	tlsCert, tlsKey  string
 	sparkVersion     string
 	sessionTimeout   time.Duration
@@ -41,6 +41,7 @@ type options struct {
 	maxBatchBytes    int
 	maxErrorsPerSess int
 	alloc            memory.Allocator
+	maxInbound       int
 }
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says
@@ -58,11 +59,22 @@ func defaultOptions() options {
 		maxBatchBytes:    4 << 20,
 		maxErrorsPerSess: 64,
 		alloc:            memory.DefaultAllocator,
+		maxInbound:       maxMessageSize,
 	}
 }
 
-// WithToken requires every RPC to carry "authorization: Bearer <token>".
-func WithToken(token string) Option { return func(o *options) { o.token = token } }
+// WithToken requires every RPC to carry "authorization: Bearer <t>" with t one of the tokens
+// given (over all WithToken options; empty tokens are ignored). Different clients can hold
+// different tokens; a session serves only the token that created it.
+func WithToken(tokens ...string) Option {
+	return func(o *options) {
+		for _, t := range tokens {
+			if t != "" {
+				o.tokens = append(o.tokens, t)
+			}
+		}
+	}
+}
 
 // WithTLS serves TLS with the certificate and key in these PEM files.
 func WithTLS(certFile, keyFile string) Option {
@@ -111,6 +123,18 @@ func WithReplayBuffer(bytes int) Option { return func(o *options) { o.replayByte
 // Spark's spark.connect.grpc.arrow.maxBatchSize).
 func WithMaxArrowBatchBytes(bytes int) Option {
 	return func(o *options) { o.maxBatchBytes = bytes }
+}
+
+// WithMaxInboundMessageSize sets the largest request message the server reads, Spark's
+// spark.connect.grpc.maxInboundMessageSize (default 128 MiB); a larger one fails with gRPC's
+// RESOURCE_EXHAUSTED "received message larger than max" before it is read. Sizes below 1 are
+// ignored.
+func WithMaxInboundMessageSize(bytes int) Option {
+	return func(o *options) {
+		if bytes > 0 {
+			o.maxInbound = bytes
+		}
+	}
 }
 
 // WithAllocator sets the Arrow allocator used to encode and decode IPC data.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -60,16 +59,14 @@ func (s *Server) streamResult(ctx context.Context, sess *session, res *engine.Re
 	if err := emit(&pb.ExecutePlanResponse{Schema: s.schemaToProto(res.Schema)}); err != nil {
 		return err
 	}
-	maxRows, err := strconv.ParseInt(lookupConf(conf, "spark.sql.execution.arrow.maxRecordsPerBatch", "10000"), 10, 64)
-	if err != nil {
-		maxRows = 10000
-	}
+	maxRows := conf.Int("spark.sql.execution.arrow.maxRecordsPerBatch", 10000)
 	b := &arrowBatcher{
-		schema:   sqltypes.ToArrowSchema(res.Schema, lookupConf(conf, "spark.sql.session.timeZone", "UTC")),
+		schema:   sqltypes.ToArrowSchema(res.Schema, conf.GetOr("spark.sql.session.timeZone", "UTC")),
 		maxRows:  maxRows,
 		maxBytes: s.opts.maxBatchBytes,
 		alloc:    s.opts.alloc,
 		emit:     emit,
+		budget:   newResultBudget(conf),
 	}
 	for {
 		rec, err := res.Next(ctx)
@@ -213,16 +210,21 @@ func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlComm
 // collectIPC drains a result into one Arrow IPC stream (schema, then every batch).
 func (s *Server) collectIPC(ctx context.Context, sess *session, res *engine.Result) ([]byte, error) {
 	defer res.Close()
-	schema := sqltypes.ToArrowSchema(res.Schema, lookupConf(sess.engine.Conf(), "spark.sql.session.timeZone", "UTC"))
+	schema := sqltypes.ToArrowSchema(res.Schema, sess.engine.Conf().GetOr("spark.sql.session.timeZone", "UTC"))
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(s.opts.alloc))
+	budget := newResultBudget(sess.engine.Conf())
 	write := func(rec arrow.RecordBatch) error {
 		conformed, err := conformRecord(rec, schema)
 		if err != nil {
 			return err
 		}
 		defer conformed.Release()
-		return w.Write(conformed)
+		before := buf.Len()
+		if err := w.Write(conformed); err != nil {
+			return sparkerr.Internal("encoding command result: %v", err).Wrap(err)
+		}
+		return budget.add(buf.Len() - before)
 	}
 	for {
 		rec, err := res.Next(ctx)
@@ -237,7 +239,7 @@ func (s *Server) collectIPC(ctx context.Context, sess *session, res *engine.Resu
 		rec.Release()
 		if err != nil {
 			_ = w.Close()
-			return nil, sparkerr.Internal("encoding command result: %v", err).Wrap(err)
+			return nil, err
 		}
 	}
 	if err := w.Close(); err != nil {

@@ -2,13 +2,11 @@ package connect
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"io"
 	"net"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/weirhq/weir/connect/protoconv"
@@ -21,15 +19,12 @@ import (
 	"github.com/weirhq/weir/sql"
 	"github.com/weirhq/weir/sqltypes"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 )
 
-// maxMessageSize matches Spark's spark.connect.grpc.maxInboundMessageSize and the PySpark
-// client's channel limits.
+// maxMessageSize is the default of Spark's spark.connect.grpc.maxInboundMessageSize (see
+// WithMaxInboundMessageSize) and the PySpark client's channel limits; responses are held to it.
 const maxMessageSize = 128 << 20
 
 // shutdownGrace is how long Serve waits for RPCs to finish once its context ends.
@@ -91,7 +86,9 @@ func NewServer(opts ...Option) (*Server, error) {
 // grpcServer builds the gRPC server with the service's limits and interceptors.
 func (s *Server) grpcServer() (*grpc.Server, error) {
 	sopts := []grpc.ServerOption{
-		grpc.MaxRecvMsgSize(maxMessageSize),
+		// A larger request fails with RESOURCE_EXHAUSTED before its body is read, as Spark's
+		// (gRPC's) limit does.
+		grpc.MaxRecvMsgSize(s.opts.maxInbound),
 		grpc.MaxSendMsgSize(maxMessageSize),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(s.recoverUnary, s.authUnary),
@@ -143,37 +140,6 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 }
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
-
-// checkToken enforces the bearer token, if the server has one.
-func (s *Server) checkToken(ctx context.Context) error {
-	if s.opts.token == "" {
-		return nil
-	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	vals := md.Get("authorization")
-	if len(vals) == 0 {
-		return status.Error(codes.Unauthenticated, "No authentication token provided")
-	}
-	got, ok := strings.CutPrefix(vals[0], "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.token)) != 1 {
-		return status.Error(codes.Unauthenticated, "Invalid authentication token")
-	}
-	return nil
-}
-
-func (s *Server) authUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if err := s.checkToken(ctx); err != nil {
-		return nil, err
-	}
-	return handler(ctx, req)
-}
-
-func (s *Server) authStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if err := s.checkToken(ss.Context()); err != nil {
-		return err
-	}
-	return handler(srv, ss)
-}
 
 // panicError turns a recovered panic into an internal error (and logs it with its stack).
 func (s *Server) panicError(method string, r any) error {

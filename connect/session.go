@@ -8,10 +8,11 @@ import (
 )
 
 // session is one Spark Connect session: an engine session plus the service's per-session
-// state. It is owned by one user.
+// state. It is owned by the user id and the principal (token) that created it.
 type session struct {
 	id           string
 	userID       string
+	owner        principal
 	serverSideID string
 	engine       EngineSession
 	errors       *errorStore
@@ -25,6 +26,12 @@ type session struct {
 
 	// bus is the session's client-side streaming listener bus.
 	bus listenerBus
+}
+
+// ownedBy reports whether the caller (who, user) owns the session; the token part is compared
+// in constant time.
+func (s *session) ownedBy(who principal, user string) bool {
+	return s.owner.same(who) && s.userID == user
 }
 
 func (s *session) touch(now time.Time) {

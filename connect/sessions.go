@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 	"time"
@@ -19,7 +20,8 @@ type sessionRequest interface {
 	GetClientObservedServerSideSessionId() string
 }
 
-// sessionManager owns the server's sessions, keyed by session_id, each owned by one user.
+// sessionManager owns the server's sessions, keyed by session_id, each owned by the user id
+// and the principal (bearer token) that created it.
 type sessionManager struct {
 	opts *options
 	now  func() time.Time
@@ -39,17 +41,20 @@ func newSessionManager(opts *options) *sessionManager {
 	}
 }
 
-// getOrCreate returns the request's session, creating it on first use.
-func (m *sessionManager) getOrCreate(req sessionRequest) (*session, error) {
-	return m.lookup(req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetClientObservedServerSideSessionId(), true)
+// getOrCreate returns the request's session, creating it on first use for the caller in ctx.
+func (m *sessionManager) getOrCreate(ctx context.Context, req sessionRequest) (*session, error) {
+	return m.lookup(principalOf(ctx), req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetClientObservedServerSideSessionId(), true)
 }
 
 // get returns the request's existing session.
-func (m *sessionManager) get(req sessionRequest) (*session, error) {
-	return m.lookup(req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetClientObservedServerSideSessionId(), false)
+func (m *sessionManager) get(ctx context.Context, req sessionRequest) (*session, error) {
+	return m.lookup(principalOf(ctx), req.GetSessionId(), req.GetUserContext().GetUserId(), req.GetClientObservedServerSideSessionId(), false)
 }
 
-func (m *sessionManager) lookup(id, user, observed string, create bool) (*session, error) {
+// lookup finds session id for the caller (who, user). A session that exists but was created
+// by another user id or another token answers sessionOfOtherUser, whatever else the request
+// says, so a caller learns nothing more about someone else's session.
+func (m *sessionManager) lookup(who principal, id, user, observed string, create bool) (*session, error) {
 	if !isUUID(id) {
 		return nil, handleFormat(id)
 	}
@@ -77,6 +82,7 @@ func (m *sessionManager) lookup(id, user, observed string, create bool) (*sessio
 		sess = &session{
 			id:           id,
 			userID:       user,
+			owner:        who,
 			serverSideID: serverSideID,
 			engine:       m.opts.newEngine(),
 			errors:       newErrorStore(m.opts.maxErrorsPerSess),
@@ -88,7 +94,7 @@ func (m *sessionManager) lookup(id, user, observed string, create bool) (*sessio
 		m.opts.logger.Info("session created", "session_id", id, "user_id", user, "server_side_session_id", sess.serverSideID)
 	}
 	m.mu.Unlock()
-	if sess.userID != user {
+	if !sess.ownedBy(who, user) {
 		return nil, sessionOfOtherUser(id)
 	}
 	if observed != "" && observed != sess.serverSideID {
@@ -99,11 +105,11 @@ func (m *sessionManager) lookup(id, user, observed string, create bool) (*sessio
 }
 
 // release closes and forgets the session (if any) and, unless allowReconnect, tombstones its
-// id so it cannot be used again.
-func (m *sessionManager) release(id, user string, allowReconnect bool) (*session, error) {
+// id so it cannot be used again. Only the session's owner may release it.
+func (m *sessionManager) release(ctx context.Context, id, user string, allowReconnect bool) (*session, error) {
 	m.mu.Lock()
 	sess, ok := m.sessions[id]
-	if ok && sess.userID != user {
+	if ok && !sess.ownedBy(principalOf(ctx), user) {
 		m.mu.Unlock()
 		return nil, sessionOfOtherUser(id)
 	}

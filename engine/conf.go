@@ -2,45 +2,33 @@ package engine
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// Conf is a session's runtime configuration (spark.conf): string keys and values over defaults.
+// Conf is a session's runtime configuration (spark.conf): string keys and values over the
+// registry's defaults (confEntries). Set validates registered keys as Spark does and leaves
+// the previous value in place when it refuses one.
 type Conf struct {
 	mu  sync.RWMutex
 	set map[string]string
 }
 
-// Defaults are the values Weir reports for keys the user has not set.
-var Defaults = map[string]string{
-	"spark.sql.session.timeZone":                                      "UTC",
-	"spark.sql.ansi.enabled":                                          "true",
-	"spark.sql.shuffle.partitions":                                    "2",
-	"spark.sql.caseSensitive":                                         "false",
-	"spark.sql.execution.arrow.maxRecordsPerBatch":                    "10000",
-	"spark.sql.repl.eagerEval.enabled":                                "false",
-	"spark.sql.repl.eagerEval.maxNumRows":                             "20",
-	"spark.sql.repl.eagerEval.truncate":                               "20",
-	"spark.sql.pyspark.inferNestedDictAsStruct.enabled":               "false",
-	"spark.sql.pyspark.legacy.inferArrayTypeFromFirstElement.enabled": "false",
-	"spark.sql.timestampType":                                         "TIMESTAMP_LTZ",
-	"spark.sql.streaming.checkpointLocation":                          "",
-	// Weir polls idle sources every millisecond (Spark: 10ms), so rows reach sinks within
-	// milliseconds under the default trigger.
-	"spark.sql.streaming.pollingDelay": "1ms",
-	"spark.app.name":                   "weir",
-	"spark.master":                     "local[*]",
-}
-
-// staticKeys cannot be changed at run time (IsModifiable false; Set fails like Spark's
-// CANNOT_MODIFY_CONFIG for static configs).
-var staticKeys = map[string]bool{
-	"spark.master":   true,
-	"spark.app.name": true,
-}
+// Defaults are the values Weir reports for keys the user has not set, derived from the
+// registry.
+var Defaults = func() map[string]string {
+	m := map[string]string{}
+	for _, e := range confEntries {
+		if !e.NoDefault {
+			m[e.Key] = e.Default
+		}
+	}
+	return m
+}()
 
 // NewConf returns an empty configuration over Defaults.
 func NewConf() *Conf { return &Conf{set: map[string]string{}} }
@@ -70,20 +58,58 @@ func (c *Conf) Bool(key string, def bool) bool {
 	if !ok {
 		return def
 	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true
-	case "false":
-		return false
+	if b, ok := parseBool(v); ok {
+		return b
 	}
 	return def
 }
 
-// Set sets key to value.
+// Int returns key's value as an integer (def when unset or unparsable).
+func (c *Conf) Int(key string, def int64) int64 {
+	if v, ok := c.Get(key); ok {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// Bytes returns key's value as a size in bytes (def when unset or unparsable).
+func (c *Conf) Bytes(key string, def int64) int64 {
+	if v, ok := c.Get(key); ok {
+		if n, err := ParseBytes(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// Duration returns key's value as a duration whose bare numbers count in the key's unit
+// (def when unset or unparsable).
+func (c *Conf) Duration(key string, def time.Duration) time.Duration {
+	unit := time.Millisecond
+	if e, ok := confByKey[key]; ok {
+		unit = e.unit()
+	}
+	if v, ok := c.Get(key); ok {
+		if d, err := ParseTime(v, unit); err == nil {
+			return d
+		}
+	}
+	return def
+}
+
+// Set sets key to value after checking it as Spark would: static keys cannot be set and a
+// registered key's value must be valid for its type. Unknown keys take any value.
 func (c *Conf) Set(key, value string) error {
-	if staticKeys[key] {
-		return sparkerr.Analysis("CANNOT_MODIFY_CONFIG", "46110",
-			"Cannot modify the value of the static Spark config: %s.", sparkerr.Quote(key)).WithParams("key", key)
+	if e, ok := confByKey[key]; ok {
+		if e.Static {
+			return sparkerr.Analysis("CANNOT_MODIFY_CONFIG", "46110",
+				"Cannot modify the value of the static Spark config: %s.", sparkerr.Quote(key)).WithParams("key", key)
+		}
+		if err := e.Validate(value); err != nil {
+			return err
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -99,7 +125,10 @@ func (c *Conf) Unset(key string) {
 }
 
 // IsModifiable reports whether key may be set at run time.
-func (c *Conf) IsModifiable(key string) bool { return !staticKeys[key] }
+func (c *Conf) IsModifiable(key string) bool {
+	e, ok := confByKey[key]
+	return !ok || !e.Static
+}
 
 // All returns every key with a value (set or default) that starts with prefix, sorted by key.
 func (c *Conf) All(prefix string) [][2]string {

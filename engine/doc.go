@@ -6,6 +6,14 @@
 // (see Session.Execute). Front doors (connect/) hand it package plan's types and get back a
 // Result of Arrow record batches holding user columns only; they never see flow-event columns.
 //
+// Configuration: Conf is spark.conf over one typed registry (conf_keys.go): each key Weir
+// reads or reports once, with its kind, default, Spark's validation and a doc line. Set checks
+// a registered key's value as Spark does (INVALID_CONF_VALUE.TIME_ZONE for a zone
+// expr.LoadZone cannot resolve; IllegalArgumentException or NumberFormatException with Spark's
+// ConfigBuilder messages for booleans, numbers and their ranges, sizes, durations and enums;
+// CANNOT_MODIFY_CONFIG for static keys) and keeps the previous value when it refuses one;
+// unknown keys take any value. Defaults derive from the registry.
+//
 // Streaming: data source reads resolve through the stream source registry (spark.readStream;
 // batch reads exist for the file formats parquet, json, csv and text, read when the query runs
 // and through a file sink's commit log, and are refused for other sources). Batch actions on a plan that reads a stream fail

@@ -141,7 +141,7 @@ func (s *Session) Execute(ctx context.Context, rel plan.Relation) (*Result, erro
 
 // evalContext is the evaluation context of one statement.
 func (s *Session) evalContext() (*expr.Context, error) {
-	loc, err := time.LoadLocation(s.timeZone())
+	loc, err := expr.LoadZone(s.timeZone())
 	if err != nil {
 		return nil, sparkerr.Newf(sparkerr.IllegalArgumentException, "INVALID_CONF_VALUE.TIME_ZONE", "22022",
 			"The value '%s' in the config \"spark.sql.session.timeZone\" is invalid. Cannot resolve the given timezone.", s.timeZone())

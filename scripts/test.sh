@@ -29,6 +29,12 @@ race_pkgs="./flow/... ./barrier/... ./connect/... ./query/... ./sources/... ./si
 go test -count=1 ./...
 go test -count=1 -race $race_pkgs
 
+echo "== go fuzz (bounded: 12 s per target; a crasher is saved under the package's testdata/fuzz)"
+fuzz_targets="./engine:FuzzConfSet ./connect/protoconv:FuzzRelation ./connect/protoconv:FuzzCommand ./connect/protoconv:FuzzLocalRelation"
+for target in $fuzz_targets; do
+  go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 12s -fuzzminimizetime 1s "${target%%:*}"
+done
+
 echo "== starting a Kafka broker (scripts/kafka-broker.sh) for tests/e2e/test_kafka.py"
 trap '"$root/scripts/kafka-broker.sh" stop' EXIT
 KAFKA_BOOTSTRAP=$("$root/scripts/kafka-broker.sh" start)

@@ -68,7 +68,7 @@ func sessionLocation(tz string) (*time.Location, error) {
 	if tz == "" {
 		return time.UTC, nil
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := expr.LoadZone(tz)
 	if err != nil {
 		return nil, sparkerr.Newf(sparkerr.IllegalArgumentException, "INVALID_CONF_VALUE.TIME_ZONE", "22022",
 			"The value '%s' in the config \"spark.sql.session.timeZone\" is invalid. Cannot resolve the given timezone.", tz).

@@ -72,7 +72,7 @@ func hasKind(t sqltypes.DataType, k sqltypes.Kind) bool {
 
 // newWriter starts a file of the format on w.
 func (f fileFormat) newWriter(w io.Writer, mem memory.Allocator, schema sqltypes.Schema, tz string) (formatWriter, error) {
-	loc, err := time.LoadLocation(tz)
+	loc, err := expr.LoadZone(tz)
 	if err != nil {
 		loc = time.UTC
 	}

@@ -60,7 +60,7 @@ func partitionColumns(schema sqltypes.Schema, names []string) ([]int, error) {
 // partitionRows groups rec's rows by their partition directory ("k=1/j=a"), directories in
 // order of first appearance.
 func (s *fileSink) partitionRows(rec arrow.RecordBatch) (map[string][]int64, []string) {
-	loc, err := time.LoadLocation(s.env.TimeZone)
+	loc, err := expr.LoadZone(s.env.TimeZone)
 	if err != nil {
 		loc = time.UTC
 	}

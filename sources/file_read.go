@@ -188,7 +188,7 @@ func newFileReader(mem memory.Allocator, opts fileOptions, schema sqltypes.Schem
 	if tz == "" {
 		tz = "UTC"
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := expr.LoadZone(tz)
 	if err != nil {
 		loc = time.UTC
 	}

@@ -1,10 +1,15 @@
 // Command weir runs Weir's Spark Connect server.
 //
-//	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T] [--tls-cert F --tls-key F]
-//	     [--spark-version V] [--data-root DIR]... [--debug-listen HOST:PORT]
+//	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T[,T...]]... [--insecure]
+//	     [--tls-cert F --tls-key F] [--spark-version V] [--max-inbound-message-size SIZE]
+//	     [--data-root DIR]... [--debug-listen HOST:PORT]
 //
-// Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN, WEIR_DATA_ROOTS (":"-separated; flags
-// override them). Logs go to stderr as text; stdout stays free for query output.
+// Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (comma-separated), WEIR_DATA_ROOTS
+// (":"-separated); flags override them. Logs go to stderr as text; stdout stays free for query
+// output.
+//
+// A non-loopback --listen address needs --token (or --insecure); each client may hold its own
+// token, and a session serves only the token and user id that created it.
 package main
 
 import (
@@ -36,12 +41,14 @@ func main() {
 type config struct {
 	listen       string
 	stateDir     string
-	token        string
+	tokens       tokenList
+	insecure     bool
 	tlsCert      string
 	tlsKey       string
 	sparkVersion string
 	dataRoots    []string
 	debugListen  string
+	maxInbound   int
 }
 
 // dirList is a repeatable flag: each use adds a directory.
@@ -70,17 +77,32 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return def
 	}
 	var c config
+	flagTokens := false
 	fs := flag.NewFlagSet("weir", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", envOr("WEIR_LISTEN", "127.0.0.1:15002"), "address to serve Spark Connect on (HOST:PORT)")
 	fs.StringVar(&c.stateDir, "state-dir", envOr("WEIR_STATE_DIR", "./weir-state"), "directory for server state")
-	fs.StringVar(&c.token, "token", envOr("WEIR_TOKEN", ""), "bearer token clients must present (sc://host/;token=...)")
+	if err := c.tokens.Set(getenv("WEIR_TOKEN")); err != nil {
+		return config{}, err
+	}
+	fs.Func("token", "bearer token clients must present (sc://host/;token=...); repeatable, comma-separated", func(v string) error {
+		if !flagTokens {
+			c.tokens, flagTokens = nil, true // flags replace WEIR_TOKEN
+		}
+		return c.tokens.Set(v)
+	})
+	fs.BoolVar(&c.insecure, "insecure", false, "allow a non-loopback --listen address without --token")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate file (PEM)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS key file (PEM)")
 	fs.StringVar(&c.sparkVersion, "spark-version", connect.DefaultSparkVersion, "Spark version reported to clients")
 	var roots dirList
 	fs.Var(&roots, "data-root", "directory clients may read and write files under (repeatable; default: anywhere)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go's runtime profiles (/debug/pprof/) on HOST:PORT; off by default, keep it on loopback")
+	fs.Func("max-inbound-message-size", "largest request message, Spark's spark.connect.grpc.maxInboundMessageSize (e.g. 128m, the default)", func(v string) error {
+		n, err := parseMessageSize(v)
+		c.maxInbound = n
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -105,6 +127,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := checkExposure(c, logger); err != nil {
+		return err
+	}
 	if os.Geteuid() == 0 && len(c.dataRoots) == 0 {
 		logger.Warn("running as root without --data-root: clients may read and write any file of this machine " +
 			"(only overwrites of /, system, state, working and home directories are refused); run as an " +
@@ -115,9 +140,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		connect.WithStateDir(c.stateDir),
 		connect.WithSparkVersion(c.sparkVersion),
 		connect.WithDataRoots(c.dataRoots...),
+		connect.WithMaxInboundMessageSize(c.maxInbound),
 	}
-	if c.token != "" {
-		opts = append(opts, connect.WithToken(c.token))
+	if len(c.tokens) > 0 {
+		opts = append(opts, connect.WithToken(c.tokens...))
 	}
 	if c.tlsCert != "" || c.tlsKey != "" {
 		opts = append(opts, connect.WithTLS(c.tlsCert, c.tlsKey))
@@ -141,7 +167,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		defer stopDebug()
 	}
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
-		"tls", c.tlsCert != "", "auth", c.token != "", "data_roots", strings.Join(c.dataRoots, ":"))
+		"tls", c.tlsCert != "", "auth", len(c.tokens) > 0, "data_roots", strings.Join(c.dataRoots, ":"))
 	if err := srv.Serve(ctx, lis); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,16 +21,16 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 func TestParseConfig(t *testing.T) {
 	c, err := parseConfig(nil, env(nil), &bytes.Buffer{})
-	if err != nil || c.listen != "127.0.0.1:15002" || c.stateDir != "./weir-state" || c.token != "" || c.sparkVersion == "" {
+	if err != nil || c.listen != "127.0.0.1:15002" || c.stateDir != "./weir-state" || len(c.tokens) != 0 || c.sparkVersion == "" {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
 	e := env(map[string]string{"WEIR_LISTEN": "0.0.0.0:1", "WEIR_STATE_DIR": "/s", "WEIR_TOKEN": "tok"})
 	c, err = parseConfig([]string{"server"}, e, &bytes.Buffer{})
-	if err != nil || c.listen != "0.0.0.0:1" || c.stateDir != "/s" || c.token != "tok" {
+	if err != nil || c.listen != "0.0.0.0:1" || c.stateDir != "/s" || !slices.Equal(c.tokens, []string{"tok"}) {
 		t.Fatalf("env: %+v %v", c, err)
 	}
 	c, err = parseConfig([]string{"server", "--listen", "127.0.0.1:2", "--token", "flag", "--spark-version", "4.0.0"}, e, &bytes.Buffer{})
-	if err != nil || c.listen != "127.0.0.1:2" || c.token != "flag" || c.stateDir != "/s" || c.sparkVersion != "4.0.0" {
+	if err != nil || c.listen != "127.0.0.1:2" || !slices.Equal(c.tokens, []string{"flag"}) || c.stateDir != "/s" || c.sparkVersion != "4.0.0" {
 		t.Fatalf("flags over env: %+v %v", c, err)
 	}
 	if _, err := parseConfig([]string{"serve"}, e, &bytes.Buffer{}); err == nil {

@@ -17,7 +17,7 @@ import (
 
 // ipcStream writes batches of (id int64, name utf8) with the given row counts as an Arrow IPC
 // stream, the way PySpark's createDataFrame serialises its table.
-func ipcStream(t *testing.T, rows ...int) []byte {
+func ipcStream(t testing.TB, rows ...int) []byte {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -196,7 +196,7 @@ func TestLocalRelationCorruptStreamDoesNotLeak(t *testing.T) {
 
 // nestedStream is an IPC stream with a list<struct<a:int32, m:map<utf8,utf8>>> column and
 // schema metadata, so corruption reaches children and custom metadata vectors.
-func nestedStream(t *testing.T) []byte {
+func nestedStream(t testing.TB) []byte {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
