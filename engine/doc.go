@@ -19,4 +19,10 @@
 // format's sinks.BatchSink on top; the sink's operators write the rows as one epoch when their
 // input ends and Finish completes the write (write.go). Save modes, _SUCCESS and Spark's errors
 // are the sink's; saveAsTable/insertInto are refused (the catalog holds temp views only).
+//
+// Memory: every query (batch, write, and each streaming query) runs under its own
+// flow.MemoryBudget of QueryMemoryBudget bytes (spark.weir.query.memoryBudgetBytes, default a
+// quarter of the memory the process may use; query_memory.go): the budget is the allocator of
+// its evaluation context and tasks, and a query that outgrows it fails with Spark's
+// UNABLE_TO_ACQUIRE_MEMORY while the session and server go on.
 package engine

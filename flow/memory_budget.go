@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -114,10 +115,15 @@ func outOfMemory(n, used, limit int64) *sparkerr.Error {
 		WithParams("requestedBytes", fmt.Sprint(n), "receivedBytes", "0")
 }
 
-// IsOutOfMemory reports whether err is (or wraps) a refused memory acquisition.
+// IsOutOfMemory reports whether err is, or has as a cause, a refused memory acquisition.
 func IsOutOfMemory(err error) bool {
-	e, ok := sparkerr.As(err)
-	return ok && e.Class == outOfMemoryClass
+	for err != nil {
+		if e, ok := err.(*sparkerr.Error); ok && e.Class == outOfMemoryClass {
+			return true
+		}
+		err = errors.Unwrap(err)
+	}
+	return false
 }
 
 // recoveredError turns a value recovered from a panic in a task into the job's error: a

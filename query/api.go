@@ -73,6 +73,9 @@ type Env struct {
 	ExprContext func() (*expr.Context, error)
 	// Conf reads session configuration (e.g. spark.sql.streaming.checkpointLocation).
 	Conf func(key string) (string, bool)
+	// MemoryBudget returns a new query's memory budget in bytes (nil or ≤ 0: counted, not
+	// limited); each run of a query's job gets a fresh flow.MemoryBudget of that size.
+	MemoryBudget func() (int64, error)
 }
 
 // Status is StreamingQuery.status.

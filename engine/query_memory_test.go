@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"1048576": 1 << 20, "512m": 512 << 20, "2g": 2 << 30, "2G": 2 << 30,
+		" 64KB ": 64 << 10, "3b": 3, "1t": 1 << 40, "1pb": 1 << 50, "-1": -1} {
+		got, err := ParseByteSize("k", in)
+		if err != nil || got != want {
+			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "1.5g", "12 parsecs", "g", "9999999p", "1x"} {
+		if _, err := ParseByteSize("k", in); err == nil {
+			t.Errorf("ParseByteSize(%q) accepted", in)
+		}
+	}
+}
+
+func TestQueryMemoryBudgetConf(t *testing.T) {
+	s := NewSession()
+	defer s.Close()
+	n, err := s.QueryMemoryBudget()
+	if err != nil || n != DefaultQueryMemoryBudget() || n < minDefaultQueryMemory {
+		t.Fatalf("default budget = %d, %v", n, err)
+	}
+	must(t, s.Conf().Set(flow.MemoryBudgetConf, "300m"))
+	if n, err := s.QueryMemoryBudget(); err != nil || n != min(300<<20, ProcessMemoryLimit()) {
+		t.Fatalf("300m budget = %d, %v", n, err)
+	}
+	must(t, s.Conf().Set(flow.MemoryBudgetConf, "1000p"))
+	if n, _ := s.QueryMemoryBudget(); n != ProcessMemoryLimit() {
+		t.Fatalf("1000p is not held to the process limit %d: %d", ProcessMemoryLimit(), n)
+	}
+	for _, bad := range []string{"lots", "0", "-5m"} {
+		must(t, s.Conf().Set(flow.MemoryBudgetConf, bad))
+		if _, err := s.QueryMemoryBudget(); err == nil {
+			t.Errorf("budget %q accepted", bad)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestQueryOverBudgetFails: a sort that must hold 16 MB fails with Spark's out-of-memory error
+// under a 4 MiB budget, every byte comes back, and the session goes on to run the same query
+// under a budget it fits.
+func TestQueryOverBudgetFails(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := NewSession(WithAllocator(mem))
+	defer s.Close()
+	q := sqlRel("SELECT id FROM range(0, 2000000) ORDER BY id DESC LIMIT 3") // rowsOf sorts its rows
+	must(t, s.Conf().Set(flow.MemoryBudgetConf, "4m"))
+	res, err := s.Execute(context.Background(), q)
+	if err == nil {
+		_, err = collect(context.Background(), res)
+	}
+	wantError(t, err, flow.SparkOutOfMemoryError, "UNABLE_TO_ACQUIRE_MEMORY", "Unable to acquire")
+	e, _ := sparkerr.As(err)
+	for _, part := range []string{"memory budget of 4194304 bytes", flow.MemoryBudgetConf} {
+		if !strings.Contains(e.Message, part) {
+			t.Errorf("message %q lacks %q", e.Message, part)
+		}
+	}
+	if mem.CurrentAlloc() != 0 {
+		t.Fatalf("%d bytes still allocated after the failed query", mem.CurrentAlloc())
+	}
+	must(t, s.Conf().Set(flow.MemoryBudgetConf, "256m"))
+	if got := strings.Join(rowsOf(t, s, q), ","); got != "1999997,1999998,1999999" {
+		t.Fatalf("under budget: %s", got)
+	}
+}
+
+// TestStreamingQueryOverBudgetFails: a streaming aggregate whose groups outgrow the budget
+// fails the query (its exception is the out-of-memory error); the session stays usable.
+func TestStreamingQueryOverBudgetFails(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := NewSession(WithAllocator(mem))
+	defer s.Close()
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 200000 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte(b.String()), 0o644))
+	must(t, s.Conf().Set(flow.MemoryBudgetConf, "1m"))
+	in := &plan.Aggregate{Input: &plan.DataSource{Format: "text", Options: map[string]string{"path": dir}, IsStreaming: true},
+		Grouping: []plan.Expr{plan.ColumnRef{Name: []string{"value"}}},
+		Aggs:     []plan.Expr{plan.Call{Name: "count", Args: []plan.Expr{plan.Literal{Value: int32(1)}}}}}
+	q, err := s.StartStream(context.Background(), &plan.WriteStream{Input: in, Format: "noop", OutputMode: "update"})
+	must(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if ended, _ := q.AwaitTermination(ctx, nil); !ended {
+		t.Fatal("the query did not end")
+	}
+	exc := q.Exception()
+	if exc == nil || exc.Err == nil || !flow.IsOutOfMemory(exc.Err) {
+		t.Fatalf("exception = %+v, want UNABLE_TO_ACQUIRE_MEMORY", exc)
+	}
+	if got := strings.Join(rowsOf(t, s, sqlRel("SELECT 1 + 1")), ","); got != "2" {
+		t.Fatalf("after the failed stream: %s", got)
+	}
+}
