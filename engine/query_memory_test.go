@@ -12,23 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 )
-
-func TestParseByteSize(t *testing.T) {
-	for in, want := range map[string]int64{"1048576": 1 << 20, "512m": 512 << 20, "2g": 2 << 30, "2G": 2 << 30,
-		" 64KB ": 64 << 10, "3b": 3, "1t": 1 << 40, "1pb": 1 << 50, "-1": -1} {
-		got, err := ParseByteSize("k", in)
-		if err != nil || got != want {
-			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "1.5g", "12 parsecs", "g", "9999999p", "1x"} {
-		if _, err := ParseByteSize("k", in); err == nil {
-			t.Errorf("ParseByteSize(%q) accepted", in)
-		}
-	}
-}
 
 func TestQueryMemoryBudgetConf(t *testing.T) {
 	s := NewSession()
@@ -120,5 +106,26 @@ func TestStreamingQueryOverBudgetFails(t *testing.T) {
 	}
 	if got := strings.Join(rowsOf(t, s, sqlRel("SELECT 1 + 1")), ","); got != "2" {
 		t.Fatalf("after the failed stream: %s", got)
+	}
+}
+
+// TestFileLineBound: spark.weir.files.maxLineBytes bounds the lines a batch text read holds.
+func TestFileLineBound(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := NewSession(WithAllocator(mem))
+	defer s.Close()
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("short\n"+strings.Repeat("x", 5000)+"\n"), 0o644))
+	read := &plan.DataSource{Format: "text", Paths: []string{dir}}
+	must(t, s.Conf().Set(sources.MaxLineBytesConf, "4k"))
+	res, err := s.Execute(context.Background(), read)
+	if err == nil {
+		_, err = collect(context.Background(), res)
+	}
+	wantError(t, err, sparkerr.SparkException, "FAILED_READ_FILE.NO_HINT", "Line 2 is longer than 4096 bytes")
+	must(t, s.Conf().Set(sources.MaxLineBytesConf, "8k"))
+	if got := rowsOf(t, s, read); len(got) != 2 || got[0] != "short" || len(got[1]) != 5000 {
+		t.Fatalf("%d rows", len(got))
 	}
 }

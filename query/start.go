@@ -132,6 +132,10 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		}
 	}
 	budget := flow.NewMemoryBudget(m.env.Mem, limit)
+	maxLine, err := sources.MaxLineBytesFromConf(m.env.Conf)
+	if err != nil {
+		return err
+	}
 	ectx.Mem = budget
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	continuous := spec.Trigger.Kind == TriggerContinuous
@@ -140,7 +144,8 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			return nil, 0, sparkerr.Unsupported("reading %s as a static source inside a streaming query is not "+
 				"supported by Weir", scan.Format)
 		}
-		senv := sources.StreamEnv{Mem: budget, Clock: m.env.Clock, DefaultPartitions: q.partitions, TimeZone: tz}
+		senv := sources.StreamEnv{Mem: budget, Clock: m.env.Clock, DefaultPartitions: q.partitions, TimeZone: tz,
+			MaxLineBytes: maxLine}
 		if q.cp != nil {
 			senv.Metadata = sourceMetadata{store: q.cp.store, index: len(q.streams)}
 		}

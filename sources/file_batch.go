@@ -29,6 +29,8 @@ type FileBatch struct {
 	// Schema is the rows' schema (FileBatchSchema's answer).
 	Schema   sqltypes.Schema
 	TimeZone string
+	// MaxLineBytes bounds a line of text, JSON and CSV files (MaxLineBytesConf; ≤ 0: the default).
+	MaxLineBytes int64
 }
 
 // Run implements flow.Source.
@@ -41,7 +43,7 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	if err != nil {
 		return err
 	}
-	r := newFileReader(env.Mem, o, b.Schema, b.TimeZone)
+	r := newFileReader(env.Mem, o, b.Schema, b.TimeZone, b.MaxLineBytes)
 	for i := env.Partition; i < len(files); i += max(1, env.Partitions) {
 		err := r.readFile(ctx, files[i], func(rec arrow.RecordBatch) error {
 			defer rec.Release()

@@ -81,7 +81,7 @@ func openFileStream(_ context.Context, format string, env StreamEnv, options map
 	if abs, err := filepath.Abs(o.path); err == nil {
 		o.path = abs
 	}
-	s := &fileStream{opts: o, schema: schema, reader: newFileReader(env.Mem, o, schema, env.TimeZone),
+	s := &fileStream{opts: o, schema: schema, reader: newFileReader(env.Mem, o, schema, env.TimeZone, env.MaxLineBytes),
 		parts: max(1, env.DefaultPartitions), meta: env.Metadata, seen: map[string]bool{}, read: -1}
 	if s.meta != nil {
 		data, ok, err := s.meta.Get()
