@@ -129,3 +129,33 @@ func TestFileLineBound(t *testing.T) {
 		t.Fatalf("%d rows", len(got))
 	}
 }
+
+// TestRepartitionCounts: Spark's requirement on repartition/coalesce counts, and the bound on
+// a query's partitions.
+func TestRepartitionCounts(t *testing.T) {
+	s := NewSession()
+	defer s.Close()
+	ten := &plan.Range{End: 10, Step: 1}
+	key := []plan.Expr{plan.ColumnRef{Name: []string{"id"}}}
+	for _, c := range []struct {
+		rel  *plan.Repartition
+		want string
+	}{
+		{&plan.Repartition{Input: ten, NumPartitions: -1, Shuffle: true}, "requirement failed: Number of partitions (-1) must be positive."},
+		{&plan.Repartition{Input: ten, NumPartitions: 0}, "requirement failed: Number of partitions (0) must be positive."},
+		{&plan.Repartition{Input: ten, NumPartitions: -3, Shuffle: true, Exprs: key}, "requirement failed: Number of partitions (-3) must be positive."},
+		{&plan.Repartition{Input: ten, NumPartitions: 100000, Shuffle: true}, "The query needs 100000 partitions (at Exchange#2)"},
+	} {
+		res, err := s.Execute(context.Background(), c.rel)
+		if err == nil {
+			res.Close()
+		}
+		wantError(t, err, sparkerr.IllegalArgumentException, "", c.want)
+	}
+	for _, rel := range []*plan.Repartition{{Input: ten, NumPartitions: 7, Shuffle: true}, {Input: ten, Exprs: key},
+		{Input: ten, NumPartitions: 1}} {
+		if got := rowsOf(t, s, rel); len(got) != 10 {
+			t.Fatalf("%+v: %d rows", rel, len(got))
+		}
+	}
+}

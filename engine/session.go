@@ -154,7 +154,8 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 		return nil, err
 	}
 	ectx.Mem = budget
-	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource})
+	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource,
+		Conf: s.conf.Get})
 	if err != nil {
 		return nil, err
 	}
