@@ -155,10 +155,21 @@ func (a *Analyzer) resolveRange(n *plan.Range) (*resolved, error) {
 		return nil, sparkerr.IllegalArgument("requirement failed: step (%d) cannot be 0", n.Step)
 	}
 	parts := int(n.NumPartitions)
-	if parts <= 0 {
+	switch {
+	case !n.HasNumPartitions:
 		parts = defaultPartitions
+	case parts <= 0 && rangeIsEmpty(n.Start, n.End, n.Step):
+		parts = 1 // Spark's RangeExec reads an empty range without slicing it
+	case parts <= 0:
+		// SparkContext.parallelize(…, numSlices) under Spark's RangeExec.
+		return nil, sparkerr.IllegalArgument("Positive number of partitions required")
 	}
 	return newResolved(&logical.Range{Start: n.Start, End: n.End, Step: n.Step, Partitions: parts}), nil
+}
+
+// rangeIsEmpty reports whether [start, end) by step holds no value.
+func rangeIsEmpty(start, end, step int64) bool {
+	return start == end || (start < end) != (step > 0)
 }
 
 func (a *Analyzer) resolveLimit(ctx context.Context, n *plan.Limit) (*resolved, error) {
@@ -374,10 +385,10 @@ func (a *Analyzer) resolveRepartition(ctx context.Context, n *plan.Repartition) 
 		return nil, err
 	}
 	parts := int(n.NumPartitions)
-	if parts <= 0 {
-		if len(keys) == 0 {
-			return nil, sparkerr.IllegalArgument("requirement failed: Number of partitions (%d) must be positive.", parts)
-		}
+	if parts < 0 || (parts == 0 && len(keys) == 0) {
+		return nil, sparkerr.IllegalArgument("requirement failed: Number of partitions (%d) must be positive.", parts)
+	}
+	if parts == 0 { // repartition(*cols) without a count
 		parts = defaultPartitions
 	}
 	return a.keepScope(in, &logical.Repartition{Input: in.node, Partitions: parts, Keys: keys}), nil

@@ -33,4 +33,10 @@
 // sources.FileBatch), streaming file source paths (checked at analysis and again when the
 // source opens), sinks.Env.Files for file sinks, query.Env.Files for checkpoints, and an
 // overwrite's target (CheckReplace) before anything is written.
+//
+// Memory: every query (batch, write, and each streaming query) runs under its own
+// flow.MemoryBudget of QueryMemoryBudget bytes (spark.weir.query.memoryBudgetBytes, default a
+// quarter of the memory the process may use; query_memory.go): the budget is the allocator of
+// its evaluation context and tasks, and a query that outgrows it fails with Spark's
+// UNABLE_TO_ACQUIRE_MEMORY while the session and server go on.
 package engine

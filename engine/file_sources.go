@@ -24,6 +24,10 @@ func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error
 	if scan.Streaming || !sources.IsFileFormat(format) {
 		return nil, 0, sparkerr.Unsupported("batch reads of data source %s are not supported", sparkerr.Quote(format))
 	}
+	maxLine, err := sources.MaxLineBytesFromConf(s.conf.Get)
+	if err != nil {
+		return nil, 0, err
+	}
 	return sources.FileBatch{Format: format, Options: scan.Options, Paths: sources.FilePaths(scan.Options, scan.Paths),
-		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files}, runtime.NumCPU(), nil
+		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files, MaxLineBytes: maxLine}, runtime.NumCPU(), nil
 }

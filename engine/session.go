@@ -75,15 +75,16 @@ func NewSession(opts ...SessionOption) *Session {
 		s.streamClock = clock.New()
 	}
 	s.streams = query.NewManager(query.Env{
-		Mem:         s.mem,
-		Clock:       s.streamClock,
-		Runner:      s.runner,
-		Partitions:  runtime.NumCPU(),
-		Stdout:      s.stdout,
-		Tables:      s.views,
-		ExprContext: s.evalContext,
-		Conf:        s.conf.Get,
-		Files:       s.files,
+		Mem:          s.mem,
+		Clock:        s.streamClock,
+		Runner:       s.runner,
+		Partitions:   runtime.NumCPU(),
+		Stdout:       s.stdout,
+		Tables:       s.views,
+		ExprContext:  s.evalContext,
+		Conf:         s.conf.Get,
+		MemoryBudget: func() (int64, error) { return queryMemoryBudget(s.conf.Get) },
+		Files:        s.files,
 	})
 	return s
 }
@@ -149,17 +150,33 @@ func (s *Session) evalContext() (*expr.Context, error) {
 	return &expr.Context{Mem: s.mem, Location: loc, ANSI: s.exprOptions().ANSI, Now: s.now().UnixMicro()}, nil
 }
 
-// run plans and starts node, and streams its user columns.
-func (s *Session) run(ctx context.Context, node logical.Node) (*Result, error) {
+// start plans node and starts its job under a fresh memory budget (the budget is the
+// allocator of the evaluation context and of every task); top, when set, adds nodes on top of
+// the planned graph (a sink).
+func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow.Graph)) (flow.Job, error) {
 	ectx, err := s.evalContext()
 	if err != nil {
 		return nil, err
 	}
-	g, err := planner.Build(node, planner.Options{Mem: s.mem, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource})
+	budget, err := s.newMemoryBudget()
 	if err != nil {
 		return nil, err
 	}
-	job, err := s.runner.Start(ctx, g)
+	ectx.Mem = budget
+	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource,
+		Conf: s.conf.Get})
+	if err != nil {
+		return nil, err
+	}
+	if top != nil {
+		top(g)
+	}
+	return s.runner.Start(flow.WithMemoryBudget(ctx, budget), g)
+}
+
+// run plans and starts node, and streams its user columns.
+func (s *Session) run(ctx context.Context, node logical.Node) (*Result, error) {
+	job, err := s.start(ctx, node, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -76,23 +74,16 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 
 // runWrite plans node with sink's operators on top and runs the job to its end.
 func (s *Session) runWrite(ctx context.Context, node logical.Node, sink sinks.BatchSink) error {
-	ectx, err := s.evalContext()
-	if err != nil {
-		return err
-	}
-	g, err := planner.Build(node, planner.Options{Mem: s.mem, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource})
-	if err != nil {
-		return err
-	}
-	up := g.Output
-	in := flow.Input{From: up, Exchange: flow.Forward}
-	par := max(1, sink.Parallelism(up.Parallelism))
-	if par != up.Parallelism {
-		par, in.Exchange = 1, flow.Gather
-	}
-	g.Output = &flow.Node{Name: "Write " + sink.Description(), Parallelism: par, Schema: up.Schema,
-		NewOperator: sink.NewOperator, Inputs: []flow.Input{in}}
-	job, err := s.runner.Start(ctx, g)
+	job, err := s.start(ctx, node, func(g *flow.Graph) {
+		up := g.Output
+		in := flow.Input{From: up, Exchange: flow.Forward}
+		par := max(1, sink.Parallelism(up.Parallelism))
+		if par != up.Parallelism {
+			par, in.Exchange = 1, flow.Gather
+		}
+		g.Output = &flow.Node{Name: "Write " + sink.Description(), Parallelism: par, Schema: up.Schema,
+			NewOperator: sink.NewOperator, Inputs: []flow.Input{in}}
+	})
 	if err != nil {
 		return err
 	}

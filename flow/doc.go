@@ -44,6 +44,15 @@
 // (before the barrier goes on) with CommitTime = how long the barrier waited for the state. See
 // state.go and state_saver.go.
 //
+// # Memory budget
+//
+// A job started with WithMemoryBudget counts its memory in a MemoryBudget: the budget is every
+// task's Env.Mem (so Arrow buffers are counted) and Env.Budget (Go-side buffers are counted
+// with Env.Reserve/Release). An allocation past the budget is refused with Spark's
+// UNABLE_TO_ACQUIRE_MEMORY (a panic out of Arrow's allocator interface); the runtime recovers
+// it in the task (or state saver) that allocated and fails the job with it, and Close releases
+// what the job buffered. Any other panic in a task fails the job as an error naming the node.
+//
 // # Graphs and runners
 //
 // A Graph is a DAG of Nodes. A leaf Node runs a Source; an inner Node runs one Operator instance

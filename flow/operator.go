@@ -21,6 +21,9 @@ type Env struct {
 	Partition, Partitions int
 	// OutSchema is the node's output schema (flow-event form).
 	OutSchema *arrow.Schema
+	// Budget is the job's memory budget when it has one (then Mem is the budget): Go-side
+	// buffers are counted with Env.Reserve and Env.Release.
+	Budget *MemoryBudget
 }
 
 // Operator processes data batches of one partition of a node. Instances are used by one

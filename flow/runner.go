@@ -117,12 +117,19 @@ func (r *LocalRunner) Start(ctx context.Context, g *Graph) (Job, error) {
 	}
 	tasks := map[*Node][]*task{}
 	var all []*task
+	mem := r.mem
+	budget, hasBudget := MemoryBudgetFrom(ctx)
+	if hasBudget {
+		mem = budget
+	} else {
+		budget = nil
+	}
 	for _, n := range order {
 		ts := make([]*task, n.Parallelism)
 		for p := range ts {
 			ts[p] = &task{
 				node:    n,
-				env:     Env{Mem: r.mem, Partition: p, Partitions: n.Parallelism, OutSchema: n.Schema},
+				env:     Env{Mem: mem, Partition: p, Partitions: n.Parallelism, OutSchema: n.Schema, Budget: budget},
 				inbox:   make(chan envelope, r.capacity),
 				senders: make([]int, len(n.Inputs)),
 			}
@@ -199,7 +206,7 @@ func (j *localJob) firstErr() error {
 func (j *localJob) runTask(ctx context.Context, t *task) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("flow: node %q partition %d panicked: %v", t.node.Name, t.env.Partition, r)
+			err = recoveredError(r, t.node.Name, t.env.Partition)
 		}
 	}()
 	em := &taskEmitter{job: j, t: t}

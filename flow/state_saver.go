@@ -164,9 +164,15 @@ func (t *task) closeSaver() {
 	}
 }
 
-// save encodes one capture and writes it.
-func (j *localJob) save(t *task, s stateSave) error {
+// save encodes one capture and writes it. A panic while encoding (a refused allocation of the
+// job's memory budget) fails the save instead of the process.
+func (j *localJob) save(t *task, s stateSave) (err error) {
 	defer s.capture.Release()
+	defer func() {
+		if r := recover(); r != nil {
+			err = recoveredError(r, t.node.Name, t.env.Partition)
+		}
+	}()
 	data, err := s.capture.Encode()
 	if err != nil {
 		return fmt.Errorf("%s: snapshot of epoch %d: %w", t.node.Name, s.epoch, err)

@@ -20,12 +20,13 @@ type RelCommon struct {
 // Common implements Relation.
 func (c *RelCommon) Common() *RelCommon { return c }
 
-// Range is spark.range / SQL range(): [Start, End) by Step, in NumPartitions partitions (0 =
-// default).
+// Range is spark.range / SQL range(): [Start, End) by Step, in NumPartitions partitions when
+// HasNumPartitions (the default otherwise); a given count ≤ 0 is the analyzer's to refuse.
 type Range struct {
 	RelCommon
 	Start, End, Step int64
 	NumPartitions    int32
+	HasNumPartitions bool
 }
 
 // LocalRelation is inline data (createDataFrame). Records may be empty when only Schema is
@@ -259,6 +260,8 @@ type ShowString struct {
 }
 
 // Repartition changes partitioning (repartition / coalesce / repartitionByExpression).
+// NumPartitions 0 is "not given" (only with Exprs); a negative count, or 0 without Exprs, is
+// the analyzer's to refuse.
 type Repartition struct {
 	RelCommon
 	Input         Relation

@@ -38,7 +38,8 @@ type Options struct {
 	// Observers, when set, receives the plan's event-time stats and late-row counters.
 	Observers *Observers
 	// Conf reads session configuration; the streaming state's memory budget comes from it
-	// (state.BudgetFromConf; nil: unlimited).
+	// (state.BudgetFromConf; nil: unlimited), and the bound on any node's partitions
+	// (MaxPartitionsConf; nil: DefaultMaxPartitions).
 	Conf func(key string) (string, bool)
 }
 
@@ -55,13 +56,20 @@ func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 	if ctx.Mem == nil {
 		ctx.Mem = opts.Mem
 	}
+	max, err := maxPartitions(opts.Conf)
+	if err != nil {
+		return nil, err
+	}
 	b := &builder{opts: opts, ctx: &ctx, tz: timeZone(ctx.Location)}
 	out, err := b.plan(root)
 	if err != nil {
 		return nil, err
 	}
-	out = b.single(out)
-	return &flow.Graph{Output: out}, nil
+	g := &flow.Graph{Output: b.single(out)}
+	if err := checkPartitions(g, max); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // timeZone is the zone name Arrow timestamp columns carry (as expr.Context uses it).

@@ -82,6 +82,8 @@ package query
 // Failures: any error of the job, a source or the sink ends the query with a
 // StreamingQueryException of error class STREAM_FAILED ("Query [id = …, runId = …] terminated
 // with exception: <cause>"), which Exception, AwaitTermination, ProcessAllAvailable and
-// Manager.AwaitAnyTermination report. Progress (progress.go) is one JSON report per completed
+// Manager.AwaitAnyTermination report. A query's job runs under its own flow.MemoryBudget of
+// Env.MemoryBudget bytes (its sources, operators, state and sink); outgrowing it is such a
+// failure (cause UNABLE_TO_ACQUIRE_MEMORY). Progress (progress.go) is one JSON report per completed
 // epoch in Spark's json4s shape; listeners get progress, idle and terminated events from the
 // query's goroutine, so Listener.OnEvent must not call back into the query synchronously.

@@ -133,6 +133,18 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	q.sink = sink
 	q.stateOps = stateOperators(spec.Plan, q.partitions)
 	q.state = newStateMetricsLog()
+	var limit int64
+	if m.env.MemoryBudget != nil {
+		if limit, err = m.env.MemoryBudget(); err != nil {
+			return err
+		}
+	}
+	budget := flow.NewMemoryBudget(m.env.Mem, limit)
+	maxLine, err := sources.MaxLineBytesFromConf(m.env.Conf)
+	if err != nil {
+		return err
+	}
+	ectx.Mem = budget
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	continuous := spec.Trigger.Kind == TriggerContinuous
 	openStream := func(scan *logical.SourceScan) (flow.Source, int, error) {
@@ -140,8 +152,8 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			return nil, 0, sparkerr.Unsupported("reading %s as a static source inside a streaming query is not "+
 				"supported by Weir", scan.Format)
 		}
-		senv := sources.StreamEnv{Mem: m.env.Mem, Clock: m.env.Clock, DefaultPartitions: q.partitions, TimeZone: tz,
-			Files: m.env.Files}
+		senv := sources.StreamEnv{Mem: budget, Clock: m.env.Clock, DefaultPartitions: q.partitions, TimeZone: tz,
+			Files: m.env.Files, MaxLineBytes: maxLine}
 		if q.cp != nil {
 			senv.Metadata = sourceMetadata{store: q.cp.store, index: len(q.streams)}
 		}
@@ -162,7 +174,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		q.feeds = append(q.feeds, feed)
 		return feed, src.Partitions(), nil
 	}
-	g, err := planner.Build(spec.Plan, planner.Options{Mem: m.env.Mem, Partitions: q.partitions, Expr: ectx,
+	g, err := planner.Build(spec.Plan, planner.Options{Mem: budget, Partitions: q.partitions, Expr: ectx,
 		Streaming: true, Sources: openStream, OutputMode: spec.OutputMode, Observers: &q.observers, Conf: conf})
 	if errors.Is(err, errSourceOpen) {
 		// Spark starts the query; its first batch fails. Sources opened before stay owned by q.
@@ -182,7 +194,8 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			cpc.Restore, cpc.HasRestore = r.restoreAt, true
 		}
 	}
-	job, err := m.env.Runner.Start(flow.WithWatermarkPolicy(flow.WithCheckpointing(q.ctx, cpc), policy), g)
+	jctx := flow.WithMemoryBudget(flow.WithWatermarkPolicy(flow.WithCheckpointing(q.ctx, cpc), policy), budget)
+	job, err := m.env.Runner.Start(jctx, g)
 	if err != nil {
 		q.cancel()
 		return err

@@ -29,6 +29,14 @@
 // lists; links inside a listed directory are not followed. Kafka's PEM store locations go
 // through CheckKafkaStoreFiles.
 //
+// Bounds (file_lines.go): text, JSON and CSV lines are read through a reader holding at most
+// MaxLineBytesConf bytes of a line (default 64 MiB; a longer line fails the read with
+// FAILED_READ_FILE naming the file and the conf); a batch holds at most fileBatchRows rows or
+// fileBatchBytes bytes of lines, counted in the query's flow.MemoryBudget when the reader's
+// allocator is one. A path that is neither a regular file nor a directory (a device such as
+// /dev/zero, a FIFO, a socket) is refused when listed or opened, since Spark would read it as
+// an empty file of length 0 and reading it as a stream would never end.
+//
 // Ownership: an EpochSource's partitions run in goroutines owned by the flow runner; the source
 // itself (connections, reader goroutines) is closed by whoever opened it (the query) after the
 // job ended.

@@ -32,6 +32,8 @@ type FileBatch struct {
 	TimeZone string
 	// Files is the file-access policy every path and glob match is checked with.
 	Files *fileaccess.Policy
+	// MaxLineBytes bounds a line of text, JSON and CSV files (MaxLineBytesConf; ≤ 0: the default).
+	MaxLineBytes int64
 }
 
 // Run implements flow.Source.
@@ -44,7 +46,7 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	if err != nil {
 		return err
 	}
-	r := newFileReader(env.Mem, o, b.Schema, b.TimeZone)
+	r := newFileReader(env.Mem, o, b.Schema, b.TimeZone, b.MaxLineBytes)
 	for i := env.Partition; i < len(files); i += max(1, env.Partitions) {
 		err := r.readFile(ctx, files[i], func(rec arrow.RecordBatch) error {
 			defer rec.Release()

@@ -1,7 +1,6 @@
 package sources
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -59,6 +59,9 @@ func listPath(files *fileaccess.Policy, path string) ([]dataFile, error) {
 		return nil, fileError("list", path, err)
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return nil, notRegularError(path, st.Mode())
+		}
 		return []dataFile{{Path: path, Size: st.Size(), MTime: st.ModTime().UnixMilli()}}, nil
 	}
 	var out []dataFile
@@ -173,18 +176,23 @@ func listGlob(files *fileaccess.Policy, pattern string) ([]dataFile, error) {
 
 // fileReader reads data files of one format into batches of a schema.
 type fileReader struct {
-	mem    memory.Allocator
-	opts   fileOptions
-	schema sqltypes.Schema
-	tz     string
-	loc    *time.Location
-	arrow  *arrow.Schema
+	mem memory.Allocator
+	// budget, when mem is a query's memory budget, also counts the lines a batch holds.
+	budget *flow.MemoryBudget
+	// maxLine bounds a line of a line-based format (MaxLineBytesConf).
+	maxLine int64
+	opts    fileOptions
+	schema  sqltypes.Schema
+	tz      string
+	loc     *time.Location
+	arrow   *arrow.Schema
 }
 
-func newFileReader(mem memory.Allocator, opts fileOptions, schema sqltypes.Schema, tz string) *fileReader {
+func newFileReader(mem memory.Allocator, opts fileOptions, schema sqltypes.Schema, tz string, maxLine int64) *fileReader {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
+	budget, _ := mem.(*flow.MemoryBudget)
 	if tz == "" {
 		tz = "UTC"
 	}
@@ -192,7 +200,7 @@ func newFileReader(mem memory.Allocator, opts fileOptions, schema sqltypes.Schem
 	if err != nil {
 		loc = time.UTC
 	}
-	return &fileReader{mem: mem, opts: opts, schema: schema, tz: tz, loc: loc, arrow: sqltypes.ToArrowSchema(schema, tz)}
+	return &fileReader{mem: mem, budget: budget, maxLine: maxLine, opts: opts, schema: schema, tz: tz, loc: loc, arrow: sqltypes.ToArrowSchema(schema, tz)}
 }
 
 // read emits the rows of the file at path as batches of the reader's schema (emit takes
@@ -230,49 +238,17 @@ func (r *fileReader) readFile(ctx context.Context, f dataFile, emit func(arrow.R
 	})
 }
 
-// readLines reads a line-based file, turning each line into a row (or skipping it).
-func (r *fileReader) readLines(ctx context.Context, path string, emit func(arrow.RecordBatch) error, row func(string) ([]any, bool)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fileError("open", path, err)
+func (r *fileReader) reserve(n int64) error {
+	if r.budget == nil {
+		return nil
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	var rows [][]any
-	flush := func() error {
-		if len(rows) == 0 {
-			return nil
-		}
-		rec := r.buildRows(rows)
-		rows = rows[:0]
-		return emit(rec)
+	return r.budget.Reserve(n)
+}
+
+func (r *fileReader) release(n int64) {
+	if r.budget != nil {
+		r.budget.Release(n)
 	}
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fileError("read", path, err)
-		}
-		eof := err != nil
-		if eof && line == "" {
-			break
-		}
-		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-		if vals, ok := row(line); ok {
-			rows = append(rows, vals)
-		}
-		if len(rows) == fileBatchRows {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		if eof {
-			break
-		}
-	}
-	return flush()
 }
 
 // buildRows turns rows of Go values into a batch of the schema.

@@ -82,7 +82,7 @@ func openFileStream(_ context.Context, format string, env StreamEnv, options map
 	if o.path, err = env.Files.CheckRead(o.path); err != nil {
 		return nil, err
 	}
-	s := &fileStream{opts: o, schema: schema, reader: newFileReader(env.Mem, o, schema, env.TimeZone),
+	s := &fileStream{opts: o, schema: schema, reader: newFileReader(env.Mem, o, schema, env.TimeZone, env.MaxLineBytes),
 		parts: max(1, env.DefaultPartitions), meta: env.Metadata, files: env.Files, seen: map[string]bool{}, read: -1}
 	if s.meta != nil {
 		data, ok, err := s.meta.Get()

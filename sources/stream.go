@@ -49,6 +49,9 @@ type StreamEnv struct {
 	DefaultPartitions int
 	// TimeZone is the session time zone (for timestamp columns).
 	TimeZone string
+	// MaxLineBytes bounds a line of the text, JSON and CSV file sources (MaxLineBytesConf;
+	// ≤ 0: the default).
+	MaxLineBytes int64
 	// Metadata, if set, persists source metadata (e.g. the rate source's creation time) so a
 	// restarted query resumes the same stream; nil means none is kept.
 	Metadata MetadataStore

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"math"
 	"strings"
 
 	"github.com/weirhq/weir/plan"
@@ -215,7 +216,7 @@ func (p *parser) tableFunction(name []string) plan.Relation {
 			r.Step = args[2]
 		}
 		if len(args) > 3 {
-			r.NumPartitions = int32(args[3])
+			r.NumPartitions, r.HasNumPartitions = int32(max(math.MinInt32, min(math.MaxInt32, args[3]))), true
 		}
 	default:
 		p.fail(wrongNumArgs("range", len(args)))

@@ -5,6 +5,7 @@ import (
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -310,8 +311,8 @@ func (t *translation) repartition(r *pb.Repartition) (plan.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.GetNumPartitions() <= 0 {
-		return nil, invalidPlan("Repartition num_partitions must be positive, got %d", r.GetNumPartitions())
+	if r.GetNumPartitions() <= 0 { // Spark's Repartition node: require(numPartitions > 0, …)
+		return nil, sparkerr.IllegalArgument("requirement failed: Number of partitions (%d) must be positive.", r.GetNumPartitions())
 	}
 	return &plan.Repartition{Input: in, NumPartitions: r.GetNumPartitions(), Shuffle: r.GetShuffle()}, nil
 }
@@ -325,8 +326,8 @@ func (t *translation) repartitionByExpression(r *pb.RepartitionByExpression) (pl
 	if err != nil {
 		return nil, err
 	}
-	if r.NumPartitions != nil && r.GetNumPartitions() <= 0 {
-		return nil, invalidPlan("RepartitionByExpression num_partitions must be positive, got %d", r.GetNumPartitions())
+	if r.NumPartitions != nil && r.GetNumPartitions() <= 0 { // Spark's RepartitionByExpression: require(…)
+		return nil, sparkerr.IllegalArgument("requirement failed: Number of partitions (%d) must be positive.", r.GetNumPartitions())
 	}
 	exprs, err := t.expressions(r.GetPartitionExprs())
 	if err != nil {

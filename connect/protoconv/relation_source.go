@@ -28,10 +28,8 @@ func rangeRel(r *pb.Range) (plan.Relation, error) {
 		r = &pb.Range{}
 	}
 	step := r.GetStep()
-	if r.NumPartitions != nil && r.GetNumPartitions() <= 0 {
-		return nil, invalidPlan("Range num_partitions must be positive, got %d", r.GetNumPartitions())
-	}
-	return &plan.Range{Start: r.GetStart(), End: r.GetEnd(), Step: step, NumPartitions: r.GetNumPartitions()}, nil
+	return &plan.Range{Start: r.GetStart(), End: r.GetEnd(), Step: step, NumPartitions: r.GetNumPartitions(),
+		HasNumPartitions: r.NumPartitions != nil}, nil
 }
 
 // localRelation decodes createDataFrame data: an Arrow IPC stream and/or a schema string.
