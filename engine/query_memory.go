@@ -65,8 +65,8 @@ func DefaultQueryMemoryBudget() int64 {
 }
 
 // QueryMemoryBudget returns the memory budget of the session's next query in bytes: the conf's
-// size (held to ProcessMemoryLimit) or DefaultQueryMemoryBudget. The lead wires it into
-// expr.Context.MaxValueBytes as well.
+// size (held to ProcessMemoryLimit) or DefaultQueryMemoryBudget. A quarter of it bounds one
+// value of a function sized by an argument (expr.Context.MaxValueBytes, expr.ValueBytesOfBudget).
 func (s *Session) QueryMemoryBudget() (int64, error) {
 	return queryMemoryBudget(s.conf.Get)
 }

@@ -163,6 +163,7 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 		return nil, err
 	}
 	ectx.Mem = budget
+	ectx.MaxValueBytes = expr.ValueBytesOfBudget(budget.Limit())
 	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource,
 		Conf: s.conf.Get})
 	if err != nil {

@@ -22,6 +22,16 @@ const MaxRoundedArrayLength = math.MaxInt32 - 15
 // MemoryBudgetConf is the configuration that raises Context.MaxValueBytes.
 const MemoryBudgetConf = "spark.weir.query.memoryBudgetBytes"
 
+// ValueBytesOfBudget is Context.MaxValueBytes under a query memory budget of budget bytes (≤ 0:
+// unlimited): a quarter of it, so that one value, or one batch of a function's results, leaves
+// room for the copies it takes on its way out (Arrow builders, the result batches).
+func ValueBytesOfBudget(budget int64) int64 {
+	if budget <= 0 {
+		return 0
+	}
+	return max(1, budget/4)
+}
+
 // SparkOutOfMemoryError is the Java class of Spark's memory failures (UNABLE_TO_ACQUIRE_MEMORY).
 const SparkOutOfMemoryError = "org.apache.spark.memory.SparkOutOfMemoryError"
 

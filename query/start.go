@@ -145,6 +145,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		return err
 	}
 	ectx.Mem = budget
+	ectx.MaxValueBytes = expr.ValueBytesOfBudget(budget.Limit())
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	continuous := spec.Trigger.Kind == TriggerContinuous
 	openStream := func(scan *logical.SourceScan) (flow.Source, int, error) {
