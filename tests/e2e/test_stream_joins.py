@@ -230,11 +230,13 @@ def test_multiple_watermark_policy(spark, sides, policy):
         "1970-01-01T00:00:53.000Z" if policy == "min" else "1970-01-01T00:00:55.000Z")
 
 
-def test_unknown_watermark_policy_fails_the_start(spark, sides):
-    spark.conf.set("spark.sql.streaming.multipleWatermarkPolicy", "avg")
-    left, right = sides
-    l = stream(spark, left, "k", "lt", "5 seconds")
-    r = stream(spark, right, "rk", "rt", "5 seconds")
-    with pytest.raises(Exception) as e:
-        l.join(r, F.expr(RANGE)).writeStream.format("memory").queryName("sj_policy_bad").start()
-    assert "Could not recognize watermark policy 'avg'" in str(e.value)
+def test_unknown_watermark_policy_is_refused_at_set(spark):
+    # As Spark's checkValue: refused when set, the previous policy stays.
+    from pyspark.errors import IllegalArgumentException
+
+    key = "spark.sql.streaming.multipleWatermarkPolicy"
+    before = spark.conf.get(key)
+    with pytest.raises(IllegalArgumentException) as e:
+        spark.conf.set(key, "avg")
+    assert "'avg' in spark.sql.streaming.multipleWatermarkPolicy is invalid" in str(e.value)
+    assert spark.conf.get(key) == before
