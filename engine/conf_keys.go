@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/barrier"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/query"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/state"
 )
 
@@ -89,6 +92,18 @@ var confEntries = []ConfEntry{
 		Doc: "Rows shown by eager evaluation (read by the client)."},
 	{Key: "spark.sql.repl.eagerEval.truncate", Kind: ConfInt, Default: "20",
 		Doc: "Characters per cell shown by eager evaluation (read by the client)."},
+
+	// Bounds on one query's work (issue 10).
+	{Key: flow.MemoryBudgetConf, Kind: ConfBytes, NoDefault: true, Valid: positive,
+		Invalid: "The value of " + flow.MemoryBudgetConf + " must be positive",
+		Doc: "Memory one query may hold (unset: a quarter of what the process may use; held to that limit); " +
+			"a quarter of it bounds one value of a function such as repeat or lpad."},
+	{Key: sources.MaxLineBytesConf, Kind: ConfBytes, Default: "64m", Valid: positive,
+		Invalid: "The value of " + sources.MaxLineBytesConf + " must be positive",
+		Doc:     "Longest line the text, JSON and CSV readers accept."},
+	{Key: planner.MaxPartitionsConf, Kind: ConfInt, Default: "4096", Valid: positive,
+		Invalid: "The value of " + planner.MaxPartitionsConf + " must be positive",
+		Doc:     "Most partitions any step of a query may have (repartition, range, shuffles)."},
 
 	// Streaming.
 	{Key: "spark.sql.streaming.checkpointLocation", Kind: ConfString, Default: "",

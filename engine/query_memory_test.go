@@ -31,9 +31,20 @@ func TestQueryMemoryBudgetConf(t *testing.T) {
 	if n, _ := s.QueryMemoryBudget(); n != ProcessMemoryLimit() {
 		t.Fatalf("1000p is not held to the process limit %d: %d", ProcessMemoryLimit(), n)
 	}
+	// Bad values are refused at set (the registry), and the previous one stays.
 	for _, bad := range []string{"lots", "0", "-5m"} {
-		must(t, s.Conf().Set(flow.MemoryBudgetConf, bad))
-		if _, err := s.QueryMemoryBudget(); err == nil {
+		if err := s.Conf().Set(flow.MemoryBudgetConf, bad); err == nil {
+			t.Errorf("budget %q accepted at set", bad)
+		}
+	}
+	if n, _ := s.QueryMemoryBudget(); n != ProcessMemoryLimit() {
+		t.Fatalf("a refused value replaced the budget: %d", n)
+	}
+	// A value that reached the conf without the registry's check (queryMemoryBudget reads any
+	// conf function) still fails the query instead of running it unbounded.
+	for _, bad := range []string{"lots", "0", "-5m"} {
+		conf := func(string) (string, bool) { return bad, true }
+		if _, err := queryMemoryBudget(conf); err == nil {
 			t.Errorf("budget %q accepted", bad)
 		}
 	}
