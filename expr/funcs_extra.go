@@ -204,7 +204,7 @@ func bindOverlay(name string, args []Expr, opts Options) (Expr, error) {
 		tail := substringSQL(string(in), int64(pos+l), 1<<40)
 		return head + rep + tail, nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -267,7 +267,7 @@ func bindFormatNumber(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return formatNumber(b, s, digits), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 

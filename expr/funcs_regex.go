@@ -138,7 +138,7 @@ func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
 			return nil, err
 		}
 		return &stringPredicate{child: args[0], pred: re.MatchString,
-			str: strings.ToUpper(name) + "(" + args[0].String() + ", " + args[1].String() + ")"}, nil
+			str: sqlOf(strings.ToUpper(name)+"(", args[0], ", ", args[1], ")")}, nil
 	}
 	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		re, err := compileJavaRegex(a[1].(string))
@@ -148,7 +148,7 @@ func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
 		return re.MatchString(a[0].(string)), nil
 	})
 	if err == nil {
-		e.(*rowFunc).str = strings.ToUpper(name) + "(" + args[0].String() + ", " + args[1].String() + ")"
+		e.(*rowFunc).text = sqlOf(strings.ToUpper(name)+"(", args[0], ", ", args[1], ")")
 	}
 	return e, err
 }
@@ -198,7 +198,7 @@ func bindLike(name string, args []Expr, opts Options) (Expr, error) {
 			return nil, err
 		}
 		return &stringPredicate{child: args[0], pred: pred,
-			str: args[0].String() + " " + strings.ToUpper(name) + " " + args[1].String()}, nil
+			str: sqlOf(args[0], " "+strings.ToUpper(name)+" ", args[1])}, nil
 	}
 	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		re, err := compileJavaRegex(likeToRegex(a[1].(string), esc, ci))
@@ -208,7 +208,7 @@ func bindLike(name string, args []Expr, opts Options) (Expr, error) {
 		return re.MatchString(a[0].(string)), nil
 	})
 	if err == nil {
-		e.(*rowFunc).str = args[0].String() + " " + strings.ToUpper(name) + " " + args[1].String()
+		e.(*rowFunc).text = sqlOf(args[0], " "+strings.ToUpper(name)+" ", args[1])
 	}
 	return e, err
 }
