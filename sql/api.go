@@ -32,6 +32,7 @@ func ParseStatementWithParams(text string, named map[string]plan.Expr, positiona
 	return run(func() plan.Command {
 		cmd := p.statement()
 		p.checkWindowRefs()
+		p.relationDepth(cmd)
 		return cmd
 	})
 }
@@ -45,6 +46,7 @@ func ParseExpression(text string) (plan.Expr, error) {
 	return run(func() plan.Expr {
 		e := p.namedExpression()
 		p.expectEnd()
+		p.relationDepth(e)
 		return p.resolveWindowRefsIn(e, nil)
 	})
 }

@@ -29,6 +29,8 @@ type parser struct {
 	lastWindowRef string
 	// depth is the current nesting of expressions and queries (bounded by maxDepth).
 	depth int
+	// exprNest counts the expr frames open in the current query (see expr).
+	exprNest int
 }
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
@@ -38,8 +40,7 @@ const maxDepth = 1000
 func (p *parser) enter() {
 	p.depth++
 	if p.depth > maxDepth {
-		panic(parseFailure{err: sparkerr.Newf(sparkerr.ParseException, "", "",
-			"The SQL text is nested too deeply (more than %d levels).", maxDepth), fatal: true})
+		panic(parseFailure{err: tooComplex(), fatal: true})
 	}
 }
 
