@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -15,7 +17,13 @@ func ParseStatement(text string) (plan.Command, error) {
 // their value from named and ? markers from positional, in order (spark.sql(text, args)). An
 // unbound marker is UNBOUND_SQL_PARAMETER.
 func ParseStatementWithParams(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
-	p, err := newParser(text, true)
+	return ParseStatementContext(context.Background(), text, named, positional)
+}
+
+// ParseStatementContext is ParseStatementWithParams that stops with ctx's error soon after
+// ctx is done (the lexer and parser check it every checkEvery steps).
+func ParseStatementContext(ctx context.Context, text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
+	p, err := newParserContext(ctx, text, true)
 	if err != nil {
 		// SET and RESET take the raw rest of the text, which need not consist of SQL tokens.
 		l := lexer{src: text}
