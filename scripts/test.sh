@@ -29,6 +29,9 @@ race_pkgs="./flow/... ./barrier/... ./connect/... ./query/... ./sources/... ./si
 go test -count=1 ./...
 go test -count=1 -race $race_pkgs
 
+echo "== fuzzing the SQL parser (bounded)"
+go test -run '^$' -fuzz '^FuzzParse$' -fuzztime 15s ./sql
+
 echo "== starting a Kafka broker (scripts/kafka-broker.sh) for tests/e2e/test_kafka.py"
 trap '"$root/scripts/kafka-broker.sh" stop' EXIT
 KAFKA_BOOTSTRAP=$("$root/scripts/kafka-broker.sh" start)

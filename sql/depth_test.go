@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -81,5 +83,20 @@ func TestRelationDepth(t *testing.T) {
 				t.Fatalf("got %v, want FAILED_TO_PARSE_TOO_COMPLEX", err)
 			}
 		})
+	}
+}
+
+// canceledCtx is a context that is already done.
+type canceledCtx struct{ context.Context }
+
+func (canceledCtx) Err() error { return context.Canceled }
+
+// TestParseCanceled checks that lexing and parsing a long statement stop with the context's
+// error when the context is done.
+func TestParseCanceled(t *testing.T) {
+	text := "SELECT " + strings.Repeat("1 + ", 20000) + "1"
+	_, err := ParseStatementContext(canceledCtx{context.Background()}, text, nil, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }
