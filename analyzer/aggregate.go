@@ -27,6 +27,9 @@ type aggBuild struct {
 	// groups are the bound grouping expressions over the input, keyed for matching.
 	groups    []expr.Expr
 	groupKeys map[string]int
+	// matchSize bounds the size (in plan nodes) of an expression that may equal a grouping
+	// expression (see rewrite).
+	matchSize int
 	aggs      []expr.AggFunc
 	aggNames  []string
 	aggKeys   map[string]int
@@ -74,7 +77,8 @@ func (a *Analyzer) resolveGrouped(ctx context.Context, in *resolved, spec groupS
 
 // newAggBuild binds the grouping expressions of spec over in.
 func (a *Analyzer) newAggBuild(in *resolved, spec groupSpec, nulled map[int]bool) (*aggBuild, error) {
-	b := &aggBuild{a: a, in: in, spec: spec, groupKeys: map[string]int{}, aggKeys: map[string]int{}, nulled: nulled}
+	b := &aggBuild{a: a, in: in, spec: spec, groupKeys: map[string]int{}, aggKeys: map[string]int{}, nulled: nulled,
+		matchSize: 16}
 	grouping, err := a.expandGrouping(in, spec)
 	if err != nil {
 		return nil, err
@@ -96,6 +100,9 @@ func (a *Analyzer) newAggBuild(in *resolved, spec groupSpec, nulled map[int]bool
 		}
 		b.groupKeys[k] = len(b.groups)
 		b.groups = append(b.groups, g)
+		// A plan expression binds to at least about half as many nodes (elided no-op casts
+		// and aliases), so 4× the bound size with some slack never misses a match.
+		b.matchSize = max(b.matchSize, 4*exprSize(g)+16)
 	}
 	return b, nil
 }
@@ -194,6 +201,11 @@ func (b *aggBuild) rewrite(bd *binder, e plan.Expr) (expr.Expr, bool, error) {
 	if c, ok := asCall(e); ok && expr.IsAggregate(strings.ToLower(c.Name)) {
 		x, err := b.addAggregate(c)
 		return x, true, err
+	}
+	if !planSizeAtMost(e, b.matchSize) {
+		// Too large to equal a grouping expression: bind its parts. Binding and matching it
+		// whole at every level of a chain made a grouped query quadratic in its size.
+		return nil, false, nil
 	}
 	if containsAggregate(e) {
 		return nil, false, nil
@@ -523,4 +535,31 @@ func (b *aggBuild) groupingCall(c plan.Call) (expr.Expr, error) {
 		}
 	}
 	return &expr.Alias{Child: expr.NewLiteral(gid, sqltypes.LongType), Name: display}, nil
+}
+
+// exprSize is the number of nodes of a bound expression.
+func exprSize(e expr.Expr) int {
+	n := 1
+	for _, c := range e.Children() {
+		n += exprSize(c)
+	}
+	return n
+}
+
+// planSizeAtMost reports whether e has at most limit nodes, visiting at most limit+1 of them.
+func planSizeAtMost(e plan.Expr, limit int) bool {
+	seen := 0
+	var walk func(plan.Expr) bool
+	walk = func(x plan.Expr) bool {
+		if seen++; seen > limit {
+			return false
+		}
+		for _, c := range planChildren(x) {
+			if !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(e)
 }

@@ -31,15 +31,27 @@ type Analyzer struct {
 	Sources       SourceSchemas
 	Options       expr.Options
 	CaseSensitive bool
+
+	// ctx is the context of the Resolve call this copy serves (see Resolve); binding checks it
+	// every checkEvery expressions so that an interrupted request stops promptly.
+	ctx   context.Context
+	steps int
 }
+
+// checkEvery is how many expressions are bound between checks for cancellation (a check is a
+// few tens of nanoseconds; binding one expression is about a microsecond).
+const checkEvery = 256
 
 // defaultPartitions is the partition count of range() and of repartition by expressions when
 // none is given (spark.sql.shuffle.partitions' Weir default).
 const defaultPartitions = 2
 
-// Resolve resolves rel into a logical plan.
+// Resolve resolves rel into a logical plan. It returns ctx's error soon after ctx is done:
+// relations check it as they are resolved, and expressions every checkEvery bindings.
 func (a *Analyzer) Resolve(ctx context.Context, rel plan.Relation) (logical.Node, error) {
-	r, err := a.resolve(ctx, rel)
+	ra := *a
+	ra.ctx, ra.steps = ctx, 0
+	r, err := ra.resolve(ctx, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +61,18 @@ func (a *Analyzer) Resolve(ctx context.Context, rel plan.Relation) (logical.Node
 // ResolveType parses a DDL type string ("int", "array<string>").
 func (a *Analyzer) ResolveType(typeString string) (sqltypes.DataType, error) {
 	return sql.ParseDataType(typeString)
+}
+
+// checkCancel returns the Resolve context's error every checkEvery calls.
+func (a *Analyzer) checkCancel() error {
+	if a.ctx == nil {
+		return nil
+	}
+	a.steps++
+	if a.steps%checkEvery != 0 {
+		return nil
+	}
+	return a.ctx.Err()
 }
 
 // resolve resolves one relation and tags its columns with its plan id.

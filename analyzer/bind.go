@@ -33,6 +33,9 @@ func (a *Analyzer) binderOver(in *resolved) *binder { return &binder{a: a, in: i
 
 // bind binds e.
 func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
+	if err := b.a.checkCancel(); err != nil {
+		return nil, err
+	}
 	if b.intercept != nil {
 		if x, ok, err := b.intercept(e); err != nil || ok {
 			return x, err

@@ -53,6 +53,11 @@
 // path is passed as the "path" option, as DataFrameReader.load does). spark.sql text is parsed
 // here, with its named or positional parameters.
 //
+// Cost: resolving is linear in the size of the plan's expressions (a chain of n operators, an
+// IN list of n values, in plain and grouped queries), and Resolve stops with its context's
+// error soon after the context is done: every relation checks it, binding checks it every
+// checkEvery expressions, and spark.sql text is parsed with sql.ParseStatementContext.
+//
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
 // resolve (window functions, correlated subqueries, PIVOT without values) fail with
 // sparkerr.Unsupported naming them.

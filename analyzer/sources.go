@@ -191,13 +191,7 @@ func (a *Analyzer) resolveSQLQuery(ctx context.Context, n *plan.SQLQuery) (*reso
 	if n.Statement != nil {
 		return nil, notAQuery()
 	}
-	var cmd plan.Command
-	var err error
-	if len(n.Args) > 0 || len(n.PosArgs) > 0 {
-		cmd, err = sql.ParseStatementWithParams(n.Query, n.Args, n.PosArgs)
-	} else {
-		cmd, err = sql.ParseStatement(n.Query)
-	}
+	cmd, err := sql.ParseStatementContext(ctx, n.Query, n.Args, n.PosArgs)
 	if err != nil {
 		return nil, err
 	}

@@ -24,20 +24,24 @@ func (a *aggFunc) Distinct() bool          { return a.distinct }
 func (a *aggFunc) Type() sqltypes.DataType { return a.t }
 func (a *aggFunc) Nullable() bool          { return a.null }
 
-func (a *aggFunc) String() string {
+func (a *aggFunc) String() string { return renderSQL(a) }
+
+func (a *aggFunc) writeSQL(b *strings.Builder) {
 	shown := a.args
 	if a.display != nil {
 		shown = a.display
 	}
-	parts := make([]string, len(shown))
-	for i, x := range shown {
-		parts[i] = x.String()
-	}
-	d := ""
+	b.WriteString(a.name + "(")
 	if a.distinct {
-		d = "DISTINCT "
+		b.WriteString("DISTINCT ")
 	}
-	return a.name + "(" + d + strings.Join(parts, ", ") + ")"
+	for i, x := range shown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeSQL(b, x)
+	}
+	b.WriteByte(')')
 }
 
 func (a *aggFunc) NewAccumulator(ctx *Context) GroupedAccumulator {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -33,11 +34,18 @@ func (a *arith) Nullable() bool {
 	return a.left.Nullable() || a.right.Nullable() || (!a.ansi && a.t.Kind == sqltypes.Decimal)
 }
 
-func (a *arith) String() string {
+func (a *arith) String() string { return renderSQL(a) }
+
+func (a *arith) writeSQL(b *strings.Builder) {
 	if a.op == "pmod" || a.op == "mod" {
-		return "pmod(" + a.left.String() + ", " + a.right.String() + ")"
+		writeCall(b, "pmod", []Expr{a.left, a.right})
+		return
 	}
-	return "(" + a.left.String() + " " + a.op + " " + a.right.String() + ")"
+	b.WriteByte('(')
+	writeSQL(b, a.left)
+	b.WriteString(" " + a.op + " ")
+	writeSQL(b, a.right)
+	b.WriteByte(')')
 }
 
 func (a *arith) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {

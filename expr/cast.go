@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"strings"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -63,14 +65,19 @@ func (c *castExpr) Nullable() bool {
 	return true
 }
 
-func (c *castExpr) String() string {
+func (c *castExpr) String() string { return renderSQL(c) }
+func (c *castExpr) writeSQL(b *strings.Builder) {
 	if c.implicit {
-		return c.child.String()
+		writeSQL(b, c.child)
+		return
 	}
 	if c.try {
-		return "TRY_CAST(" + c.child.String() + " AS " + c.to.SQL() + ")"
+		b.WriteString("TRY_CAST(")
+	} else {
+		b.WriteString("CAST(")
 	}
-	return "CAST(" + c.child.String() + " AS " + c.to.SQL() + ")"
+	writeSQL(b, c.child)
+	b.WriteString(" AS " + c.to.SQL() + ")")
 }
 
 func (c *castExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {

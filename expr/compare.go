@@ -103,8 +103,13 @@ func (c *comparison) Children() []Expr        { return []Expr{c.left, c.right} }
 func (c *comparison) Nullable() bool {
 	return c.op != "<=>" && (c.left.Nullable() || c.right.Nullable())
 }
-func (c *comparison) String() string {
-	return "(" + c.left.String() + " " + c.op + " " + c.right.String() + ")"
+func (c *comparison) String() string { return renderSQL(c) }
+func (c *comparison) writeSQL(b *strings.Builder) {
+	b.WriteByte('(')
+	writeSQL(b, c.left)
+	b.WriteString(" " + c.op + " ")
+	writeSQL(b, c.right)
+	b.WriteByte(')')
 }
 
 func cmpResult(op string, c int) bool {

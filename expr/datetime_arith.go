@@ -13,7 +13,7 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 	if op != "+" && op != "-" {
 		return nil, false, nil
 	}
-	str := binaryOpString(op, l, r)
+	str := binaryOpText(op, l, r)
 	sign := int64(1)
 	if op == "-" {
 		sign = -1
@@ -27,13 +27,13 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 		f := strict("date_add", []Expr{d, n}, sqltypes.DateType, func(_ *Context, a []any) (any, error) {
 			return int32(int64(a[0].(int32)) + sign*toInt64(a[1])), nil
 		})
-		f.str = str
+		f.text = str
 		return f, true, nil
 	case op == "-" && lt.Kind == sqltypes.Date && rt.Kind == sqltypes.Date:
 		f := strict("date_diff", []Expr{l, r}, sqltypes.DayTimeIntervalType(0, 0), func(_ *Context, a []any) (any, error) {
 			return int64(a[0].(int32)-a[1].(int32)) * 86400e6, nil
 		})
-		f.str = str
+		f.text = str
 		return f, true, nil
 	case (lt.Kind == sqltypes.Timestamp || lt.Kind == sqltypes.TimestampNTZ || lt.Kind == sqltypes.Date) && rt.Kind == sqltypes.DayTimeInterval:
 		ts := l
@@ -47,20 +47,20 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 		f := strict("timestamp_add", []Expr{ts, r}, t, func(_ *Context, a []any) (any, error) {
 			return a[0].(int64) + sign*a[1].(int64), nil
 		})
-		f.str = str
+		f.text = str
 		return f, true, nil
 	case (lt.Kind == sqltypes.Timestamp || lt.Kind == sqltypes.TimestampNTZ || lt.Kind == sqltypes.Date) && rt.Kind == sqltypes.YearMonthInterval:
 		t := lt
 		f := strict("add_months", []Expr{l, r}, t, func(ctx *Context, a []any) (any, error) {
 			return addMonthsValue(a[0], t, int(sign)*int(a[1].(int32)), ctx.loc()), nil
 		})
-		f.str = str
+		f.text = str
 		return f, true, nil
 	case op == "-" && (lt.Kind == sqltypes.Timestamp || lt.Kind == sqltypes.TimestampNTZ) && lt.Kind == rt.Kind:
 		f := strict("timestamp_diff", []Expr{l, r}, sqltypes.DayTimeIntervalType(0, 3), func(_ *Context, a []any) (any, error) {
 			return a[0].(int64) - a[1].(int64), nil
 		})
-		f.str = str
+		f.text = str
 		return f, true, nil
 	case lt.Kind == rt.Kind && (lt.Kind == sqltypes.DayTimeInterval || lt.Kind == sqltypes.YearMonthInterval):
 		t := lt
@@ -70,7 +70,7 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 			}
 			return a[0].(int64) + sign*a[1].(int64), nil
 		})
-		f.str = str
+		f.text = str
 		return f, true, nil
 	}
 	return nil, false, nil

@@ -25,7 +25,14 @@
 // numeric widening, DecimalPrecision result types, string promotion in arithmetic and
 // comparisons, date/timestamp coercion. Options.ANSI selects ANSI behaviour (errors on overflow,
 // invalid casts and division by zero) or legacy behaviour (NULL). String() renders expressions
-// like Spark's toPrettySQL, which the analyzer uses for auto-generated column names.
+// like Spark's toPrettySQL, which the analyzer uses for auto-generated column names. Binding
+// and rendering are linear in the size of the tree: binding never renders its operands (a
+// rendering over them is kept as pieces, sqlText), and an expression renders itself and its
+// children into one builder, so a chain of n operators costs O(n), not O(n²) per level.
+//
+// value IN (list) over more than InSetThreshold constant values (after coercion) is a hash set
+// lookup with Spark's In/InSet results (Spark's OptimizeIn); otherwise the list is compared
+// value by value.
 //
 // Generators (BindGenerator: explode, posexplode, inline, stack, json_tuple and the _outer
 // forms) are not Exprs: a Generator turns each input row into zero or more rows of its own

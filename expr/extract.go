@@ -18,7 +18,7 @@ type extractValue struct {
 	// key is the array index or map key expression.
 	key Expr
 	t   sqltypes.DataType
-	str string
+	str sqlText
 }
 
 // BindExtractValue resolves child[extraction] (Spark's ExtractValue): a struct field by name
@@ -39,7 +39,7 @@ func BindExtractValue(child Expr, extraction Expr) (Expr, error) {
 			return nil, fieldNotFound(s, ct)
 		}
 		f := ct.Fields[idx]
-		return &extractValue{child: child, field: f.Name, ordinal: idx, t: f.Type, str: child.String() + "." + f.Name}, nil
+		return &extractValue{child: child, field: f.Name, ordinal: idx, t: f.Type, str: sqlOf(child, "."+f.Name)}, nil
 	case sqltypes.Array:
 		if ct.Elem.Kind == sqltypes.Struct {
 			if name, ok := literalValue(extraction); ok {
@@ -50,7 +50,7 @@ func BindExtractValue(child Expr, extraction Expr) (Expr, error) {
 					}
 					f := ct.Elem.Fields[idx]
 					return &extractValue{child: child, field: f.Name, ordinal: idx,
-						t: sqltypes.ArrayType(f.Type, f.Nullable || ct.ElemNullable), str: child.String() + "." + f.Name}, nil
+						t: sqltypes.ArrayType(f.Type, f.Nullable || ct.ElemNullable), str: sqlOf(child, "."+f.Name)}, nil
 				}
 			}
 		}
@@ -59,13 +59,13 @@ func BindExtractValue(child Expr, extraction Expr) (Expr, error) {
 				"The second parameter requires the \"INTEGRAL\" type, however %s has the type \"%s\".",
 				quoteSQL(extraction.String()), extraction.Type().SQL())
 		}
-		return &extractValue{child: child, ordinal: -1, key: extraction, t: *ct.Elem, str: child.String() + "[" + extraction.String() + "]"}, nil
+		return &extractValue{child: child, ordinal: -1, key: extraction, t: *ct.Elem, str: sqlOf(child, "[", extraction, "]")}, nil
 	case sqltypes.Map:
 		key, err := implicitCast(extraction, *ct.Key, Options{ANSI: true})
 		if err != nil {
 			return nil, err
 		}
-		return &extractValue{child: child, ordinal: -1, key: key, t: *ct.Value, str: child.String() + "[" + extraction.String() + "]"}, nil
+		return &extractValue{child: child, ordinal: -1, key: key, t: *ct.Value, str: sqlOf(child, "[", extraction, "]")}, nil
 	}
 	return nil, sparkerr.Analysis("INVALID_EXTRACT_BASE_FIELD_TYPE", "42000",
 		"Can't extract a value from %s. Need a complex type [STRUCT, ARRAY, MAP] but got \"%s\".", quoteSQL(child.String()), ct.SQL()).
@@ -95,9 +95,10 @@ func fieldNotFound(name string, t sqltypes.DataType) error {
 		sparkerr.Quote(name), strings.Join(names, ", ")).WithParams("fieldName", sparkerr.Quote(name), "fields", strings.Join(names, ", "))
 }
 
-func (e *extractValue) Type() sqltypes.DataType { return e.t }
-func (e *extractValue) Nullable() bool          { return true }
-func (e *extractValue) String() string          { return e.str }
+func (e *extractValue) Type() sqltypes.DataType     { return e.t }
+func (e *extractValue) Nullable() bool              { return true }
+func (e *extractValue) String() string              { return e.str.String() }
+func (e *extractValue) writeSQL(b *strings.Builder) { e.str.write(b) }
 func (e *extractValue) Children() []Expr {
 	if e.key != nil {
 		return []Expr{e.child, e.key}

@@ -94,7 +94,7 @@ func bindDateAdd(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, []Expr{d, n}, sqltypes.DateType, func(_ *Context, a []any) (any, error) {
 		return int32(int64(a[0].(int32)) + sign*toInt64(a[1])), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -106,7 +106,7 @@ func bindDateDiff(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, cs, intType, func(_ *Context, a []any) (any, error) {
 		return a[0].(int32) - a[1].(int32), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -162,7 +162,7 @@ func bindDateField(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return int32(t.Second()), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -229,7 +229,7 @@ func bindParseTime(name string, args []Expr, opts Options, out sqltypes.DataType
 		}
 		return fromParsed(t), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -240,7 +240,7 @@ func bindToDate(name string, args []Expr, opts Options) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &renamed{Expr: c, name: callString(name, args)}, nil
+		return &renamed{Expr: c, text: callText(name, args)}, nil
 	}
 	return bindParseTime(name, args, opts, sqltypes.DateType, false, fail,
 		func(t time.Time) any {
@@ -288,7 +288,7 @@ func bindDateFormat(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return formatJava(time.UnixMicro(a[0].(int64)).In(loc), a[1].(string)), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -315,7 +315,7 @@ func bindUnixTimestamp(name string, args []Expr, opts Options) (Expr, error) {
 			return nil, false
 		})
 	if err == nil {
-		e.(*rowFunc).str = callString(name, shown)
+		e.(*rowFunc).text = callText(name, shown)
 	}
 	return e, err
 }
@@ -332,7 +332,7 @@ func bindFromUnixtime(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, cs, strType, func(ctx *Context, a []any) (any, error) {
 		return formatJava(time.Unix(toInt64(a[0]), 0).In(ctx.loc()), a[1].(string)), nil
 	})
-	f.str = callString(name, shown)
+	f.text = callText(name, shown)
 	return f, nil
 }
 
@@ -355,7 +355,7 @@ func bindDateTrunc(name string, args []Expr, opts Options) (Expr, error) {
 			days, _ := daysFromCivil(r.Year(), int(r.Month()), r.Day())
 			return days, nil
 		})
-		f.str = callString(name, args)
+		f.text = callText(name, args)
 		return f, nil
 	}
 	u, err := coerceArg(name, args, 0, strType, opts)
@@ -380,7 +380,7 @@ func bindDateTrunc(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return r.UnixMicro(), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -427,7 +427,7 @@ func bindAddMonths(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, cs, sqltypes.DateType, func(ctx *Context, a []any) (any, error) {
 		return addMonthsValue(a[0], sqltypes.DateType, int(toInt64(a[1])), ctx.loc()), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -441,7 +441,7 @@ func bindLastDay(name string, args []Expr, opts Options) (Expr, error) {
 		d, _ := daysFromCivil(t.Year(), int(t.Month()), daysInMonth(t.Year(), int(t.Month())))
 		return d, nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -470,7 +470,7 @@ func bindMonthsBetween(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return r, nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -502,7 +502,7 @@ func bindNextDay(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return days + int32(delta), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -523,7 +523,7 @@ func bindMakeDate(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return d, nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -534,7 +534,7 @@ func bindEpochToTimestamp(name string, args []Expr, opts Options) (Expr, error) 
 			return nil, err
 		}
 		f := strict(name, cs, sqltypes.DateType, func(_ *Context, a []any) (any, error) { return a[0].(int32), nil })
-		f.str = callString(name, args)
+		f.text = callText(name, args)
 		return f, nil
 	}
 	x := args[0]
@@ -553,7 +553,7 @@ func bindEpochToTimestamp(name string, args []Expr, opts Options) (Expr, error) 
 		fv, _ := castAsDouble(a[0], xt)
 		return int64(fv * mul), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -564,7 +564,7 @@ func bindTimestampToEpoch(name string, args []Expr, opts Options) (Expr, error) 
 			return nil, err
 		}
 		f := strict(name, cs, intType, func(_ *Context, a []any) (any, error) { return a[0].(int32), nil })
-		f.str = callString(name, args)
+		f.text = callText(name, args)
 		return f, nil
 	}
 	cs, err := coerceArgs(name, args, opts, sqltypes.TimestampType)
@@ -575,7 +575,7 @@ func bindTimestampToEpoch(name string, args []Expr, opts Options) (Expr, error) 
 	f := strict(name, cs, sqltypes.LongType, func(_ *Context, a []any) (any, error) {
 		return floorDiv(a[0].(int64), div), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -601,6 +601,6 @@ func bindUTCShift(name string, args []Expr, opts Options) (Expr, error) {
 		u := inZ.UTC()
 		return time.Date(u.Year(), u.Month(), u.Day(), u.Hour(), u.Minute(), u.Second(), u.Nanosecond(), ctx.loc()).UnixMicro(), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }

@@ -205,7 +205,7 @@ func bindOverlay(name string, args []Expr, opts Options) (Expr, error) {
 		tail := substringSQL(string(in), int64(pos+l), 1<<40)
 		return head + rep + tail, nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -287,7 +287,7 @@ func bindFormatNumber(name string, args []Expr, opts Options) (Expr, error) {
 		// The integral part (with separators) of a double or decimal is at most ~420 bytes.
 		return int64(max(min(int32(toInt64(a[1])), maxDigits), 0)) + 420, nil
 	}
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 

@@ -95,7 +95,7 @@ func unaryDouble(fn func(float64) float64, logLike bool) func(string, []Expr, Op
 			return fn(x), nil
 		})
 		f.null = f.null || logLike
-		f.str = callString(prettyName(name), args)
+		f.text = callText(prettyName(name), args)
 		return f, nil
 	}
 }
@@ -109,7 +109,7 @@ func binaryDouble(fn func(float64, float64) float64) func(string, []Expr, Option
 		f := strict(name, cs, sqltypes.DoubleType, func(_ *Context, a []any) (any, error) {
 			return fn(a[0].(float64), a[1].(float64)), nil
 		})
-		f.str = callString(prettyName(name), args)
+		f.text = callText(prettyName(name), args)
 		return f, nil
 	}
 }
@@ -118,7 +118,7 @@ func bindLog(name string, args []Expr, opts Options) (Expr, error) {
 	if len(args) == 1 {
 		e, err := unaryDouble(math.Log, true)("ln", args, opts)
 		if err == nil {
-			e.(*rowFunc).str = callString("log", args)
+			e.(*rowFunc).text = callText("log", args)
 		}
 		return e, err
 	}
@@ -133,7 +133,7 @@ func bindLog(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return math.Log(x) / math.Log(b), nil
 	})
-	f.str = callString("LOG", args)
+	f.text = callText("LOG", args)
 	return f, nil
 }
 
@@ -166,7 +166,7 @@ func bindAbs(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return narrow(n, t.Kind), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -191,7 +191,7 @@ func bindCeilFloor(name string, args []Expr, opts Options) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &renamed{Expr: e, name: callString(disp, args)}, nil
+		return &renamed{Expr: e, text: callText(disp, args)}, nil
 	}
 	t := x.Type()
 	var rt sqltypes.DataType
@@ -223,7 +223,7 @@ func bindCeilFloor(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return toInt64(a[0]), nil
 	})
-	f.str = callString(disp, args)
+	f.text = callText(disp, args)
 	return f, nil
 }
 
@@ -465,7 +465,7 @@ func bindRand(name string, args []Expr, opts Options) (Expr, error) {
 	}
 	gauss := name == "randn"
 	src := newXORShiftRandom(seed)
-	return &rowFunc{name: name, args: nil, t: sqltypes.DoubleType, str: callString(name, args),
+	return &rowFunc{name: name, args: nil, t: sqltypes.DoubleType, text: callText(name, args),
 		fn: func(_ *Context, _ []any) (any, error) {
 			if gauss {
 				return src.NormFloat64(), nil
@@ -489,7 +489,7 @@ func bindGreatestLeast(name string, args []Expr, opts Options) (Expr, error) {
 	for _, a := range cs {
 		null = null && a.Nullable()
 	}
-	return &rowFunc{name: name, args: cs, t: t, null: null, str: callString(name, args),
+	return &rowFunc{name: name, args: cs, t: t, null: null, text: callText(name, args),
 		fn: func(_ *Context, a []any) (any, error) {
 			var best any
 			for _, v := range a {
@@ -522,7 +522,7 @@ func bindNanvl(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rowFunc{name: name, args: cs, t: sqltypes.DoubleType, null: anyNullable(cs), str: callString(name, args),
+	return &rowFunc{name: name, args: cs, t: sqltypes.DoubleType, null: anyNullable(cs), text: callText(name, args),
 		fn: func(_ *Context, a []any) (any, error) {
 			if a[0] == nil {
 				return nil, nil
@@ -562,7 +562,7 @@ func bindBitwise(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return narrow(x^y, t.Kind), nil
 	})
-	f.str = binaryOpString(op, args[0], args[1])
+	f.text = binaryOpText(op, args[0], args[1])
 	return f, nil
 }
 
@@ -574,7 +574,7 @@ func bindBitwiseNot(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, args, t, func(_ *Context, a []any) (any, error) {
 		return narrow(^toInt64(a[0]), t.Kind), nil
 	})
-	f.str = "~" + args[0].String()
+	f.text = sqlOf("~", args[0])
 	return f, nil
 }
 
@@ -612,7 +612,7 @@ func bindShift(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return int32(uint32(x) >> s), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -625,7 +625,7 @@ func bindTryArith(name string, args []Expr, opts Options) (Expr, error) {
 	if a, ok := e.(*arith); ok {
 		a.ansi, a.try = true, true
 	}
-	return &renamed{Expr: e, name: callString(name, args)}, nil
+	return &renamed{Expr: e, text: callText(name, args)}, nil
 }
 
 func bindZeroNull(name string, args []Expr, opts Options) (Expr, error) {
@@ -639,7 +639,7 @@ func bindZeroNull(name string, args []Expr, opts Options) (Expr, error) {
 		return nil, err
 	}
 	toZero := name == "zeroifnull"
-	return &rowFunc{name: name, args: []Expr{x}, t: t, null: !toZero, str: callString(name, args),
+	return &rowFunc{name: name, args: []Expr{x}, t: t, null: !toZero, text: callText(name, args),
 		fn: func(_ *Context, a []any) (any, error) {
 			if toZero {
 				if a[0] == nil {

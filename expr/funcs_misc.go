@@ -63,7 +63,7 @@ func bindDigest(name string, args []Expr, opts Options) (Expr, error) {
 			}
 			return b, nil
 		})
-		f.str = callString(name, args)
+		f.text = callText(name, args)
 		return f, nil
 	}
 	b, err := binaryArg(name, args, opts)
@@ -88,7 +88,7 @@ func bindDigest(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return base64.StdEncoding.EncodeToString(in), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -119,7 +119,7 @@ func bindSha2(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return nil, nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -134,7 +134,7 @@ func bindHex(name string, args []Expr, opts Options) (Expr, error) {
 		f := strict(name, []Expr{c}, strType, func(_ *Context, a []any) (any, error) {
 			return strings.ToUpper(strconv.FormatUint(uint64(a[0].(int64)), 16)), nil
 		})
-		f.str = callString(name, args)
+		f.text = callText(name, args)
 		return f, nil
 	case x.Type().Kind == sqltypes.Binary:
 		f := strict(name, args, strType, func(_ *Context, a []any) (any, error) {
@@ -149,7 +149,7 @@ func bindHex(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, []Expr{s}, strType, func(_ *Context, a []any) (any, error) {
 		return strings.ToUpper(hex.EncodeToString([]byte(a[0].(string)))), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -161,7 +161,7 @@ func bindBin(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, []Expr{c}, strType, func(_ *Context, a []any) (any, error) {
 		return strconv.FormatUint(uint64(a[0].(int64)), 2), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -205,6 +205,6 @@ func bindConv(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return strings.ToUpper(strconv.FormatUint(n, to)), nil
 	})
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }

@@ -44,7 +44,7 @@ func bindArith(name string, args []Expr, opts Options) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &renamed{Expr: e, name: callString("mod", args)}, nil
+		return &renamed{Expr: e, text: callText("mod", args)}, nil
 	}
 	l, r := args[0], args[1]
 	lt, rt := l.Type(), r.Type()
@@ -179,9 +179,15 @@ func bindComparison(name string, args []Expr, opts Options) (Expr, error) {
 	}
 	c := &comparison{op: op, left: lc, right: rc, in: t}
 	if name == "equal_null" {
-		return &renamed{Expr: c, name: callString("equal_null", args)}, nil
+		return &renamed{Expr: c, text: callText("equal_null", args)}, nil
 	}
 	return c, nil
+}
+
+// isBooleanOperand reports whether requireBoolean accepts e.
+func isBooleanOperand(e Expr) bool {
+	k := e.Type().Kind
+	return k == sqltypes.Boolean || k == sqltypes.Null
 }
 
 func requireBoolean(sqlExpr string, idx int, e Expr, opts Options) (Expr, error) {
@@ -196,21 +202,27 @@ func requireBoolean(sqlExpr string, idx int, e Expr, opts Options) (Expr, error)
 
 func bindLogic(name string, args []Expr, opts Options) (Expr, error) {
 	b := &boolLogic{and: name == "and", left: args[0], right: args[1]}
-	var err error
-	if b.left, err = requireBoolean(quoteSQL(b.String()), 0, args[0], opts); err != nil {
-		return nil, err
+	if !isBooleanOperand(args[0]) || !isBooleanOperand(args[1]) {
+		// Render for the error only: rendering on every bind makes a chain quadratic.
+		s := quoteSQL(b.String())
+		var err error
+		if b.left, err = requireBoolean(s, 0, args[0], opts); err != nil {
+			return nil, err
+		}
+		if b.right, err = requireBoolean(s, 1, args[1], opts); err != nil {
+			return nil, err
+		}
 	}
-	if b.right, err = requireBoolean(quoteSQL(b.String()), 1, args[1], opts); err != nil {
-		return nil, err
-	}
+	b.left, _ = requireBoolean("", 0, args[0], opts)
+	b.right, _ = requireBoolean("", 1, args[1], opts)
 	return b, nil
 }
 
 func bindNot(_ string, args []Expr, opts Options) (Expr, error) {
-	c, err := requireBoolean(quoteSQL("(NOT "+args[0].String()+")"), 0, args[0], opts)
-	if err != nil {
-		return nil, err
+	if !isBooleanOperand(args[0]) {
+		return nil, unexpectedInputType(quoteSQL("(NOT "+args[0].String()+")"), 0, `"BOOLEAN"`, args[0])
 	}
+	c, _ := requireBoolean("", 0, args[0], opts)
 	return &notExpr{child: c}, nil
 }
 
@@ -252,6 +264,11 @@ func bindIn(_ string, args []Expr, opts Options) (Expr, error) {
 	cs, err := castAll(args, t, opts)
 	if err != nil {
 		return nil, err
+	}
+	if len(cs)-1 > InSetThreshold {
+		if s, ok := newInSet(cs[0], cs[1:], t, opts); ok {
+			return s, nil
+		}
 	}
 	return &inList{value: cs[0], list: cs[1:], in: t}, nil
 }
@@ -318,7 +335,7 @@ func bindCoalesce(name string, args []Expr, opts Options) (Expr, error) {
 	}
 	c := &coalesce{name: name, args: cs, t: t}
 	if name != "coalesce" {
-		return &renamed{Expr: c, name: callString(name, args)}, nil
+		return &renamed{Expr: c, text: callText(name, args)}, nil
 	}
 	return c, nil
 }
@@ -329,7 +346,7 @@ func bindNvl2(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.(*caseWhen).str = callString(name, args)
+	e.(*caseWhen).str = callText(name, args)
 	return e, nil
 }
 
@@ -342,7 +359,7 @@ func bindNullIf(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.(*caseWhen).str = callString(name, args)
+	e.(*caseWhen).str = callText(name, args)
 	return e, nil
 }
 
@@ -351,7 +368,7 @@ func bindIf(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.(*caseWhen).str = "(IF(" + args[0].String() + ", " + args[1].String() + ", " + args[2].String() + "))"
+	e.(*caseWhen).str = sqlOf("(IF(", args[0], ", ", args[1], ", ", args[2], "))")
 	return e, nil
 }
 
@@ -364,7 +381,7 @@ func bindMinus(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &renamed{Expr: e, name: "(- " + args[0].String() + ")"}, nil
+	return &renamed{Expr: e, text: sqlOf("(- ", args[0], ")")}, nil
 }
 
 func bindNegative(name string, args []Expr, opts Options) (Expr, error) {
@@ -381,7 +398,7 @@ func bindNegative(name string, args []Expr, opts Options) (Expr, error) {
 		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `("NUMERIC" or "INTERVAL DAY TO SECOND" or "INTERVAL YEAR TO MONTH" or "INTERVAL")`, c)
 	}
 	if name == "positive" {
-		return &renamed{Expr: c, name: "(+ " + args[0].String() + ")"}, nil
+		return &renamed{Expr: c, text: sqlOf("(+ ", args[0], ")")}, nil
 	}
 	ansi := opts.ANSI
 	return strict(name, []Expr{c}, t, func(_ *Context, a []any) (any, error) {

@@ -195,7 +195,7 @@ func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
 			return nil, err
 		}
 		return &stringPredicate{child: args[0], pred: re.MatchString,
-			str: strings.ToUpper(name) + "(" + args[0].String() + ", " + args[1].String() + ")"}, nil
+			str: sqlOf(strings.ToUpper(name)+"(", args[0], ", ", args[1], ")")}, nil
 	}
 	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		re, err := compileJavaRegex(a[1].(string))
@@ -205,7 +205,7 @@ func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
 		return re.MatchString(a[0].(string)), nil
 	})
 	if err == nil {
-		e.(*rowFunc).str = strings.ToUpper(name) + "(" + args[0].String() + ", " + args[1].String() + ")"
+		e.(*rowFunc).text = sqlOf(strings.ToUpper(name)+"(", args[0], ", ", args[1], ")")
 	}
 	return e, err
 }
@@ -255,7 +255,7 @@ func bindLike(name string, args []Expr, opts Options) (Expr, error) {
 			return nil, err
 		}
 		return &stringPredicate{child: args[0], pred: pred,
-			str: args[0].String() + " " + strings.ToUpper(name) + " " + args[1].String()}, nil
+			str: sqlOf(args[0], " "+strings.ToUpper(name)+" ", args[1])}, nil
 	}
 	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		re, err := compileJavaRegex(likeToRegex(a[1].(string), esc, ci))
@@ -265,7 +265,7 @@ func bindLike(name string, args []Expr, opts Options) (Expr, error) {
 		return re.MatchString(a[0].(string)), nil
 	})
 	if err == nil {
-		e.(*rowFunc).str = args[0].String() + " " + strings.ToUpper(name) + " " + args[1].String()
+		e.(*rowFunc).text = sqlOf(args[0], " "+strings.ToUpper(name)+" ", args[1])
 	}
 	return e, err
 }

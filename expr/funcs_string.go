@@ -106,7 +106,7 @@ func strFunc(name string, args []Expr, opts Options, t sqltypes.DataType, types 
 		return nil, err
 	}
 	f := strict(name, cs, t, func(_ *Context, a []any) (any, error) { return fn(a) })
-	f.str = callString(name, args)
+	f.text = callText(name, args)
 	return f, nil
 }
 
@@ -262,7 +262,7 @@ func bindConcat(name string, args []Expr, opts Options) (Expr, error) {
 			}
 			return n, nil
 		}
-		f.str = callString(name, args)
+		f.text = callText(name, args)
 		return f, nil
 	}
 	allBinary := len(args) > 0
@@ -542,7 +542,7 @@ func bindStringPredicate(name string, args []Expr, opts Options) (Expr, error) {
 		case "endswith":
 			pred = func(s string) bool { return strings.HasSuffix(s, p) }
 		}
-		return &stringPredicate{child: args[0], pred: pred, str: callString(name, args)}, nil
+		return &stringPredicate{child: args[0], pred: pred, str: callText(name, args)}, nil
 	}
 	return strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
 		s, p := a[0].(string), a[1].(string)

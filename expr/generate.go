@@ -97,10 +97,11 @@ type generator struct {
 	fixedRows int64
 }
 
-func (g *generator) String() string          { return callString(g.name, g.args) }
-func (g *generator) Children() []Expr        { return g.args }
-func (g *generator) Output() sqltypes.Schema { return g.out }
-func (g *generator) Outer() bool             { return g.outer }
+func (g *generator) String() string              { return callString(g.name, g.args) }
+func (g *generator) writeSQL(b *strings.Builder) { writeCall(b, g.name, g.args) }
+func (g *generator) Children() []Expr            { return g.args }
+func (g *generator) Output() sqltypes.Schema     { return g.out }
+func (g *generator) Outer() bool                 { return g.outer }
 
 // WithOuter implements Generator: every output column becomes nullable.
 func (g *generator) WithOuter() Generator {

@@ -62,11 +62,18 @@ type Lambda struct {
 }
 
 func (l Lambda) String() string {
-	parts := []string{l.Body.String()}
+	var b strings.Builder
+	l.writeSQL(&b)
+	return b.String()
+}
+
+func (l Lambda) writeSQL(b *strings.Builder) {
+	b.WriteString("lambdafunction(")
+	writeSQL(b, l.Body)
 	for _, p := range l.Params {
-		parts = append(parts, p.String())
+		b.WriteString(", " + p.String())
 	}
-	return "lambdafunction(" + strings.Join(parts, ", ") + ")"
+	b.WriteByte(')')
 }
 
 // IsHigherOrder reports whether name (any case) takes lambda arguments.
@@ -232,19 +239,27 @@ func (h *hof) Children() []Expr {
 	return out
 }
 
-func (h *hof) String() string {
-	parts := make([]string, 0, len(h.args)+len(h.lambdas))
-	for _, a := range h.args {
-		parts = append(parts, a.String())
+func (h *hof) String() string { return renderSQL(h) }
+
+func (h *hof) writeSQL(b *strings.Builder) {
+	b.WriteString(h.name + "(")
+	for i, a := range h.args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeSQL(b, a)
 	}
-	for _, l := range h.lambdas {
-		parts = append(parts, l.String())
+	for i, l := range h.lambdas {
+		if i > 0 || len(h.args) > 0 {
+			b.WriteString(", ")
+		}
+		l.writeSQL(b)
 	}
 	if (h.name == "aggregate" || h.name == "reduce") && len(h.lambdas) == 1 {
 		// Spark fills in the identity finish function, and names the column with it.
-		parts = append(parts, "lambdafunction(namedlambdavariable(), namedlambdavariable())")
+		b.WriteString(", lambdafunction(namedlambdavariable(), namedlambdavariable())")
 	}
-	return h.name + "(" + strings.Join(parts, ", ") + ")"
+	b.WriteByte(')')
 }
 
 // expandedBatch repeats row rows[k] of batch once per k and appends extra columns.

@@ -18,12 +18,17 @@ type boolLogic struct {
 func (b *boolLogic) Type() sqltypes.DataType { return sqltypes.BooleanType }
 func (b *boolLogic) Children() []Expr        { return []Expr{b.left, b.right} }
 func (b *boolLogic) Nullable() bool          { return b.left.Nullable() || b.right.Nullable() }
-func (b *boolLogic) String() string {
+func (b *boolLogic) String() string          { return renderSQL(b) }
+func (b *boolLogic) writeSQL(sb *strings.Builder) {
 	op := " OR "
 	if b.and {
 		op = " AND "
 	}
-	return "(" + b.left.String() + op + b.right.String() + ")"
+	sb.WriteByte('(')
+	writeSQL(sb, b.left)
+	sb.WriteString(op)
+	writeSQL(sb, b.right)
+	sb.WriteByte(')')
 }
 
 func (b *boolLogic) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
@@ -122,7 +127,12 @@ type notExpr struct{ child Expr }
 func (n *notExpr) Type() sqltypes.DataType { return sqltypes.BooleanType }
 func (n *notExpr) Children() []Expr        { return []Expr{n.child} }
 func (n *notExpr) Nullable() bool          { return n.child.Nullable() }
-func (n *notExpr) String() string          { return "(NOT " + n.child.String() + ")" }
+func (n *notExpr) String() string          { return renderSQL(n) }
+func (n *notExpr) writeSQL(b *strings.Builder) {
+	b.WriteString("(NOT ")
+	writeSQL(b, n.child)
+	b.WriteByte(')')
+}
 func (n *notExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	a, err := n.child.Eval(ctx, batch)
 	if err != nil {
@@ -146,14 +156,20 @@ type nullTest struct {
 func (n *nullTest) Type() sqltypes.DataType { return sqltypes.BooleanType }
 func (n *nullTest) Children() []Expr        { return []Expr{n.child} }
 func (n *nullTest) Nullable() bool          { return false }
-func (n *nullTest) String() string {
+func (n *nullTest) String() string          { return renderSQL(n) }
+func (n *nullTest) writeSQL(b *strings.Builder) {
 	switch n.kind {
-	case "null":
-		return "(" + n.child.String() + " IS NULL)"
-	case "notnull":
-		return "(" + n.child.String() + " IS NOT NULL)"
+	case "null", "notnull":
+		b.WriteByte('(')
+		writeSQL(b, n.child)
+		if n.kind == "null" {
+			b.WriteString(" IS NULL)")
+		} else {
+			b.WriteString(" IS NOT NULL)")
+		}
+		return
 	}
-	return "isnan(" + n.child.String() + ")"
+	writeCall(b, "isnan", []Expr{n.child})
 }
 func (n *nullTest) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	a, err := n.child.Eval(ctx, batch)
@@ -187,7 +203,7 @@ type caseWhen struct {
 	elseV       Expr
 	t           sqltypes.DataType
 	// str overrides the rendering (if/nvl2-style callers).
-	str string
+	str sqlText
 }
 
 func (c *caseWhen) Type() sqltypes.DataType { return c.t }
@@ -207,20 +223,24 @@ func (c *caseWhen) Nullable() bool {
 	}
 	return anyNullable(c.vals)
 }
-func (c *caseWhen) String() string {
-	if c.str != "" {
-		return c.str
+func (c *caseWhen) String() string { return renderSQL(c) }
+func (c *caseWhen) writeSQL(b *strings.Builder) {
+	if c.str != nil {
+		c.str.write(b)
+		return
 	}
-	var b strings.Builder
 	b.WriteString("CASE")
 	for i := range c.conds {
-		b.WriteString(" WHEN " + c.conds[i].String() + " THEN " + c.vals[i].String())
+		b.WriteString(" WHEN ")
+		writeSQL(b, c.conds[i])
+		b.WriteString(" THEN ")
+		writeSQL(b, c.vals[i])
 	}
 	if c.elseV != nil {
-		b.WriteString(" ELSE " + c.elseV.String())
+		b.WriteString(" ELSE ")
+		writeSQL(b, c.elseV)
 	}
 	b.WriteString(" END")
-	return b.String()
 }
 
 func (c *caseWhen) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
@@ -280,9 +300,10 @@ type coalesce struct {
 	t    sqltypes.DataType
 }
 
-func (c *coalesce) Type() sqltypes.DataType { return c.t }
-func (c *coalesce) Children() []Expr        { return c.args }
-func (c *coalesce) String() string          { return callString(c.name, c.args) }
+func (c *coalesce) Type() sqltypes.DataType     { return c.t }
+func (c *coalesce) Children() []Expr            { return c.args }
+func (c *coalesce) String() string              { return renderSQL(c) }
+func (c *coalesce) writeSQL(b *strings.Builder) { writeCall(b, c.name, c.args) }
 func (c *coalesce) Nullable() bool {
 	for _, a := range c.args {
 		if !a.Nullable() {
@@ -328,12 +349,18 @@ type inList struct {
 func (e *inList) Type() sqltypes.DataType { return sqltypes.BooleanType }
 func (e *inList) Children() []Expr        { return append([]Expr{e.value}, e.list...) }
 func (e *inList) Nullable() bool          { return e.value.Nullable() || anyNullable(e.list) }
-func (e *inList) String() string {
-	parts := make([]string, len(e.list))
+func (e *inList) String() string          { return renderSQL(e) }
+func (e *inList) writeSQL(b *strings.Builder) {
+	b.WriteByte('(')
+	writeSQL(b, e.value)
+	b.WriteString(" IN (")
 	for i, x := range e.list {
-		parts[i] = x.String()
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeSQL(b, x)
 	}
-	return "(" + e.value.String() + " IN (" + strings.Join(parts, ", ") + "))"
+	b.WriteString("))")
 }
 func (e *inList) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	cols, err := evalAll(ctx, e.Children(), batch)

@@ -15,8 +15,11 @@ type rowFunc struct {
 	args []Expr
 	t    sqltypes.DataType
 	null bool
-	// str is the rendered SQL; empty means name(arg, …).
-	str string
+	// str is the rendered SQL; when empty, text is the rendering kept lazily (see sqlText), and
+	// when that is nil too, the rendering is name(arg, …). Renderings that contain arguments
+	// are kept as text, so that binding never renders a subtree.
+	str  string
+	text sqlText
 	// strict functions return NULL when any argument is NULL, without calling fn.
 	strict bool
 	fn     func(ctx *Context, args []any) (any, error)
@@ -33,16 +36,25 @@ func (f *rowFunc) String() string {
 	if f.str != "" {
 		return f.str
 	}
-	return callString(f.name, f.args)
+	return renderSQL(f)
+}
+
+func (f *rowFunc) writeSQL(b *strings.Builder) {
+	switch {
+	case f.str != "":
+		b.WriteString(f.str)
+	case f.text != nil:
+		f.text.write(b)
+	default:
+		writeCall(b, f.name, f.args)
+	}
 }
 
 // callString renders name(a, b, …).
 func callString(name string, args []Expr) string {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = a.String()
-	}
-	return name + "(" + strings.Join(parts, ", ") + ")"
+	var b strings.Builder
+	writeCall(&b, name, args)
+	return b.String()
 }
 
 func (f *rowFunc) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {

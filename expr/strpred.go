@@ -14,13 +14,14 @@ import (
 type stringPredicate struct {
 	child Expr
 	pred  func(string) bool
-	str   string
+	str   sqlText
 }
 
-func (p *stringPredicate) Type() sqltypes.DataType { return sqltypes.BooleanType }
-func (p *stringPredicate) Nullable() bool          { return p.child.Nullable() }
-func (p *stringPredicate) String() string          { return p.str }
-func (p *stringPredicate) Children() []Expr        { return []Expr{p.child} }
+func (p *stringPredicate) Type() sqltypes.DataType     { return sqltypes.BooleanType }
+func (p *stringPredicate) Nullable() bool              { return p.child.Nullable() }
+func (p *stringPredicate) String() string              { return p.str.String() }
+func (p *stringPredicate) writeSQL(b *strings.Builder) { p.str.write(b) }
+func (p *stringPredicate) Children() []Expr            { return []Expr{p.child} }
 
 func (p *stringPredicate) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	a, err := p.child.Eval(ctx, batch)

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -15,7 +17,13 @@ func ParseStatement(text string) (plan.Command, error) {
 // their value from named and ? markers from positional, in order (spark.sql(text, args)). An
 // unbound marker is UNBOUND_SQL_PARAMETER.
 func ParseStatementWithParams(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
-	p, err := newParser(text, true)
+	return ParseStatementContext(context.Background(), text, named, positional)
+}
+
+// ParseStatementContext is ParseStatementWithParams that stops with ctx's error soon after
+// ctx is done (the lexer and parser check it every checkEvery steps).
+func ParseStatementContext(ctx context.Context, text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
+	p, err := newParserContext(ctx, text, true)
 	if err != nil {
 		// SET and RESET take the raw rest of the text, which need not consist of SQL tokens.
 		l := lexer{src: text}
@@ -32,6 +40,7 @@ func ParseStatementWithParams(text string, named map[string]plan.Expr, positiona
 	return run(func() plan.Command {
 		cmd := p.statement()
 		p.checkWindowRefs()
+		p.relationDepth(cmd)
 		return cmd
 	})
 }
@@ -45,6 +54,7 @@ func ParseExpression(text string) (plan.Expr, error) {
 	return run(func() plan.Expr {
 		e := p.namedExpression()
 		p.expectEnd()
+		p.relationDepth(e)
 		return p.resolveWindowRefsIn(e, nil)
 	})
 }

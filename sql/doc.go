@@ -68,4 +68,11 @@
 // plan.Range. FROM … LATERAL VIEW [OUTER] gen(args) t AS c1, c2 is plan.Generate over the FROM
 // relation (one per LATERAL VIEW, in order); a generator in FROM (FROM explode(array(1, 2)) AS
 // t(v)) is plan.Generate{TableFunction: true} over one empty row.
+//
+// Size bounds: the parse recurses at most maxDepth levels; operator chains are loops, so an
+// expression tree may be as deep as the text is long, and every expression is checked (with an
+// explicit stack, before anything recurses over it) to be at most maxExprDepth (100 000) deep,
+// and every statement to nest relations at most maxRelationDepth (10 000) deep. Beyond any of
+// these the parse fails with Spark's ParseException FAILED_TO_PARSE_TOO_COMPLEX, so no input can
+// make later recursive passes exhaust the stack.
 package sql

@@ -43,8 +43,9 @@ func (p *parser) expression() plan.Expr { return p.expr(bpNone) }
 // valueExpression), as used for BETWEEN bounds and LIKE patterns.
 func (p *parser) valueExpression() plan.Expr { return p.expr(bpPredicate) }
 
-// expr is the Pratt loop: a prefix expression, then infix operators binding tighter than minBP.
-func (p *parser) expr(minBP int) plan.Expr {
+// exprLoop is the Pratt loop: a prefix expression, then infix operators binding tighter than
+// minBP.
+func (p *parser) exprLoop(minBP int) plan.Expr {
 	p.enter()
 	defer p.leave()
 	start := p.pos

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -11,9 +12,14 @@ import (
 // lex splits text into tokens following Spark's SqlBaseLexer: whitespace and comments (-- …,
 // /* … */ nested, including /*+ hints */, which Weir ignores) are skipped; the slice always ends
 // with a tokEOF token.
-func lex(text string, params bool) ([]token, error) {
+func lex(ctx context.Context, text string, params bool) ([]token, error) {
 	l := lexer{src: text, params: params}
 	for {
+		if ctx != nil && len(l.toks)%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		t, err := l.next()
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strings"
 
 	"github.com/weirhq/weir/plan"
@@ -29,17 +30,35 @@ type parser struct {
 	lastWindowRef string
 	// depth is the current nesting of expressions and queries (bounded by maxDepth).
 	depth int
+	// exprNest counts the expr frames open in the current query (see expr).
+	exprNest int
+	// ctx, when set, stops the parse (see enter); steps counts enter calls between checks.
+	ctx   context.Context
+	steps int
 }
+
+// checkEvery is how many tokens (lexing) or nesting steps (parsing) pass between checks of
+// the context.
+const checkEvery = 1024
+
+// parseCanceled carries the context's error out of a parse through a panic, as parseFailure.
+type parseCanceled struct{ err error }
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const maxDepth = 1000
 
 // enter increments the nesting depth, failing beyond maxDepth; callers defer p.leave().
 func (p *parser) enter() {
+	if p.ctx != nil {
+		if p.steps++; p.steps%checkEvery == 0 {
+			if err := p.ctx.Err(); err != nil {
+				panic(parseCanceled{err})
+			}
+		}
+	}
 	p.depth++
 	if p.depth > maxDepth {
-		panic(parseFailure{err: sparkerr.Newf(sparkerr.ParseException, "", "",
-			"The SQL text is nested too deeply (more than %d levels).", maxDepth), fatal: true})
+		panic(parseFailure{err: tooComplex(), fatal: true})
 	}
 }
 
@@ -53,11 +72,17 @@ type parseFailure struct {
 }
 
 func newParser(text string, params bool) (*parser, error) {
-	toks, err := lex(text, params)
+	return newParserContext(nil, text, params)
+}
+
+// newParserContext is newParser whose lexing and parsing stop with ctx's error when ctx is
+// done (a nil ctx never stops).
+func newParserContext(ctx context.Context, text string, params bool) (*parser, error) {
+	toks, err := lex(ctx, text, params)
 	if err != nil {
 		return nil, err
 	}
-	return &parser{text: text, toks: toks, rowCtorAt: map[int]bool{}}, nil
+	return &parser{text: text, toks: toks, rowCtorAt: map[int]bool{}, ctx: ctx}, nil
 }
 
 // run calls f, converting a parseFailure panic into its error and any other panic into an
@@ -67,6 +92,10 @@ func run[T any](f func() T) (out T, err error) {
 		if r := recover(); r != nil {
 			if pf, ok := r.(parseFailure); ok {
 				err = pf.err
+				return
+			}
+			if pc, ok := r.(parseCanceled); ok {
+				err = pc.err
 				return
 			}
 			err = sparkerr.Internal("SQL parser failed unexpectedly: %v", r)

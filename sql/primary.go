@@ -370,6 +370,7 @@ func (p *parser) lambda() plan.Expr {
 	}
 	p.expectOp("->")
 	body := p.expression()
+	p.checkDepth(body)
 	return plan.Lambda{Params: params, Body: bindLambdaVars(body, params)}
 }
 

@@ -37,6 +37,10 @@ func (p *parser) speculate(f func()) (ok bool) {
 
 // query parses [WITH …] queryNoWith.
 func (p *parser) query() plan.Relation {
+	// The expressions of a subquery are checked (see expr) as those of a query of their own.
+	saved := p.exprNest
+	p.exprNest = 0
+	defer func() { p.exprNest = saved }()
 	p.enter()
 	defer p.leave()
 	if p.accept("WITH") {
