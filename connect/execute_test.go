@@ -543,7 +543,7 @@ func TestSQLCommand(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
 	ts := newTestServer(t, WithAllocator(alloc))
-	ts.srv.parseStatement = func(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
+	ts.srv.parseStatement = func(_ context.Context, text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
 		if strings.HasPrefix(text, "SELECT") {
 			return plan.Query{Input: &plan.Range{}}, nil
 		}
@@ -618,7 +618,7 @@ func TestSQLCommand(t *testing.T) {
 	}
 	// Parameter values reach the parser, converted like any relation's arguments.
 	var gotNamed map[string]plan.Expr
-	ts.srv.parseStatement = func(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
+	ts.srv.parseStatement = func(_ context.Context, text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error) {
 		gotNamed = named
 		return plan.Query{Input: &plan.Range{}}, nil
 	}

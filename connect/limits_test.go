@@ -115,7 +115,7 @@ func TestMaxResultSizeOfCommandResults(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
 	ts := newTestServer(t, WithAllocator(alloc))
-	ts.srv.parseStatement = func(string, map[string]plan.Expr, []plan.Expr) (plan.Command, error) {
+	ts.srv.parseStatement = func(context.Context, string, map[string]plan.Expr, []plan.Expr) (plan.Command, error) {
 		return plan.ShowTables{}, nil
 	}
 	var pulled atomic.Int64

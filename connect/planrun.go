@@ -172,7 +172,7 @@ func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlComm
 			named, positional = q.Args, q.PosArgs
 		}
 	}
-	stmt, err := s.parseStatement(text, named, positional)
+	stmt, err := s.parseStatement(ctx, text, named, positional)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ type Server struct {
 	convertCommand  func(*pb.Command) (plan.Command, error)
 	schemaToProto   func(sqltypes.Schema) *pb.DataType
 	dataTypeToProto func(sqltypes.DataType) *pb.DataType
-	parseStatement  func(text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error)
+	parseStatement  func(ctx context.Context, text string, named map[string]plan.Expr, positional []plan.Expr) (plan.Command, error)
 }
 
 // NewServer builds a server from options.
@@ -77,7 +77,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		convertCommand:  protoconv.Command,
 		schemaToProto:   protoconv.SchemaToProto,
 		dataTypeToProto: protoconv.DataTypeToProto,
-		parseStatement:  sql.ParseStatementWithParams,
+		parseStatement:  sql.ParseStatementContext,
 	}
 	s.sessions = newSessionManager(&s.opts)
 	return s, nil
