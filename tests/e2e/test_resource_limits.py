@@ -109,6 +109,7 @@ def cases(spark, dev_zero):
         ("1+...+1 2000", lambda: spark.sql(_long_sum(2000)).first()[0], answer(2000)),
         ("1+...+1 50000", lambda: spark.sql(_long_sum(50_000)).first()[0], None),
         ("1000 ANDs", lambda: spark.sql(_long_and(1000)).first()[0], answer(3)),
+        ("50000 ANDs", lambda: spark.sql(_long_and(50_000)).first()[0], answer(3)),
         ("session time zone", lambda: spark.conf.set("spark.sql.session.timeZone", "Mars/Olympus"),
          refused_with("INVALID_CONF_VALUE")),
     ]
