@@ -20,15 +20,16 @@ const cachePrefix = "cache/"
 // artifactStore holds a session's artifacts. Cached relations stay in memory; other artifacts
 // (files, jars, pyfiles, archives) go under dir when it is set, else memory.
 type artifactStore struct {
-	dir string
+	dir   string
+	quota *artifactMemory // counts the bytes in mem (shared by all sessions)
 
 	mu    sync.Mutex
 	mem   map[string][]byte
 	files map[string]bool
 }
 
-func newArtifactStore(dir string) *artifactStore {
-	return &artifactStore{dir: dir, mem: map[string][]byte{}, files: map[string]bool{}}
+func newArtifactStore(dir string, quota *artifactMemory) *artifactStore {
+	return &artifactStore{dir: dir, quota: quota, mem: map[string][]byte{}, files: map[string]bool{}}
 }
 
 // validArtifactName rejects names that could escape the session's directory.
@@ -44,9 +45,15 @@ func validArtifactName(name string) error {
 	return nil
 }
 
+// put stores an artifact. data's bytes are already reserved in s.quota (received); put keeps
+// the reservation of what stays in memory and releases the rest.
 func (s *artifactStore) put(name string, data []byte) error {
 	if err := validArtifactName(name); err != nil {
+		s.quota.release(int64(len(data)))
 		return err
+	}
+	if s.dir != "" && !strings.HasPrefix(name, cachePrefix) {
+		defer s.quota.release(int64(len(data)))
 	}
 	if s.dir != "" && !strings.HasPrefix(name, cachePrefix) {
 		if err := os.MkdirAll(s.dir, 0o755); err != nil {
@@ -70,8 +77,12 @@ func (s *artifactStore) put(name string, data []byte) error {
 		return nil
 	}
 	s.mu.Lock()
+	old, replaced := s.mem[name]
 	s.mem[name] = data
 	s.mu.Unlock()
+	if replaced {
+		s.quota.release(int64(len(old)))
+	}
 	return nil
 }
 
@@ -93,9 +104,14 @@ func (s *artifactStore) cached(hash string) ([]byte, bool) {
 // drop forgets every artifact (session end).
 func (s *artifactStore) drop() {
 	s.mu.Lock()
+	var held int64
+	for _, b := range s.mem {
+		held += int64(len(b))
+	}
 	s.mem = map[string][]byte{}
 	s.files = map[string]bool{}
 	s.mu.Unlock()
+	s.quota.release(held)
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 	}
@@ -105,23 +121,48 @@ func crcMatches(c *pb.AddArtifactsRequest_ArtifactChunk) bool {
 	return int64(crc32.ChecksumIEEE(c.GetData())) == c.GetCrc()
 }
 
-// pendingArtifact is a chunked artifact being received.
+// pendingArtifact is a chunked artifact being received; its bytes so far are reserved in the
+// server's artifact memory.
 type pendingArtifact struct {
-	name      string
-	numChunks int64
-	received  int64
-	crcOK     bool
-	data      []byte
+	name       string
+	numChunks  int64
+	totalBytes int64 // as the client declared it (0: not declared)
+	received   int64
+	crcOK      bool
+	data       []byte
 }
 
+// maxArtifactPrealloc caps the buffer reserved up front for a chunked artifact from its declared
+// size: the rest grows as chunks arrive (and as the artifact memory admits them).
+const maxArtifactPrealloc = 64 << 20
+
 // AddArtifacts receives artifacts (single-chunk batches and chunked ones) into the session.
-// An artifact whose CRC does not match is reported and not stored.
+// An artifact whose CRC does not match is reported and not stored. What an upload holds in
+// memory is counted in the server's artifact memory as it arrives (artifactMemory).
 func (s *Server) AddArtifacts(stream grpc.ClientStreamingServer[pb.AddArtifactsRequest, pb.AddArtifactsResponse]) error {
 	var (
 		sess      *session
 		summaries []*pb.AddArtifactsResponse_ArtifactSummary
 		pending   *pendingArtifact
 	)
+	defer func() {
+		if pending != nil { // an upload cut short or refused
+			s.artifactMemory.release(int64(len(pending.data)))
+		}
+	}()
+	// receive counts a chunk of the pending artifact.
+	receive := func(c *pb.AddArtifactsRequest_ArtifactChunk) error {
+		n := int64(len(c.GetData()))
+		if pending.totalBytes > 0 && int64(len(pending.data))+n > pending.totalBytes {
+			return sparkerr.IllegalArgument("Artifact %s: more than the %d bytes declared.", pending.name, pending.totalBytes)
+		}
+		if err := s.artifactMemory.reserve(n); err != nil {
+			return err
+		}
+		pending.crcOK = pending.crcOK && crcMatches(c)
+		pending.data = append(pending.data, c.GetData()...)
+		return nil
+	}
 	finishPending := func() error {
 		if pending == nil {
 			return nil
@@ -129,12 +170,15 @@ func (s *Server) AddArtifacts(stream grpc.ClientStreamingServer[pb.AddArtifactsR
 		p := pending
 		pending = nil
 		if p.received != p.numChunks {
+			s.artifactMemory.release(int64(len(p.data)))
 			return sparkerr.IllegalArgument("Artifact %s: expected %d chunks, received %d.", p.name, p.numChunks, p.received)
 		}
 		if p.crcOK {
 			if err := sess.artifacts.put(p.name, p.data); err != nil {
 				return err
 			}
+		} else {
+			s.artifactMemory.release(int64(len(p.data)))
 		}
 		summaries = append(summaries, &pb.AddArtifactsResponse_ArtifactSummary{Name: p.name, IsCrcSuccessful: p.crcOK})
 		return nil
@@ -161,6 +205,9 @@ func (s *Server) AddArtifacts(stream grpc.ClientStreamingServer[pb.AddArtifactsR
 			for _, a := range p.Batch.GetArtifacts() {
 				ok := crcMatches(a.GetData())
 				if ok {
+					if err := s.artifactMemory.reserve(int64(len(a.GetData().GetData()))); err != nil {
+						return toStatus(sess, err)
+					}
 					if err := sess.artifacts.put(a.GetName(), a.GetData().GetData()); err != nil {
 						return toStatus(sess, err)
 					}
@@ -175,19 +222,29 @@ func (s *Server) AddArtifacts(stream grpc.ClientStreamingServer[pb.AddArtifactsR
 			if err := validArtifactName(b.GetName()); err != nil {
 				return toStatus(sess, err)
 			}
-			pending = &pendingArtifact{name: b.GetName(), numChunks: b.GetNumChunks(), received: 1,
-				crcOK: crcMatches(b.GetInitialChunk())}
-			if b.GetTotalBytes() > 0 && b.GetTotalBytes() <= 1<<30 {
-				pending.data = make([]byte, 0, b.GetTotalBytes())
+			if b.GetNumChunks() < 1 || b.GetTotalBytes() < 0 {
+				return toStatus(sess, sparkerr.IllegalArgument("Artifact %s: invalid chunk count %d or size %d.",
+					b.GetName(), b.GetNumChunks(), b.GetTotalBytes()))
 			}
-			pending.data = append(pending.data, b.GetInitialChunk().GetData()...)
+			pending = &pendingArtifact{name: b.GetName(), numChunks: b.GetNumChunks(), totalBytes: b.GetTotalBytes(),
+				received: 1, crcOK: true}
+			if t := b.GetTotalBytes(); t > 0 {
+				pending.data = make([]byte, 0, min(t, maxArtifactPrealloc))
+			}
+			if err := receive(b.GetInitialChunk()); err != nil {
+				return toStatus(sess, err)
+			}
 		case *pb.AddArtifactsRequest_Chunk:
 			if pending == nil {
 				return toStatus(sess, sparkerr.IllegalArgument("Received an artifact chunk without a preceding begin_chunk."))
 			}
-			pending.received++
-			pending.crcOK = pending.crcOK && crcMatches(p.Chunk)
-			pending.data = append(pending.data, p.Chunk.GetData()...)
+			if pending.received++; pending.received > pending.numChunks {
+				return toStatus(sess, sparkerr.IllegalArgument("Artifact %s: more than the %d chunks declared.",
+					pending.name, pending.numChunks))
+			}
+			if err := receive(p.Chunk); err != nil {
+				return toStatus(sess, err)
+			}
 		default:
 			return toStatus(sess, invalidPlan("AddArtifactsRequest has no payload."))
 		}

@@ -73,7 +73,7 @@ func TestArtifactsStayInTheirDir(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "files")); err != nil {
 		t.Fatal(err)
 	}
-	store := newArtifactStore(dir)
+	store := newArtifactStore(dir, nil)
 	for _, name := range []string{"files/evil.txt", "../outside/evil.txt", "/etc/evil", "jars/../../outside/evil"} {
 		err := store.put(name, []byte("x"))
 		if se, ok := sparkerr.As(err); !ok || se.JavaClass != sparkerr.IllegalArgumentException {

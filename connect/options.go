@@ -42,6 +42,8 @@ type options struct {
 	maxErrorsPerSess int
 	alloc            memory.Allocator
 	maxInbound       int
+	// artifactMemoryLimit bounds the bytes all sessions' artifacts hold in memory (≤ 0: none).
+	artifactMemoryLimit int64
 }
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says
@@ -60,6 +62,8 @@ func defaultOptions() options {
 		maxErrorsPerSess: 64,
 		alloc:            memory.DefaultAllocator,
 		maxInbound:       maxMessageSize,
+		// As much as one query may hold by default: a quarter of what the process may use.
+		artifactMemoryLimit: engine.DefaultQueryMemoryBudget(),
 	}
 }
 
@@ -142,3 +146,8 @@ func WithAllocator(a memory.Allocator) Option { return func(o *options) { o.allo
 
 // withReapInterval sets how often expired sessions and abandoned executions are swept.
 func withReapInterval(d time.Duration) Option { return func(o *options) { o.reapInterval = d } }
+
+// WithArtifactMemoryLimit bounds the bytes that all sessions' artifacts (uploads being received
+// and cached local relations) hold in memory (≤ 0: unbounded; default a quarter of the memory
+// the process may use).
+func WithArtifactMemoryLimit(n int64) Option { return func(o *options) { o.artifactMemoryLimit = n } }

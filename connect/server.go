@@ -36,6 +36,8 @@ type Server struct {
 
 	opts     options
 	sessions *sessionManager
+	// artifactMemory bounds the bytes all sessions' artifacts hold in memory.
+	artifactMemory *artifactMemory
 
 	convertRelation func(*pb.Relation) (plan.Relation, error)
 	convertCommand  func(*pb.Command) (plan.Command, error)
@@ -79,7 +81,8 @@ func NewServer(opts ...Option) (*Server, error) {
 		dataTypeToProto: protoconv.DataTypeToProto,
 		parseStatement:  sql.ParseStatementContext,
 	}
-	s.sessions = newSessionManager(&s.opts)
+	s.artifactMemory = &artifactMemory{limit: o.artifactMemoryLimit}
+	s.sessions = newSessionManager(&s.opts, s.artifactMemory)
 	return s, nil
 }
 

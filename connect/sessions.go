@@ -25,6 +25,8 @@ type sessionRequest interface {
 type sessionManager struct {
 	opts *options
 	now  func() time.Time
+	// artifacts bounds what all sessions' artifacts hold in memory.
+	artifacts *artifactMemory
 
 	mu         sync.Mutex
 	sessions   map[string]*session
@@ -32,10 +34,11 @@ type sessionManager struct {
 	tombOrder  []string
 }
 
-func newSessionManager(opts *options) *sessionManager {
+func newSessionManager(opts *options, artifacts *artifactMemory) *sessionManager {
 	return &sessionManager{
 		opts:       opts,
 		now:        time.Now,
+		artifacts:  artifacts,
 		sessions:   map[string]*session{},
 		tombstones: map[string]bool{},
 	}
@@ -86,7 +89,7 @@ func (m *sessionManager) lookup(who principal, id, user, observed string, create
 			serverSideID: serverSideID,
 			engine:       m.opts.newEngine(),
 			errors:       newErrorStore(m.opts.maxErrorsPerSess),
-			artifacts:    newArtifactStore(artifactDir),
+			artifacts:    newArtifactStore(artifactDir, m.artifacts),
 			executions:   map[string]*execution{},
 			persisted:    map[string]*pb.StorageLevel{},
 		}
