@@ -3,8 +3,8 @@ package protoconv
 import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/parser"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Decimal limits, as Spark's DecimalType.
@@ -121,7 +121,7 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		}
 		return sqltypes.StructType(fields...), nil
 	case *pb.DataType_Unparsed_:
-		return sql.ParseDataType(k.Unparsed.GetDataTypeString())
+		return parser.ParseDataType(k.Unparsed.GetDataTypeString())
 	case *pb.DataType_Udt:
 		return sqltypes.DataType{}, sparkerr.Unsupported("user-defined type %s is not supported", udtName(k.Udt))
 	}
