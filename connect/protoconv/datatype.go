@@ -21,7 +21,7 @@ const (
 
 // DataTypeFromProto converts a Spark Connect DataType. char(n) and varchar(n) become string (as
 // Spark does when reading them outside a table schema); unparsed type strings go through
-// sql.ParseDataType. Calendar intervals, variants, geometry/geography, time and user-defined
+// parser.ParseDataType. Calendar intervals, variants, geometry/geography, time and user-defined
 // types are unsupported.
 func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 	if t == nil || t.Kind == nil {

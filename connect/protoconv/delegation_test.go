@@ -11,7 +11,7 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// SQL fragments inside Connect messages go to package sql unchanged: protoconv must return
+// SQL fragments inside Connect messages go to package parser unchanged: protoconv must return
 // exactly what the parser returns, result or error.
 
 func sameOutcome(t *testing.T, what string, got, want any, gotErr, wantErr error) {

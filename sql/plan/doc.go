@@ -1,6 +1,6 @@
 // Package plan is Weir's one internal plan language: plain Go structs for unresolved relations
 // (Relation) and expressions (Expr) that every front door produces. Spark Connect protobuf
-// (connect/) and Spark SQL text (sql/) both translate into these types; nothing here knows
+// (connect/) and Spark SQL text (sql/parser) both translate into these types; nothing here knows
 // protobuf or SQL syntax.
 //
 // A plan here is unresolved: column references are names, functions are names, types of

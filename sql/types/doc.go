@@ -1,5 +1,6 @@
-// Package sqltypes is Spark's type system as Weir sees it: DataType (with nested array, map and
-// struct types), Field, and the two-way mapping to Arrow types used on the wire and in batches.
+// Package sqltypes (directory sql/types, imported as sqltypes "github.com/weirhq/weir/sql/types")
+// is Spark's type system as Weir sees it: DataType (with nested array, map and struct types), Field,
+// and the two-way mapping to Arrow types used on the wire and in batches.
 //
 // Mapping (Spark → Arrow): boolean→bool, byte→int8, short→int16, int→int32, long→int64,
 // float→float32, double→float64, decimal(p,s)→decimal128(p,s), string→utf8, binary→binary,
