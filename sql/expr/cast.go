@@ -197,3 +197,12 @@ func canCast(from, to sqltypes.DataType) bool {
 	}
 	return false
 }
+
+// typeof(e) is the SQL name of e's type: it lives beside cast, the other function about types.
+func init() {
+	registerScalar(1, 1, bindTypeof, "typeof")
+}
+
+func bindTypeof(name string, args []Expr, opts Options) (Expr, error) {
+	return &renamed{Expr: NewLiteral(args[0].Type().String(), strType), name: callString(name, args)}, nil
+}

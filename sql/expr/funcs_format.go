@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -10,9 +11,10 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// format_string / printf: java.util.Formatter's common subset, with the exceptions Spark's
-// FormatString lets through from the Formatter (it passes its internal values: UTF8String,
-// Decimal, Integer days for dates, …).
+// String formatting functions. format_string / printf: java.util.Formatter's common subset, with
+// the exceptions Spark's FormatString lets through from the Formatter (it passes its internal
+// values: UTF8String, Decimal, Integer days for dates, …). format_number: DecimalFormat's
+// grouped rendering, rounded HALF_EVEN.
 
 // Java exceptions of java.util.Formatter (all IllegalFormatException, an IllegalArgumentException).
 const (
@@ -437,4 +439,86 @@ func formatPlain(v any) any {
 		return formatFloat(x)
 	}
 	return v
+}
+
+// javaDoubleFractionDigits is DecimalFormat's cap on fraction digits for numbers other than
+// BigDecimal and BigInteger (DOUBLE_FRACTION_DIGITS).
+const javaDoubleFractionDigits = 340
+
+// formatNumber renders x (unscaled at scale) rounded HALF_EVEN to d digits with thousands
+// separators, padding the fraction with zeros without scaling x by 10^d.
+func formatNumber(unscaled *big.Int, scale int32, d int32) string {
+	r, _ := roundDecimal(unscaled, scale, d, "bround") // d ≥ 0: the drop always fits
+	rs := min(scale, d)
+	if rs < 0 {
+		r, rs = new(big.Int).Mul(r, pow10(-rs)), 0
+	}
+	neg := r.Sign() < 0
+	digits := new(big.Int).Abs(r).String()
+	if len(digits) <= int(rs) {
+		digits = strings.Repeat("0", int(rs)-len(digits)+1) + digits
+	}
+	intPart, frac := digits[:len(digits)-int(rs)], digits[len(digits)-int(rs):]
+	var b strings.Builder
+	b.Grow(len(intPart)*4/3 + int(d) + 2)
+	if neg && strings.Trim(digits, "0") != "" {
+		b.WriteByte('-')
+	}
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if d > 0 {
+		b.WriteByte('.')
+		b.WriteString(frac)
+		b.WriteString(strings.Repeat("0", int(d-rs)))
+	}
+	return b.String()
+}
+
+func bindFormatNumber(name string, args []Expr, opts Options) (Expr, error) {
+	x, err := numericArg(name, args, 0, opts)
+	if err != nil {
+		return nil, err
+	}
+	if args[1].Type().Kind == sqltypes.String {
+		return nil, sparkerr.Unsupported("format_number with a format pattern")
+	}
+	d, err := coerceArg(name, args, 1, intType, opts)
+	if err != nil {
+		return nil, err
+	}
+	xt := x.Type()
+	maxDigits := int32(math.MaxInt32)
+	if xt.Kind != sqltypes.Decimal {
+		maxDigits = javaDoubleFractionDigits
+	}
+	f := nullableStrict(name, []Expr{x, d}, strType, func(_ *Context, a []any) (any, error) {
+		digits := min(int32(toInt64(a[1])), maxDigits)
+		if digits < 0 {
+			return nil, nil
+		}
+		var b *big.Int
+		var s int32
+		switch xt.Kind {
+		case sqltypes.Decimal:
+			b, s = a[0].(decimalNum).BigInt(), xt.Scale
+		case sqltypes.Float, sqltypes.Double:
+			var ok bool
+			if b, s, ok = parseDecimalString(strconv.FormatFloat(toFloat64(a[0]), 'g', -1, 64)); !ok {
+				return nil, nil
+			}
+		default:
+			b, s = big.NewInt(toInt64(a[0])), 0
+		}
+		return formatNumber(b, s, digits), nil
+	})
+	f.size = func(a []any) (int64, error) {
+		// The integral part (with separators) of a double or decimal is at most ~420 bytes.
+		return int64(max(min(int32(toInt64(a[1])), maxDigits), 0)) + 420, nil
+	}
+	f.text = callText(name, args)
+	return f, nil
 }

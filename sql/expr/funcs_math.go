@@ -1,11 +1,13 @@
 package expr
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/weirhq/weir/sparkerr"
@@ -50,6 +52,10 @@ func init() {
 	registerScalar(2, 2, bindTryArith, "try_add", "try_subtract", "try_multiply", "try_divide", "try_mod")
 	registerScalar(1, 1, bindZeroNull, "zeroifnull", "nullifzero")
 	registerScalar(1, 1, bindFactorial, "factorial")
+	registerScalar(1, 1, bindHex, "hex")
+	registerScalar(1, 1, bindUnhex, "unhex")
+	registerScalar(1, 1, bindBin, "bin")
+	registerScalar(3, 3, bindConv, "conv")
 }
 
 // mathNames is Spark's rendering name for functions whose prettyName differs from the call name.
@@ -670,4 +676,112 @@ func bindFactorial(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return r, nil
 	}), nil
+}
+
+func bindHex(name string, args []Expr, opts Options) (Expr, error) {
+	x := args[0]
+	switch {
+	case x.Type().IsIntegral():
+		c, err := implicitCast(x, sqltypes.LongType, opts)
+		if err != nil {
+			return nil, err
+		}
+		f := strict(name, []Expr{c}, strType, func(_ *Context, a []any) (any, error) {
+			return strings.ToUpper(strconv.FormatUint(uint64(a[0].(int64)), 16)), nil
+		})
+		f.text = callText(name, args)
+		return f, nil
+	case x.Type().Kind == sqltypes.Binary:
+		f := strict(name, args, strType, func(_ *Context, a []any) (any, error) {
+			return strings.ToUpper(hex.EncodeToString(a[0].([]byte))), nil
+		})
+		return f, nil
+	}
+	s, err := coerceArg(name, args, 0, strType, opts)
+	if err != nil {
+		return nil, err
+	}
+	f := strict(name, []Expr{s}, strType, func(_ *Context, a []any) (any, error) {
+		return strings.ToUpper(hex.EncodeToString([]byte(a[0].(string)))), nil
+	})
+	f.text = callText(name, args)
+	return f, nil
+}
+
+// bindUnhex decodes hexadecimal text (an odd length gets a leading 0) to binary; NULL when the
+// text is not hexadecimal.
+func bindUnhex(name string, args []Expr, opts Options) (Expr, error) {
+	s, err := coerceArg(name, args, 0, strType, opts)
+	if err != nil {
+		return nil, err
+	}
+	f := nullableStrict(name, []Expr{s}, sqltypes.BinaryType, func(_ *Context, a []any) (any, error) {
+		in := a[0].(string)
+		if len(in)%2 == 1 {
+			in = "0" + in
+		}
+		b, err := hex.DecodeString(in)
+		if err != nil {
+			return nil, nil
+		}
+		return b, nil
+	})
+	f.text = callText(name, args)
+	return f, nil
+}
+
+func bindBin(name string, args []Expr, opts Options) (Expr, error) {
+	c, err := coerceArg(name, args, 0, sqltypes.LongType, opts)
+	if err != nil {
+		return nil, err
+	}
+	f := strict(name, []Expr{c}, strType, func(_ *Context, a []any) (any, error) {
+		return strconv.FormatUint(uint64(a[0].(int64)), 2), nil
+	})
+	f.text = callText(name, args)
+	return f, nil
+}
+
+func bindConv(name string, args []Expr, opts Options) (Expr, error) {
+	cs, err := coerceArgs(name, args, opts, strType, intType, intType)
+	if err != nil {
+		return nil, err
+	}
+	f := nullableStrict(name, cs, strType, func(_ *Context, a []any) (any, error) {
+		from, to := int(toInt64(a[1])), int(toInt64(a[2]))
+		if from < 2 || from > 36 || to < -36 || to > 36 || (to > -2 && to < 2) {
+			return nil, nil
+		}
+		s := strings.TrimSpace(a[0].(string))
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(s, "-")
+		n, err := strconv.ParseUint(strings.ToLower(s), from, 64)
+		if err != nil {
+			// Spark reads the longest valid prefix.
+			j := 0
+			for j < len(s) {
+				if _, e := strconv.ParseUint(strings.ToLower(s[:j+1]), from, 64); e != nil {
+					break
+				}
+				j++
+			}
+			if j == 0 {
+				return "0", nil
+			}
+			n, _ = strconv.ParseUint(strings.ToLower(s[:j]), from, 64)
+		}
+		if neg {
+			n = -n
+		}
+		if to < 0 {
+			v := int64(n)
+			if v < 0 {
+				return "-" + strings.ToUpper(strconv.FormatUint(uint64(-v), -to)), nil
+			}
+			return strings.ToUpper(strconv.FormatUint(uint64(v), -to)), nil
+		}
+		return strings.ToUpper(strconv.FormatUint(n, to)), nil
+	})
+	f.text = callText(name, args)
+	return f, nil
 }

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/base64"
 	"math"
 	"strings"
 	"unicode"
@@ -43,6 +44,10 @@ func init() {
 	registerScalar(3, 3, bindSplitPart, "split_part")
 	registerScalar(1, 1, bindChr, "chr", "char")
 	registerScalar(2, 2, bindLevenshtein, "levenshtein")
+	registerScalar(3, 4, bindOverlay, "overlay")
+	registerScalar(1, 1, bindSoundex, "soundex")
+	registerScalar(1, 1, bindBase64, "base64", "unbase64")
+	registerScalar(2, 2, bindFormatNumber, "format_number")
 }
 
 func reverseString(s string) string {
@@ -692,4 +697,105 @@ func bindLevenshtein(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return int32(prev[len(y)]), nil
 	})
+}
+
+func bindOverlay(name string, args []Expr, opts Options) (Expr, error) {
+	types := []sqltypes.DataType{strType, strType, intType, intType}
+	cs, err := coerceArgs(name, args, opts, types...)
+	if err != nil {
+		return nil, err
+	}
+	f := strict(name, cs, strType, func(_ *Context, a []any) (any, error) {
+		in, rep := []rune(a[0].(string)), a[1].(string)
+		pos := int(toInt64(a[2]))
+		l := len([]rune(rep))
+		if len(a) == 4 && toInt64(a[3]) >= 0 {
+			l = int(toInt64(a[3]))
+		}
+		head := substringSQL(string(in), 1, int64(pos-1))
+		tail := substringSQL(string(in), int64(pos+l), 1<<40)
+		return head + rep + tail, nil
+	})
+	f.text = callText(name, args)
+	return f, nil
+}
+
+func bindSoundex(name string, args []Expr, opts Options) (Expr, error) {
+	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
+		s := a[0].(string)
+		if s == "" || !unicode.IsLetter(rune(s[0])) {
+			return s, nil
+		}
+		code := func(c rune) byte {
+			switch unicode.ToUpper(c) {
+			case 'B', 'F', 'P', 'V':
+				return '1'
+			case 'C', 'G', 'J', 'K', 'Q', 'S', 'X', 'Z':
+				return '2'
+			case 'D', 'T':
+				return '3'
+			case 'L':
+				return '4'
+			case 'M', 'N':
+				return '5'
+			case 'R':
+				return '6'
+			case 'H', 'W':
+				return 'h'
+			}
+			return '0'
+		}
+		out := []byte{byte(unicode.ToUpper(rune(s[0])))}
+		last := code(rune(s[0]))
+		for _, c := range s[1:] {
+			if len(out) == 4 {
+				break
+			}
+			k := code(c)
+			if k == 'h' {
+				continue
+			}
+			if k != '0' && k != last {
+				out = append(out, k)
+			}
+			last = k
+		}
+		for len(out) < 4 {
+			out = append(out, '0')
+		}
+		return string(out), nil
+	})
+}
+
+// bindBase64 is base64 (binary, or a string's UTF-8 bytes, to base64 text) and unbase64 (base64
+// text, padded or not, to binary; NULL when the text is not base64).
+func bindBase64(name string, args []Expr, opts Options) (Expr, error) {
+	if name == "unbase64" {
+		s, err := coerceArg(name, args, 0, strType, opts)
+		if err != nil {
+			return nil, err
+		}
+		f := nullableStrict(name, []Expr{s}, sqltypes.BinaryType, func(_ *Context, a []any) (any, error) {
+			in := a[0].(string)
+			b, err := base64.StdEncoding.DecodeString(in)
+			if err != nil {
+				b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(in, "="))
+				if err != nil {
+					return nil, nil
+				}
+			}
+			return b, nil
+		})
+		f.text = callText(name, args)
+		return f, nil
+	}
+	b, err := binaryArg(name, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	f := strict(name, []Expr{b}, strType, func(_ *Context, a []any) (any, error) {
+		return base64.StdEncoding.EncodeToString(a[0].([]byte)), nil
+	})
+	f.text = callText(name, args)
+	return f, nil
 }

@@ -89,3 +89,15 @@ func literalValue(e Expr) (any, bool) {
 	}
 	return nil, false
 }
+
+// binaryArg accepts binary, or casts a string-like argument to binary.
+func binaryArg(name string, args []Expr, opts Options) (Expr, error) {
+	if args[0].Type().Kind == sqltypes.Binary {
+		return args[0], nil
+	}
+	s, err := coerceArg(name, args, 0, strType, opts)
+	if err != nil {
+		return nil, err
+	}
+	return implicitCast(s, sqltypes.BinaryType, opts)
+}

@@ -1,27 +1,21 @@
 package expr
 
 import (
-	"math"
 	"math/big"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// SQL-syntax functions the parser emits (extract, timestampadd/diff, overlay) and a few string
-// formatters.
+// Datetime functions that take a unit: extract/date_part, timestampadd and timestampdiff, and
+// the three-argument forms of dateadd and datediff.
 
 func init() {
 	registerScalar(2, 2, bindExtract, "extract", "date_part", "datepart")
 	registerScalar(3, 3, bindTimestampAdd, "timestampadd")
 	registerScalar(3, 3, bindTimestampDiff, "timestampdiff")
-	registerScalar(3, 4, bindOverlay, "overlay")
-	registerScalar(2, 2, bindFormatNumber, "format_number")
-	registerScalar(1, 1, bindSoundex, "soundex")
 	registerScalar(2, 3, bindDateAddAlias, "dateadd")
 	registerScalar(2, 3, bindDateDiffAlias, "datediff", "date_diff")
 }
@@ -186,156 +180,6 @@ func bindTimestampDiff(name string, args []Expr, opts Options) (Expr, error) {
 	})
 	f.str = name + "(" + unit + ", " + args[1].String() + ", " + args[2].String() + ")"
 	return f, nil
-}
-
-func bindOverlay(name string, args []Expr, opts Options) (Expr, error) {
-	types := []sqltypes.DataType{strType, strType, intType, intType}
-	cs, err := coerceArgs(name, args, opts, types...)
-	if err != nil {
-		return nil, err
-	}
-	f := strict(name, cs, strType, func(_ *Context, a []any) (any, error) {
-		in, rep := []rune(a[0].(string)), a[1].(string)
-		pos := int(toInt64(a[2]))
-		l := len([]rune(rep))
-		if len(a) == 4 && toInt64(a[3]) >= 0 {
-			l = int(toInt64(a[3]))
-		}
-		head := substringSQL(string(in), 1, int64(pos-1))
-		tail := substringSQL(string(in), int64(pos+l), 1<<40)
-		return head + rep + tail, nil
-	})
-	f.text = callText(name, args)
-	return f, nil
-}
-
-// javaDoubleFractionDigits is DecimalFormat's cap on fraction digits for numbers other than
-// BigDecimal and BigInteger (DOUBLE_FRACTION_DIGITS).
-const javaDoubleFractionDigits = 340
-
-// formatNumber renders x (unscaled at scale) rounded HALF_EVEN to d digits with thousands
-// separators, padding the fraction with zeros without scaling x by 10^d.
-func formatNumber(unscaled *big.Int, scale int32, d int32) string {
-	r, _ := roundDecimal(unscaled, scale, d, "bround") // d ≥ 0: the drop always fits
-	rs := min(scale, d)
-	if rs < 0 {
-		r, rs = new(big.Int).Mul(r, pow10(-rs)), 0
-	}
-	neg := r.Sign() < 0
-	digits := new(big.Int).Abs(r).String()
-	if len(digits) <= int(rs) {
-		digits = strings.Repeat("0", int(rs)-len(digits)+1) + digits
-	}
-	intPart, frac := digits[:len(digits)-int(rs)], digits[len(digits)-int(rs):]
-	var b strings.Builder
-	b.Grow(len(intPart)*4/3 + int(d) + 2)
-	if neg && strings.Trim(digits, "0") != "" {
-		b.WriteByte('-')
-	}
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if d > 0 {
-		b.WriteByte('.')
-		b.WriteString(frac)
-		b.WriteString(strings.Repeat("0", int(d-rs)))
-	}
-	return b.String()
-}
-
-func bindFormatNumber(name string, args []Expr, opts Options) (Expr, error) {
-	x, err := numericArg(name, args, 0, opts)
-	if err != nil {
-		return nil, err
-	}
-	if args[1].Type().Kind == sqltypes.String {
-		return nil, sparkerr.Unsupported("format_number with a format pattern")
-	}
-	d, err := coerceArg(name, args, 1, intType, opts)
-	if err != nil {
-		return nil, err
-	}
-	xt := x.Type()
-	maxDigits := int32(math.MaxInt32)
-	if xt.Kind != sqltypes.Decimal {
-		maxDigits = javaDoubleFractionDigits
-	}
-	f := nullableStrict(name, []Expr{x, d}, strType, func(_ *Context, a []any) (any, error) {
-		digits := min(int32(toInt64(a[1])), maxDigits)
-		if digits < 0 {
-			return nil, nil
-		}
-		var b *big.Int
-		var s int32
-		switch xt.Kind {
-		case sqltypes.Decimal:
-			b, s = a[0].(decimalNum).BigInt(), xt.Scale
-		case sqltypes.Float, sqltypes.Double:
-			var ok bool
-			if b, s, ok = parseDecimalString(strconv.FormatFloat(toFloat64(a[0]), 'g', -1, 64)); !ok {
-				return nil, nil
-			}
-		default:
-			b, s = big.NewInt(toInt64(a[0])), 0
-		}
-		return formatNumber(b, s, digits), nil
-	})
-	f.size = func(a []any) (int64, error) {
-		// The integral part (with separators) of a double or decimal is at most ~420 bytes.
-		return int64(max(min(int32(toInt64(a[1])), maxDigits), 0)) + 420, nil
-	}
-	f.text = callText(name, args)
-	return f, nil
-}
-
-func bindSoundex(name string, args []Expr, opts Options) (Expr, error) {
-	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
-		s := a[0].(string)
-		if s == "" || !unicode.IsLetter(rune(s[0])) {
-			return s, nil
-		}
-		code := func(c rune) byte {
-			switch unicode.ToUpper(c) {
-			case 'B', 'F', 'P', 'V':
-				return '1'
-			case 'C', 'G', 'J', 'K', 'Q', 'S', 'X', 'Z':
-				return '2'
-			case 'D', 'T':
-				return '3'
-			case 'L':
-				return '4'
-			case 'M', 'N':
-				return '5'
-			case 'R':
-				return '6'
-			case 'H', 'W':
-				return 'h'
-			}
-			return '0'
-		}
-		out := []byte{byte(unicode.ToUpper(rune(s[0])))}
-		last := code(rune(s[0]))
-		for _, c := range s[1:] {
-			if len(out) == 4 {
-				break
-			}
-			k := code(c)
-			if k == 'h' {
-				continue
-			}
-			if k != '0' && k != last {
-				out = append(out, k)
-			}
-			last = k
-		}
-		for len(out) < 4 {
-			out = append(out, '0')
-		}
-		return string(out), nil
-	})
 }
 
 func bindDateAddAlias(name string, args []Expr, opts Options) (Expr, error) {
