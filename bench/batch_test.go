@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 const batchRows = 20_000_000

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Checkpoint benchmarks (issue [exactly-once]): the cost of checkpointing for the aggregation

@@ -8,8 +8,8 @@ import (
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/sql"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -20,7 +20,7 @@ import (
 func BenchmarkCompile(b *testing.B) {
 	sqlQuery := func(text string) func(b *testing.B) plan.Relation {
 		return func(b *testing.B) plan.Relation {
-			cmd, err := sql.ParseStatement(text)
+			cmd, err := parser.ParseStatement(text)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -16,9 +16,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/query"
-	"github.com/weirhq/weir/sql"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Kafka benchmarks: Kafka → from_json → filter → to_json → Kafka through a real broker, in
@@ -141,7 +141,7 @@ func fillTopic(b *testing.B, addr, topic string, n int64) float64 {
 func kafkaPipeline(b *testing.B, addr, in, out, checkpoint string, exactlyOnce bool, source map[string]string) *plan.WriteStream {
 	b.Helper()
 	parse := func(text string) plan.Expr {
-		e, err := sql.ParseExpression(text)
+		e, err := parser.ParseExpression(text)
 		if err != nil {
 			b.Fatal(err)
 		}

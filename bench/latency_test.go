@@ -11,9 +11,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // The "latency-probe" sink, registered only in this test package: each partition records, for

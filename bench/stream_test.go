@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/query"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Streaming benchmarks: real queries started through engine.Session.StartStream, rows from the

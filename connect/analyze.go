@@ -7,11 +7,11 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -121,7 +121,7 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 	case *pb.AnalyzePlanRequest_SparkVersion_:
 		resp.Result = &pb.AnalyzePlanResponse_SparkVersion_{SparkVersion: &pb.AnalyzePlanResponse_SparkVersion{Version: s.opts.sparkVersion}}
 	case *pb.AnalyzePlanRequest_DdlParse:
-		t, err := sql.ParseDDL(a.DdlParse.GetDdlString())
+		t, err := parser.ParseDDL(a.DdlParse.GetDdlString())
 		if err != nil {
 			return err
 		}

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 func TestAnalyze(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/plan"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"

@@ -8,9 +8,9 @@ import (
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

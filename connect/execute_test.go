@@ -13,10 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/plan"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

@@ -7,8 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // EngineSession is what the service needs from one engine session; *engine.Session satisfies

@@ -10,9 +10,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // runPlan executes a Plan (a relation to return or a command to run), emitting responses.

@@ -13,11 +13,11 @@ import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
@@ -79,7 +79,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		convertCommand:  protoconv.Command,
 		schemaToProto:   protoconv.SchemaToProto,
 		dataTypeToProto: protoconv.DataTypeToProto,
-		parseStatement:  sql.ParseStatementContext,
+		parseStatement:  parser.ParseStatementContext,
 	}
 	s.artifactMemory = &artifactMemory{limit: o.artifactMemoryLimit}
 	s.sessions = newSessionManager(&s.opts, s.artifactMemory)

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // StreamingEngine is what streaming commands need from an engine session; *engine.Session

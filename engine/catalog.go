@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // catalog holds a session's temp views: name (lower-cased) → analyzed plan, as Spark keeps them.

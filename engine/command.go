@@ -5,11 +5,11 @@ import (
 	"path"
 	"strings"
 
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 func stringField(name string) sqltypes.Field {

@@ -3,7 +3,7 @@ package engine
 import (
 	"testing"
 
-	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/sql/expr"
 )
 
 // FuzzConfSet sets arbitrary values on every kind of key through the registry: Set never

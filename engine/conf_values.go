@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
 )
 
 // Validate checks value as Spark's ConfigEntry converter and checkValue do when the key is

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/fileaccess"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // accessLayout is a server's file layout in a temporary directory: one data root holding

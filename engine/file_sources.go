@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // batchSource plans a batch read of a data source (spark.read.format(f).load(path)): file

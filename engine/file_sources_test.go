@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // rowsOf runs rel and renders its rows sorted ("a|b").

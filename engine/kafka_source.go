@@ -4,8 +4,8 @@ import (
 	"runtime"
 
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // Batch reads of Kafka (spark.read.format("kafka")): the analyzer takes the fixed Kafka schema

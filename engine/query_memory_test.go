@@ -11,9 +11,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 func TestQueryMemoryBudgetConf(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Result is a stream of record batches (user columns only) with a known schema. The caller must

@@ -10,15 +10,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
-	"github.com/weirhq/weir/analyzer"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/analyzer"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Session is one Spark session's server-side state: configuration and temp views, the

@@ -6,7 +6,7 @@ import (
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // sourceSchemas answers the analyzer's data source reads (analyzer.SourceSchemas): streaming

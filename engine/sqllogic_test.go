@@ -9,11 +9,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/datadriven"
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // TestSQLLogic runs testdata/sql/* in the style of sqllogictest: each `query` runs SQL text through
@@ -67,7 +67,7 @@ func TestSQLLogic(t *testing.T) {
 }
 
 func runSQL(ctx context.Context, s *Session, text string) (*Result, error) {
-	cmd, err := sql.ParseStatement(text)
+	cmd, err := parser.ParseStatement(text)
 	if err != nil {
 		return nil, err
 	}

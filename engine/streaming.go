@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Streams returns the session's streaming query manager (spark.streams).

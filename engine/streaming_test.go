@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // testStreamFormat is a stream format registered for these tests: analysis needs only its

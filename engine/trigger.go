@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // queryTrigger turns the client's trigger into the query's: processing-time and continuous

@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // write runs df.write…save(): the input is planned as a batch query whose rows flow, as one

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 func sqlRel(q string) plan.Relation { return &plan.SQLQuery{Query: q} }

@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	sqltypes "github.com/weirhq/weir/sql/types"
 	"github.com/weirhq/weir/state"
 )
 

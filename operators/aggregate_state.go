@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/state"
 )
 

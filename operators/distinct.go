@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Distinct keeps the first row of each distinct value of the key columns (all columns when

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sql/expr"
 )
 
 // Generate runs a generator (explode, inline, stack, json_tuple…) over each batch: every

@@ -7,10 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // JoinSpec describes a join of input 0 (left, probed) with input 1 (right, built).

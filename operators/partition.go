@@ -4,8 +4,8 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sql/expr"
 )
 
 // partitionSeed makes exchange hashes independent of the hash tables' inside operators.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sql/expr"
 )
 
 // SortKey is one ordering key of Sort.

@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // rowCodec writes a row of key columns as bytes and reads it back: the key of a spilled state

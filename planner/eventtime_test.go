@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sinks"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 var tsSchema = sqltypes.Schema{{Name: "ts", Type: sqltypes.TimestampType, Nullable: true}}

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // TestGenerateFusesAndRuns plans Project(Generate(Filter(Range))): the Generate fuses into the

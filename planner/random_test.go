@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 var kw = sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}, {Name: "w", Type: sqltypes.LongType, Nullable: true}}

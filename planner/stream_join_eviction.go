@@ -1,9 +1,9 @@
 package planner
 
 import (
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // evictionBounds are the state bounds a stream-stream join runs with, as Spark's

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/operators"
-	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // betweenTenSeconds is lt BETWEEN rt AND rt + INTERVAL 10 SECONDS over timeJoin's columns.

@@ -1,8 +1,8 @@
 package planner
 
 import (
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // CheckStreamingOperators applies Spark's UnsupportedOperationChecker rules for streaming

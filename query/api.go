@@ -6,12 +6,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // TriggerKind is the kind of a streaming trigger.

@@ -11,11 +11,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/checkpoints"
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Checkpointed queries on the wall clock (Pebble runs its own goroutines, so no synctest).

@@ -12,9 +12,9 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // TestCoordinator drives the coordinator with events and prints its actions and status.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/barrier"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/planner"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // Event time in a query: the planner hands its watermark stats and aggregates' late-row

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/weirhq/weir/barrier"
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/planner"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 func TestEventTimeProgressBeforeAnyWatermark(t *testing.T) {

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // numRecentProgress is spark.sql.streaming.numRecentProgressUpdates' default.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sql/logical"
 )
 
 // Tests over the real rate-micro-batch source and memory/noop sinks.

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/state"
 )
 

@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/logical"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // statefulOp describes one stateful operator of a plan as its checkpointed state depends on it:

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/logical"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // checkPlan applies Spark's UnsupportedOperationChecker.checkForStreaming rules (and

@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
 )
 
 // changelog turns the flow-event batches a sink receives into what it writes per epoch, by

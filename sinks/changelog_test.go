@@ -8,10 +8,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 var keyedSchema = sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}}

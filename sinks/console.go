@@ -8,12 +8,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/showstring"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/plan"
+	"github.com/weirhq/weir/sql/showstring"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 func init() {

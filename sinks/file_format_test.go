@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // The JSON file writer renders rows with Spark's JSON generator (the one to_json uses): nulls

@@ -11,7 +11,7 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // OutputMode is a streaming output mode.

@@ -18,7 +18,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // counterSource is a fake StreamSource: offsets are integers, row i of (start, end] holds value

@@ -17,7 +17,7 @@ import (
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // FileBatch reads every data file under Paths (spark.read.format(f).load(path)) when it runs:

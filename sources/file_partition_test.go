@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 func TestPartitionPathEscaping(t *testing.T) {

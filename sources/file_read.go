@@ -16,12 +16,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // fileBatchRows is how many rows a batch read from a JSON, CSV or text file holds.

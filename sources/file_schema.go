@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/parser"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // File formats Weir reads and writes.
@@ -31,7 +31,7 @@ var textSchema = sqltypes.Schema{{Name: "value", Type: sqltypes.DataType{Kind: s
 func ParseUserSchema(s string) (sqltypes.Schema, error) {
 	trimmed := strings.TrimSpace(s)
 	if !strings.HasPrefix(trimmed, "{") {
-		return sql.ParseTableSchema(s)
+		return parser.ParseTableSchema(s)
 	}
 	t, err := jsonDataType(json.RawMessage(trimmed))
 	if err != nil {
@@ -50,7 +50,7 @@ func jsonDataType(raw json.RawMessage) (sqltypes.DataType, error) {
 	}
 	var name string
 	if json.Unmarshal(raw, &name) == nil {
-		t, err := sql.ParseDataType(name)
+		t, err := parser.ParseDataType(name)
 		if err != nil {
 			return bad(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // jsonValue converts a decoded JSON value (numbers as json.Number) to the Go value of t

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Kafka source options, validated with the messages of Spark's KafkaSourceProvider. Keys are

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // The "rate-micro-batch" stream source, Spark's RatePerMicroBatchProvider /

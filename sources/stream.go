@@ -12,7 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Offset is a stream source's position: JSON, stored in the checkpoint's offsets log and shown

@@ -2,8 +2,8 @@ package protoconv
 
 import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Command converts cmd. spark.sql's SqlCommand becomes plan.Query wrapping a plan.SQLQuery (the

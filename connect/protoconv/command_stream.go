@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // writeStream translates df.writeStream…start() / toTable() (WriteStreamOperationStart) into

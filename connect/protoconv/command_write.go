@@ -2,8 +2,8 @@ package protoconv
 
 import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // write translates df.write…save() / saveAsTable() / insertInto() (WriteOperation) into

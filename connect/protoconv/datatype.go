@@ -3,8 +3,8 @@ package protoconv
 import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/parser"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Decimal limits, as Spark's DecimalType.
@@ -21,7 +21,7 @@ const (
 
 // DataTypeFromProto converts a Spark Connect DataType. char(n) and varchar(n) become string (as
 // Spark does when reading them outside a table schema); unparsed type strings go through
-// sql.ParseDataType. Calendar intervals, variants, geometry/geography, time and user-defined
+// parser.ParseDataType. Calendar intervals, variants, geometry/geography, time and user-defined
 // types are unsupported.
 func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 	if t == nil || t.Kind == nil {
@@ -121,7 +121,7 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		}
 		return sqltypes.StructType(fields...), nil
 	case *pb.DataType_Unparsed_:
-		return sql.ParseDataType(k.Unparsed.GetDataTypeString())
+		return parser.ParseDataType(k.Unparsed.GetDataTypeString())
 	case *pb.DataType_Udt:
 		return sqltypes.DataType{}, sparkerr.Unsupported("user-defined type %s is not supported", udtName(k.Udt))
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/sqltypes"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // everyType lists one type of every kind sqltypes has, nested ones included.

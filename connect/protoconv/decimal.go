@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // decimalLiteral converts a decimal literal the way Spark's LiteralValueProtoConverter does: the

@@ -6,12 +6,12 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// SQL fragments inside Connect messages go to package sql unchanged: protoconv must return
+// SQL fragments inside Connect messages go to package parser unchanged: protoconv must return
 // exactly what the parser returns, result or error.
 
 func sameOutcome(t *testing.T, what string, got, want any, gotErr, wantErr error) {
@@ -34,7 +34,7 @@ func TestExpressionStringUsesSQLParser(t *testing.T) {
 	for _, text := range []string{"a + 1", "id > 3", "count(*) AS n", "CASE WHEN x THEN 1 ELSE 2 END", "a +"} {
 		got, err := protoconv.Expression(&pb.Expression{ExprType: &pb.Expression_ExpressionString_{
 			ExpressionString: &pb.Expression_ExpressionString{Expression: text}}})
-		want, wantErr := sql.ParseExpression(text)
+		want, wantErr := parser.ParseExpression(text)
 		sameOutcome(t, text, got, want, err, wantErr)
 	}
 }
@@ -43,7 +43,7 @@ func TestUnparsedDataTypeUsesSQLParser(t *testing.T) {
 	for _, text := range []string{"int", "decimal(10,2)", "array<struct<a:int,b:string>>", "map<string, bigint>", "nonsense<"} {
 		got, err := protoconv.DataTypeFromProto(&pb.DataType{Kind: &pb.DataType_Unparsed_{
 			Unparsed: &pb.DataType_Unparsed{DataTypeString: text}}})
-		want, wantErr := sql.ParseDataType(text)
+		want, wantErr := parser.ParseDataType(text)
 		sameOutcome(t, text, got, want, err, wantErr)
 	}
 }
@@ -51,7 +51,7 @@ func TestUnparsedDataTypeUsesSQLParser(t *testing.T) {
 func TestDDLSchemaUsesSQLParser(t *testing.T) {
 	for _, text := range []string{"a INT, b STRING NOT NULL", "a:int,b:string", "x ARRAY<DOUBLE>", "a INT,"} {
 		got, err := protoconv.ParseSchema(text)
-		want, wantErr := sql.ParseTableSchema(text)
+		want, wantErr := parser.ParseTableSchema(text)
 		sameOutcome(t, text, got, want, err, wantErr)
 
 		schema := text

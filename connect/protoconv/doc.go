@@ -10,7 +10,7 @@
 //   - DataTypeFromProto, DataTypeToProto and SchemaToProto convert types. ParseJSONType and
 //     JSONType read and write Spark's JSON type strings (StructType.json(), which PySpark sends
 //     as the schema of createDataFrame); ParseSchema reads a LocalRelation schema string (JSON,
-//     else DDL through sql.ParseTableSchema).
+//     else DDL through parser.ParseTableSchema).
 //   - SplitIdentifier splits "a.`b.c`" into name parts as Spark's parseAttributeName does.
 //   - ReleaseRecords releases the Arrow records of a translated plan that is dropped unexecuted.
 //
@@ -28,7 +28,7 @@
 // to that scale; nested literals take their types from the enclosing data_type when they carry
 // none. SQL text (SQL relations, SqlCommand) is passed through unparsed as plan.SQLQuery (inside
 // plan.Query for commands); expression strings, DDL schemas and unparsed type strings go to
-// package sql. DataFrame subqueries (WithRelations + SubqueryExpression) become
+// package parser. DataFrame subqueries (WithRelations + SubqueryExpression) become
 // plan.ScalarSubquery, plan.Exists and plan.InSubquery.
 //
 // Ownership: a plan.LocalRelation owns its decoded Arrow records (each retained once); whoever

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Expression converts a Spark Connect expression to an unresolved plan expression. A
@@ -55,7 +55,7 @@ func (t *translation) expr(e *pb.Expression) (plan.Expr, error) {
 		}
 		return plan.Call{Name: f.GetFunctionName(), Args: args}, nil
 	case *pb.Expression_ExpressionString_:
-		return sql.ParseExpression(x.ExpressionString.GetExpression())
+		return parser.ParseExpression(x.ExpressionString.GetExpression())
 	case *pb.Expression_Alias_:
 		return t.alias(x.Alias)
 	case *pb.Expression_Cast_:

@@ -10,7 +10,7 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // peakAllocator is a checked allocator that also records the most Arrow memory it held.

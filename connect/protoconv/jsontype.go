@@ -1,6 +1,6 @@
 package protoconv
 
-import "github.com/weirhq/weir/sqltypes"
+import sqltypes "github.com/weirhq/weir/sql/types"
 
 // ParseJSONType parses Spark's JSON form of a data type; see sqltypes.ParseJSONType.
 func ParseJSONType(s string) (sqltypes.DataType, error) { return sqltypes.ParseJSONType(s) }

@@ -1,9 +1,9 @@
 package protoconv
 
 import (
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 )

@@ -19,7 +19,7 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // corpus collects every relation, expression and command of the golden files.

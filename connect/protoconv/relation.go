@@ -5,8 +5,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 // Converter translates relations and commands, decoding LocalRelation Arrow data with Alloc

@@ -9,10 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql"
-	"github.com/weirhq/weir/sqltypes"
+	"github.com/weirhq/weir/sql/parser"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Bounds on decoding LocalRelation data (see decodeIPC).
@@ -115,7 +115,7 @@ func (t *translation) decodeIPC(data []byte) (recs []arrow.RecordBatch, schema *
 func ParseSchema(s string) (sqltypes.Schema, error) {
 	trimmed := strings.TrimSpace(s)
 	if !strings.HasPrefix(trimmed, "{") && !strings.HasPrefix(trimmed, "\"") {
-		return sql.ParseTableSchema(s)
+		return parser.ParseTableSchema(s)
 	}
 	t, err := ParseJSONType(trimmed)
 	if err != nil {

@@ -3,7 +3,7 @@ package protoconv
 import (
 	"reflect"
 
-	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/sql/plan"
 )
 
 var relationIface = reflect.TypeOf((*plan.Relation)(nil)).Elem()

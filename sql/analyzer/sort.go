@@ -1,0 +1,198 @@
+package analyzer
+
+import (
+	"context"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+)
+
+// resolveSort resolves ORDER BY / sort(): keys over the child's output (select-list names and
+// ordinals); keys the output lacks are resolved below a Project (added to it and projected
+// away, Spark's ResolveMissingReferences) or over an Aggregate (grouping expressions and
+// hidden aggregates).
+func (a *Analyzer) resolveSort(ctx context.Context, n *plan.Sort) (*resolved, error) {
+	in, err := a.resolve(ctx, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := a.bindSortKeys(in, n.Order, a.binderOver(in).bind)
+	if err == nil {
+		return a.keepScope(in, &logical.Sort{Input: in.node, Keys: keys, Global: n.IsGlobal}), nil
+	}
+	if !isUnresolvedColumn(err) && !isAggregateMisuse(err) {
+		return nil, err
+	}
+	switch child := n.Input.(type) {
+	case *plan.Aggregate:
+		if child.Type == plan.GroupBy {
+			return a.sortOverAggregate(ctx, n, child, nil)
+		}
+	case *plan.Filter:
+		if agg, ok := child.Input.(*plan.Aggregate); ok && agg.Type == plan.GroupBy {
+			return a.sortOverAggregate(ctx, n, agg, child)
+		}
+	case *plan.Project:
+		if !anyAggregate(child.Exprs) && child.Input != nil {
+			return a.sortOverProject(ctx, n, child)
+		}
+	}
+	return nil, err
+}
+
+func isAggregateMisuse(err error) bool {
+	e, ok := sparkerr.As(err)
+	return ok && e.Class == "UNSUPPORTED_EXPR_FOR_OPERATOR"
+}
+
+func anyAggregate(es []plan.Expr) bool {
+	for _, e := range es {
+		if containsAggregate(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// bindSortKeys binds sort orders with bind; integer literal keys are ordinals into in.
+func (a *Analyzer) bindSortKeys(in *resolved, order []plan.SortOrder, bind func(plan.Expr) (expr.Expr, error)) ([]logical.SortKey, error) {
+	keys := make([]logical.SortKey, len(order))
+	for i, o := range order {
+		var x expr.Expr
+		if lit, ok := asLiteral(o.Child); ok && lit.Type.IsIntegral() && lit.Value != nil {
+			pos := toInt(lit.Value)
+			if pos < 1 || pos > len(in.cols) {
+				return nil, sparkerr.Analysis("ORDER_BY_POS_OUT_OF_RANGE", "42805",
+					"ORDER BY position %d is not in select list (valid range is [1, %d]).", pos, len(in.cols)).
+					WithParams("index", formatInt(int64(pos)), "size", formatInt(int64(len(in.cols))))
+			}
+			x = in.ref(pos - 1)
+		} else {
+			var err error
+			if x, err = bind(o.Child); err != nil {
+				return nil, err
+			}
+		}
+		keys[i] = logical.SortKey{Expr: x, Descending: o.Descending, NullsFirst: o.NullsFirst}
+	}
+	return keys, nil
+}
+
+// sortOverProject adds the input columns the sort keys need to the Project, sorts, and
+// projects them away.
+func (a *Analyzer) sortOverProject(ctx context.Context, n *plan.Sort, p *plan.Project) (*resolved, error) {
+	w, err := a.widenProject(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := a.bindSortKeys(w.proj, n.Order, w.bind)
+	if err != nil {
+		return nil, err
+	}
+	return w.finish(func(wide *resolved) *resolved {
+		return a.keepScope(wide, &logical.Sort{Input: wide.node, Keys: keys, Global: n.IsGlobal})
+	}), nil
+}
+
+// widened is a Project being resolved with room for hidden columns: expressions the
+// projection lacks but its input has (Spark's ResolveMissingReferences for ORDER BY and
+// filters over a select).
+type widened struct {
+	a          *Analyzer
+	below      *resolved // the Project's input
+	proj       *resolved // the Project as written
+	exprs      []expr.Expr
+	visible    int
+	projPlanID int64
+}
+
+func (a *Analyzer) widenProject(ctx context.Context, p *plan.Project) (*widened, error) {
+	below, err := a.resolve(ctx, p.Input)
+	if err != nil {
+		return nil, err
+	}
+	below, exprs, err := a.bindSelect(below, p.Exprs)
+	if err != nil {
+		return nil, err
+	}
+	return &widened{a: a, below: below, proj: below.project(exprs).withPlanID(p.PlanID), exprs: exprs,
+		visible: len(exprs), projPlanID: p.PlanID}, nil
+}
+
+// bind binds e over the Project's output, or else over its input as a hidden column.
+func (w *widened) bind(e plan.Expr) (expr.Expr, error) {
+	x, err := w.a.binderOver(w.proj).bind(e)
+	if err == nil || !isUnresolvedColumn(err) {
+		return x, err
+	}
+	hidden, herr := w.a.binderOver(w.below).bind(e)
+	if herr != nil {
+		return nil, err
+	}
+	w.exprs = append(w.exprs, hidden)
+	i := len(w.exprs) - 1
+	return &expr.Column{Index: i, Name: expr.OutputName(hidden), T: hidden.Type(), Null: hidden.Nullable()}, nil
+}
+
+// finish builds op over the widened Project and projects the hidden columns away.
+func (w *widened) finish(op func(wide *resolved) *resolved) *resolved {
+	wide := w.below.project(w.exprs).withPlanID(w.projPlanID)
+	done := op(wide)
+	if len(w.exprs) == w.visible {
+		return done
+	}
+	refs := make([]expr.Expr, w.visible)
+	for i := range refs {
+		refs[i] = done.ref(i)
+	}
+	return done.project(refs)
+}
+
+// sortOverAggregate resolves ORDER BY over [HAVING over] an Aggregate, with keys that may
+// call aggregates or name grouping columns not selected.
+func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *plan.Aggregate, having *plan.Filter) (*resolved, error) {
+	in, err := a.resolve(ctx, agg.Input)
+	if err != nil {
+		return nil, err
+	}
+	b, err := a.newAggBuild(in, groupSpec{grouping: agg.Grouping, aggs: agg.Aggs, global: len(agg.Grouping) == 0}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.bindOutputs(); err != nil {
+		return nil, err
+	}
+	var cond expr.Expr
+	if having != nil {
+		if cond, err = b.bindExtra(having.Condition); err != nil {
+			return nil, err
+		}
+		if err := checkBoolean(cond); err != nil {
+			return nil, err
+		}
+	}
+	outScope := b.outputScope()
+	keys, err := a.bindSortKeys(outScope, n.Order, b.bindExtra)
+	if err != nil {
+		return nil, err
+	}
+	b.finish()
+	// Ordinal keys reference the select list: rebind them over the Aggregate's output.
+	for i, o := range n.Order {
+		if lit, ok := asLiteral(o.Child); ok && lit.Type.IsIntegral() && lit.Value != nil {
+			keys[i].Expr = b.outputs[toInt(lit.Value)-1]
+		}
+	}
+	var cur logical.Node = b.agg.node
+	if cond != nil {
+		cur = &logical.Filter{Input: cur, Cond: cond}
+	}
+	cur = &logical.Sort{Input: cur, Keys: keys, Global: n.IsGlobal}
+	out := a.keepScope(b.agg, cur).project(b.outputs).withPlanID(agg.PlanID)
+	if having != nil {
+		out = out.withPlanID(having.PlanID)
+	}
+	return out, nil
+}

@@ -1,0 +1,285 @@
+package analyzer
+
+import (
+	"context"
+	"strings"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+)
+
+// Uncorrelated subqueries, rewritten into joins as Spark's RewritePredicateSubquery and
+// scalar-subquery planning do:
+//   - a WHERE conjunct `v IN (subquery)` is a left semi join on v = column; NOT IN is a null-aware
+//     left anti join (v = column OR (v = column) IS NULL); [NOT] EXISTS a semi (anti) join with no
+//     condition;
+//   - a scalar subquery in a select list or filter is left-outer-joined (its first row; NULL when
+//     it has none) as a hidden column the expression reads.
+// A subquery that reads outer columns (correlated) is not supported.
+
+// hasSubquery reports whether e contains a subquery expression.
+func hasSubquery(e plan.Expr) bool {
+	found := false
+	walkPlanExpr(e, func(x plan.Expr) bool {
+		switch x.(type) {
+		case plan.ScalarSubquery, *plan.ScalarSubquery, plan.InSubquery, *plan.InSubquery, plan.Exists, *plan.Exists:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func anySubquery(es []plan.Expr) bool {
+	for _, e := range es {
+		if hasSubquery(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveSubquery resolves a subquery's plan on its own; outer references make it correlated.
+func (a *Analyzer) resolveSubquery(ctx context.Context, rel plan.Relation) (*resolved, error) {
+	r, err := a.resolve(ctx, rel)
+	if err != nil && isUnresolvedColumn(err) {
+		return nil, sparkerr.Unsupported("correlated subqueries (reading columns of the outer query) are not supported yet: %v", err)
+	}
+	return r, err
+}
+
+// resolveFilterWithSubqueries resolves a filter whose condition has subqueries.
+func (a *Analyzer) resolveFilterWithSubqueries(ctx context.Context, n *plan.Filter) (*resolved, error) {
+	in, err := a.resolve(ctx, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	cur := in
+	var rest []plan.Expr
+	for _, c := range conjuncts(n.Condition) {
+		pred, not := c, false
+		if call, ok := asCall(c); ok && strings.EqualFold(call.Name, "not") && len(call.Args) == 1 {
+			pred, not = call.Args[0], true
+		}
+		switch p := pred.(type) {
+		case plan.InSubquery:
+			cur, err = a.inSubqueryJoin(ctx, cur, p, p.Not != not)
+		case *plan.InSubquery:
+			cur, err = a.inSubqueryJoin(ctx, cur, *p, p.Not != not)
+		case plan.Exists:
+			cur, err = a.existsJoin(ctx, cur, p.Plan, p.Not != not)
+		case *plan.Exists:
+			cur, err = a.existsJoin(ctx, cur, p.Plan, p.Not != not)
+		default:
+			rest = append(rest, c)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(rest) == 0 {
+		return cur, nil
+	}
+	cond := rest[0]
+	for _, c := range rest[1:] {
+		cond = plan.Fn("and", cond, c)
+	}
+	wide, b, err := a.withScalarSubqueries(ctx, cur, []plan.Expr{cond})
+	if err != nil {
+		return nil, err
+	}
+	x, err := b.bind(cond)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBoolean(x); err != nil {
+		return nil, err
+	}
+	filtered := a.keepScope(wide, &logical.Filter{Input: wide.node, Cond: x})
+	if len(wide.cols) == len(cur.cols) {
+		return filtered, nil
+	}
+	refs := make([]expr.Expr, len(cur.cols))
+	for i := range refs {
+		refs[i] = filtered.ref(i)
+	}
+	return filtered.project(refs), nil
+}
+
+// inSubqueryJoin keeps the rows of in whose values are (not) in the subquery's rows.
+func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSubquery, not bool) (*resolved, error) {
+	sub, err := a.resolveSubquery(ctx, p.Plan)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Values) != len(sub.cols) {
+		return nil, sparkerr.DatatypeMismatch("IN_SUBQUERY_LENGTH_MISMATCH", `"IN (listquery)"`,
+			"The number of columns in the left hand side of an IN subquery does not match the number of columns in the output of subquery. Left hand side columns(length: %d), right hand side columns(length: %d).",
+			len(p.Values), len(sub.cols))
+	}
+	b := a.binderOver(in)
+	j := &logical.Join{Left: in.node, Right: sub.node, Type: plan.LeftSemiJoin}
+	if not {
+		j.Type = plan.LeftAntiJoin
+		if len(p.Values) != 1 {
+			return nil, sparkerr.Unsupported("NOT IN with a multi-column subquery is not supported yet")
+		}
+	}
+	nl := len(in.cols)
+	for i, v := range p.Values {
+		lk, err := b.bind(v)
+		if err != nil {
+			return nil, err
+		}
+		var rk expr.Expr = sub.ref(i)
+		// rkWide is the same value read from the joined left++right row (for the residual).
+		var rkWide expr.Expr = &expr.Column{Index: nl + i, Name: sub.cols[i].name, T: sub.cols[i].typ, Null: sub.cols[i].nullable}
+		if !lk.Type().Equal(rk.Type()) {
+			t, ok := expr.CommonType(lk.Type(), rk.Type())
+			if !ok {
+				return nil, sparkerr.DatatypeMismatch("IN_SUBQUERY_DATA_TYPE_MISMATCH", `"IN (listquery)"`,
+					"The data type of one or more elements in the left hand side of an IN subquery is not compatible with the data type of the output of the subquery. Mismatched columns: [%s, %s].",
+					lk.Type().SQL(), rk.Type().SQL())
+			}
+			if lk, err = a.castIfNeeded(lk, t); err != nil {
+				return nil, err
+			}
+			if rk, err = a.castIfNeeded(rk, t); err != nil {
+				return nil, err
+			}
+			if rkWide, err = a.castIfNeeded(rkWide, t); err != nil {
+				return nil, err
+			}
+		}
+		if !not {
+			j.LeftKeys = append(j.LeftKeys, lk)
+			j.RightKeys = append(j.RightKeys, rk)
+			continue
+		}
+		// Null-aware anti join: a row stays only if no subquery row equals it or is unknown.
+		eq, err := expr.Bind("==", []expr.Expr{lk, rkWide}, a.Options)
+		if err != nil {
+			return nil, err
+		}
+		unknown, err := expr.Bind("isnull", []expr.Expr{eq}, a.Options)
+		if err != nil {
+			return nil, err
+		}
+		if j.Residual, err = expr.Bind("or", []expr.Expr{eq, unknown}, a.Options); err != nil {
+			return nil, err
+		}
+	}
+	return a.joinOutput(j, in, sub), nil
+}
+
+// existsJoin keeps the rows of in when the subquery has (not) any row.
+func (a *Analyzer) existsJoin(ctx context.Context, in *resolved, rel plan.Relation, not bool) (*resolved, error) {
+	sub, err := a.resolveSubquery(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	one := &logical.Limit{Input: sub.node, N: 1}
+	j := &logical.Join{Left: in.node, Right: one, Type: plan.LeftSemiJoin}
+	if not {
+		j.Type = plan.LeftAntiJoin
+	}
+	return a.joinOutput(j, in, &resolved{node: one, cols: sub.cols}), nil
+}
+
+// withScalarSubqueries left-outer-joins each scalar subquery of es onto in as a hidden column
+// and returns the widened input with a binder that reads them.
+func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []plan.Expr) (*resolved, *binder, error) {
+	cur := in
+	index := map[plan.Relation]int{}
+	var visitErr error
+	for _, e := range es {
+		walkPlanExpr(e, func(x plan.Expr) bool {
+			if visitErr != nil {
+				return false
+			}
+			var rel plan.Relation
+			switch s := x.(type) {
+			case plan.ScalarSubquery:
+				rel = s.Plan
+			case *plan.ScalarSubquery:
+				rel = s.Plan
+			default:
+				return true
+			}
+			if _, done := index[rel]; done {
+				return false
+			}
+			sub, err := a.resolveSubquery(ctx, rel)
+			if err != nil {
+				visitErr = err
+				return false
+			}
+			if len(sub.cols) != 1 {
+				visitErr = sparkerr.Analysis("INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", "42823",
+					"Invalid subquery: Scalar subquery must return only one column, but got %d.", len(sub.cols)).
+					WithParams("number", formatInt(int64(len(sub.cols))))
+				return false
+			}
+			first := &resolved{node: &logical.Limit{Input: sub.node, N: 1}, cols: sub.cols}
+			j := &logical.Join{Left: cur.node, Right: first.node, Type: plan.LeftOuterJoin}
+			cur = a.joinOutput(j, cur, first)
+			last := len(cur.cols) - 1
+			cur.cols[last].hidden = true
+			cur.cols[last].qualifier = nil
+			index[rel] = last
+			return false
+		})
+		if visitErr != nil {
+			return nil, nil, visitErr
+		}
+	}
+	widened := cur
+	b := a.binderOver(widened)
+	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
+		var rel plan.Relation
+		switch s := x.(type) {
+		case plan.ScalarSubquery:
+			rel = s.Plan
+		case *plan.ScalarSubquery:
+			rel = s.Plan
+		default:
+			return nil, false, nil
+		}
+		i, ok := index[rel]
+		if !ok {
+			return nil, true, sparkerr.Internal("analyzer: scalar subquery was not joined")
+		}
+		return &expr.Alias{Child: widened.ref(i), Name: "scalarsubquery()"}, true, nil
+	}
+	return widened, b, nil
+}
+
+// resolveProjectWithSubqueries resolves a select list with scalar subqueries.
+func (a *Analyzer) resolveProjectWithSubqueries(ctx context.Context, in *resolved, exprs []plan.Expr) (*resolved, error) {
+	for _, e := range exprs {
+		var bad string
+		walkPlanExpr(e, func(x plan.Expr) bool {
+			switch x.(type) {
+			case plan.InSubquery, *plan.InSubquery:
+				bad = "IN (subquery)"
+			case plan.Exists, *plan.Exists:
+				bad = "EXISTS (subquery)"
+			}
+			return bad == ""
+		})
+		if bad != "" {
+			return nil, sparkerr.Unsupported("%s is supported only as a WHERE condition (conjunct) for now", bad)
+		}
+	}
+	wide, b, err := a.withScalarSubqueries(ctx, in, exprs)
+	if err != nil {
+		return nil, err
+	}
+	bound, err := b.bindAll(exprs)
+	if err != nil {
+		return nil, err
+	}
+	return wide.project(bound), nil
+}

@@ -1,0 +1,93 @@
+package expr
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// Options are the session settings binding depends on.
+type Options struct {
+	// ANSI is spark.sql.ansi.enabled.
+	ANSI bool
+	// TimeZone is spark.sql.session.timeZone.
+	TimeZone string
+}
+
+// NewLiteral returns a constant expression.
+func NewLiteral(v any, t sqltypes.DataType) Expr {
+	return &Literal{Value: normalizeValue(v, t), T: t}
+}
+
+// IsAggregate reports whether name (any case) is an aggregate function.
+func IsAggregate(name string) bool {
+	_, ok := aggregateRegistry[strings.ToLower(name)]
+	return ok
+}
+
+// Bind resolves a scalar function or operator call by Spark name (any case) over bound
+// arguments, applying Spark's implicit type coercion; unknown names give UNRESOLVED_ROUTINE,
+// bad argument types DATATYPE_MISMATCH.*, wrong arity WRONG_NUM_ARGS.
+func Bind(name string, args []Expr, opts Options) (Expr, error) {
+	lname := strings.ToLower(name)
+	b, ok := scalarRegistry[lname]
+	if !ok {
+		if IsHigherOrder(lname) {
+			return nil, sparkerr.Analysis("INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION", "42K0D",
+				"Invalid lambda function call. %s takes a lambda function argument; bind it with BindHigherOrder.", sparkerr.Quote(lname))
+		}
+		if IsAggregate(lname) {
+			return nil, sparkerr.Analysis("MISSING_GROUP_BY", "42803",
+				"The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses.")
+		}
+		return nil, sparkerr.UnresolvedRoutine(name)
+	}
+	if b.minArgs >= 0 && (len(args) < b.minArgs || (b.maxArgs >= 0 && len(args) > b.maxArgs)) {
+		return nil, wrongNumArgs(lname, arityString(b.minArgs, b.maxArgs), len(args))
+	}
+	return b.bind(lname, args, opts)
+}
+
+// BindAggregate resolves an aggregate function call.
+func BindAggregate(name string, args []Expr, distinct bool, opts Options) (AggFunc, error) {
+	lname := strings.ToLower(name)
+	b, ok := aggregateRegistry[lname]
+	if !ok {
+		return nil, sparkerr.UnresolvedRoutine(name)
+	}
+	if b.minArgs >= 0 && (len(args) < b.minArgs || (b.maxArgs >= 0 && len(args) > b.maxArgs)) {
+		return nil, wrongNumArgs(lname, arityString(b.minArgs, b.maxArgs), len(args))
+	}
+	return b.bind(lname, args, distinct, opts)
+}
+
+// NewCast returns child cast to `to` with Spark's cast rules for mode (CastDefault follows
+// opts.ANSI); an impossible cast gives DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION.
+func NewCast(child Expr, to sqltypes.DataType, mode plan.CastMode, opts Options) (Expr, error) {
+	c, err := newCast(child, to, mode, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// FunctionNames lists every registered function name, sorted (SHOW FUNCTIONS).
+func FunctionNames() []string {
+	names := make([]string, 0, len(scalarRegistry)+len(aggregateRegistry))
+	for n := range scalarRegistry {
+		names = append(names, n)
+	}
+	for n := range aggregateRegistry {
+		names = append(names, n)
+	}
+	for n := range hofArity {
+		if _, dup := scalarRegistry[n]; !dup {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}

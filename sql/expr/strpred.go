@@ -1,0 +1,125 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// stringPredicate is a vectorized string test with a constant pattern (LIKE 'abc%',
+// startswith(s, 'x'), rlike(s, '…')): the pattern is compiled once at bind time and the input
+// strings are read straight from the Arrow array.
+type stringPredicate struct {
+	child Expr
+	pred  func(string) bool
+	str   sqlText
+}
+
+func (p *stringPredicate) Type() sqltypes.DataType     { return sqltypes.BooleanType }
+func (p *stringPredicate) Nullable() bool              { return p.child.Nullable() }
+func (p *stringPredicate) String() string              { return p.str.String() }
+func (p *stringPredicate) writeSQL(b *strings.Builder) { p.str.write(b) }
+func (p *stringPredicate) Children() []Expr            { return []Expr{p.child} }
+
+func (p *stringPredicate) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := p.child.Eval(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	n := a.Len()
+	vals := make([]bool, n)
+	if s, ok := a.(*array.String); ok {
+		for i := 0; i < n; i++ {
+			if s.IsValid(i) {
+				vals[i] = p.pred(s.Value(i))
+			}
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			if v, ok := ValueAt(a, i, sqltypes.StringType).(string); ok {
+				vals[i] = p.pred(v)
+			}
+		}
+	}
+	return buildBools(ctx.mem(), vals, validity(a)), nil
+}
+
+// constPattern returns the literal string value of e, if it is one.
+func constPattern(e Expr) (string, bool) {
+	v, ok := literalValue(e)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
+// likePredicate compiles a constant LIKE pattern, using plain string tests for the common
+// shapes 'abc', 'abc%', '%abc', '%abc%'.
+func likePredicate(pattern string, esc rune, ci bool) (func(string) bool, error) {
+	if !ci && !strings.ContainsAny(pattern, "_"+string(esc)) {
+		core := strings.Trim(pattern, "%")
+		if !strings.Contains(core, "%") {
+			pre, suf := strings.HasPrefix(pattern, "%"), strings.HasSuffix(pattern, "%") && len(pattern) > 1
+			switch {
+			case pre && suf:
+				return func(s string) bool { return strings.Contains(s, core) }, nil
+			case pre:
+				return func(s string) bool { return strings.HasSuffix(s, core) }, nil
+			case suf:
+				return func(s string) bool { return strings.HasPrefix(s, core) }, nil
+			default:
+				return func(s string) bool { return s == core }, nil
+			}
+		}
+	}
+	re, err := compileJavaRegex(likeToRegex(pattern, esc, ci))
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString, nil
+}
+
+// stringMapExpr applies a string → string function over a string column, reading and writing
+// Arrow string data directly.
+type stringMapExpr struct {
+	child Expr
+	fn    func(string) string
+	str   string
+}
+
+func (m *stringMapExpr) Type() sqltypes.DataType { return sqltypes.StringType }
+func (m *stringMapExpr) Nullable() bool          { return m.child.Nullable() }
+func (m *stringMapExpr) String() string          { return m.str }
+func (m *stringMapExpr) Children() []Expr        { return []Expr{m.child} }
+
+func (m *stringMapExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := m.child.Eval(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	n := a.Len()
+	b := array.NewStringBuilder(ctx.mem())
+	defer b.Release()
+	b.Reserve(n)
+	if s, ok := a.(*array.String); ok {
+		b.ReserveData(len(s.ValueBytes()))
+		for i := 0; i < n; i++ {
+			if s.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(m.fn(s.Value(i)))
+			}
+		}
+		return b.NewArray(), nil
+	}
+	for i := 0; i < n; i++ {
+		if v, ok := ValueAt(a, i, sqltypes.StringType).(string); ok {
+			b.Append(m.fn(v))
+		} else {
+			b.AppendNull()
+		}
+	}
+	return b.NewArray(), nil
+}

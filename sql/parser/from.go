@@ -1,0 +1,243 @@
+package parser
+
+import (
+	"math"
+	"strings"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
+)
+
+// fromRelations parses relation, relation, … (comma joins are inner joins without condition)
+// followed by any LATERAL VIEWs.
+func (p *parser) fromRelations() plan.Relation {
+	rel := p.relation()
+	for p.acceptOp(",") {
+		rel = &plan.Join{Left: rel, Right: p.relation(), Type: plan.InnerJoin}
+	}
+	for p.peek().is("LATERAL") && p.peekAt(1).is("VIEW") {
+		rel = p.lateralView(rel)
+	}
+	return rel
+}
+
+// lateralView parses LATERAL VIEW [OUTER] generator(args) table_alias [[AS] col, …] over rel.
+func (p *parser) lateralView(rel plan.Relation) plan.Relation {
+	p.expectSeq("LATERAL", "VIEW")
+	g := &plan.Generate{Input: rel, Outer: p.accept("OUTER")}
+	name := p.multipartName()
+	p.expectOp("(")
+	var args []plan.Expr
+	if !p.peek().isOp(")") {
+		args = p.expressionList()
+	}
+	p.expectOp(")")
+	g.Generator = plan.Call{Name: strings.Join(name, "."), Args: args}
+	g.Alias = p.anyIdentifier()
+	if p.accept("AS") || isIdent(p.peek()) {
+		g.ColumnNames = []string{p.anyIdentifier()}
+		for p.acceptOp(",") {
+			g.ColumnNames = append(g.ColumnNames, p.anyIdentifier())
+		}
+	}
+	return g
+}
+
+// relation parses a primary relation followed by joins.
+func (p *parser) relation() plan.Relation {
+	rel := p.relationPrimary()
+	for {
+		if p.peek().is("NATURAL") {
+			p.fail(unsupported("NATURAL JOIN is not supported; use JOIN … USING (columns)"))
+		}
+		if p.peek().is("LATERAL") {
+			if p.peekAt(1).is("VIEW") {
+				return rel
+			}
+			p.fail(unsupported("LATERAL joins are not supported"))
+		}
+		typ, ok := p.joinType()
+		if !ok {
+			return rel
+		}
+		if p.peek().is("LATERAL") {
+			p.fail(unsupported("LATERAL joins are not supported"))
+		}
+		j := &plan.Join{Left: rel, Right: p.relationPrimary(), Type: typ}
+		switch {
+		case p.accept("ON"):
+			j.Condition = p.expression()
+		case p.accept("USING"):
+			j.UsingColumns = p.identifierList()
+		}
+		rel = j
+	}
+}
+
+// joinType parses [INNER | CROSS | LEFT [OUTER|SEMI|ANTI] | RIGHT [OUTER] | FULL [OUTER] |
+// [LEFT] SEMI | [LEFT] ANTI] JOIN.
+func (p *parser) joinType() (plan.JoinType, bool) {
+	save := p.pos
+	typ := plan.InnerJoin
+	switch {
+	case p.accept("INNER"):
+	case p.accept("CROSS"):
+		typ = plan.CrossJoin
+	case p.accept("LEFT"):
+		switch {
+		case p.accept("SEMI"):
+			typ = plan.LeftSemiJoin
+		case p.accept("ANTI"):
+			typ = plan.LeftAntiJoin
+		default:
+			p.accept("OUTER")
+			typ = plan.LeftOuterJoin
+		}
+	case p.accept("RIGHT"):
+		p.accept("OUTER")
+		typ = plan.RightOuterJoin
+	case p.accept("FULL"):
+		p.accept("OUTER")
+		typ = plan.FullOuterJoin
+	case p.accept("SEMI"):
+		typ = plan.LeftSemiJoin
+	case p.accept("ANTI"):
+		typ = plan.LeftAntiJoin
+	}
+	if !p.accept("JOIN") {
+		if p.pos != save {
+			p.syntaxError()
+		}
+		return 0, false
+	}
+	return typ, true
+}
+
+// relationPrimary parses a table name, table-valued function, VALUES, (query) or (relation),
+// with an optional alias.
+func (p *parser) relationPrimary() plan.Relation {
+	p.enter()
+	defer p.leave()
+	t := p.peek()
+	var rel plan.Relation
+	switch {
+	case t.isOp("("):
+		p.pos++
+		if q, ok := p.parenQuery(); ok {
+			rel = q
+		} else {
+			rel = p.fromRelations()
+			p.expectOp(")")
+		}
+	case t.is("VALUES"):
+		p.pos++
+		return p.valuesWithAlias()
+	case t.is("LATERAL"):
+		p.fail(unsupported("LATERAL subqueries are not supported"))
+	default:
+		name := p.multipartName()
+		if p.peek().isOp("(") {
+			rel = p.tableFunction(name)
+		} else {
+			rel = p.tableRef(name)
+		}
+	}
+	if p.peek().is("TABLESAMPLE") {
+		p.fail(unsupported("TABLESAMPLE is not supported"))
+	}
+	if p.peek().is("PIVOT") || p.peek().is("UNPIVOT") {
+		p.fail(unsupported("%s is not supported", strings.ToUpper(p.peek().text)))
+	}
+	if name, cols, ok := p.tableAlias(); ok {
+		rel = &plan.SubqueryAlias{Input: rel, Alias: name, ColumnNames: cols}
+	}
+	return rel
+}
+
+// tableAlias parses [AS] name [(col, …)].
+func (p *parser) tableAlias() (string, []string, bool) {
+	var name string
+	switch {
+	case p.accept("AS"):
+		name = p.anyIdentifier()
+	case isIdent(p.peek()):
+		name = p.advance().text
+	default:
+		return "", nil, false
+	}
+	var cols []string
+	if p.peek().isOp("(") {
+		cols = p.identifierList()
+	}
+	return name, cols, true
+}
+
+// tableFunction parses name(args) in FROM: range(end), range(start, end), range(start, end,
+// step), range(start, end, step, numPartitions) with integer literal arguments, or a generator
+// (explode, inline, stack, json_tuple…), which the analyzer checks.
+func (p *parser) tableFunction(name []string) plan.Relation {
+	fn := strings.ToLower(strings.Join(name, "."))
+	if fn != "range" {
+		p.expectOp("(")
+		var args []plan.Expr
+		if !p.peek().isOp(")") {
+			args = p.expressionList()
+		}
+		p.expectOp(")")
+		return &plan.Generate{Input: oneRow(), Generator: plan.Call{Name: strings.Join(name, "."), Args: args}, TableFunction: true}
+	}
+	p.expectOp("(")
+	var args []int64
+	if !p.peek().isOp(")") {
+		for _, e := range p.expressionList() {
+			lit, _ := e.(plan.Literal)
+			switch v := lit.Value.(type) {
+			case int32:
+				args = append(args, int64(v))
+			case int64:
+				args = append(args, v)
+			case int16:
+				args = append(args, int64(v))
+			case int8:
+				args = append(args, int64(v))
+			default:
+				p.fail(unsupported("range() arguments must be integer literals"))
+			}
+		}
+	}
+	p.expectOp(")")
+	r := &plan.Range{Step: 1}
+	switch len(args) {
+	case 1:
+		r.End = args[0]
+	case 2, 3, 4:
+		r.Start, r.End = args[0], args[1]
+		if len(args) > 2 {
+			r.Step = args[2]
+		}
+		if len(args) > 3 {
+			r.NumPartitions, r.HasNumPartitions = int32(max(math.MinInt32, min(math.MaxInt32, args[3]))), true
+		}
+	default:
+		p.fail(wrongNumArgs("range", len(args)))
+	}
+	return r
+}
+
+func wrongNumArgs(fn string, n int) *sparkerr.Error {
+	return sparkerr.Newf(sparkerr.AnalysisException, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
+		"The %s requires [1, 2, 3, 4] parameters but the actual number is %d. Please, refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
+		sparkerr.Quote(fn), n).WithParams("functionName", sparkerr.Quote(fn), "expectedNum", "[1, 2, 3, 4]", "actualNum", itoa(n))
+}
+
+// valuesWithAlias parses the rows of VALUES and an optional alias t(a, b), which becomes
+// SubqueryAlias{t, Values{Names: [a b]}}.
+func (p *parser) valuesWithAlias() plan.Relation {
+	v := p.values(nil)
+	name, cols, ok := p.tableAlias()
+	if !ok {
+		return v
+	}
+	v.Names = cols
+	return &plan.SubqueryAlias{Input: v, Alias: name}
+}

@@ -1,0 +1,17 @@
+// Package sqltypes (directory sql/types, imported as sqltypes "github.com/weirhq/weir/sql/types")
+// is Spark's type system as Weir sees it: DataType (with nested array, map and struct types), Field,
+// and the two-way mapping to Arrow types used on the wire and in batches.
+//
+// Mapping (Spark → Arrow): boolean→bool, byte→int8, short→int16, int→int32, long→int64,
+// float→float32, double→float64, decimal(p,s)→decimal128(p,s), string→utf8, binary→binary,
+// date→date32, timestamp→timestamp[us, tz=session zone], timestamp_ntz→timestamp[us],
+// interval day to second→duration[us], interval year to month→month_interval, array→list,
+// map→map, struct→struct, void→null.
+//
+// Go values (literals and row-wise evaluation) use: nil for NULL, bool, int8, int16, int32,
+// int64, float32, float64, decimal128.Num (scale from the type), string, []byte, int32 days for
+// date, int64 microseconds for timestamps and day-time intervals, int32 months for year-month
+// intervals, []any for arrays and structs, *MapValue for maps.
+//
+// ParseJSONType and JSONType read and write Spark's JSON form of a type (DataType.json()).
+package sqltypes
