@@ -59,9 +59,9 @@ func (s *Server) streamResult(ctx context.Context, sess *session, res *engine.Re
 	if err := emit(&pb.ExecutePlanResponse{Schema: s.schemaToProto(res.Schema)}); err != nil {
 		return err
 	}
-	maxRows := conf.Int("spark.sql.execution.arrow.maxRecordsPerBatch", 10000)
+	maxRows := conf.Int(engine.MaxRecordsPerBatchConf, 10000)
 	b := &arrowBatcher{
-		schema:   sqltypes.ToArrowSchema(res.Schema, conf.GetOr("spark.sql.session.timeZone", "UTC")),
+		schema:   sqltypes.ToArrowSchema(res.Schema, conf.GetOr(engine.TimeZoneConf, "UTC")),
 		maxRows:  maxRows,
 		maxBytes: s.opts.maxBatchBytes,
 		alloc:    s.opts.alloc,
@@ -210,7 +210,7 @@ func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlComm
 // collectIPC drains a result into one Arrow IPC stream (schema, then every batch).
 func (s *Server) collectIPC(ctx context.Context, sess *session, res *engine.Result) ([]byte, error) {
 	defer res.Close()
-	schema := sqltypes.ToArrowSchema(res.Schema, sess.engine.Conf().GetOr("spark.sql.session.timeZone", "UTC"))
+	schema := sqltypes.ToArrowSchema(res.Schema, sess.engine.Conf().GetOr(engine.TimeZoneConf, "UTC"))
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(s.opts.alloc))
 	budget := newResultBudget(sess.engine.Conf())

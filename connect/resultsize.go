@@ -7,10 +7,6 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// maxResultSizeConf is Spark's spark.driver.maxResultSize: the largest total size of one
-// result's serialized batches (0: no limit).
-const maxResultSizeConf = "spark.driver.maxResultSize"
-
 // resultBudget counts the Arrow IPC bytes of one result against spark.driver.maxResultSize.
 type resultBudget struct {
 	max     int64 // ≤ 0: unlimited
@@ -19,7 +15,7 @@ type resultBudget struct {
 }
 
 func newResultBudget(conf *engine.Conf) *resultBudget {
-	return &resultBudget{max: conf.Bytes(maxResultSizeConf, 1<<30)}
+	return &resultBudget{max: conf.Bytes(engine.MaxResultSizeConf, 1<<30)}
 }
 
 // add counts one more serialized batch of n bytes and fails, with Spark's error, once the
@@ -30,7 +26,7 @@ func (b *resultBudget) add(n int) error {
 	if b.max > 0 && b.total > b.max {
 		return sparkerr.Newf(sparkerr.SparkException, "", "",
 			"Job aborted due to stage failure: Total size of serialized results of %d tasks (%s) is bigger than %s (%s)",
-			b.batches, bytesToString(b.total), maxResultSizeConf, bytesToString(b.max))
+			b.batches, bytesToString(b.total), engine.MaxResultSizeConf, bytesToString(b.max))
 	}
 	return nil
 }

@@ -130,11 +130,19 @@ func (c *Conf) IsModifiable(key string) bool {
 	return !ok || !e.Static
 }
 
-// All returns every key with a value (set or default) that starts with prefix, sorted by key.
+// Undefined is what All reports for a registered key without a default that is not set
+// (Spark's SET -v shows such optional entries the same way).
+const Undefined = "<undefined>"
+
+// All returns every key that starts with prefix, sorted by key: each registered key with its
+// value, its default or Undefined, and each other key that was set.
 func (c *Conf) All(prefix string) [][2]string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	m := map[string]string{}
+	for _, e := range confEntries {
+		m[e.Key] = Undefined
+	}
 	for k, v := range Defaults {
 		m[k] = v
 	}

@@ -36,6 +36,9 @@ type ConfEntry struct {
 	// (spark.conf.get fails, as Spark's optional entries do).
 	Default   string
 	NoDefault bool
+	// DocDefault, when set, describes the default in docs/configuration.md instead of Default
+	// (for a default that depends on the machine).
+	DocDefault string
 	// Static keys cannot be set at run time (CANNOT_MODIFY_CONFIG).
 	Static bool
 	// Values are ConfEnum's accepted values, in the order Spark's error lists them.
@@ -61,30 +64,41 @@ func positiveMillis(v string) bool {
 	return err == nil && n > 0
 }
 
+// The keys the engine and its front doors read; keys owned by one package are constants
+// there (flow.MemoryBudgetConf, query.PollingDelayConf, ...) and registered below by name.
+const (
+	TimeZoneConf           = "spark.sql.session.timeZone"
+	ANSIConf               = "spark.sql.ansi.enabled"
+	CaseSensitiveConf      = "spark.sql.caseSensitive"
+	SourcesDefaultConf     = "spark.sql.sources.default"
+	MaxRecordsPerBatchConf = "spark.sql.execution.arrow.maxRecordsPerBatch"
+	MaxResultSizeConf      = "spark.driver.maxResultSize"
+)
+
 // confEntries is the registry of the keys Weir reads or reports, each once. Unknown keys
 // are still settable (and reported as set), as Spark allows.
 var confEntries = []ConfEntry{
 	// SQL semantics.
-	{Key: "spark.sql.session.timeZone", Kind: ConfTimeZone, Default: "UTC",
+	{Key: TimeZoneConf, Kind: ConfTimeZone, Default: "UTC",
 		Doc: "The session time zone: a region id (America/Los_Angeles), Z, UTC, GMT, an offset (+08:00) or GMT+8."},
-	{Key: "spark.sql.ansi.enabled", Kind: ConfBool, Default: "true",
+	{Key: ANSIConf, Kind: ConfBool, Default: "true",
 		Doc: "ANSI SQL semantics: errors instead of NULL on overflow, invalid casts and out-of-range indexes."},
-	{Key: "spark.sql.caseSensitive", Kind: ConfBool, Default: "false",
+	{Key: CaseSensitiveConf, Kind: ConfBool, Default: "false",
 		Doc: "Whether column and field names are resolved case-sensitively."},
 	{Key: "spark.sql.timestampType", Kind: ConfEnum, Default: "TIMESTAMP_LTZ",
 		Values: []string{"TIMESTAMP_NTZ", "TIMESTAMP_LTZ"},
 		Doc:    "The default TIMESTAMP type of SQL literals and casts."},
-	{Key: "spark.sql.shuffle.partitions", Kind: ConfInt, Default: "2",
-		Valid: positive, Invalid: "The value of spark.sql.shuffle.partitions must be positive",
+	{Key: query.ShufflePartitionsConf, Kind: ConfInt, Default: "2",
+		Valid: positive, Invalid: "The value of " + query.ShufflePartitionsConf + " must be positive",
 		Doc: "The partition count recorded with streaming state (Weir plans batch queries by core count)."},
-	{Key: "spark.sql.sources.default", Kind: ConfString, Default: "parquet",
+	{Key: SourcesDefaultConf, Kind: ConfString, Default: "parquet",
 		Doc: "The format of df.write.save and spark.read.load without a format."},
 
 	// Results.
-	{Key: "spark.sql.execution.arrow.maxRecordsPerBatch", Kind: ConfInt, Default: "10000",
+	{Key: MaxRecordsPerBatchConf, Kind: ConfInt, Default: "10000",
 		Doc: "At most this many rows per Arrow batch sent to the client (0 or less: no limit)."},
-	{Key: "spark.driver.maxResultSize", Kind: ConfBytes, Default: "1g", Valid: nonNegative,
-		Invalid: "The value of spark.driver.maxResultSize must not be negative",
+	{Key: MaxResultSizeConf, Kind: ConfBytes, Default: "1g", Valid: nonNegative,
+		Invalid: "The value of " + MaxResultSizeConf + " must not be negative",
 		Doc:     "Largest total size of the Arrow batches of one result (collect, toPandas); 0: no limit."},
 	{Key: "spark.sql.repl.eagerEval.enabled", Kind: ConfBool, Default: "false",
 		Doc: "Whether notebooks show DataFrames eagerly (read by the client)."},
@@ -106,7 +120,7 @@ var confEntries = []ConfEntry{
 		Doc:     "Most partitions any step of a query may have (repartition, range, shuffles)."},
 
 	// Streaming.
-	{Key: "spark.sql.streaming.checkpointLocation", Kind: ConfString, Default: "",
+	{Key: query.CheckpointLocationConf, Kind: ConfString, Default: "",
 		Doc: "The root under which streaming queries without a checkpointLocation option keep their checkpoints."},
 	{Key: query.PollingDelayConf, Kind: ConfTime, Default: "1ms", TimeUnit: time.Millisecond, Valid: nonNegative,
 		Invalid: "The polling delay must not be negative",

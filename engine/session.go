@@ -93,17 +93,17 @@ func NewSession(opts ...SessionOption) *Session {
 func (s *Session) Conf() *Conf { return s.conf }
 
 func (s *Session) exprOptions() expr.Options {
-	return expr.Options{ANSI: s.conf.Bool("spark.sql.ansi.enabled", true), TimeZone: s.timeZone()}
+	return expr.Options{ANSI: s.conf.Bool(ANSIConf, true), TimeZone: s.timeZone()}
 }
 
-func (s *Session) timeZone() string { return s.conf.GetOr("spark.sql.session.timeZone", "UTC") }
+func (s *Session) timeZone() string { return s.conf.GetOr(TimeZoneConf, "UTC") }
 
 func (s *Session) analyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{
 		Catalog:       s.views,
 		Sources:       s.sources,
 		Options:       s.exprOptions(),
-		CaseSensitive: s.conf.Bool("spark.sql.caseSensitive", false),
+		CaseSensitive: s.conf.Bool(CaseSensitiveConf, false),
 	}
 }
 

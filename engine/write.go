@@ -39,7 +39,7 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 	}
 	format := w.Format
 	if format == "" {
-		format = s.conf.GetOr("spark.sql.sources.default", "parquet")
+		format = s.conf.GetOr(SourcesDefaultConf, "parquet")
 	}
 	options := make(map[string]string, len(w.Options)+1)
 	for k, v := range w.Options {

@@ -19,8 +19,8 @@ import (
 // holds the query's metadata (persistent id, stateful operators, partition count), the offsets
 // log, the commit log, source metadata and operator state snapshots, all under storeKey.
 
-// checkpointConf is the session conf naming the default checkpoint root.
-const checkpointConf = "spark.sql.streaming.checkpointLocation"
+// CheckpointLocationConf is the session conf naming the default checkpoint root.
+const CheckpointLocationConf = "spark.sql.streaming.checkpointLocation"
 
 // storeKey is the key space of a location's store: one query per location.
 const storeKey = "query"
@@ -42,7 +42,7 @@ func (m *Manager) checkpointLocation(spec Spec) string {
 	if m.env.Conf == nil {
 		return ""
 	}
-	root, ok := m.env.Conf(checkpointConf)
+	root, ok := m.env.Conf(CheckpointLocationConf)
 	if !ok || root == "" {
 		return ""
 	}
