@@ -73,6 +73,7 @@ const (
 	SourcesDefaultConf     = "spark.sql.sources.default"
 	MaxRecordsPerBatchConf = "spark.sql.execution.arrow.maxRecordsPerBatch"
 	MaxResultSizeConf      = "spark.driver.maxResultSize"
+	DefaultParallelismConf = "spark.default.parallelism"
 )
 
 // confEntries is the registry of the keys Weir reads or reports, each once. Unknown keys
@@ -88,9 +89,14 @@ var confEntries = []ConfEntry{
 	{Key: "spark.sql.timestampType", Kind: ConfEnum, Default: "TIMESTAMP_LTZ",
 		Values: []string{"TIMESTAMP_NTZ", "TIMESTAMP_LTZ"},
 		Doc:    "The default TIMESTAMP type of SQL literals and casts."},
-	{Key: query.ShufflePartitionsConf, Kind: ConfInt, Default: "2",
-		Valid: positive, Invalid: "The value of " + query.ShufflePartitionsConf + " must be positive",
-		Doc: "The partition count recorded with streaming state (Weir plans batch queries by core count)."},
+	{Key: DefaultParallelismConf, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()), Static: true,
+		DocDefault: "the number of cores",
+		Doc:        "Partitions of batch file and Kafka reads, and the default of " + query.ShufflePartitionsConf + "."},
+	{Key: query.ShufflePartitionsConf, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()),
+		DocDefault: "`" + DefaultParallelismConf + "`",
+		Valid:      positive, Invalid: "The value of " + query.ShufflePartitionsConf + " must be positive",
+		Doc: "Partitions of shuffles (joins, aggregations) and of a new streaming query's state; " +
+			"a query resumed from a checkpoint keeps the checkpoint's count."},
 	{Key: SourcesDefaultConf, Kind: ConfString, Default: "parquet",
 		Doc: "The format of df.write.save and spark.read.load without a format."},
 

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"runtime"
 	"strings"
 
 	"github.com/weirhq/weir/flow"
@@ -29,5 +28,5 @@ func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error
 		return nil, 0, err
 	}
 	return sources.FileBatch{Format: format, Options: scan.Options, Paths: sources.FilePaths(scan.Options, scan.Paths),
-		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files, MaxLineBytes: maxLine}, runtime.NumCPU(), nil
+		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files, MaxLineBytes: maxLine}, flow.DefaultParallelism(), nil
 }

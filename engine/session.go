@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -78,7 +77,6 @@ func NewSession(opts ...SessionOption) *Session {
 		Mem:          s.mem,
 		Clock:        s.streamClock,
 		Runner:       s.runner,
-		Partitions:   runtime.NumCPU(),
 		Stdout:       s.stdout,
 		Tables:       s.views,
 		ExprContext:  s.evalContext,
@@ -94,6 +92,12 @@ func (s *Session) Conf() *Conf { return s.conf }
 
 func (s *Session) exprOptions() expr.Options {
 	return expr.Options{ANSI: s.conf.Bool(ANSIConf, true), TimeZone: s.timeZone()}
+}
+
+// shufflePartitions is spark.sql.shuffle.partitions: the partitions of a batch query's
+// exchanges.
+func (s *Session) shufflePartitions() int {
+	return int(s.conf.Int(query.ShufflePartitionsConf, int64(flow.DefaultParallelism())))
 }
 
 func (s *Session) timeZone() string { return s.conf.GetOr(TimeZoneConf, "UTC") }
@@ -164,7 +168,7 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	}
 	ectx.Mem = budget
 	ectx.MaxValueBytes = expr.ValueBytesOfBudget(budget.Limit())
-	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource,
+	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: s.shufflePartitions(), Expr: ectx, Sources: s.batchSource,
 		Conf: s.conf.Get})
 	if err != nil {
 		return nil, err

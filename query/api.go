@@ -64,7 +64,8 @@ type Env struct {
 	Clock clock.Clock
 	// Runner runs the queries' flow graphs.
 	Runner flow.JobRunner
-	// Partitions is the default parallelism.
+	// Partitions, when > 0, is the state and shuffle partition count of new queries instead of
+	// spark.sql.shuffle.partitions (read from Conf; flow.DefaultParallelism() without one).
 	Partitions int
 	// Stdout receives console sink output.
 	Stdout io.Writer

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -102,7 +101,14 @@ func (m *Manager) partitions() int {
 	if m.env.Partitions > 0 {
 		return m.env.Partitions
 	}
-	return runtime.NumCPU()
+	if m.env.Conf != nil {
+		if v, ok := m.env.Conf(ShufflePartitionsConf); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return flow.DefaultParallelism()
 }
 
 // build makes q's sink, graph and job.
