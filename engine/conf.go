@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -77,7 +78,7 @@ func (c *Conf) Int(key string, def int64) int64 {
 // Bytes returns key's value as a size in bytes (def when unset or unparsable).
 func (c *Conf) Bytes(key string, def int64) int64 {
 	if v, ok := c.Get(key); ok {
-		if n, err := ParseBytes(v); err == nil {
+		if n, err := conf.ParseBytes(v); err == nil {
 			return n
 		}
 	}
@@ -92,7 +93,7 @@ func (c *Conf) Duration(key string, def time.Duration) time.Duration {
 		unit = e.unit()
 	}
 	if v, ok := c.Get(key); ok {
-		if d, err := ParseTime(v, unit); err == nil {
+		if d, err := conf.ParseTime(v, unit); err == nil {
 			return d
 		}
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/weirhq/weir/barrier"
@@ -57,12 +56,6 @@ type ConfEntry struct {
 
 func positive(n int64) bool    { return n > 0 }
 func nonNegative(n int64) bool { return n >= 0 }
-
-// positiveMillis is what query reads for SourcePollIntervalConf: "5" or "5ms".
-func positiveMillis(v string) bool {
-	n, err := strconv.ParseInt(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), "ms"), 10, 64)
-	return err == nil && n > 0
-}
 
 // The keys the engine and its front doors read; keys owned by one package are constants
 // there (flow.MemoryBudgetConf, query.PollingDelayConf, ...) and registered below by name.
@@ -138,9 +131,9 @@ var confEntries = []ConfEntry{
 		Doc: "In-memory state budget of one stateful operator instance in bytes; above it state spills (unset or ≤ 0: never)."},
 	{Key: state.SpillDirConf, Kind: ConfString, NoDefault: true,
 		Doc: "Parent directory of the state spill stores (unset: the system temporary directory)."},
-	{Key: query.SourcePollIntervalConf, Kind: ConfString, NoDefault: true, ValidIn: positiveMillis,
-		Invalid: "The value must be a positive whole number of milliseconds (an optional ms suffix allowed)",
-		Doc:     "How often continuous processing asks a source for new rows (default 5ms)."},
+	{Key: query.SourcePollIntervalConf, Kind: ConfTime, Default: sources.DefaultPollInterval.String(),
+		TimeUnit: time.Millisecond, Valid: positive, Invalid: "The value must be a positive time",
+		Doc: "How often continuous processing asks a source for new rows."},
 
 	// Read by the PySpark client (createDataFrame, toPandas, UDFs, error display); Weir only
 	// reports them. Plan compression keys are deliberately absent: a missing key makes the

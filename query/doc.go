@@ -59,8 +59,8 @@
 // # Continuous processing: source polling
 //
 // Under trigger(continuous=...) rows move as soon as a source has them: every
-// spark.weir.streaming.continuous.sourcePollIntervalMs (a positive whole number of
-// milliseconds, default 5; read at start) one partition of each source asks it for its latest
+// spark.weir.streaming.continuous.sourcePollIntervalMs (a positive time, a bare number
+// counting milliseconds, default 5ms; read at start) one partition of each source asks it for its latest
 // offsets and, when they moved, all partitions read the new range (sources.EpochSource with
 // sources.WithPollInterval). The interval bounds the time a new row waits to be noticed, at
 // the cost of one offset look-up per interval while the source is idle. Sources that know

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
@@ -389,19 +390,19 @@ const SourcePollIntervalConf = "spark.weir.streaming.continuous.sourcePollInterv
 // records/s; Kafka is now planned as its readers fetch (sources.LocalLatest).
 const defaultSourcePollInterval = sources.DefaultPollInterval
 
-// sourcePollInterval reads SourcePollIntervalConf: a positive whole number of milliseconds
-// (an optional "ms" suffix allowed).
-func sourcePollInterval(conf func(string) (string, bool)) (time.Duration, error) {
-	if conf == nil {
+// sourcePollInterval reads SourcePollIntervalConf: a positive Spark time string
+// (conf.ParseTime) whose bare number means milliseconds ("5", "20ms").
+func sourcePollInterval(get func(string) (string, bool)) (time.Duration, error) {
+	if get == nil {
 		return defaultSourcePollInterval, nil
 	}
-	v, ok := conf(SourcePollIntervalConf)
+	v, ok := get(SourcePollIntervalConf)
 	if !ok || strings.TrimSpace(v) == "" {
 		return defaultSourcePollInterval, nil
 	}
-	n, err := strconv.ParseInt(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), "ms"), 10, 64)
-	if err != nil || n <= 0 {
-		return 0, sparkerr.IllegalArgument("%s must be a positive number of milliseconds, got %q", SourcePollIntervalConf, v)
+	d, err := conf.ParseTime(v, time.Millisecond)
+	if err != nil || d <= 0 {
+		return 0, sparkerr.IllegalArgument("%s must be a positive time (a bare number counts milliseconds), got %q", SourcePollIntervalConf, v)
 	}
-	return time.Duration(n) * time.Millisecond, nil
+	return d, nil
 }

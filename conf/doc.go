@@ -1,0 +1,10 @@
+// Package conf holds the syntax of Spark's configuration and option values, parsed in one
+// place for every package that reads them: byte sizes (ParseBytes, Spark's
+// JavaUtils.byteStringAs), times (ParseTime, JavaUtils.timeStringAs: "10ms", "5s", a bare
+// number in the key's unit) and interval strings (ParseInterval, IntervalUtils.stringToInterval:
+// "10 seconds", "interval 1 hour 30 minutes", used by triggers, watermark delays and window
+// durations). Errors are Spark's (NumberFormatException, INVALID_INTERVAL_FORMAT.*).
+//
+// The registry of keys (their kinds, defaults and validation) is engine's (engine/conf_keys.go);
+// this package is a leaf: it imports only sparkerr, so query, sources and expr can use it.
+package conf
