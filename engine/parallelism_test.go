@@ -15,9 +15,9 @@ type graphRecorder struct {
 	graphs []*flow.Graph
 }
 
-func (r *graphRecorder) Start(ctx context.Context, g *flow.Graph) (flow.Job, error) {
+func (r *graphRecorder) Start(ctx context.Context, g *flow.Graph, opts flow.JobOptions) (flow.Job, error) {
 	r.graphs = append(r.graphs, g)
-	return r.JobRunner.Start(ctx, g)
+	return r.JobRunner.Start(ctx, g, opts)
 }
 
 // TestShufflePartitionsAreTrue checks that spark.sql.shuffle.partitions reports the

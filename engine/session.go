@@ -176,7 +176,7 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	if top != nil {
 		top(g)
 	}
-	return s.runner.Start(flow.WithMemoryBudget(ctx, budget), g)
+	return s.runner.Start(ctx, g, flow.JobOptions{MemoryBudget: budget})
 }
 
 // run plans and starts node, and streams its user columns.

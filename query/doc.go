@@ -50,7 +50,7 @@
 // runs again starts from its logged watermarks; restored watermark snapshots give a restart the
 // watermark it had reached, so its first epoch is judged (and reported) as the next one would
 // have been. The policy (min or max) decides how the watermarks of several withWatermark nodes
-// combine where their streams meet (flow.WithWatermarkPolicy, barrier.Aligner). The batch
+// combine where their streams meet (flow.JobOptions.WatermarkPolicy, barrier.Aligner). The batch
 // timestamp is what current_timestamp() and the other current-time functions return while the
 // epoch runs (expr.Context.Batch, set by the driver as each epoch starts; without a checkpoint,
 // the epoch's start): an epoch run again after a restart sees the time it was logged with, as

@@ -202,8 +202,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			cpc.Restore, cpc.HasRestore = r.restoreAt, true
 		}
 	}
-	jctx := flow.WithMemoryBudget(flow.WithWatermarkPolicy(flow.WithCheckpointing(q.ctx, cpc), policy), budget)
-	job, err := m.env.Runner.Start(jctx, g)
+	job, err := m.env.Runner.Start(q.ctx, g, flow.JobOptions{Checkpointing: cpc, WatermarkPolicy: policy, MemoryBudget: budget})
 	if err != nil {
 		q.cancel()
 		return err
