@@ -14,6 +14,7 @@ import (
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/plan"
+	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql"
@@ -69,7 +70,11 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if o.newEngine == nil {
-		o.newEngine = func() EngineSession { return engine.NewSession(engine.WithFileAccess(files)) }
+		// The checkpoint locations running queries hold, shared by every session of this server.
+		locations := query.NewLocations()
+		o.newEngine = func() EngineSession {
+			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations))
+		}
 	}
 	s := &Server{
 		opts:            o,

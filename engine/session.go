@@ -34,6 +34,8 @@ type Session struct {
 	streams     *query.Manager
 	// files checks every path a client names (reads, writes, overwrites, checkpoints).
 	files *fileaccess.Policy
+	// locations are the checkpoint locations the server's running queries hold.
+	locations *query.Locations
 }
 
 // SessionOption configures a Session.
@@ -54,6 +56,12 @@ func WithStreamClock(c clock.Clock) SessionOption { return func(s *Session) { s.
 
 // WithStdout sets where console sinks print (default os.Stdout, the server's stdout).
 func WithStdout(w io.Writer) SessionOption { return func(s *Session) { s.stdout = w } }
+
+// WithCheckpointLocations sets the checkpoint locations held by running queries, shared by
+// the sessions of one server (default: the session's own).
+func WithCheckpointLocations(l *query.Locations) SessionOption {
+	return func(s *Session) { s.locations = l }
+}
 
 // WithFileAccess sets the file-access policy every client-named path goes through (default
 // nil: the always-on rules with the process's working and home directories).
@@ -83,6 +91,7 @@ func NewSession(opts ...SessionOption) *Session {
 		Conf:         s.conf.Get,
 		MemoryBudget: func() (int64, error) { return queryMemoryBudget(s.conf.Get) },
 		Files:        s.files,
+		Locations:    s.locations,
 	})
 	return s
 }

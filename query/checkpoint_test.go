@@ -300,6 +300,7 @@ func TestCheckpointLocationHasOneRun(t *testing.T) {
 	// Another session cannot take it over.
 	other := newTestManager(memory.NewGoAllocator())
 	other.env.Conf = m.env.Conf
+	other.env.Locations = m.env.Locations // two sessions of one server
 	_, err := other.Start(context.Background(), spec)
 	if err == nil || !strings.HasPrefix(err.Error(), "[CONCURRENT_QUERY] Cannot start query with checkpoint location "+
 		filepath.Join(conf[CheckpointLocationConf], "rates")) {

@@ -22,7 +22,10 @@
 // by Env.Files (package fileaccess) before anything is created, as is the spill directory
 // conf; sources and sinks get the same policy. One run per location: starting a query on a location an active query
 // of the same session holds stops that run first (Spark's default); another session's (or
-// another process's) run makes Start fail with CONCURRENT_QUERY.
+// another process's) run makes Start fail with CONCURRENT_QUERY. Sessions know of each other's
+// runs through Env.Locations, one value per server (connect passes it to every session); there
+// is no process-global state, so two servers in one process are as apart as two processes
+// (the store's lock).
 //
 // The first start records the query metadata: its persistent id, the state partition count and
 // the stateful operators' key and value schemas (stateful.go). A restart reuses the id (with a

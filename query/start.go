@@ -267,7 +267,7 @@ func (m *Manager) openCheckpoint(ctx context.Context, q *Query, location string)
 		return err
 	}
 	for {
-		old, err := claimLocation(dir, q)
+		old, err := m.env.Locations.claim(dir, q)
 		if err != nil {
 			return err
 		}
@@ -283,7 +283,7 @@ func (m *Manager) openCheckpoint(ctx context.Context, q *Query, location string)
 		Sources: sourceFormats(q.spec.Plan)}
 	cp, err := openCheckpoint(dir, want)
 	if err != nil {
-		releaseLocation(dir, q)
+		m.env.Locations.release(dir, q)
 		return err
 	}
 	q.cp = cp
@@ -308,7 +308,7 @@ func (q *Query) closeCheckpoint() {
 		q.cp = nil
 	}
 	if q.location != "" {
-		releaseLocation(q.location, q)
+		q.m.env.Locations.release(q.location, q)
 	}
 }
 
