@@ -1,6 +1,7 @@
 package conf
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -40,16 +41,42 @@ func TestParseTime(t *testing.T) {
 		{"1h", time.Millisecond, time.Hour},
 		{"1d", time.Millisecond, 24 * time.Hour},
 		{" -5ms ", time.Millisecond, -5 * time.Millisecond},
+		{"99999999999d", time.Millisecond, math.MaxInt64},
+		{"-99999999999d", time.Millisecond, math.MinInt64},
 	} {
 		if got, err := ParseTime(c.in, c.unit); err != nil || got != c.want {
 			t.Errorf("ParseTime(%q, %v) = %v, %v; want %v", c.in, c.unit, got, err, c.want)
 		}
 	}
-	for _, in := range []string{"", "fast", "1.5s", "10 ms", "5w", "99999999999d"} {
+	for _, in := range []string{"", "fast", "1.5s", "10 ms", "5w", "99999999999999999999"} {
 		_, err := ParseTime(in, time.Millisecond)
 		if se, ok := sparkerr.As(err); !ok || se.JavaClass != sparkerr.NumberFormatException {
 			t.Errorf("ParseTime(%q): got %v, want a NumberFormatException", in, err)
 		}
+	}
+}
+
+func TestTimeStringAs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		unit time.Duration
+		want int64
+	}{
+		{"5", time.Second, 5},
+		{"1500ms", time.Second, 1},
+		{"-1500ms", time.Second, -1},
+		{"2min", time.Second, 120},
+		{"15m", time.Millisecond, 900000},
+		{"1us", time.Millisecond, 0},
+		{"9223372036854775807d", time.Second, math.MaxInt64},
+	} {
+		if got, err := TimeStringAs(c.in, c.unit); err != nil || got != c.want {
+			t.Errorf("TimeStringAs(%q, %v) = %d, %v; want %d", c.in, c.unit, got, err, c.want)
+		}
+	}
+	_, err := TimeStringAs("5x", time.Second)
+	if err == nil || err.Error() != TimeFormatMessage+"\nInvalid suffix: \"x\"" {
+		t.Errorf("TimeStringAs(5x): %v", err)
 	}
 }
 

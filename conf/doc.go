@@ -1,7 +1,7 @@
 // Package conf holds the syntax of Spark's configuration and option values, parsed in one
 // place for every package that reads them: byte sizes (ParseBytes, Spark's
-// JavaUtils.byteStringAs), times (ParseTime, JavaUtils.timeStringAs: "10ms", "5s", a bare
-// number in the key's unit) and interval strings (ParseInterval, IntervalUtils.stringToInterval:
+// JavaUtils.byteStringAs), times (TimeStringAs and ParseTime, JavaUtils.timeStringAs: "10ms", "5s",
+// a bare number in the key's or option's unit; config keys and source options alike) and interval strings (ParseInterval, IntervalUtils.stringToInterval:
 // "10 seconds", "interval 1 hour 30 minutes", used by triggers, watermark delays and window
 // durations). Errors are Spark's (NumberFormatException, INVALID_INTERVAL_FORMAT.*).
 //
