@@ -5,6 +5,8 @@
 // "10 seconds", "interval 1 hour 30 minutes", used by triggers, watermark delays and window
 // durations). Errors are Spark's (NumberFormatException, INVALID_INTERVAL_FORMAT.*).
 //
-// The registry of keys (their kinds, defaults and validation) is engine's (engine/conf_keys.go);
-// this package is a leaf: it imports only sparkerr, so query, sources and expr can use it.
+// It also names the session keys no runtime package owns (keys.go: the time zone, ANSI mode,
+// ...), so that the SQL parser, the engine and connect spell each once. The registry of keys
+// (their kinds, defaults, validation and docs) is engine's (engine/conf_keys.go); this package
+// is a leaf: it imports only sparkerr, so query, sources, sql and expr can use it.
 package conf

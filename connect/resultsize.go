@@ -3,6 +3,7 @@ package connect
 import (
 	"fmt"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/sparkerr"
 )
@@ -14,8 +15,8 @@ type resultBudget struct {
 	batches int
 }
 
-func newResultBudget(conf *engine.Conf) *resultBudget {
-	return &resultBudget{max: conf.Bytes(engine.MaxResultSizeConf, 1<<30)}
+func newResultBudget(c *engine.Conf) *resultBudget {
+	return &resultBudget{max: c.Bytes(conf.MaxResultSizeKey, 1<<30)}
 }
 
 // add counts one more serialized batch of n bytes and fails, with Spark's error, once the
@@ -26,7 +27,7 @@ func (b *resultBudget) add(n int) error {
 	if b.max > 0 && b.total > b.max {
 		return sparkerr.Newf(sparkerr.SparkException, "", "",
 			"Job aborted due to stage failure: Total size of serialized results of %d tasks (%s) is bigger than %s (%s)",
-			b.batches, bytesToString(b.total), engine.MaxResultSizeConf, bytesToString(b.max))
+			b.batches, bytesToString(b.total), conf.MaxResultSizeKey, bytesToString(b.max))
 	}
 	return nil
 }

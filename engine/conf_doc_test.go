@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 )
@@ -36,7 +37,7 @@ func TestConfigurationDoc(t *testing.T) {
 // Undefined for a key without one, and a set value over either.
 func TestConfAllListsRegistry(t *testing.T) {
 	c := NewConf()
-	if err := c.Set(ANSIConf, "false"); err != nil {
+	if err := c.Set(conf.ANSIKey, "false"); err != nil {
 		t.Fatal(err)
 	}
 	all := map[string]string{}
@@ -48,7 +49,7 @@ func TestConfAllListsRegistry(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("getAll misses %s", e.Key)
-		case e.Key == ANSIConf:
+		case e.Key == conf.ANSIKey:
 			if v != "false" {
 				t.Errorf("%s = %q after set, want false", e.Key, v)
 			}

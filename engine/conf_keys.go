@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/barrier"
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/query"
@@ -57,47 +58,35 @@ type ConfEntry struct {
 func positive(n int64) bool    { return n > 0 }
 func nonNegative(n int64) bool { return n >= 0 }
 
-// The keys the engine and its front doors read; keys owned by one package are constants
-// there (flow.MemoryBudgetConf, query.PollingDelayConf, ...) and registered below by name.
-const (
-	TimeZoneConf           = "spark.sql.session.timeZone"
-	ANSIConf               = "spark.sql.ansi.enabled"
-	CaseSensitiveConf      = "spark.sql.caseSensitive"
-	SourcesDefaultConf     = "spark.sql.sources.default"
-	MaxRecordsPerBatchConf = "spark.sql.execution.arrow.maxRecordsPerBatch"
-	MaxResultSizeConf      = "spark.driver.maxResultSize"
-	DefaultParallelismConf = "spark.default.parallelism"
-)
-
 // confEntries is the registry of the keys Weir reads or reports, each once. Unknown keys
 // are still settable (and reported as set), as Spark allows.
 var confEntries = []ConfEntry{
 	// SQL semantics.
-	{Key: TimeZoneConf, Kind: ConfTimeZone, Default: "UTC",
+	{Key: conf.TimeZoneKey, Kind: ConfTimeZone, Default: "UTC",
 		Doc: "The session time zone: a region id (America/Los_Angeles), Z, UTC, GMT, an offset (+08:00) or GMT+8."},
-	{Key: ANSIConf, Kind: ConfBool, Default: "true",
+	{Key: conf.ANSIKey, Kind: ConfBool, Default: "true",
 		Doc: "ANSI SQL semantics: errors instead of NULL on overflow, invalid casts and out-of-range indexes."},
-	{Key: CaseSensitiveConf, Kind: ConfBool, Default: "false",
+	{Key: conf.CaseSensitiveKey, Kind: ConfBool, Default: "false",
 		Doc: "Whether column and field names are resolved case-sensitively."},
 	{Key: "spark.sql.timestampType", Kind: ConfEnum, Default: "TIMESTAMP_LTZ",
 		Values: []string{"TIMESTAMP_NTZ", "TIMESTAMP_LTZ"},
 		Doc:    "The default TIMESTAMP type of SQL literals and casts."},
-	{Key: DefaultParallelismConf, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()), Static: true,
+	{Key: conf.DefaultParallelismKey, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()), Static: true,
 		DocDefault: "the number of cores",
 		Doc:        "Partitions of batch file and Kafka reads, and the default of " + query.ShufflePartitionsConf + "."},
 	{Key: query.ShufflePartitionsConf, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()),
-		DocDefault: "`" + DefaultParallelismConf + "`",
+		DocDefault: "`" + conf.DefaultParallelismKey + "`",
 		Valid:      positive, Invalid: "The value of " + query.ShufflePartitionsConf + " must be positive",
 		Doc: "Partitions of shuffles (joins, aggregations) and of a new streaming query's state; " +
 			"a query resumed from a checkpoint keeps the checkpoint's count."},
-	{Key: SourcesDefaultConf, Kind: ConfString, Default: "parquet",
+	{Key: conf.SourcesDefaultKey, Kind: ConfString, Default: "parquet",
 		Doc: "The format of df.write.save and spark.read.load without a format."},
 
 	// Results.
-	{Key: MaxRecordsPerBatchConf, Kind: ConfInt, Default: "10000",
+	{Key: conf.MaxRecordsPerBatchKey, Kind: ConfInt, Default: "10000",
 		Doc: "At most this many rows per Arrow batch sent to the client (0 or less: no limit)."},
-	{Key: MaxResultSizeConf, Kind: ConfBytes, Default: "1g", Valid: nonNegative,
-		Invalid: "The value of " + MaxResultSizeConf + " must not be negative",
+	{Key: conf.MaxResultSizeKey, Kind: ConfBytes, Default: "1g", Valid: nonNegative,
+		Invalid: "The value of " + conf.MaxResultSizeKey + " must not be negative",
 		Doc:     "Largest total size of the Arrow batches of one result (collect, toPandas); 0: no limit."},
 	{Key: "spark.sql.repl.eagerEval.enabled", Kind: ConfBool, Default: "false",
 		Doc: "Whether notebooks show DataFrames eagerly (read by the client)."},

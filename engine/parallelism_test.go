@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/query"
 )
@@ -29,8 +30,8 @@ func TestShufflePartitionsAreTrue(t *testing.T) {
 	if v, _ := s.Conf().Get(query.ShufflePartitionsConf); v != strconv.Itoa(flow.DefaultParallelism()) {
 		t.Fatalf("%s = %s, want %d", query.ShufflePartitionsConf, v, flow.DefaultParallelism())
 	}
-	if v, _ := s.Conf().Get(DefaultParallelismConf); v != strconv.Itoa(flow.DefaultParallelism()) {
-		t.Fatalf("%s = %s, want %d", DefaultParallelismConf, v, flow.DefaultParallelism())
+	if v, _ := s.Conf().Get(conf.DefaultParallelismKey); v != strconv.Itoa(flow.DefaultParallelism()) {
+		t.Fatalf("%s = %s, want %d", conf.DefaultParallelismKey, v, flow.DefaultParallelism())
 	}
 	for _, n := range []int{3, 5} {
 		if err := s.Conf().Set(query.ShufflePartitionsConf, strconv.Itoa(n)); err != nil {

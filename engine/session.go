@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/analyzer"
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
@@ -100,7 +101,7 @@ func NewSession(opts ...SessionOption) *Session {
 func (s *Session) Conf() *Conf { return s.conf }
 
 func (s *Session) exprOptions() expr.Options {
-	return expr.Options{ANSI: s.conf.Bool(ANSIConf, true), TimeZone: s.timeZone()}
+	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone()}
 }
 
 // shufflePartitions is spark.sql.shuffle.partitions: the partitions of a batch query's
@@ -109,14 +110,14 @@ func (s *Session) shufflePartitions() int {
 	return int(s.conf.Int(query.ShufflePartitionsConf, int64(flow.DefaultParallelism())))
 }
 
-func (s *Session) timeZone() string { return s.conf.GetOr(TimeZoneConf, "UTC") }
+func (s *Session) timeZone() string { return s.conf.GetOr(conf.TimeZoneKey, "UTC") }
 
 func (s *Session) analyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{
 		Catalog:       s.views,
 		Sources:       s.sources,
 		Options:       s.exprOptions(),
-		CaseSensitive: s.conf.Bool(CaseSensitiveConf, false),
+		CaseSensitive: s.conf.Bool(conf.CaseSensitiveKey, false),
 	}
 }
 
