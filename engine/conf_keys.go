@@ -70,7 +70,8 @@ var confEntries = []ConfEntry{
 		Doc: "Whether column and field names are resolved case-sensitively."},
 	{Key: "spark.sql.timestampType", Kind: ConfEnum, Default: "TIMESTAMP_LTZ",
 		Values: []string{"TIMESTAMP_NTZ", "TIMESTAMP_LTZ"},
-		Doc:    "The default TIMESTAMP type of SQL literals and casts."},
+		Doc: "Read by the client: TIMESTAMP_NTZ makes createDataFrame infer timestamp_ntz columns " +
+			"(Weir's SQL TIMESTAMP is always TIMESTAMP_LTZ)."},
 	{Key: conf.DefaultParallelismKey, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()), Static: true,
 		DocDefault: "the number of cores",
 		Doc:        "Partitions of batch file and Kafka reads, and the default of " + query.ShufflePartitionsConf + "."},
