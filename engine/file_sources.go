@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sources"
@@ -15,7 +16,7 @@ import (
 func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error) {
 	format := strings.ToLower(scan.Format)
 	if format == "" {
-		format = "parquet" // spark.sql.sources.default
+		format = strings.ToLower(s.conf.GetOr(conf.SourcesDefaultKey, "parquet"))
 	}
 	if format == kafkaFormat && !scan.Streaming {
 		return s.kafkaBatchSource(scan)

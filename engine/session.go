@@ -75,7 +75,7 @@ func NewSession(opts ...SessionOption) *Session {
 	for _, o := range opts {
 		o(s)
 	}
-	s.sources = sourceSchemas{files: s.files}
+	s.sources = sourceSchemas{files: s.files, settings: s.conf}
 	if s.runner == nil {
 		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))
 	}
