@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/weirhq/weir/conf"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/sparkerr"
@@ -55,18 +56,18 @@ func (s *Server) relation(sess *session, rel *pb.Relation) (plan.Relation, error
 // streamResult sends a result as Spark does: its schema, then its rows as Arrow batches.
 func (s *Server) streamResult(ctx context.Context, sess *session, res *engine.Result, emit func(*pb.ExecutePlanResponse) error) error {
 	defer res.Close()
-	conf := sess.engine.Conf()
+	sconf := sess.engine.Conf()
 	if err := emit(&pb.ExecutePlanResponse{Schema: s.schemaToProto(res.Schema)}); err != nil {
 		return err
 	}
-	maxRows := conf.Int("spark.sql.execution.arrow.maxRecordsPerBatch", 10000)
+	maxRows := sconf.Int(conf.MaxRecordsPerBatchKey, 10000)
 	b := &arrowBatcher{
-		schema:   sqltypes.ToArrowSchema(res.Schema, conf.GetOr("spark.sql.session.timeZone", "UTC")),
+		schema:   sqltypes.ToArrowSchema(res.Schema, sconf.GetOr(conf.TimeZoneKey, "UTC")),
 		maxRows:  maxRows,
 		maxBytes: s.opts.maxBatchBytes,
 		alloc:    s.opts.alloc,
 		emit:     emit,
-		budget:   newResultBudget(conf),
+		budget:   newResultBudget(sconf),
 	}
 	for {
 		rec, err := res.Next(ctx)
@@ -210,7 +211,7 @@ func (s *Server) runSQLCommand(ctx context.Context, sess *session, c *pb.SqlComm
 // collectIPC drains a result into one Arrow IPC stream (schema, then every batch).
 func (s *Server) collectIPC(ctx context.Context, sess *session, res *engine.Result) ([]byte, error) {
 	defer res.Close()
-	schema := sqltypes.ToArrowSchema(res.Schema, sess.engine.Conf().GetOr("spark.sql.session.timeZone", "UTC"))
+	schema := sqltypes.ToArrowSchema(res.Schema, sess.engine.Conf().GetOr(conf.TimeZoneKey, "UTC"))
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(s.opts.alloc))
 	budget := newResultBudget(sess.engine.Conf())

@@ -3,13 +3,10 @@ package connect
 import (
 	"fmt"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/sparkerr"
 )
-
-// maxResultSizeConf is Spark's spark.driver.maxResultSize: the largest total size of one
-// result's serialized batches (0: no limit).
-const maxResultSizeConf = "spark.driver.maxResultSize"
 
 // resultBudget counts the Arrow IPC bytes of one result against spark.driver.maxResultSize.
 type resultBudget struct {
@@ -18,8 +15,8 @@ type resultBudget struct {
 	batches int
 }
 
-func newResultBudget(conf *engine.Conf) *resultBudget {
-	return &resultBudget{max: conf.Bytes(maxResultSizeConf, 1<<30)}
+func newResultBudget(c *engine.Conf) *resultBudget {
+	return &resultBudget{max: c.Bytes(conf.MaxResultSizeKey, 1<<30)}
 }
 
 // add counts one more serialized batch of n bytes and fails, with Spark's error, once the
@@ -30,7 +27,7 @@ func (b *resultBudget) add(n int) error {
 	if b.max > 0 && b.total > b.max {
 		return sparkerr.Newf(sparkerr.SparkException, "", "",
 			"Job aborted due to stage failure: Total size of serialized results of %d tasks (%s) is bigger than %s (%s)",
-			b.batches, bytesToString(b.total), maxResultSizeConf, bytesToString(b.max))
+			b.batches, bytesToString(b.total), conf.MaxResultSizeKey, bytesToString(b.max))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/parser"
@@ -71,7 +72,11 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if o.newEngine == nil {
-		o.newEngine = func() EngineSession { return engine.NewSession(engine.WithFileAccess(files)) }
+		// The checkpoint locations running queries hold, shared by every session of this server.
+		locations := query.NewLocations()
+		o.newEngine = func() EngineSession {
+			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations))
+		}
 	}
 	s := &Server{
 		opts:            o,

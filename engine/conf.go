@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -77,7 +78,7 @@ func (c *Conf) Int(key string, def int64) int64 {
 // Bytes returns key's value as a size in bytes (def when unset or unparsable).
 func (c *Conf) Bytes(key string, def int64) int64 {
 	if v, ok := c.Get(key); ok {
-		if n, err := ParseBytes(v); err == nil {
+		if n, err := conf.ParseBytes(v); err == nil {
 			return n
 		}
 	}
@@ -92,7 +93,7 @@ func (c *Conf) Duration(key string, def time.Duration) time.Duration {
 		unit = e.unit()
 	}
 	if v, ok := c.Get(key); ok {
-		if d, err := ParseTime(v, unit); err == nil {
+		if d, err := conf.ParseTime(v, unit); err == nil {
 			return d
 		}
 	}
@@ -130,11 +131,19 @@ func (c *Conf) IsModifiable(key string) bool {
 	return !ok || !e.Static
 }
 
-// All returns every key with a value (set or default) that starts with prefix, sorted by key.
+// Undefined is what All reports for a registered key without a default that is not set
+// (Spark's SET -v shows such optional entries the same way).
+const Undefined = "<undefined>"
+
+// All returns every key that starts with prefix, sorted by key: each registered key with its
+// value, its default or Undefined, and each other key that was set.
 func (c *Conf) All(prefix string) [][2]string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	m := map[string]string{}
+	for _, e := range confEntries {
+		m[e.Key] = Undefined
+	}
 	for k, v := range Defaults {
 		m[k] = v
 	}

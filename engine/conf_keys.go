@@ -2,10 +2,10 @@ package engine
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/weirhq/weir/barrier"
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/query"
@@ -36,6 +36,9 @@ type ConfEntry struct {
 	// (spark.conf.get fails, as Spark's optional entries do).
 	Default   string
 	NoDefault bool
+	// DocDefault, when set, describes the default in docs/configuration.md instead of Default
+	// (for a default that depends on the machine).
+	DocDefault string
 	// Static keys cannot be set at run time (CANNOT_MODIFY_CONFIG).
 	Static bool
 	// Values are ConfEnum's accepted values, in the order Spark's error lists them.
@@ -55,36 +58,36 @@ type ConfEntry struct {
 func positive(n int64) bool    { return n > 0 }
 func nonNegative(n int64) bool { return n >= 0 }
 
-// positiveMillis is what query reads for SourcePollIntervalConf: "5" or "5ms".
-func positiveMillis(v string) bool {
-	n, err := strconv.ParseInt(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), "ms"), 10, 64)
-	return err == nil && n > 0
-}
-
 // confEntries is the registry of the keys Weir reads or reports, each once. Unknown keys
 // are still settable (and reported as set), as Spark allows.
 var confEntries = []ConfEntry{
 	// SQL semantics.
-	{Key: "spark.sql.session.timeZone", Kind: ConfTimeZone, Default: "UTC",
+	{Key: conf.TimeZoneKey, Kind: ConfTimeZone, Default: "UTC",
 		Doc: "The session time zone: a region id (America/Los_Angeles), Z, UTC, GMT, an offset (+08:00) or GMT+8."},
-	{Key: "spark.sql.ansi.enabled", Kind: ConfBool, Default: "true",
+	{Key: conf.ANSIKey, Kind: ConfBool, Default: "true",
 		Doc: "ANSI SQL semantics: errors instead of NULL on overflow, invalid casts and out-of-range indexes."},
-	{Key: "spark.sql.caseSensitive", Kind: ConfBool, Default: "false",
+	{Key: conf.CaseSensitiveKey, Kind: ConfBool, Default: "false",
 		Doc: "Whether column and field names are resolved case-sensitively."},
 	{Key: "spark.sql.timestampType", Kind: ConfEnum, Default: "TIMESTAMP_LTZ",
 		Values: []string{"TIMESTAMP_NTZ", "TIMESTAMP_LTZ"},
-		Doc:    "The default TIMESTAMP type of SQL literals and casts."},
-	{Key: "spark.sql.shuffle.partitions", Kind: ConfInt, Default: "2",
-		Valid: positive, Invalid: "The value of spark.sql.shuffle.partitions must be positive",
-		Doc: "The partition count recorded with streaming state (Weir plans batch queries by core count)."},
-	{Key: "spark.sql.sources.default", Kind: ConfString, Default: "parquet",
+		Doc: "Read by the client: TIMESTAMP_NTZ makes createDataFrame infer timestamp_ntz columns " +
+			"(Weir's SQL TIMESTAMP is always TIMESTAMP_LTZ)."},
+	{Key: conf.DefaultParallelismKey, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()), Static: true,
+		DocDefault: "the number of cores",
+		Doc:        "Partitions of batch file and Kafka reads, and the default of " + query.ShufflePartitionsConf + "."},
+	{Key: query.ShufflePartitionsConf, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()),
+		DocDefault: "`" + conf.DefaultParallelismKey + "`",
+		Valid:      positive, Invalid: "The value of " + query.ShufflePartitionsConf + " must be positive",
+		Doc: "Partitions of shuffles (joins, aggregations) and of a new streaming query's state; " +
+			"a query resumed from a checkpoint keeps the checkpoint's count."},
+	{Key: conf.SourcesDefaultKey, Kind: ConfString, Default: "parquet",
 		Doc: "The format of df.write.save and spark.read.load without a format."},
 
 	// Results.
-	{Key: "spark.sql.execution.arrow.maxRecordsPerBatch", Kind: ConfInt, Default: "10000",
+	{Key: conf.MaxRecordsPerBatchKey, Kind: ConfInt, Default: "10000",
 		Doc: "At most this many rows per Arrow batch sent to the client (0 or less: no limit)."},
-	{Key: "spark.driver.maxResultSize", Kind: ConfBytes, Default: "1g", Valid: nonNegative,
-		Invalid: "The value of spark.driver.maxResultSize must not be negative",
+	{Key: conf.MaxResultSizeKey, Kind: ConfBytes, Default: "1g", Valid: nonNegative,
+		Invalid: "The value of " + conf.MaxResultSizeKey + " must not be negative",
 		Doc:     "Largest total size of the Arrow batches of one result (collect, toPandas); 0: no limit."},
 	{Key: "spark.sql.repl.eagerEval.enabled", Kind: ConfBool, Default: "false",
 		Doc: "Whether notebooks show DataFrames eagerly (read by the client)."},
@@ -106,7 +109,7 @@ var confEntries = []ConfEntry{
 		Doc:     "Most partitions any step of a query may have (repartition, range, shuffles)."},
 
 	// Streaming.
-	{Key: "spark.sql.streaming.checkpointLocation", Kind: ConfString, Default: "",
+	{Key: query.CheckpointLocationConf, Kind: ConfString, Default: "",
 		Doc: "The root under which streaming queries without a checkpointLocation option keep their checkpoints."},
 	{Key: query.PollingDelayConf, Kind: ConfTime, Default: "1ms", TimeUnit: time.Millisecond, Valid: nonNegative,
 		Invalid: "The polling delay must not be negative",
@@ -118,9 +121,9 @@ var confEntries = []ConfEntry{
 		Doc: "In-memory state budget of one stateful operator instance in bytes; above it state spills (unset or ≤ 0: never)."},
 	{Key: state.SpillDirConf, Kind: ConfString, NoDefault: true,
 		Doc: "Parent directory of the state spill stores (unset: the system temporary directory)."},
-	{Key: query.SourcePollIntervalConf, Kind: ConfString, NoDefault: true, ValidIn: positiveMillis,
-		Invalid: "The value must be a positive whole number of milliseconds (an optional ms suffix allowed)",
-		Doc:     "How often continuous processing asks a source for new rows (default 5ms)."},
+	{Key: query.SourcePollIntervalConf, Kind: ConfTime, Default: sources.DefaultPollInterval.String(),
+		TimeUnit: time.Millisecond, Valid: positive, Invalid: "The value must be a positive time",
+		Doc: "How often continuous processing asks a source for new rows."},
 
 	// Read by the PySpark client (createDataFrame, toPandas, UDFs, error display); Weir only
 	// reports them. Plan compression keys are deliberately absent: a missing key makes the

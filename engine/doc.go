@@ -12,7 +12,9 @@
 // expr.LoadZone cannot resolve; IllegalArgumentException or NumberFormatException with Spark's
 // ConfigBuilder messages for booleans, numbers and their ranges, sizes, durations and enums;
 // CANNOT_MODIFY_CONFIG for static keys) and keeps the previous value when it refuses one;
-// unknown keys take any value. Defaults derive from the registry.
+// unknown keys take any value. Defaults derive from the registry; All (spark.conf.getAll, SET)
+// lists every registered key, Undefined for one without a default. docs/configuration.md is
+// rendered from the registry (go generate ./engine; TestConfigurationDoc fails when stale).
 //
 // Streaming: data source reads resolve through the stream source registry (spark.readStream;
 // batch reads exist for the file formats parquet, json, csv and text, read when the query runs

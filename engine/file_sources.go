@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"runtime"
 	"strings"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -16,7 +16,7 @@ import (
 func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error) {
 	format := strings.ToLower(scan.Format)
 	if format == "" {
-		format = "parquet" // spark.sql.sources.default
+		format = strings.ToLower(s.conf.GetOr(conf.SourcesDefaultKey, "parquet"))
 	}
 	if format == kafkaFormat && !scan.Streaming {
 		return s.kafkaBatchSource(scan)
@@ -29,5 +29,5 @@ func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error
 		return nil, 0, err
 	}
 	return sources.FileBatch{Format: format, Options: scan.Options, Paths: sources.FilePaths(scan.Options, scan.Paths),
-		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files, MaxLineBytes: maxLine}, runtime.NumCPU(), nil
+		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files, MaxLineBytes: maxLine}, flow.DefaultParallelism(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/plan"
 )
@@ -60,6 +61,22 @@ func TestBatchReadOfFiles(t *testing.T) {
 	got = rowsOf(t, s, &plan.DataSource{Format: "text", Options: map[string]string{"path": filepath.Join(dir, "a.json")}})
 	if strings.Join(got, ",") != `{"n":1,"s":"x"},{"n":2}` {
 		t.Fatalf("text rows %v", got)
+	}
+}
+
+// spark.read.load without a format reads spark.sql.sources.default, as the write side does.
+func TestBatchReadWithoutFormatUsesSourcesDefault(t *testing.T) {
+	s := NewSession()
+	defer s.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"n":7}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Conf().Set(conf.SourcesDefaultKey, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rowsOf(t, s, &plan.DataSource{Paths: []string{dir}}); strings.Join(got, ",") != "7" {
+		t.Fatalf("rows %v", got)
 	}
 }
 

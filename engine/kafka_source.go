@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"runtime"
-
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sql/logical"
@@ -26,5 +24,5 @@ func (s *Session) kafkaBatchSource(scan *logical.SourceScan) (flow.Source, int, 
 	if err != nil {
 		return nil, 0, err
 	}
-	return b, max(2, runtime.NumCPU()), nil
+	return b, max(2, flow.DefaultParallelism()), nil
 }

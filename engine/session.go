@@ -4,12 +4,12 @@ import (
 	"context"
 	"io"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/planner"
@@ -35,6 +35,8 @@ type Session struct {
 	streams     *query.Manager
 	// files checks every path a client names (reads, writes, overwrites, checkpoints).
 	files *fileaccess.Policy
+	// locations are the checkpoint locations the server's running queries hold.
+	locations *query.Locations
 }
 
 // SessionOption configures a Session.
@@ -56,6 +58,12 @@ func WithStreamClock(c clock.Clock) SessionOption { return func(s *Session) { s.
 // WithStdout sets where console sinks print (default os.Stdout, the server's stdout).
 func WithStdout(w io.Writer) SessionOption { return func(s *Session) { s.stdout = w } }
 
+// WithCheckpointLocations sets the checkpoint locations held by running queries, shared by
+// the sessions of one server (default: the session's own).
+func WithCheckpointLocations(l *query.Locations) SessionOption {
+	return func(s *Session) { s.locations = l }
+}
+
 // WithFileAccess sets the file-access policy every client-named path goes through (default
 // nil: the always-on rules with the process's working and home directories).
 func WithFileAccess(p *fileaccess.Policy) SessionOption { return func(s *Session) { s.files = p } }
@@ -67,7 +75,7 @@ func NewSession(opts ...SessionOption) *Session {
 	for _, o := range opts {
 		o(s)
 	}
-	s.sources = sourceSchemas{files: s.files}
+	s.sources = sourceSchemas{files: s.files, settings: s.conf}
 	if s.runner == nil {
 		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))
 	}
@@ -78,13 +86,13 @@ func NewSession(opts ...SessionOption) *Session {
 		Mem:          s.mem,
 		Clock:        s.streamClock,
 		Runner:       s.runner,
-		Partitions:   runtime.NumCPU(),
 		Stdout:       s.stdout,
 		Tables:       s.views,
 		ExprContext:  s.evalContext,
 		Conf:         s.conf.Get,
 		MemoryBudget: func() (int64, error) { return queryMemoryBudget(s.conf.Get) },
 		Files:        s.files,
+		Locations:    s.locations,
 	})
 	return s
 }
@@ -93,17 +101,23 @@ func NewSession(opts ...SessionOption) *Session {
 func (s *Session) Conf() *Conf { return s.conf }
 
 func (s *Session) exprOptions() expr.Options {
-	return expr.Options{ANSI: s.conf.Bool("spark.sql.ansi.enabled", true), TimeZone: s.timeZone()}
+	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone()}
 }
 
-func (s *Session) timeZone() string { return s.conf.GetOr("spark.sql.session.timeZone", "UTC") }
+// shufflePartitions is spark.sql.shuffle.partitions: the partitions of a batch query's
+// exchanges.
+func (s *Session) shufflePartitions() int {
+	return int(s.conf.Int(query.ShufflePartitionsConf, int64(flow.DefaultParallelism())))
+}
+
+func (s *Session) timeZone() string { return s.conf.GetOr(conf.TimeZoneKey, "UTC") }
 
 func (s *Session) analyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{
 		Catalog:       s.views,
 		Sources:       s.sources,
 		Options:       s.exprOptions(),
-		CaseSensitive: s.conf.Bool("spark.sql.caseSensitive", false),
+		CaseSensitive: s.conf.Bool(conf.CaseSensitiveKey, false),
 	}
 }
 
@@ -164,7 +178,7 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	}
 	ectx.Mem = budget
 	ectx.MaxValueBytes = expr.ValueBytesOfBudget(budget.Limit())
-	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: runtime.NumCPU(), Expr: ectx, Sources: s.batchSource,
+	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: s.shufflePartitions(), Expr: ectx, Sources: s.batchSource,
 		Conf: s.conf.Get})
 	if err != nil {
 		return nil, err
@@ -172,7 +186,7 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	if top != nil {
 		top(g)
 	}
-	return s.runner.Start(flow.WithMemoryBudget(ctx, budget), g)
+	return s.runner.Start(ctx, g, flow.JobOptions{MemoryBudget: budget})
 }
 
 // run plans and starts node, and streams its user columns.

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -17,12 +18,14 @@ import (
 // path fails the read (or readStream.load()) before anything is read.
 type sourceSchemas struct {
 	files *fileaccess.Policy
+	// settings is the session's conf (spark.sql.sources.default).
+	settings *Conf
 }
 
 // Schema implements analyzer.SourceSchemas.
 func (ss sourceSchemas) Schema(format string, options map[string]string, userSchema string, streaming bool) (sqltypes.Schema, error) {
 	if format == "" {
-		format = "parquet" // spark.sql.sources.default
+		format = ss.settings.GetOr(conf.SourcesDefaultKey, "parquet")
 	}
 	if streaming {
 		if p := sources.NormalizeOptions(options)["path"]; p != "" && sources.IsFileFormat(format) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
@@ -39,7 +40,7 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 	}
 	format := w.Format
 	if format == "" {
-		format = s.conf.GetOr("spark.sql.sources.default", "parquet")
+		format = s.conf.GetOr(conf.SourcesDefaultKey, "parquet")
 	}
 	options := make(map[string]string, len(w.Options)+1)
 	for k, v := range w.Options {

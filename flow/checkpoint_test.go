@@ -171,7 +171,7 @@ func (h *checkpointHarness) start(restore int64, has bool) {
 			s.MemoryUsedBytes += m.MemoryUsedBytes
 			h.states[epoch] = s
 		}}
-	job, err := flow.NewLocalRunner(flow.WithAllocator(h.mem)).Start(flow.WithCheckpointing(context.Background(), cp), h.graph())
+	job, err := flow.NewLocalRunner(flow.WithAllocator(h.mem)).Start(context.Background(), h.graph(), flow.JobOptions{Checkpointing: cp})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -23,7 +23,7 @@
 // # State checkpoints
 //
 // A stateful operator implements Snapshotter (and optionally StateReporter). When a job's
-// context carries Checkpointing (WithCheckpointing) with a StateBackend, the runtime at every
+// options carry Checkpointing (JobOptions.Checkpointing) with a StateBackend, the runtime at every
 // aligned barrier calls the operator's BarrierHandler, then takes its state for the epoch and
 // only then forwards the barrier. A plain Snapshotter's bytes are saved through the backend
 // under (node name, partition, epoch) before the barrier goes on. A StateCapturer is
@@ -46,7 +46,7 @@
 //
 // # Memory budget
 //
-// A job started with WithMemoryBudget counts its memory in a MemoryBudget: the budget is every
+// A job started with JobOptions.MemoryBudget counts its memory in a MemoryBudget: the budget is every
 // task's Env.Mem (so Arrow buffers are counted) and Env.Budget (Go-side buffers are counted
 // with Env.Reserve/Release). An allocation past the budget is refused with Spark's
 // UNABLE_TO_ACQUIRE_MEMORY (a panic out of Arrow's allocator interface); the runtime recovers
@@ -61,7 +61,10 @@
 // Broadcast (every batch to every partition) or Gather (everything to partition 0). The graph's
 // Output node's batches are what a Job yields.
 //
-// A JobRunner starts a Graph and returns a Job. LocalRunner runs each (node, partition) in its own
+// A JobRunner starts a Graph with the job's settings — one JobOptions value: Checkpointing,
+// WatermarkPolicy, MemoryBudget; plain values, not context values, so that a runner placing
+// partitions in other processes can honour them too — and returns a Job. Runner-wide settings
+// (the allocator, channel capacity) are LocalRunner's RunnerOptions. LocalRunner runs each (node, partition) in its own
 // goroutine. Ownership: the runner owns every goroutine it starts and stops them all when the job
 // ends, fails or is closed; every channel is written by its senders and never closed (receivers
 // count EndOfData markers instead), so no send can panic on a closed channel. A batch passed to

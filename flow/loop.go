@@ -20,9 +20,9 @@ type loop struct {
 	endSent, allEnded bool
 }
 
-func newLoop(t *task, op Operator, out *taskEmitter) *loop {
+func newLoop(t *task, op Operator, out *taskEmitter, policy barrier.Policy) *loop {
 	a := barrier.NewAligner(t.senders)
-	a.SetPolicy(watermarkPolicyFrom(t.ctx))
+	a.SetPolicy(policy)
 	return &loop{t: t, op: op, out: out, aligner: a}
 }
 

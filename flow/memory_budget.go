@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -134,21 +133,6 @@ func recoveredError(r any, node string, partition int) error {
 		return err
 	}
 	return fmt.Errorf("flow: node %q partition %d panicked: %v", node, partition, r)
-}
-
-type memoryBudgetKey struct{}
-
-// WithMemoryBudget returns ctx carrying a job's memory budget: a LocalRunner started with it
-// gives its operators and sources the budget as Env.Mem (instead of the runner's allocator)
-// and Env.Budget.
-func WithMemoryBudget(ctx context.Context, b *MemoryBudget) context.Context {
-	return context.WithValue(ctx, memoryBudgetKey{}, b)
-}
-
-// MemoryBudgetFrom returns the budget ctx carries, if any.
-func MemoryBudgetFrom(ctx context.Context) (*MemoryBudget, bool) {
-	b, ok := ctx.Value(memoryBudgetKey{}).(*MemoryBudget)
-	return b, ok && b != nil
 }
 
 // Reserve counts n Go-side bytes (buffers that are not Arrow allocations: line buffers, rows

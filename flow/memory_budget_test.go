@@ -53,7 +53,7 @@ func runBudget(t *testing.T, g *Graph, limit int64) ([]int64, *MemoryBudget, err
 	mem := newMem(t)
 	outMem = mem
 	budget := NewMemoryBudget(mem, limit)
-	job, err := NewLocalRunner(WithAllocator(mem)).Start(WithMemoryBudget(context.Background(), budget), g)
+	job, err := NewLocalRunner(WithAllocator(mem)).Start(context.Background(), g, JobOptions{MemoryBudget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ type EndOfDataHandler interface {
 // WatermarkHandler is called when the node's input watermark advances to ts, before the
 // watermark is forwarded. The input watermark merges the inputs that carry one (barrier.Aligner:
 // the minimum over an input's senders, then the job's policy over inputs; see
-// WithWatermarkPolicy).
+// JobOptions.WatermarkPolicy).
 type WatermarkHandler interface {
 	Watermark(ctx context.Context, ts int64, out Emitter) error
 }

@@ -10,12 +10,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/barrier"
 )
 
 // JobRunner starts graphs. LocalRunner runs them in this process; a distributed runner would
-// place partitions elsewhere behind the same interface.
+// place partitions elsewhere behind the same interface. Start runs g with the job's settings
+// opts until ctx is cancelled or the job is closed.
 type JobRunner interface {
-	Start(ctx context.Context, g *Graph) (Job, error)
+	Start(ctx context.Context, g *Graph, opts JobOptions) (Job, error)
 }
 
 // Job is a running graph.
@@ -33,7 +35,6 @@ type Job interface {
 type LocalRunner struct {
 	mem      memory.Allocator
 	capacity int
-	state    Checkpointing
 }
 
 // RunnerOption configures a LocalRunner.
@@ -105,24 +106,22 @@ type localJob struct {
 	closed  sync.Once
 	stopMu  sync.Mutex
 	state   Checkpointing
+	policy  barrier.Policy
 	// saves counts the background state saves each epoch still owes (see state_saver.go).
 	saves *saveTracker
 }
 
 // Start builds one task per (node, partition), wires the edges and starts the goroutines.
-func (r *LocalRunner) Start(ctx context.Context, g *Graph) (Job, error) {
+func (r *LocalRunner) Start(ctx context.Context, g *Graph, opts JobOptions) (Job, error) {
 	order, err := g.nodes()
 	if err != nil {
 		return nil, err
 	}
 	tasks := map[*Node][]*task{}
 	var all []*task
-	mem := r.mem
-	budget, hasBudget := MemoryBudgetFrom(ctx)
-	if hasBudget {
+	mem, budget := r.mem, opts.MemoryBudget
+	if budget != nil {
 		mem = budget
-	} else {
-		budget = nil
 	}
 	for _, n := range order {
 		ts := make([]*task, n.Parallelism)
@@ -153,10 +152,7 @@ func (r *LocalRunner) Start(ctx context.Context, g *Graph) (Job, error) {
 	}
 	linkTargets(order, tasks)
 	j := &localJob{cancel: cancel, ctx: jctx, out: make(chan envelope, r.capacity),
-		outLeft: g.Output.Parallelism, tasks: all, state: r.state, saves: newSaveTracker()}
-	if c, ok := CheckpointingFrom(ctx); ok {
-		j.state = c
-	}
+		outLeft: g.Output.Parallelism, tasks: all, state: opts.Checkpointing, policy: opts.WatermarkPolicy, saves: newSaveTracker()}
 	for _, t := range tasks[g.Output] {
 		t.routes = append(t.routes, route{input: -1})
 		t.output = true
@@ -228,7 +224,7 @@ func (j *localJob) runTask(ctx context.Context, t *task) (err error) {
 	if err := j.state.restore(t, op); err != nil {
 		return err
 	}
-	l := newLoop(t, op, em)
+	l := newLoop(t, op, em, j.policy)
 	return l.run(ctx, j)
 }
 

@@ -137,7 +137,7 @@ func passNode(name string, par int, ins ...Input) *Node {
 
 func run(t *testing.T, mem memory.Allocator, g *Graph, opts ...RunnerOption) ([]int64, []Marker, error) {
 	t.Helper()
-	job, err := NewLocalRunner(append([]RunnerOption{WithAllocator(mem)}, opts...)...).Start(context.Background(), g)
+	job, err := NewLocalRunner(append([]RunnerOption{WithAllocator(mem)}, opts...)...).Start(context.Background(), g, JobOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -352,7 +352,7 @@ func TestCloseReleasesEverything(t *testing.T) {
 	src := &Node{Name: "src", Parallelism: 3, Schema: testSchema, Source: endless}
 	mid := passNode("mid", 2, Input{From: src, Exchange: Partition, Partitioner: modPartitioner{}})
 	job, err := NewLocalRunner(WithAllocator(mem), WithChannelCapacity(4)).Start(context.Background(),
-		&Graph{Output: passNode("out", 1, Input{From: mid, Exchange: Gather})})
+		&Graph{Output: passNode("out", 1, Input{From: mid, Exchange: Gather})}, JobOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +497,7 @@ func TestFinisherStopsSourcesBeforeClose(t *testing.T) {
 	mid := passNode("mid", 2, Input{From: src, Exchange: Partition, Partitioner: modPartitioner{}})
 	take := &Node{Name: "take", Parallelism: 1, Schema: testSchema, Inputs: []Input{{From: mid, Exchange: Gather}},
 		NewOperator: func(Env) (Operator, error) { return &takeOp{n: 5}, nil }}
-	job, err := NewLocalRunner(WithAllocator(mem)).Start(context.Background(), &Graph{Output: passNode("out", 1, Input{From: take, Exchange: Forward})})
+	job, err := NewLocalRunner(WithAllocator(mem)).Start(context.Background(), &Graph{Output: passNode("out", 1, Input{From: take, Exchange: Forward})}, JobOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,33 +55,6 @@ type Checkpointing struct {
 	OnStateMetrics func(node string, partition int, epoch int64, m StateMetrics)
 }
 
-type checkpointingKey struct{}
-
-// WithCheckpointing returns a context that makes a runner started with it checkpoint and
-// restore operator state as c says. It works with any JobRunner that honours it (LocalRunner
-// does); a runner option (WithStateBackend) sets a default for every job of a runner.
-func WithCheckpointing(ctx context.Context, c Checkpointing) context.Context {
-	return context.WithValue(ctx, checkpointingKey{}, c)
-}
-
-// CheckpointingFrom returns the checkpointing configuration of ctx.
-func CheckpointingFrom(ctx context.Context) (Checkpointing, bool) {
-	c, ok := ctx.Value(checkpointingKey{}).(Checkpointing)
-	return c, ok
-}
-
-// WithStateBackend makes every job of the runner save state snapshots to b (unless the job's
-// context carries its own Checkpointing).
-func WithStateBackend(b StateBackend) RunnerOption {
-	return func(r *LocalRunner) { r.state.Backend = b }
-}
-
-// WithRestoreEpoch makes every job of the runner restore operator state saved at epoch (unless
-// the job's context carries its own Checkpointing).
-func WithRestoreEpoch(epoch int64) RunnerOption {
-	return func(r *LocalRunner) { r.state.Restore, r.state.HasRestore = epoch, true }
-}
-
 // restore loads an operator instance's state before it runs.
 func (c Checkpointing) restore(t *task, op Operator) error {
 	s, ok := op.(Snapshotter)

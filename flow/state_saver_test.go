@@ -93,8 +93,8 @@ func TestWaitSavedReturnsOnceEverySaveOfTheEpochEnded(t *testing.T) {
 	mem := newMem(t)
 	var released sync.WaitGroup
 	b := &savedBackend{saved: map[int64][]byte{}}
-	ctx := WithCheckpointing(context.Background(), Checkpointing{Backend: b})
-	job, err := NewLocalRunner(WithAllocator(mem)).Start(ctx, barrierGraph(captureOp{released: &released}, 3))
+	job, err := NewLocalRunner(WithAllocator(mem)).Start(context.Background(), barrierGraph(captureOp{released: &released}, 3),
+		JobOptions{Checkpointing: Checkpointing{Backend: b}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,9 +120,9 @@ func TestAFailedSaveFailsTheJobAndWaitSaved(t *testing.T) {
 	mem := newMem(t)
 	var released sync.WaitGroup
 	b := &savedBackend{saved: map[int64][]byte{}}
-	ctx := WithCheckpointing(context.Background(), Checkpointing{Backend: b})
 	op := captureOp{encodeErr: errors.New("disk on fire"), released: &released}
-	job, err := NewLocalRunner(WithAllocator(mem)).Start(ctx, barrierGraph(op, 1))
+	job, err := NewLocalRunner(WithAllocator(mem)).Start(context.Background(), barrierGraph(op, 1),
+		JobOptions{Checkpointing: Checkpointing{Backend: b}})
 	if err != nil {
 		t.Fatal(err)
 	}

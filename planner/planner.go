@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,7 +21,7 @@ import (
 type Options struct {
 	// Mem is the allocator the evaluation context falls back to.
 	Mem memory.Allocator
-	// Partitions is the default parallelism of exchanges (runtime.NumCPU() when ≤ 0).
+	// Partitions is the default parallelism of exchanges (flow.DefaultParallelism() when ≤ 0).
 	Partitions int
 	// Expr is the evaluation context (time zone, ANSI mode, statement time).
 	Expr *expr.Context
@@ -47,7 +46,7 @@ type Options struct {
 // order.
 func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 	if opts.Partitions <= 0 {
-		opts.Partitions = runtime.NumCPU()
+		opts.Partitions = flow.DefaultParallelism()
 	}
 	ctx := expr.Context{}
 	if opts.Expr != nil {

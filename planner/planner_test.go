@@ -59,7 +59,7 @@ func (e *env) runWith(root logical.Node, opts Options, capacity int) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	job, err := flow.NewLocalRunner(flow.WithAllocator(e.mem), flow.WithChannelCapacity(capacity)).Start(context.Background(), g)
+	job, err := flow.NewLocalRunner(flow.WithAllocator(e.mem), flow.WithChannelCapacity(capacity)).Start(context.Background(), g, flow.JobOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,8 @@ type Env struct {
 	Clock clock.Clock
 	// Runner runs the queries' flow graphs.
 	Runner flow.JobRunner
-	// Partitions is the default parallelism.
+	// Partitions, when > 0, is the state and shuffle partition count of new queries instead of
+	// spark.sql.shuffle.partitions (read from Conf; flow.DefaultParallelism() without one).
 	Partitions int
 	// Stdout receives console sink output.
 	Stdout io.Writer
@@ -77,6 +78,10 @@ type Env struct {
 	// Files is the file-access policy checkpoint locations, the spill directory and the file
 	// sources' and sinks' paths are checked with (nil: the always-on rules only).
 	Files *fileaccess.Policy
+	// Locations are the checkpoint locations held by running queries, shared by the Managers
+	// of one server (nil: this Manager's own, which keeps other servers' sessions apart only
+	// through the store's lock).
+	Locations *Locations
 	// MemoryBudget returns a new query's memory budget in bytes (nil or ≤ 0: counted, not
 	// limited); each run of a query's job gets a fresh flow.MemoryBudget of that size.
 	MemoryBudget func() (int64, error)

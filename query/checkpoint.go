@@ -19,8 +19,8 @@ import (
 // holds the query's metadata (persistent id, stateful operators, partition count), the offsets
 // log, the commit log, source metadata and operator state snapshots, all under storeKey.
 
-// checkpointConf is the session conf naming the default checkpoint root.
-const checkpointConf = "spark.sql.streaming.checkpointLocation"
+// CheckpointLocationConf is the session conf naming the default checkpoint root.
+const CheckpointLocationConf = "spark.sql.streaming.checkpointLocation"
 
 // storeKey is the key space of a location's store: one query per location.
 const storeKey = "query"
@@ -42,7 +42,7 @@ func (m *Manager) checkpointLocation(spec Spec) string {
 	if m.env.Conf == nil {
 		return ""
 	}
-	root, ok := m.env.Conf(checkpointConf)
+	root, ok := m.env.Conf(CheckpointLocationConf)
 	if !ok || root == "" {
 		return ""
 	}
@@ -53,19 +53,24 @@ func (m *Manager) checkpointLocation(spec Spec) string {
 	return strings.TrimRight(root, "/") + "/" + name
 }
 
-// locations are the checkpoint locations of running queries in this process, by absolute path.
-var locations = struct {
-	sync.Mutex
+// Locations are the checkpoint locations of running queries, by absolute path. One value is
+// shared by the Managers of every session of one server (Env.Locations), so that two sessions
+// cannot run queries on one location; another process holding it shows as the store's lock.
+type Locations struct {
+	mu   sync.Mutex
 	held map[string]*Query
-}{held: map[string]*Query{}}
+}
 
-// claimLocation makes q the owner of location dir. A query of the same manager holding it is
-// returned to be stopped (Spark stops the active run when a query restarts); a query of
-// another session holding it is an error.
-func claimLocation(dir string, q *Query) (*Query, error) {
-	locations.Lock()
-	defer locations.Unlock()
-	if old, ok := locations.held[dir]; ok && !old.terminated() {
+// NewLocations returns an empty set of held locations.
+func NewLocations() *Locations { return &Locations{held: map[string]*Query{}} }
+
+// claim makes q the owner of location dir. A query of the same manager holding it is returned
+// to be stopped (Spark stops the active run when a query restarts); a query of another session
+// holding it is an error.
+func (l *Locations) claim(dir string, q *Query) (*Query, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if old, ok := l.held[dir]; ok && !old.terminated() {
 		if old.m != q.m {
 			return nil, sparkerr.Newf("java.lang.IllegalStateException", "CONCURRENT_QUERY", "",
 				"Cannot start query with checkpoint location %s as another query using it is already active in "+
@@ -74,16 +79,16 @@ func claimLocation(dir string, q *Query) (*Query, error) {
 		}
 		return old, nil
 	}
-	locations.held[dir] = q
+	l.held[dir] = q
 	return nil, nil
 }
 
-// releaseLocation gives up q's location.
-func releaseLocation(dir string, q *Query) {
-	locations.Lock()
-	defer locations.Unlock()
-	if locations.held[dir] == q {
-		delete(locations.held, dir)
+// release gives up q's location.
+func (l *Locations) release(dir string, q *Query) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held[dir] == q {
+		delete(l.held, dir)
 	}
 }
 

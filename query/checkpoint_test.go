@@ -284,7 +284,7 @@ func TestCheckpointRefusesAnIncompatibleQuery(t *testing.T) {
 func TestCheckpointLocationHasOneRun(t *testing.T) {
 	m := newTestManager(memory.NewGoAllocator())
 	defer m.StopAll()
-	conf := map[string]string{checkpointConf: t.TempDir()}
+	conf := map[string]string{CheckpointLocationConf: t.TempDir()}
 	m.env.Conf = func(k string) (string, bool) { v, ok := conf[k]; return v, ok }
 	spec := Spec{Plan: rateScan(t, "5"), Format: "noop", Name: "rates", OutputMode: sinks.Append}
 	q1 := start(t, m, spec)
@@ -300,9 +300,10 @@ func TestCheckpointLocationHasOneRun(t *testing.T) {
 	// Another session cannot take it over.
 	other := newTestManager(memory.NewGoAllocator())
 	other.env.Conf = m.env.Conf
+	other.env.Locations = m.env.Locations // two sessions of one server
 	_, err := other.Start(context.Background(), spec)
 	if err == nil || !strings.HasPrefix(err.Error(), "[CONCURRENT_QUERY] Cannot start query with checkpoint location "+
-		filepath.Join(conf[checkpointConf], "rates")) {
+		filepath.Join(conf[CheckpointLocationConf], "rates")) {
 		t.Fatalf("second session: %v", err)
 	}
 	if err := q2.Stop(context.Background()); err != nil {

@@ -22,7 +22,10 @@
 // by Env.Files (package fileaccess) before anything is created, as is the spill directory
 // conf; sources and sinks get the same policy. One run per location: starting a query on a location an active query
 // of the same session holds stops that run first (Spark's default); another session's (or
-// another process's) run makes Start fail with CONCURRENT_QUERY.
+// another process's) run makes Start fail with CONCURRENT_QUERY. Sessions know of each other's
+// runs through Env.Locations, one value per server (connect passes it to every session); there
+// is no process-global state, so two servers in one process are as apart as two processes
+// (the store's lock).
 //
 // The first start records the query metadata: its persistent id, the state partition count and
 // the stateful operators' key and value schemas (stateful.go). A restart reuses the id (with a
@@ -50,7 +53,7 @@
 // runs again starts from its logged watermarks; restored watermark snapshots give a restart the
 // watermark it had reached, so its first epoch is judged (and reported) as the next one would
 // have been. The policy (min or max) decides how the watermarks of several withWatermark nodes
-// combine where their streams meet (flow.WithWatermarkPolicy, barrier.Aligner). The batch
+// combine where their streams meet (flow.JobOptions.WatermarkPolicy, barrier.Aligner). The batch
 // timestamp is what current_timestamp() and the other current-time functions return while the
 // epoch runs (expr.Context.Batch, set by the driver as each epoch starts; without a checkpoint,
 // the epoch's start): an epoch run again after a restart sees the time it was logged with, as
@@ -59,8 +62,8 @@
 // # Continuous processing: source polling
 //
 // Under trigger(continuous=...) rows move as soon as a source has them: every
-// spark.weir.streaming.continuous.sourcePollIntervalMs (a positive whole number of
-// milliseconds, default 5; read at start) one partition of each source asks it for its latest
+// spark.weir.streaming.continuous.sourcePollIntervalMs (a positive time, a bare number
+// counting milliseconds, default 5ms; read at start) one partition of each source asks it for its latest
 // offsets and, when they moved, all partitions read the new range (sources.EpochSource with
 // sources.WithPollInterval). The interval bounds the time a new row waits to be noticed, at
 // the cost of one offset look-up per interval while the source is idle. Sources that know

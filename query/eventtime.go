@@ -15,8 +15,8 @@ import (
 // epoch's offsets-log entry records the watermark it runs with (offsetMeta); a restart keeps
 // the logged watermark policy and an epoch that runs again starts from its logged watermarks.
 
-// shufflePartitionsConf is the state partition count Spark records with each epoch.
-const shufflePartitionsConf = "spark.sql.shuffle.partitions"
+// ShufflePartitionsConf is the state partition count Spark records with each epoch.
+const ShufflePartitionsConf = "spark.sql.shuffle.partitions"
 
 // watermarkPolicy is how the query combines several watermarks: the policy its checkpoint
 // logged (Spark keeps it across restarts), else the session's
@@ -40,7 +40,7 @@ func (q *Query) watermarkPolicy() (barrier.Policy, error) {
 func (q *Query) offsetMeta(now time.Time) *offsetMeta {
 	policy, _ := q.watermarkPolicy()
 	m := &offsetMeta{BatchTimestampMs: now.UnixMilli(), Conf: map[string]string{
-		barrier.PolicyConf: policy.String(), shufflePartitionsConf: strconv.Itoa(q.partitions)}}
+		barrier.PolicyConf: policy.String(), ShufflePartitionsConf: strconv.Itoa(q.partitions)}}
 	var global int64
 	for i, s := range q.observers.EventTime {
 		wm, ok := s.Watermark()

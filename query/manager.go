@@ -50,6 +50,9 @@ func NewManager(env Env) *Manager {
 	if env.Runner == nil {
 		env.Runner = flow.NewLocalRunner(flow.WithAllocator(env.Mem))
 	}
+	if env.Locations == nil {
+		env.Locations = NewLocations()
+	}
 	return &Manager{env: env, queries: map[string]*Query{}, lastSeen: map[string]time.Time{},
 		listeners: map[int]Listener{}, termCh: make(chan struct{})}
 }

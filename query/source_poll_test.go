@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// spark.weir.streaming.continuous.sourcePollIntervalMs: unset means 5 ms; a positive whole
-// number of milliseconds (optionally suffixed "ms") sets it; anything else is refused.
+// spark.weir.streaming.continuous.sourcePollIntervalMs: unset means 5 ms; a positive time
+// (Spark's timeConf syntax, a bare number counting milliseconds) sets it; anything else is
+// refused.
 func TestSourcePollInterval(t *testing.T) {
 	for _, tc := range []struct {
 		value string
@@ -22,7 +23,7 @@ func TestSourcePollInterval(t *testing.T) {
 		{value: "1", set: true, want: time.Millisecond},
 		{value: "0", set: true, fails: true},
 		{value: "-3", set: true, fails: true},
-		{value: "1s", set: true, fails: true},
+		{value: "1s", set: true, want: time.Second},
 		{value: "fast", set: true, fails: true},
 	} {
 		conf := func(key string) (string, bool) {

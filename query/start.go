@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/planner"
@@ -102,7 +102,14 @@ func (m *Manager) partitions() int {
 	if m.env.Partitions > 0 {
 		return m.env.Partitions
 	}
-	return runtime.NumCPU()
+	if m.env.Conf != nil {
+		if v, ok := m.env.Conf(ShufflePartitionsConf); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return flow.DefaultParallelism()
 }
 
 // build makes q's sink, graph and job.
@@ -195,8 +202,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 			cpc.Restore, cpc.HasRestore = r.restoreAt, true
 		}
 	}
-	jctx := flow.WithMemoryBudget(flow.WithWatermarkPolicy(flow.WithCheckpointing(q.ctx, cpc), policy), budget)
-	job, err := m.env.Runner.Start(jctx, g)
+	job, err := m.env.Runner.Start(q.ctx, g, flow.JobOptions{Checkpointing: cpc, WatermarkPolicy: policy, MemoryBudget: budget})
 	if err != nil {
 		q.cancel()
 		return err
@@ -261,7 +267,7 @@ func (m *Manager) openCheckpoint(ctx context.Context, q *Query, location string)
 		return err
 	}
 	for {
-		old, err := claimLocation(dir, q)
+		old, err := m.env.Locations.claim(dir, q)
 		if err != nil {
 			return err
 		}
@@ -277,7 +283,7 @@ func (m *Manager) openCheckpoint(ctx context.Context, q *Query, location string)
 		Sources: sourceFormats(q.spec.Plan)}
 	cp, err := openCheckpoint(dir, want)
 	if err != nil {
-		releaseLocation(dir, q)
+		m.env.Locations.release(dir, q)
 		return err
 	}
 	q.cp = cp
@@ -302,7 +308,7 @@ func (q *Query) closeCheckpoint() {
 		q.cp = nil
 	}
 	if q.location != "" {
-		releaseLocation(q.location, q)
+		q.m.env.Locations.release(q.location, q)
 	}
 }
 
@@ -383,19 +389,19 @@ const SourcePollIntervalConf = "spark.weir.streaming.continuous.sourcePollInterv
 // records/s; Kafka is now planned as its readers fetch (sources.LocalLatest).
 const defaultSourcePollInterval = sources.DefaultPollInterval
 
-// sourcePollInterval reads SourcePollIntervalConf: a positive whole number of milliseconds
-// (an optional "ms" suffix allowed).
-func sourcePollInterval(conf func(string) (string, bool)) (time.Duration, error) {
-	if conf == nil {
+// sourcePollInterval reads SourcePollIntervalConf: a positive Spark time string
+// (conf.ParseTime) whose bare number means milliseconds ("5", "20ms").
+func sourcePollInterval(get func(string) (string, bool)) (time.Duration, error) {
+	if get == nil {
 		return defaultSourcePollInterval, nil
 	}
-	v, ok := conf(SourcePollIntervalConf)
+	v, ok := get(SourcePollIntervalConf)
 	if !ok || strings.TrimSpace(v) == "" {
 		return defaultSourcePollInterval, nil
 	}
-	n, err := strconv.ParseInt(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), "ms"), 10, 64)
-	if err != nil || n <= 0 {
-		return 0, sparkerr.IllegalArgument("%s must be a positive number of milliseconds, got %q", SourcePollIntervalConf, v)
+	d, err := conf.ParseTime(v, time.Millisecond)
+	if err != nil || d <= 0 {
+		return 0, sparkerr.IllegalArgument("%s must be a positive time (a bare number counts milliseconds), got %q", SourcePollIntervalConf, v)
 	}
-	return time.Duration(n) * time.Millisecond, nil
+	return d, nil
 }

@@ -328,7 +328,7 @@ func TestEpochSourceRunsRateInAFlowJob(t *testing.T) {
 		e := NewEpochSource(src, false)
 		node := &flow.Node{Name: "rate", Parallelism: 2, Source: e,
 			Schema: flow.EventSchema(sqltypes.ToArrowSchema(src.Schema(), "UTC"))}
-		job, err := flow.NewLocalRunner(flow.WithAllocator(mem)).Start(t.Context(), &flow.Graph{Output: node})
+		job, err := flow.NewLocalRunner(flow.WithAllocator(mem)).Start(t.Context(), &flow.Graph{Output: node}, flow.JobOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

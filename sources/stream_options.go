@@ -1,14 +1,13 @@
 package sources
 
 import (
-	"fmt"
-	"math"
-	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -82,56 +81,16 @@ func optionBool(opts map[string]string, key string, def bool) (bool, error) {
 	return false, sparkerr.IllegalArgument("%s is not a boolean string.", s)
 }
 
-var timeStringPattern = regexp.MustCompile(`^(-?[0-9]+)([a-z]+)?$`)
-
-// timeSuffixMicros is each JavaUtils time suffix's length in microseconds.
-var timeSuffixMicros = map[string]int64{
-	"us": 1, "ms": 1e3, "s": 1e6, "m": 60e6, "min": 60e6, "h": 3600e6, "d": 86400e6,
-}
-
-const timeStringError = "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us."
+const timeStringError = conf.TimeFormatMessage
 
 // timeStringAsSec is JavaUtils.timeStringAsSec: "5s", "100ms", "2min", a bare number means
 // seconds.
 func timeStringAsSec(str string) (int64, error) { return timeStringAs(str, 1e6) }
 
-// timeStringAs parses a JavaUtils time string into units of unitMicros microseconds (a bare
-// number is in that unit); finer units truncate toward zero and overflow saturates like
-// TimeUnit.convert.
+// timeStringAs parses a JavaUtils time string into units of unitMicros microseconds
+// (conf.TimeStringAs).
 func timeStringAs(str string, unitMicros int64) (int64, error) {
-	lower := strings.TrimSpace(strings.ToLower(str))
-	fail := func(reason string) error {
-		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "%s\n%s", timeStringError, reason)
-	}
-	m := timeStringPattern.FindStringSubmatch(lower)
-	if m == nil {
-		return 0, fail("Failed to parse time string: " + str)
-	}
-	v, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil {
-		return 0, fail(fmt.Sprintf("For input string: %q", m[1]))
-	}
-	unit := unitMicros
-	if m[2] != "" {
-		u, ok := timeSuffixMicros[m[2]]
-		if !ok {
-			return 0, fail(fmt.Sprintf("Invalid suffix: %q", m[2]))
-		}
-		unit = u
-	}
-	switch {
-	case unit >= unitMicros:
-		f := unit / unitMicros
-		if v > math.MaxInt64/f {
-			return math.MaxInt64, nil
-		}
-		if v < math.MinInt64/f {
-			return math.MinInt64, nil
-		}
-		return v * f, nil
-	default:
-		return v / (unitMicros / unit), nil
-	}
+	return conf.TimeStringAs(str, time.Duration(unitMicros)*time.Microsecond)
 }
 
 // positive checks Spark's "Invalid value 'v'. The option 'name' must be positive".

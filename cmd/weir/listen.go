@@ -6,7 +6,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/weirhq/weir/engine"
+	"github.com/weirhq/weir/conf"
 )
 
 // tokenList is the --token flag: repeatable, each value a comma-separated list of tokens.
@@ -61,7 +61,7 @@ func checkExposure(c config, logger *slog.Logger) error {
 // parseMessageSize reads a --max-inbound-message-size: a Spark size ("128m", "134217728")
 // between 1 byte and 2 GiB - 1 (gRPC's frame length).
 func parseMessageSize(v string) (int, error) {
-	n, err := engine.ParseBytes(v)
+	n, err := conf.ParseBytes(v)
 	if err != nil {
 		return 0, err
 	}

@@ -1,10 +1,8 @@
 package expr
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -24,47 +22,13 @@ func init() {
 
 // ParseInterval parses an interval string such as "10 minutes", "1 hour 30 seconds",
 // "interval 2 days" or "500 milliseconds" into microseconds (Spark's delay and window duration
-// strings; months and years are not fixed lengths and are refused).
-func ParseInterval(s string) (int64, bool) { return parseIntervalString(s) }
-
-// parseIntervalString parses "10 minutes", "1 hour 30 seconds", "interval 2 days", "500 ms"
-// into microseconds.
-func parseIntervalString(s string) (int64, bool) {
-	f := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
-	if len(f) > 0 && f[0] == "interval" {
-		f = f[1:]
-	}
-	if len(f) == 0 || len(f)%2 != 0 {
+// strings, conf.ParseInterval; months and years are not fixed lengths and are refused).
+func ParseInterval(s string) (int64, bool) {
+	iv, err := conf.ParseInterval(s)
+	if err != nil || iv.Months != 0 {
 		return 0, false
 	}
-	var total int64
-	for i := 0; i < len(f); i += 2 {
-		n, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return 0, false
-		}
-		var unit float64
-		switch strings.TrimSuffix(f[i+1], "s") {
-		case "week":
-			unit = 7 * 86400e6
-		case "day":
-			unit = 86400e6
-		case "hour":
-			unit = 3600e6
-		case "minute", "min":
-			unit = 60e6
-		case "second", "sec":
-			unit = 1e6
-		case "millisecond", "m", "milli":
-			unit = 1e3
-		case "microsecond", "u", "micro":
-			unit = 1
-		default:
-			return 0, false
-		}
-		total += int64(n * unit)
-	}
-	return total, true
+	return iv.Micros, true
 }
 
 func durationArg(name string, args []Expr, i int) (int64, error) {
@@ -72,7 +36,7 @@ func durationArg(name string, args []Expr, i int) (int64, error) {
 	if ok && v != nil {
 		switch x := v.(type) {
 		case string:
-			if us, ok := parseIntervalString(x); ok {
+			if us, ok := ParseInterval(x); ok {
 				return us, nil
 			}
 		case int64:

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/plan"
 )
@@ -246,7 +247,7 @@ func invalidSetSyntax() *sparkerr.Error {
 func (p *parser) setStatement() plan.Command {
 	if p.peekAt(1).is("TIME") && p.peekAt(2).is("ZONE") {
 		p.pos += 3
-		key := "spark.sql.session.timeZone"
+		key := conf.TimeZoneKey
 		if p.accept("LOCAL") {
 			p.expectEnd()
 			return plan.ResetConf{Key: key}

@@ -33,6 +33,27 @@ def test_bad_values_keep_the_session_working(spark):
     assert spark.range(3).count() == 3
 
 
+def test_conf_lists_every_key_and_shuffle_partitions_is_used(spark):
+    import os
+
+    conf = dict(spark.conf.getAll)
+    for key in ("spark.sql.shuffle.partitions", "spark.default.parallelism",
+                "spark.weir.query.memoryBudgetBytes", "spark.sql.streaming.pollingDelay"):
+        assert key in conf, key
+    # Go's runtime.NumCPU counts the CPUs this process may run on, as sched_getaffinity does.
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert conf["spark.default.parallelism"] == str(cores)
+    assert conf["spark.sql.shuffle.partitions"] == conf["spark.default.parallelism"]
+    assert conf["spark.weir.query.memoryBudgetBytes"] == "<undefined>"
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    try:
+        df = spark.sql("SELECT id % 7 AS k, count(*) AS n FROM range(100) GROUP BY k")
+        assert sorted(r.n for r in df.collect()) == [14, 14, 14, 14, 14, 15, 15]
+    finally:
+        spark.conf.unset("spark.sql.shuffle.partitions")
+    assert spark.conf.get("spark.sql.shuffle.partitions") == conf["spark.default.parallelism"]
+
+
 def test_max_result_size(spark):
     from pyspark.errors.exceptions.connect import SparkException
 

@@ -1,0 +1,15 @@
+package conf
+
+// The names of the configuration keys that no runtime package owns: the SQL session's
+// settings, read by the engine, the SQL parser and the front door. Keys a package owns are
+// constants there (flow.MemoryBudgetConf, query.PollingDelayConf, ...); engine's registry
+// (engine/conf_keys.go) lists them all once.
+const (
+	TimeZoneKey           = "spark.sql.session.timeZone"
+	ANSIKey               = "spark.sql.ansi.enabled"
+	CaseSensitiveKey      = "spark.sql.caseSensitive"
+	SourcesDefaultKey     = "spark.sql.sources.default"
+	MaxRecordsPerBatchKey = "spark.sql.execution.arrow.maxRecordsPerBatch"
+	MaxResultSizeKey      = "spark.driver.maxResultSize"
+	DefaultParallelismKey = "spark.default.parallelism"
+)
