@@ -3,7 +3,6 @@ package expr
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/weirhq/weir/sparkerr"
@@ -12,19 +11,17 @@ import (
 
 // Regular expression and LIKE functions (Java regex syntax, run with RE2).
 
-var regexCache sync.Map
-
-// compileJavaRegex compiles a Java regex (RE2 subset) with caching.
+// compileJavaRegex compiles a Java regex (RE2 subset) with caching (regex_cache.go).
 func compileJavaRegex(p string) (*regexp.Regexp, error) {
-	if r, ok := regexCache.Load(p); ok {
-		return r.(*regexp.Regexp), nil
+	if r, ok := compiledRegexes.get(p); ok {
+		return r, nil
 	}
 	r, err := regexp.Compile(p)
 	if err != nil {
 		return nil, sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_PARAMETER_VALUE.PATTERN", "22023",
 			"The value of parameter(s) `regexp` in `regexp` is invalid: %s", err).Wrap(err)
 	}
-	regexCache.Store(p, r)
+	compiledRegexes.put(p, r)
 	return r, nil
 }
 
