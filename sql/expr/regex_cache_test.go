@@ -7,7 +7,6 @@ import (
 	"testing"
 )
 
-
 func mustCompile(t *testing.T, p string) *regexp.Regexp {
 	t.Helper()
 	r, err := regexp.Compile(p)
