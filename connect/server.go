@@ -11,10 +11,10 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/connectors/files"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/plan"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql"
 	"github.com/weirhq/weir/sqltypes"
@@ -58,7 +58,7 @@ func NewServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 		// Batch overwrites a crash interrupted: restore or remove what they left.
-		if err := sinks.RecoverOverwrites(context.Background(), o.stateDir); err != nil {
+		if err := files.RecoverOverwrites(context.Background(), o.stateDir); err != nil {
 			o.logger.Warn("cleaning up interrupted overwrites", "error", err)
 		}
 	}

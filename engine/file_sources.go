@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/weirhq/weir/connectors/files"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/sources"
@@ -11,7 +12,7 @@ import (
 )
 
 // batchSource plans a batch read of a data source (spark.read.format(f).load(path)): file
-// formats read their files when the query runs (sources.FileBatch); Kafka reads its topics
+// formats read their files when the query runs (files.FileBatch); Kafka reads its topics
 // (kafka_source.go); other sources are stream sources only and were refused at analysis.
 func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error) {
 	format := strings.ToLower(scan.Format)
@@ -21,13 +22,13 @@ func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error
 	if format == kafkaFormat && !scan.Streaming {
 		return s.kafkaBatchSource(scan)
 	}
-	if scan.Streaming || !sources.IsFileFormat(format) {
+	if scan.Streaming || !files.IsFileFormat(format) {
 		return nil, 0, sparkerr.Unsupported("batch reads of data source %s are not supported", sparkerr.Quote(format))
 	}
 	maxLine, err := sources.MaxLineBytesFromConf(s.conf.Get)
 	if err != nil {
 		return nil, 0, err
 	}
-	return sources.FileBatch{Format: format, Options: scan.Options, Paths: sources.FilePaths(scan.Options, scan.Paths),
+	return files.FileBatch{Format: format, Options: scan.Options, Paths: files.FilePaths(scan.Options, scan.Paths),
 		Schema: scan.Out, TimeZone: s.timeZone(), Files: s.files, MaxLineBytes: maxLine}, runtime.NumCPU(), nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/weirhq/weir/connectors/files"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -25,15 +26,15 @@ func (ss sourceSchemas) Schema(format string, options map[string]string, userSch
 		format = "parquet" // spark.sql.sources.default
 	}
 	if streaming {
-		if p := sources.NormalizeOptions(options)["path"]; p != "" && sources.IsFileFormat(format) {
+		if p := sources.NormalizeOptions(options)["path"]; p != "" && files.IsFileFormat(format) {
 			if _, err := ss.files.CheckRead(p); err != nil {
 				return nil, err
 			}
 		}
 		return sources.StreamSchema(format, options, userSchema)
 	}
-	if sources.IsFileFormat(format) {
-		return sources.FileBatchSchema(ss.files, format, options, nil, userSchema)
+	if files.IsFileFormat(format) {
+		return files.FileBatchSchema(ss.files, format, options, nil, userSchema)
 	}
 	if strings.EqualFold(format, kafkaFormat) {
 		return sources.KafkaBatchSchema(options, userSchema)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -71,7 +70,7 @@ func NewBatch(ctx context.Context, format string, env Env, mode SaveMode, option
 			"Failed to find the data source: %s. Weir's batch writers are: %s.", format, strings.Join(names, ", ")).
 			WithParams("provider", format)
 	}
-	if len(env.PartitionBy) > 0 && !sources.IsFileFormat(name) {
+	if len(env.PartitionBy) > 0 && !acceptsPartitioning(name) {
 		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
 			"'"+name+"' does not support partitioning.").WithParams("operation", name)
 	}
@@ -79,31 +78,31 @@ func NewBatch(ctx context.Context, format string, env Env, mode SaveMode, option
 	return f(ctx, env, mode, options)
 }
 
-// batchSink adapts a streaming sink to a batch write: each operator commits epoch 0 at its
-// EndOfData, and finish (optional) completes the write.
-type batchSink struct {
+// BatchAdapter adapts a streaming sink to a batch write: each operator commits epoch 0 at its
+// EndOfData, OnFinish (optional) completes the write and OnAbort (optional) abandons it.
+type BatchAdapter struct {
 	Sink
-	finish func(context.Context) error
-	abort  func()
+	OnFinish func(context.Context) error
+	OnAbort  func()
 }
 
 // Finish implements BatchSink.
-func (b batchSink) Finish(ctx context.Context) error {
-	if b.finish == nil {
+func (b BatchAdapter) Finish(ctx context.Context) error {
+	if b.OnFinish == nil {
 		return nil
 	}
-	return b.finish(ctx)
+	return b.OnFinish(ctx)
 }
 
 // Abort implements BatchSink.
-func (b batchSink) Abort() {
-	if b.abort != nil {
-		b.abort()
+func (b BatchAdapter) Abort() {
+	if b.OnAbort != nil {
+		b.OnAbort()
 	}
 }
 
 // NewOperator implements Sink: the streaming operator, committing at the end of its input.
-func (b batchSink) NewOperator(env flow.Env) (flow.Operator, error) {
+func (b BatchAdapter) NewOperator(env flow.Env) (flow.Operator, error) {
 	op, err := b.Sink.NewOperator(env)
 	if err != nil {
 		return nil, err
@@ -157,5 +156,5 @@ func newNoopBatch(_ context.Context, env Env, mode SaveMode, options map[string]
 	if err != nil {
 		return nil, err
 	}
-	return batchSink{Sink: s}, nil
+	return BatchAdapter{Sink: s}, nil
 }

@@ -33,13 +33,13 @@ func (c *commitLog) committed(epoch int64) {
 	c.last, c.any = epoch, true
 }
 
-// rowCounter is a sink's numOutputRows: rows written since the last read.
-type rowCounter struct{ n atomic.Int64 }
+// RowCounter is a sink's numOutputRows: rows written since the last read.
+type RowCounter struct{ n atomic.Int64 }
 
-func (r *rowCounter) add(n int64) { r.n.Add(n) }
+func (r *RowCounter) Add(n int64) { r.n.Add(n) }
 
-// take returns and resets the count.
-func (r *rowCounter) take() int64 { return r.n.Swap(0) }
+// Take returns and resets the count.
+func (r *RowCounter) Take() int64 { return r.n.Swap(0) }
 
 // epochWriter writes one committed epoch: recs are the epoch's output (user columns; the
 // writer releases nothing it did not retain itself).
@@ -51,7 +51,7 @@ type epochWriter func(ctx context.Context, epoch int64, recs []arrow.RecordBatch
 type epochOperator struct {
 	log     *changelog
 	commits *commitLog
-	written *rowCounter
+	written *RowCounter
 	write   epochWriter
 }
 
@@ -76,7 +76,7 @@ func (o *epochOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter
 		return err
 	}
 	o.commits.committed(epoch)
-	o.written.add(countRows(recs))
+	o.written.Add(countRows(recs))
 	return nil
 }
 

@@ -29,17 +29,17 @@ type consoleSink struct {
 	loc      *time.Location
 	casts    []expr.Expr
 	commits  commitLog
-	written  rowCounter
+	written  RowCounter
 }
 
 // newConsole reads the options numRows (default 20) and truncate (default true).
 func newConsole(env Env, options map[string]string) (Sink, error) {
-	opts := newSinkOptions(options)
-	numRows, err := opts.intOr("numRows", 20)
+	opts := NewOptions(options)
+	numRows, err := opts.IntOr("numRows", 20)
 	if err != nil {
 		return nil, err
 	}
-	truncate, err := opts.boolOr("truncate", true)
+	truncate, err := opts.BoolOr("truncate", true)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (s *consoleSink) Description() string {
 func (s *consoleSink) Parallelism(int) int { return 1 }
 
 // OutputRows implements Sink.
-func (s *consoleSink) OutputRows() int64 { return s.written.take() }
+func (s *consoleSink) OutputRows() int64 { return s.written.Take() }
 
 // NewOperator implements Sink.
 func (s *consoleSink) NewOperator(env flow.Env) (flow.Operator, error) {

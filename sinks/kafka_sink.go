@@ -88,7 +88,7 @@ type kafkaSink struct {
 	// redoMaxBytes caps the bytes of an open epoch's records kept to redo it
 	// (exactlyOnce.redoMaxBytes).
 	redoMaxBytes int64
-	written      rowCounter
+	written      RowCounter
 	// txnV2: whether the cluster runs transactions under KIP-890 part 2 (0 not known yet, 1
 	// no, 2 yes; endTxnRetriable).
 	txnV2 atomic.Int32
@@ -114,7 +114,7 @@ var kafkaForbiddenSink = map[string]string{
 }
 
 func newKafkaSink(env Env, options map[string]string) (Sink, error) {
-	opts := newSinkOptions(options)
+	opts := NewOptions(options)
 	if opts["checkpointlocation"] == "" {
 		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
 			`checkpointLocation must be specified either through option("checkpointLocation", ...) or `+
@@ -128,13 +128,13 @@ func newKafkaSink(env Env, options map[string]string) (Sink, error) {
 	// Under a continuous trigger the sink is at-least-once by default, as Spark's: rows reach
 	// Kafka as they arrive and read_committed readers need not wait for the checkpoint
 	// interval's commit. An explicit exactlyOnce option wins.
-	if s.exactlyOnce, err = opts.boolOr("exactlyOnce", !env.Continuous); err != nil {
+	if s.exactlyOnce, err = opts.BoolOr("exactlyOnce", !env.Continuous); err != nil {
 		return nil, err
 	}
 	if t := strings.TrimSpace(opts["exactlyonce.committopic"]); t != "" {
 		s.commitTopic = t
 	}
-	redoMax, err := opts.intOr("exactlyOnce.redoMaxBytes", defaultRedoMaxBytes)
+	redoMax, err := opts.IntOr("exactlyOnce.redoMaxBytes", defaultRedoMaxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -159,11 +159,11 @@ func newKafkaBatchSink(_ context.Context, env Env, mode SaveMode, options map[st
 		return nil, sparkerr.New(sparkerr.AnalysisException, "", "", "Save mode "+name+
 			" not allowed for Kafka. Allowed save modes are Append and ErrorIfExists (default).")
 	}
-	s, _, err := parseKafkaSink(env, newSinkOptions(options))
+	s, _, err := parseKafkaSink(env, NewOptions(options))
 	if err != nil {
 		return nil, err
 	}
-	return batchSink{Sink: s}, nil
+	return BatchAdapter{Sink: s}, nil
 }
 
 // transactionalPrefix is the exactly-once sink's transactional id prefix: derived from the
@@ -187,7 +187,7 @@ func transactionalPrefix(queryID string, files *fileaccess.Policy, checkpoint st
 // parseKafkaSink reads the options streaming and batch writes share (kafka.* producer
 // options, topic) and validates the columns. It returns the kafka.* parameters (prefix
 // removed).
-func parseKafkaSink(env Env, opts sinkOptions) (*kafkaSink, map[string]string, error) {
+func parseKafkaSink(env Env, opts Options) (*kafkaSink, map[string]string, error) {
 	checked, err := sources.CheckKafkaStoreFiles(env.Files, opts)
 	if err != nil {
 		return nil, nil, err
@@ -224,7 +224,7 @@ func parseKafkaSink(env Env, opts sinkOptions) (*kafkaSink, map[string]string, e
 	}
 	s.cols = cols
 	if v, ok := params["delivery.timeout.ms"]; ok {
-		n, err := newSinkOptions(map[string]string{"t": v}).intOr("t", 30000)
+		n, err := NewOptions(map[string]string{"t": v}).IntOr("t", 30000)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -294,7 +294,7 @@ func (s *kafkaSink) Description() string {
 func (s *kafkaSink) Parallelism(upstream int) int { return max(1, upstream) }
 
 // OutputRows implements Sink.
-func (s *kafkaSink) OutputRows() int64 { return s.written.take() }
+func (s *kafkaSink) OutputRows() int64 { return s.written.Take() }
 
 // NewOperator implements Sink.
 func (s *kafkaSink) NewOperator(env flow.Env) (flow.Operator, error) {
@@ -441,7 +441,7 @@ func (o *kafkaOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter
 		o.produced = int64(len(records))
 	}
 	o.committed = epoch
-	o.sink.written.add(o.produced)
+	o.sink.written.Add(o.produced)
 	o.produced = 0
 	return nil
 }

@@ -22,7 +22,7 @@ type memorySink struct {
 	env     Env
 	table   *MemoryTable
 	commits commitLog
-	written rowCounter
+	written RowCounter
 }
 
 // newMemory requires a query name and registers the table under it.
@@ -51,7 +51,7 @@ func (s *memorySink) Description() string { return "MemorySink" }
 func (s *memorySink) Parallelism(int) int { return 1 }
 
 // OutputRows implements Sink.
-func (s *memorySink) OutputRows() int64 { return s.written.take() }
+func (s *memorySink) OutputRows() int64 { return s.written.Take() }
 
 // NewOperator implements Sink.
 func (s *memorySink) NewOperator(env flow.Env) (flow.Operator, error) {

@@ -15,7 +15,7 @@ func init() {
 // inserts, or in complete mode the size of the result table.
 type noopSink struct {
 	mode    OutputMode
-	written rowCounter
+	written RowCounter
 }
 
 func newNoop(env Env, _ map[string]string) (Sink, error) {
@@ -31,7 +31,7 @@ func (s *noopSink) Description() string {
 func (s *noopSink) Parallelism(upstream int) int { return upstream }
 
 // OutputRows implements Sink.
-func (s *noopSink) OutputRows() int64 { return s.written.take() }
+func (s *noopSink) OutputRows() int64 { return s.written.Take() }
 
 // NewOperator implements Sink.
 func (s *noopSink) NewOperator(flow.Env) (flow.Operator, error) {
@@ -73,9 +73,9 @@ func (o *noopOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) e
 	o.commits.committed(epoch)
 	if o.sink.mode == Complete {
 		o.table = max(0, o.table+ins-ret)
-		o.sink.written.add(o.table)
+		o.sink.written.Add(o.table)
 		return nil
 	}
-	o.sink.written.add(ins)
+	o.sink.written.Add(ins)
 	return nil
 }

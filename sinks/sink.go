@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -93,7 +92,22 @@ var (
 	mu        sync.RWMutex
 	factories = map[string]Factory{}
 	modes     = map[string][]OutputMode{}
+	// partitioned holds the formats that accept partitionBy (the file formats).
+	partitioned = map[string]bool{}
 )
+
+// RegisterPartitioning marks format as accepting partitionBy (streaming and batch writes).
+func RegisterPartitioning(format string) {
+	mu.Lock()
+	defer mu.Unlock()
+	partitioned[strings.ToLower(format)] = true
+}
+
+func acceptsPartitioning(format string) bool {
+	mu.RLock()
+	defer mu.RUnlock()
+	return partitioned[strings.ToLower(format)]
+}
 
 // Register registers a sink format with the output modes it supports.
 func Register(format string, f Factory, supported ...OutputMode) {
@@ -131,7 +145,7 @@ func New(format string, env Env, options map[string]string) (Sink, error) {
 			"Invalid streaming output mode: %s. This output mode is not supported in Data Source %s.", env.Mode, format).
 			WithParams("outputMode", string(env.Mode), "className", format)
 	}
-	if len(env.PartitionBy) > 0 && !sources.IsFileFormat(format) {
+	if len(env.PartitionBy) > 0 && !acceptsPartitioning(format) {
 		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
 			"'"+strings.ToLower(format)+"' does not support partitioning.").WithParams("operation", strings.ToLower(format))
 	}

@@ -1,4 +1,4 @@
-package sinks
+package files
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sinks/sinktest"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -35,7 +37,7 @@ var ts20240102 = time.Date(2024, 1, 2, 3, 4, 5, 678901000, time.UTC).UnixMicro()
 type fileHarness struct {
 	t     *testing.T
 	mem   *memory.CheckedAllocator
-	sink  Sink
+	sink  sinks.Sink
 	ops   []flow.Operator
 	event *arrow.Schema
 	dir   string
@@ -55,20 +57,20 @@ func newPartitionedHarness(t *testing.T, format string, partitions int, options 
 	for k, v := range options {
 		opts[k] = v
 	}
-	s, err := New(format, Env{Mode: Append, Schema: fileTestSchema, TimeZone: "UTC", PartitionBy: partitionBy}, opts)
+	s, err := sinks.New(format, sinks.Env{Mode: sinks.Append, Schema: fileTestSchema, TimeZone: "UTC", PartitionBy: partitionBy}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &fileHarness{t: t, mem: mem, sink: s, dir: opts["path"],
 		event: flow.EventSchema(sqltypes.ToArrowSchema(fileTestSchema, "UTC"))}
-	h.ops = newOperators(t, mem, s, partitions, h.event)
+	h.ops = sinktest.NewOperators(t, mem, s, partitions, h.event)
 	return h
 }
 
 // push sends rows (id, name, ts, score) to partition p.
 func (h *fileHarness) push(p int, rows ...[]any) {
 	h.t.Helper()
-	pushRows(h.t, h.mem, h.ops[p], h.event, fileTestSchema, rows...)
+	sinktest.PushRows(h.t, h.mem, h.ops[p], h.event, fileTestSchema, rows...)
 }
 
 func (h *fileHarness) barrier(epoch int64) {
@@ -100,13 +102,13 @@ func (h *fileHarness) dataFiles() []string {
 // committed lists the base names the commit log lists.
 func (h *fileHarness) committed() []string {
 	h.t.Helper()
-	files, ok, err := sources.ReadSinkLog(h.dir)
+	files, ok, err := ReadSinkLog(h.dir)
 	if err != nil || !ok {
 		h.t.Fatalf("read log of %s: ok=%v err=%v", h.dir, ok, err)
 	}
 	var out []string
 	for _, f := range files {
-		out = append(out, filepath.Base(sources.LocalPath(f.Path)))
+		out = append(out, filepath.Base(LocalPath(f.Path)))
 	}
 	sort.Strings(out)
 	return out
@@ -126,23 +128,23 @@ func readText(t *testing.T, dir string, names []string) string {
 }
 
 func TestFileSinkNeedsCheckpointLocationAndPath(t *testing.T) {
-	_, err := New("parquet", Env{Mode: Append, Schema: fileTestSchema}, map[string]string{"path": t.TempDir()})
+	_, err := sinks.New("parquet", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"path": t.TempDir()})
 	want := `org.apache.spark.sql.AnalysisException: [_LEGACY_ERROR_TEMP_1197] checkpointLocation must be specified either through ` +
 		`option("checkpointLocation", ...) or SparkSession.conf.set("spark.sql.streaming.checkpointLocation", ...)`
-	if got := errText(err); !strings.Contains(got, want) {
+	if got := sinktest.ErrText(err); !strings.Contains(got, want) {
 		t.Fatalf("got %s", got)
 	}
-	_, err = New("json", Env{Mode: Append, Schema: fileTestSchema}, map[string]string{"CHECKPOINTLOCATION": "/tmp/cp"})
-	if got := errText(err); !strings.Contains(got, "'path' is not specified") {
+	_, err = sinks.New("json", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"CHECKPOINTLOCATION": "/tmp/cp"})
+	if got := sinktest.ErrText(err); !strings.Contains(got, "'path' is not specified") {
 		t.Fatalf("got %s", got)
 	}
-	_, err = New("csv", Env{Mode: Complete, Schema: fileTestSchema}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
-	if got := errText(err); !strings.Contains(got, "Invalid streaming output mode: complete") {
+	_, err = sinks.New("csv", sinks.Env{Mode: sinks.Complete, Schema: fileTestSchema}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
+	if got := sinktest.ErrText(err); !strings.Contains(got, "Invalid streaming output mode: complete") {
 		t.Fatalf("got %s", got)
 	}
 	nested := sqltypes.Schema{{Name: "a", Type: sqltypes.ArrayType(sqltypes.DataType{Kind: sqltypes.Integer}, true), Nullable: true}}
-	_, err = New("csv", Env{Mode: Append, Schema: nested}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
-	if got := errText(err); !strings.Contains(got, "The CSV datasource doesn't support the column `a` of the type \"ARRAY<INT>\".") {
+	_, err = sinks.New("csv", sinks.Env{Mode: sinks.Append, Schema: nested}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
+	if got := sinktest.ErrText(err); !strings.Contains(got, "The CSV datasource doesn't support the column `a` of the type \"ARRAY<INT>\".") {
 		t.Fatalf("got %s", got)
 	}
 }
@@ -333,4 +335,13 @@ func readBackRows(t *testing.T, mem memory.Allocator, format, dir string) []stri
 	}
 	sort.Strings(rows)
 	return rows
+}
+
+func TestUnknownSinkFormat(t *testing.T) {
+	_, err := sinks.New("orc", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, nil)
+	want := "error: org.apache.spark.sql.AnalysisException: [DATA_SOURCE_NOT_FOUND] Failed to find the data source: orc. " +
+		"Weir's streaming sinks are: console, csv, json, kafka, memory, noop, parquet, text. SQLSTATE: 42K02\n"
+	if got := sinktest.ErrText(err); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
 }

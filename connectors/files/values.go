@@ -1,4 +1,4 @@
-package sources
+package files
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-package sinks
+package files
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sinks/sinktest"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -42,27 +44,27 @@ func newOverwriteFixture(t *testing.T) *overwriteFixture {
 }
 
 // start begins a json batch write of rows (id, name) to the target in mode, without ending it.
-func (f *overwriteFixture) start(mode SaveMode, ids ...int64) (*batchHarness, error) {
+func (f *overwriteFixture) start(mode sinks.SaveMode, ids ...int64) (*sinktest.BatchHarness, error) {
 	f.t.Helper()
-	h, err := newBatchHarnessEnv(f.t, "json", Env{Schema: batchSchema, TimeZone: "UTC", Files: f.files}, 2, mode,
+	h, err := sinktest.NewBatchHarnessEnv(f.t, "json", sinks.Env{Schema: batchSchema, TimeZone: "UTC", Files: f.files}, 2, mode,
 		map[string]string{"path": f.target})
 	if err != nil || h == nil {
 		return h, err
 	}
 	for i, id := range ids {
-		h.push(i%2, []any{id, "v"})
+		h.Push(i%2, []any{id, "v"})
 	}
 	return h, nil
 }
 
 // write writes ids to the target in mode, to the end.
-func (f *overwriteFixture) write(mode SaveMode, ids ...int64) {
+func (f *overwriteFixture) write(mode sinks.SaveMode, ids ...int64) {
 	f.t.Helper()
 	h, err := f.start(mode, ids...)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if err := h.end(); err != nil {
+	if err := h.End(); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -74,7 +76,7 @@ func (f *overwriteFixture) rows() string {
 }
 
 // beside lists the target's parent (the target and any leftovers).
-func (f *overwriteFixture) beside() []string { return listDir(f.t, f.root) }
+func (f *overwriteFixture) beside() []string { return sinktest.ListDir(f.t, f.root) }
 
 // journal lists the state dir's overwrite journal.
 func (f *overwriteFixture) journal() []string {
@@ -88,8 +90,8 @@ func (f *overwriteFixture) journal() []string {
 
 func TestOverwriteReplacesOnlyWhenComplete(t *testing.T) {
 	f := newOverwriteFixture(t)
-	f.write(SaveErrorIfExists, 1, 2)
-	h, err := f.start(SaveOverwrite, 3, 4, 5)
+	f.write(sinks.SaveErrorIfExists, 1, 2)
+	h, err := f.start(sinks.SaveOverwrite, 3, 4, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestOverwriteReplacesOnlyWhenComplete(t *testing.T) {
 	if len(f.journal()) != 1 {
 		t.Fatalf("journal %v", f.journal())
 	}
-	if err := h.end(); err != nil {
+	if err := h.End(); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.rows(); got != "3|v,4|v,5|v" {
@@ -109,7 +111,7 @@ func TestOverwriteReplacesOnlyWhenComplete(t *testing.T) {
 	if got := f.beside(); !slices.Equal(got, []string{"out"}) {
 		t.Fatalf("leftovers beside the target: %v", got)
 	}
-	if names := listDir(t, f.target); names[0] != "_SUCCESS" || len(partFiles(names)) != 2 || len(names) != 3 {
+	if names := sinktest.ListDir(t, f.target); names[0] != "_SUCCESS" || len(partFiles(names)) != 2 || len(names) != 3 {
 		t.Fatalf("target files %v", names)
 	}
 	if j := f.journal(); len(j) != 0 {
@@ -119,7 +121,7 @@ func TestOverwriteReplacesOnlyWhenComplete(t *testing.T) {
 
 func TestOverwriteOfNewPathAndOfAFile(t *testing.T) {
 	f := newOverwriteFixture(t)
-	f.write(SaveOverwrite, 7)
+	f.write(sinks.SaveOverwrite, 7)
 	if got := f.rows(); got != "7|v" {
 		t.Fatalf("new path: %s", got)
 	}
@@ -130,7 +132,7 @@ func TestOverwriteOfNewPathAndOfAFile(t *testing.T) {
 	if err := os.WriteFile(f.target, []byte("old file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.write(SaveOverwrite, 8)
+	f.write(sinks.SaveOverwrite, 8)
 	if got := f.rows(); got != "8|v" {
 		t.Fatalf("over a file: %s", got)
 	}
@@ -141,12 +143,12 @@ func TestOverwriteOfNewPathAndOfAFile(t *testing.T) {
 
 func TestOverwriteAbortLeavesOldOutput(t *testing.T) {
 	f := newOverwriteFixture(t)
-	f.write(SaveErrorIfExists, 1)
-	h, err := f.start(SaveOverwrite, 2, 3)
+	f.write(sinks.SaveErrorIfExists, 1)
+	h, err := f.start(sinks.SaveOverwrite, 2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.sink.Abort()
+	h.Sink.Abort()
 	if got := f.rows(); got != "1|v" {
 		t.Fatalf("after abort: %s", got)
 	}
@@ -157,7 +159,7 @@ func TestOverwriteAbortLeavesOldOutput(t *testing.T) {
 		t.Fatalf("journal left %v", j)
 	}
 	// The target is free again.
-	f.write(SaveOverwrite, 4)
+	f.write(sinks.SaveOverwrite, 4)
 	if got := f.rows(); got != "4|v" {
 		t.Fatalf("overwrite after abort: %s", got)
 	}
@@ -165,17 +167,17 @@ func TestOverwriteAbortLeavesOldOutput(t *testing.T) {
 
 func TestOverwriteOfATargetBeingOverwrittenIsRefused(t *testing.T) {
 	f := newOverwriteFixture(t)
-	f.write(SaveErrorIfExists, 1)
-	h, err := f.start(SaveOverwrite, 2)
+	f.write(sinks.SaveErrorIfExists, 1)
+	h, err := f.start(sinks.SaveOverwrite, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.start(SaveOverwrite, 3)
+	_, err = f.start(sinks.SaveOverwrite, 3)
 	var se *sparkerr.Error
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "Another write is overwriting") {
 		t.Fatalf("second overwrite: %v", err)
 	}
-	if err := h.end(); err != nil {
+	if err := h.End(); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.rows(); got != "2|v" {
@@ -190,26 +192,26 @@ func TestOverwriteCrashPoints(t *testing.T) {
 	type crash struct {
 		name string
 		// at leaves an overwrite of ids {2,3} at a crash point; want is what the target holds.
-		at   func(f *overwriteFixture, h *batchHarness)
+		at   func(f *overwriteFixture, h *sinktest.BatchHarness)
 		want string
 	}
-	endInputs := func(h *batchHarness) {
-		for _, op := range h.ops {
+	endInputs := func(h *sinktest.BatchHarness) {
+		for _, op := range h.Ops {
 			if err := op.(flow.EndOfDataHandler).EndOfData(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	fs := func(h *batchHarness) *fileSink { return h.sink.(batchSink).Sink.(*fileSink) }
+	fs := func(h *sinktest.BatchHarness) *fileSink { return h.Sink.(sinks.BatchAdapter).Sink.(*fileSink) }
 	crashes := []crash{
-		{"while writing", func(f *overwriteFixture, h *batchHarness) {}, "1|v"},
-		{"written, before the swap", func(f *overwriteFixture, h *batchHarness) {
+		{"while writing", func(f *overwriteFixture, h *sinktest.BatchHarness) {}, "1|v"},
+		{"written, before the swap", func(f *overwriteFixture, h *sinktest.BatchHarness) {
 			endInputs(h)
 			if err := fs(h).finishBatch(); err != nil {
 				t.Fatal(err)
 			}
 		}, "1|v"},
-		{"after the swap, before removing the old output", func(f *overwriteFixture, h *batchHarness) {
+		{"after the swap, before removing the old output", func(f *overwriteFixture, h *sinktest.BatchHarness) {
 			endInputs(h)
 			o := fs(h).replace
 			if err := fs(h).finishBatch(); err != nil {
@@ -219,7 +221,7 @@ func TestOverwriteCrashPoints(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "2|v,3|v"},
-		{"between the fallback's two renames", func(f *overwriteFixture, h *batchHarness) {
+		{"between the fallback's two renames", func(f *overwriteFixture, h *sinktest.BatchHarness) {
 			endInputs(h)
 			o := fs(h).replace
 			if err := fs(h).finishBatch(); err != nil {
@@ -229,11 +231,11 @@ func TestOverwriteCrashPoints(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "1|v"},
-		{"while removing the old output", func(f *overwriteFixture, h *batchHarness) {
+		{"while removing the old output", func(f *overwriteFixture, h *sinktest.BatchHarness) {
 			endInputs(h)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			if err := h.sink.Finish(ctx); !errors.Is(err, context.Canceled) {
+			if err := h.Sink.Finish(ctx); !errors.Is(err, context.Canceled) {
 				t.Fatalf("interrupted finish: %v", err)
 			}
 		}, "2|v,3|v"},
@@ -242,8 +244,8 @@ func TestOverwriteCrashPoints(t *testing.T) {
 		for _, recovery := range []string{"server start", "next overwrite"} {
 			t.Run(c.name+"/"+recovery, func(t *testing.T) {
 				f := newOverwriteFixture(t)
-				f.write(SaveErrorIfExists, 1)
-				h, err := f.start(SaveOverwrite, 2, 3)
+				f.write(sinks.SaveErrorIfExists, 1)
+				h, err := f.start(sinks.SaveOverwrite, 2, 3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -271,15 +273,15 @@ func TestOverwriteCrashPoints(t *testing.T) {
 				}
 				// The next overwrite fails before its swap: the old output (restored if the
 				// crash left the target missing) is still there.
-				h2, err := f.start(SaveOverwrite, 8)
+				h2, err := f.start(sinks.SaveOverwrite, 8)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := f.rows(); got != c.want {
 					t.Fatalf("during the next overwrite: %s, want %s", got, c.want)
 				}
-				h2.sink.Abort()
-				f.write(SaveOverwrite, 9)
+				h2.Sink.Abort()
+				f.write(sinks.SaveOverwrite, 9)
 				if got := f.rows(); got != "9|v" {
 					t.Fatalf("next overwrite: %s", got)
 				}
@@ -338,7 +340,7 @@ func TestRemoveTreeNeverFollowsLinksAndStopsWhenCancelled(t *testing.T) {
 
 func TestRecoverOverwritesIgnoresForeignJournalRecords(t *testing.T) {
 	f := newOverwriteFixture(t)
-	f.write(SaveErrorIfExists, 1)
+	f.write(sinks.SaveErrorIfExists, 1)
 	victim := filepath.Join(f.root, "victim")
 	if err := os.Mkdir(victim, 0o755); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package sources
+package files
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -54,7 +55,7 @@ func TestEndlessLineIsRefusedWithinTheBound(t *testing.T) {
 	if !ok || e.Class != "FAILED_READ_FILE.NO_HINT" || e.JavaClass != sparkerr.SparkException {
 		t.Fatalf("error = %v", err)
 	}
-	for _, part := range []string{"file:///data/zero", "Line 1 is longer than 1048576 bytes", MaxLineBytesConf} {
+	for _, part := range []string{"file:///data/zero", "Line 1 is longer than 1048576 bytes", sources.MaxLineBytesConf} {
 		if !strings.Contains(e.Message, part) {
 			t.Errorf("message %q lacks %q", e.Message, part)
 		}
@@ -171,15 +172,15 @@ func TestNonRegularFilesAreRefused(t *testing.T) {
 
 func TestMaxLineBytesFromConf(t *testing.T) {
 	conf := func(v string) func(string) (string, bool) {
-		return func(k string) (string, bool) { return v, k == MaxLineBytesConf && v != "" }
+		return func(k string) (string, bool) { return v, k == sources.MaxLineBytesConf && v != "" }
 	}
-	for v, want := range map[string]int64{"": DefaultMaxLineBytes, "1k": 1024, "100": 100} {
-		if got, err := MaxLineBytesFromConf(conf(v)); err != nil || got != want {
+	for v, want := range map[string]int64{"": sources.DefaultMaxLineBytes, "1k": 1024, "100": 100} {
+		if got, err := sources.MaxLineBytesFromConf(conf(v)); err != nil || got != want {
 			t.Errorf("%q: %d, %v", v, got, err)
 		}
 	}
 	for _, v := range []string{"0", "-1", "big"} {
-		if _, err := MaxLineBytesFromConf(conf(v)); err == nil {
+		if _, err := sources.MaxLineBytesFromConf(conf(v)); err == nil {
 			t.Errorf("%q accepted", v)
 		}
 	}

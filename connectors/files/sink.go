@@ -1,4 +1,4 @@
-package sinks
+package files
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -20,12 +21,13 @@ import (
 func init() {
 	for _, name := range []string{"parquet", "json", "csv", "text"} {
 		format := name
-		Register(format, func(env Env, options map[string]string) (Sink, error) {
+		sinks.Register(format, func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
 			return newFileSink(format, env, options)
-		}, Append)
-		RegisterBatch(format, func(ctx context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
+		}, sinks.Append)
+		sinks.RegisterBatch(format, func(ctx context.Context, env sinks.Env, mode sinks.SaveMode, options map[string]string) (sinks.BatchSink, error) {
 			return newFileBatchSink(ctx, format, env, mode, options)
 		})
+		sinks.RegisterPartitioning(format)
 	}
 }
 
@@ -41,8 +43,8 @@ type fileSink struct {
 	format  fileFormat
 	path    string // as the user gave it (the description)
 	dir     string // resolved (absolute, links followed) and checked by env.Files
-	env     Env
-	written rowCounter
+	env     sinks.Env
+	written sinks.RowCounter
 	// parts are the partition columns' positions in env.Schema (partitionBy order); data is
 	// the written files' schema (env.Schema without them) and dataCols its positions.
 	parts    []int
@@ -65,13 +67,13 @@ type fileSink struct {
 
 // pendingEpoch collects the partitions' files of an epoch until all reached its barrier.
 type pendingEpoch struct {
-	files   []sources.SinkFileStatus
+	files   []SinkFileStatus
 	rows    int64
 	arrived int
 }
 
-func newFileSink(format string, env Env, options map[string]string) (Sink, error) {
-	opts := newSinkOptions(options)
+func newFileSink(format string, env sinks.Env, options map[string]string) (sinks.Sink, error) {
+	opts := sinks.NewOptions(options)
 	if opts["checkpointlocation"] == "" {
 		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
 			`checkpointLocation must be specified either through option("checkpointLocation", ...) or `+
@@ -83,13 +85,13 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 		return nil, err
 	}
 	// The commit log lives under the path; a link there must not lead elsewhere.
-	if _, err := env.Files.CheckWrite(filepath.Join(s.dir, sources.SinkLogDir)); err != nil {
+	if _, err := env.Files.CheckWrite(filepath.Join(s.dir, SinkLogDir)); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+s.dir+": "+err.Error())
 	}
-	latest, _, err := sources.LatestSinkLogEpoch(s.dir)
+	latest, _, err := LatestSinkLogEpoch(s.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +103,7 @@ func newFileSink(format string, env Env, options map[string]string) (Sink, error
 // buildFileSink reads what streaming and batch file writes share: the path (resolved and
 // checked for writing by env.Files; dir is the resolved path), the format's options, and the
 // partition and data columns (refusing types the format cannot store).
-func buildFileSink(format string, env Env, opts sinkOptions) (*fileSink, error) {
+func buildFileSink(format string, env sinks.Env, opts sinks.Options) (*fileSink, error) {
 	path := opts["path"]
 	if path == "" {
 		return nil, sparkerr.IllegalArgument("'path' is not specified")
@@ -114,7 +116,7 @@ func buildFileSink(format string, env Env, opts sinkOptions) (*fileSink, error) 
 		f.ext = "txt"
 	}
 	if format == "csv" {
-		header, err := opts.boolOr("header", false)
+		header, err := opts.BoolOr("header", false)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +166,7 @@ func (s *fileSink) Description() string { return "FileSink[" + s.path + "]" }
 func (s *fileSink) Parallelism(upstream int) int { return max(1, upstream) }
 
 // OutputRows implements Sink.
-func (s *fileSink) OutputRows() int64 { return s.written.take() }
+func (s *fileSink) OutputRows() int64 { return s.written.Take() }
 
 // NewOperator implements Sink.
 func (s *fileSink) NewOperator(env flow.Env) (flow.Operator, error) {
@@ -179,7 +181,7 @@ func (s *fileSink) isCommitted(epoch int64) bool {
 }
 
 // arrive records a partition's files of epoch; the last of partitions commits the epoch.
-func (s *fileSink) arrive(epoch int64, files []sources.SinkFileStatus, rows int64, partitions int) error {
+func (s *fileSink) arrive(epoch int64, files []SinkFileStatus, rows int64, partitions int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if epoch <= s.committed {
@@ -199,16 +201,16 @@ func (s *fileSink) arrive(epoch int64, files []sources.SinkFileStatus, rows int6
 	delete(s.pending, epoch)
 	if s.batch {
 		s.committed, s.files = epoch, s.files+len(p.files)
-		s.written.add(p.rows)
+		s.written.Add(p.rows)
 		return nil
 	}
-	wrote, err := sources.WriteSinkLog(s.dir, epoch, p.files)
+	wrote, err := WriteSinkLog(s.dir, epoch, p.files)
 	if err != nil {
 		return err
 	}
 	s.committed = epoch
 	if wrote {
-		s.written.add(p.rows)
+		s.written.Add(p.rows)
 	}
 	return nil
 }
@@ -304,7 +306,7 @@ func (o *fileOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) e
 		o.discard()
 		return nil
 	}
-	var statuses []sources.SinkFileStatus
+	var statuses []SinkFileStatus
 	var rows int64
 	order := o.order
 	staged := o.cur
@@ -322,7 +324,7 @@ func (o *fileOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) e
 		if err != nil {
 			return sparkerr.New("java.io.IOException", "", "", "Failed to stat "+final+": "+err.Error())
 		}
-		statuses = append(statuses, sources.NewSinkFileStatus(final, info))
+		statuses = append(statuses, NewSinkFileStatus(final, info))
 		rows += cur.rows
 	}
 	return o.sink.arrive(epoch, statuses, rows, o.env.Partitions)
@@ -391,7 +393,7 @@ func removeStaged(dir string) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != dir && name != sources.SinkLogDir && (strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
+			if path != dir && name != SinkLogDir && (strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
 			return nil

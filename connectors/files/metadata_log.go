@@ -1,10 +1,8 @@
-package sources
+package files
 
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -15,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -216,7 +215,7 @@ func WriteSinkLog(dir string, epoch int64, files []SinkFileStatus) (bool, error)
 		buf.WriteByte('\n')
 		buf.Write(line)
 	}
-	tmp := filepath.Join(logDir, "."+sinkLogName(epoch)+"."+RandomID()+".tmp")
+	tmp := filepath.Join(logDir, "."+sinkLogName(epoch)+"."+sources.RandomID()+".tmp")
 	if err := writeFileSynced(tmp, buf.Bytes()); err != nil {
 		return false, err
 	}
@@ -249,16 +248,6 @@ func writeFileSynced(path string, data []byte) error {
 		return fileError("close", path, err)
 	}
 	return nil
-}
-
-// RandomID is a random UUID (version 4) string for file names.
-func RandomID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // fileError is an I/O failure on a path, as Spark's IOExceptions surface.

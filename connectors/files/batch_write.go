@@ -1,4 +1,4 @@
-package sinks
+package files
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
@@ -29,23 +30,23 @@ import (
 // successMarker is the file Spark's committer writes when a batch write succeeded.
 const successMarker = "_SUCCESS"
 
-func newFileBatchSink(ctx context.Context, format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
-	s, err := buildFileSink(format, env, newSinkOptions(options))
+func newFileBatchSink(ctx context.Context, format string, env sinks.Env, mode sinks.SaveMode, options map[string]string) (sinks.BatchSink, error) {
+	s, err := buildFileSink(format, env, sinks.NewOptions(options))
 	if err != nil {
 		return nil, err
 	}
 	_, statErr := os.Lstat(s.dir)
 	exists := statErr == nil
 	switch {
-	case exists && (mode == SaveErrorIfExists || mode == ""):
+	case exists && (mode == sinks.SaveErrorIfExists || mode == ""):
 		uri := HadoopPath(s.dir)
 		return nil, sparkerr.Analysis("PATH_ALREADY_EXISTS", "42K04",
 			`Path %s already exists. Set mode as "overwrite" to overwrite the existing path.`, uri).WithParams("outputPath", uri)
-	case exists && mode == SaveIgnore:
+	case exists && mode == sinks.SaveIgnore:
 		return nil, nil
 	}
 	s.batch, s.jobID = true, sources.RandomID()
-	if mode == SaveOverwrite {
+	if mode == sinks.SaveOverwrite {
 		if _, err := env.Files.CheckReplace(s.dir); err != nil {
 			return nil, err
 		}
@@ -57,7 +58,7 @@ func newFileBatchSink(ctx context.Context, format string, env Env, mode SaveMode
 	} else if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, sparkerr.New("java.io.IOException", "", "", "Failed to create the output directory "+s.dir+": "+err.Error())
 	}
-	return batchSink{Sink: s, finish: s.finishWrite, abort: s.abortWrite}, nil
+	return sinks.BatchAdapter{Sink: s, OnFinish: s.finishWrite, OnAbort: s.abortWrite}, nil
 }
 
 // finishWrite completes a batch write: _SUCCESS, then an overwrite's swap.

@@ -1,4 +1,4 @@
-package sources
+package files
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -44,9 +45,9 @@ func writeAt(t *testing.T, dir, name, content string, sec int) {
 	}
 }
 
-func openFiles(t *testing.T, mem memory.Allocator, format string, opts map[string]string, schema string, meta MetadataStore) StreamSource {
+func openFiles(t *testing.T, mem memory.Allocator, format string, opts map[string]string, schema string, meta sources.MetadataStore) sources.StreamSource {
 	t.Helper()
-	src, err := OpenStream(context.Background(), format, StreamEnv{Mem: mem, DefaultPartitions: 2, TimeZone: "UTC", Metadata: meta}, opts, schema)
+	src, err := sources.OpenStream(context.Background(), format, sources.StreamEnv{Mem: mem, DefaultPartitions: 2, TimeZone: "UTC", Metadata: meta}, opts, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func openFiles(t *testing.T, mem memory.Allocator, format string, opts map[strin
 	return src
 }
 
-func latest(t *testing.T, src StreamSource) string {
+func latest(t *testing.T, src sources.StreamSource) string {
 	t.Helper()
 	o, err := src.Latest(context.Background())
 	if err != nil {
@@ -64,12 +65,12 @@ func latest(t *testing.T, src StreamSource) string {
 }
 
 // readAll reads (start, end] from every partition and renders the rows sorted.
-func readAll(t *testing.T, src StreamSource, start, end string) []string {
+func readAll(t *testing.T, src sources.StreamSource, start, end string) []string {
 	t.Helper()
 	var rows []string
 	schema := src.Schema()
 	for p := 0; p < src.Partitions(); p++ {
-		err := src.Read(context.Background(), p, Offset(start), Offset(end), func(rec arrow.RecordBatch) error {
+		err := src.Read(context.Background(), p, sources.Offset(start), sources.Offset(end), func(rec arrow.RecordBatch) error {
 			defer rec.Release()
 			for i := 0; i < int(rec.NumRows()); i++ {
 				vals := make([]string, len(schema))
@@ -183,21 +184,21 @@ func TestFileStreamMaxFilesPerTriggerAndLatestFirst(t *testing.T) {
 }
 
 func TestFileStreamSchemaAndOptions(t *testing.T) {
-	_, err := StreamSchema("json", map[string]string{"path": "/tmp/x"}, "")
+	_, err := sources.StreamSchema("json", map[string]string{"path": "/tmp/x"}, "")
 	want := "Schema must be specified when creating a streaming source DataFrame. If some files already exist in the " +
 		"directory, then depending on the file format you may be able to create a static DataFrame on that directory " +
 		"with 'spark.read.load(directory)' and infer schema from it."
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := StreamSchema("parquet", nil, "a INT"); err == nil || err.Error() != "'path' is not specified" {
+	if _, err := sources.StreamSchema("parquet", nil, "a INT"); err == nil || err.Error() != "'path' is not specified" {
 		t.Fatalf("got %v", err)
 	}
-	s, err := StreamSchema("text", map[string]string{"PATH": "/tmp/x"}, "")
+	s, err := sources.StreamSchema("text", map[string]string{"PATH": "/tmp/x"}, "")
 	if err != nil || len(s) != 1 || s[0].Name != "value" || s[0].Type.Kind != sqltypes.String {
 		t.Fatalf("text schema %v %v", s, err)
 	}
-	if _, err := StreamSchema("csv", map[string]string{"path": "/x", "maxFilesPerTrigger": "0"}, "a INT"); err == nil {
+	if _, err := sources.StreamSchema("csv", map[string]string{"path": "/x", "maxFilesPerTrigger": "0"}, "a INT"); err == nil {
 		t.Fatal("maxFilesPerTrigger=0 accepted")
 	}
 }
@@ -380,7 +381,7 @@ func TestFileStreamAvailableNowBatchesByMaxFiles(t *testing.T) {
 	meta := &fakeMetadata{}
 	src := openFiles(t, mem, "text", map[string]string{"path": dir, "maxFilesPerTrigger": "2"}, "", meta)
 	ctx := context.Background()
-	target, err := src.(AvailableNow).PrepareAvailableNow(ctx, Offset(`{"logOffset":-1}`))
+	target, err := src.(sources.AvailableNow).PrepareAvailableNow(ctx, sources.Offset(`{"logOffset":-1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +416,7 @@ func TestFileStreamAvailableIgnoresMaxFiles(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	dir := lineFiles(t, 3)
 	src := openFiles(t, mem, "text", map[string]string{"path": dir, "maxFilesPerTrigger": "1"}, "", nil)
-	next, avail, err := src.(RateLimited).LatestAndAvailable(context.Background(), Offset(`{"logOffset":-1}`))
+	next, avail, err := src.(sources.RateLimited).LatestAndAvailable(context.Background(), sources.Offset(`{"logOffset":-1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,10 +447,10 @@ func TestFileStreamAvailableNowRestartKeepsMaxFiles(t *testing.T) {
 	opts := map[string]string{"path": dir, "maxFilesPerTrigger": "1"}
 	ctx := context.Background()
 	src := openFiles(t, mem, "text", opts, "", meta)
-	if _, err := src.(AvailableNow).PrepareAvailableNow(ctx, Offset(`{"logOffset":-1}`)); err != nil {
+	if _, err := src.(sources.AvailableNow).PrepareAvailableNow(ctx, sources.Offset(`{"logOffset":-1}`)); err != nil {
 		t.Fatal(err)
 	}
-	first, err := src.(StartRelative).LatestFrom(ctx, Offset(`{"logOffset":-1}`))
+	first, err := src.(sources.StartRelative).LatestFrom(ctx, sources.Offset(`{"logOffset":-1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +460,7 @@ func TestFileStreamAvailableNowRestartKeepsMaxFiles(t *testing.T) {
 	// The query stops after the first epoch and starts again from its checkpoint.
 	src.Close()
 	src = openFiles(t, mem, "text", opts, "", meta)
-	target, err := src.(AvailableNow).PrepareAvailableNow(ctx, first)
+	target, err := src.(sources.AvailableNow).PrepareAvailableNow(ctx, first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +470,7 @@ func TestFileStreamAvailableNowRestartKeepsMaxFiles(t *testing.T) {
 	var epochs []string
 	cur := string(first)
 	for range 5 {
-		end, err := src.(StartRelative).LatestFrom(ctx, Offset(cur))
+		end, err := src.(sources.StartRelative).LatestFrom(ctx, sources.Offset(cur))
 		if err != nil {
 			t.Fatal(err)
 		}

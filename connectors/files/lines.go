@@ -1,4 +1,4 @@
-package sources
+package files
 
 import (
 	"bufio"
@@ -7,48 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 )
-
-// MaxLineBytesConf bounds the lines the text, JSON and CSV readers (batch and streaming) hold.
-//
-// Spark reads these formats line by line through Hadoop's LineRecordReader, whose bound
-// (mapreduce.input.linerecordreader.line.maxlength) is unlimited by default, and CSV fields
-// through univocity (maxCharsPerColumn, also unlimited by default): a file without line breaks
-// is read into memory whole. Weir bounds a line by default: a longer line fails the read with
-// FAILED_READ_FILE naming the file and this conf, after buffering at most the bound. 64 MiB is
-// far above any line a text, JSON-lines or CSV file holds in practice (one record per line),
-// and a value of that size is still one Arrow string, yet a reading task cannot take more.
-const MaxLineBytesConf = "spark.weir.files.maxLineBytes"
-
-// DefaultMaxLineBytes is MaxLineBytesConf's default.
-const DefaultMaxLineBytes = 64 << 20
 
 // fileBatchBytes is how many bytes of lines a batch read from a JSON, CSV or text file holds
 // at most (with fileBatchRows, whichever comes first), so a batch of long lines stays bounded.
 const fileBatchBytes = 8 << 20
-
-// MaxLineBytesFromConf reads MaxLineBytesConf from a session conf lookup (nil: the default).
-func MaxLineBytesFromConf(conf func(string) (string, bool)) (int64, error) {
-	if conf == nil {
-		return DefaultMaxLineBytes, nil
-	}
-	v, ok := conf(MaxLineBytesConf)
-	if !ok || strings.TrimSpace(v) == "" {
-		return DefaultMaxLineBytes, nil
-	}
-	n, err := ParseByteSize(MaxLineBytesConf, v)
-	if err != nil {
-		return 0, err
-	}
-	if n <= 0 {
-		return 0, sparkerr.IllegalArgument("%s must be positive, but was %s", MaxLineBytesConf, v)
-	}
-	return n, nil
-}
 
 // openRegular opens path for reading, refusing what is not a regular file (a device such as
 // /dev/zero, a FIFO, a socket): Spark reads a file as byte ranges of its listed length, so such
@@ -93,7 +60,7 @@ func lineTooLong(path string, line, limit int64) *sparkerr.Error {
 	uri := FileURI(path)
 	return sparkerr.Newf(sparkerr.SparkException, "FAILED_READ_FILE.NO_HINT", "KD001",
 		"Encountered error while reading file %s. Line %d is longer than %d bytes, the bound set by %s; "+
-			"set it to a larger size (e.g. \"256m\") to read this file.", uri, line, limit, MaxLineBytesConf).
+			"set it to a larger size (e.g. \"256m\") to read this file.", uri, line, limit, sources.MaxLineBytesConf).
 		WithParams("path", uri)
 }
 
@@ -109,7 +76,7 @@ type lineReader struct {
 
 func newLineReader(r io.Reader, path string, max int64) *lineReader {
 	if max <= 0 {
-		max = DefaultMaxLineBytes
+		max = sources.DefaultMaxLineBytes
 	}
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), path: path, max: max}
 }

@@ -1,4 +1,4 @@
-package sources
+package files
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -38,7 +39,7 @@ type FileBatch struct {
 
 // Run implements flow.Source.
 func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
-	o, err := parseFileOptions(b.Format, NormalizeOptions(b.Options))
+	o, err := parseFileOptions(b.Format, sources.NormalizeOptions(b.Options))
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func FilePaths(options map[string]string, paths []string) []string {
 	if len(paths) > 0 {
 		return paths
 	}
-	if p := NormalizeOptions(options)["path"]; p != "" {
+	if p := sources.NormalizeOptions(options)["path"]; p != "" {
 		return []string{p}
 	}
 	return nil
@@ -104,7 +105,7 @@ func listPaths(files *fileaccess.Policy, paths []string) ([]dataFile, error) {
 // from every record (fields sorted by name), CSV's as string columns named by the header or
 // _c0, _c1, …. Every path is checked for reading by files before anything is read.
 func FileBatchSchema(files *fileaccess.Policy, format string, options map[string]string, paths []string, userSchema string) (sqltypes.Schema, error) {
-	opts := NormalizeOptions(options)
+	opts := sources.NormalizeOptions(options)
 	o, err := parseFileOptions(format, opts)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package sinks
+package files
 
 import (
 	"io/fs"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -36,13 +36,13 @@ func (h *fileHarness) partFiles() []string {
 // loggedFiles lists the files the commit log lists, relative to the output directory.
 func (h *fileHarness) loggedFiles() []string {
 	h.t.Helper()
-	files, ok, err := sources.ReadSinkLog(h.dir)
+	files, ok, err := ReadSinkLog(h.dir)
 	if err != nil || !ok {
 		h.t.Fatalf("read log: ok=%v err=%v", ok, err)
 	}
 	var out []string
 	for _, f := range files {
-		rel, err := filepath.Rel(h.dir, sources.LocalPath(f.Path))
+		rel, err := filepath.Rel(h.dir, LocalPath(f.Path))
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestFileSinkPartitionByParquetTwoLevels(t *testing.T) {
 		!strings.HasPrefix(got[1], "score=0.5/id=2/part-") || !strings.HasSuffix(got[0], ".snappy.parquet") {
 		t.Fatalf("layout %v", got)
 	}
-	schema, err := sources.FileBatchSchema(nil, "parquet", nil, []string{h.dir}, "")
+	schema, err := FileBatchSchema(nil, "parquet", nil, []string{h.dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestFileSinkPartitionByRefusals(t *testing.T) {
 		{"memory", []string{"id"}, "_LEGACY_ERROR_TEMP_1197", "'memory' does not support partitioning."},
 		{"console", []string{"id"}, "_LEGACY_ERROR_TEMP_1197", "'console' does not support partitioning."},
 	} {
-		_, err := New(c.format, Env{Mode: Append, Schema: fileTestSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: c.by}, opts)
+		_, err := sinks.New(c.format, sinks.Env{Mode: sinks.Append, Schema: fileTestSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: c.by}, opts)
 		se, ok := err.(*sparkerr.Error)
 		if !ok || se.Class != c.class || se.JavaClass != sparkerr.AnalysisException || !strings.Contains(se.Message, c.msg) {
 			t.Errorf("%s %v: %v", c.format, c.by, err)

@@ -1,4 +1,4 @@
-package sinks
+package files
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/expr"
-	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -79,7 +78,7 @@ func (s *fileSink) partitionRows(rec arrow.RecordBatch) (map[string][]int64, []s
 			if v != nil {
 				text = partitionText(v, t, loc)
 			}
-			b.WriteString(sources.PartitionDir(s.env.Schema[c].Name, text, v == nil))
+			b.WriteString(PartitionDir(s.env.Schema[c].Name, text, v == nil))
 		}
 		key := b.String()
 		if _, ok := groups[key]; !ok {

@@ -1,4 +1,4 @@
-package sources
+package files
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -15,8 +16,8 @@ import (
 func init() {
 	for _, f := range fileFormats {
 		format := f
-		RegisterStream(format,
-			func(ctx context.Context, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
+		sources.RegisterStream(format,
+			func(ctx context.Context, env sources.StreamEnv, options map[string]string, userSchema string) (sources.StreamSource, error) {
 				return openFileStream(ctx, format, env, options, userSchema)
 			},
 			func(options map[string]string, userSchema string) (sqltypes.Schema, error) {
@@ -32,12 +33,12 @@ type fileOffset struct {
 	LogOffset int64 `json:"logOffset"`
 }
 
-func encodeFileOffset(n int64) Offset {
+func encodeFileOffset(n int64) sources.Offset {
 	b, _ := json.Marshal(fileOffset{LogOffset: n})
 	return b
 }
 
-func decodeFileOffset(o Offset) (int64, error) {
+func decodeFileOffset(o sources.Offset) (int64, error) {
 	if len(o) == 0 {
 		return -1, nil
 	}
@@ -60,7 +61,7 @@ type fileStream struct {
 	schema sqltypes.Schema
 	reader *fileReader
 	parts  int
-	meta   MetadataStore
+	meta   sources.MetadataStore
 	files  *fileaccess.Policy
 
 	mu      sync.Mutex
@@ -74,7 +75,7 @@ type fileStream struct {
 	availableNow bool
 }
 
-func openFileStream(_ context.Context, format string, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
+func openFileStream(_ context.Context, format string, env sources.StreamEnv, options map[string]string, userSchema string) (sources.StreamSource, error) {
 	schema, o, err := streamFileSchema(format, options, userSchema)
 	if err != nil {
 		return nil, err
@@ -116,10 +117,12 @@ func (s *fileStream) Partitions() int { return s.parts }
 func (s *fileStream) Description() string { return "FileStreamSource[" + FileURI(s.opts.path) + "]" }
 
 // Initial implements StreamSource.
-func (s *fileStream) Initial(context.Context) (Offset, error) { return encodeFileOffset(-1), nil }
+func (s *fileStream) Initial(context.Context) (sources.Offset, error) {
+	return encodeFileOffset(-1), nil
+}
 
 // Latest implements StreamSource.
-func (s *fileStream) Latest(context.Context) (Offset, error) {
+func (s *fileStream) Latest(context.Context) (sources.Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.latestAfter(s.read)
@@ -127,7 +130,7 @@ func (s *fileStream) Latest(context.Context) (Offset, error) {
 
 // latestAfter is the end of the next epoch, which starts after log batch from. The caller
 // holds s.mu.
-func (s *fileStream) latestAfter(from int64) (Offset, error) {
+func (s *fileStream) latestAfter(from int64) (sources.Offset, error) {
 	if next, ok := s.nextLogged(from); ok {
 		return encodeFileOffset(next), nil
 	}
@@ -152,7 +155,7 @@ func (s *fileStream) nextLogged(from int64) (int64, bool) {
 // LatestFrom implements StartRelative: Latest for an epoch starting at start, which after a
 // restart may lie before batches logged (by PrepareAvailableNow or LatestAndAvailable) and not
 // read yet; they are still read one per epoch under maxFilesPerTrigger.
-func (s *fileStream) LatestFrom(_ context.Context, start Offset) (Offset, error) {
+func (s *fileStream) LatestFrom(_ context.Context, start sources.Offset) (sources.Offset, error) {
 	from, err := decodeFileOffset(start)
 	if err != nil {
 		return nil, err
@@ -166,7 +169,7 @@ func (s *fileStream) LatestFrom(_ context.Context, start Offset) (Offset, error)
 // of at most maxFilesPerTrigger; the next epoch ends after the first batch not read yet and
 // the data available after the last batch (Trigger.Once reads them all in one epoch, as
 // Spark ignores maxFilesPerTrigger under it).
-func (s *fileStream) LatestAndAvailable(_ context.Context, start Offset) (Offset, Offset, error) {
+func (s *fileStream) LatestAndAvailable(_ context.Context, start sources.Offset) (sources.Offset, sources.Offset, error) {
 	from, err := decodeFileOffset(start)
 	if err != nil {
 		return nil, nil, err
@@ -190,7 +193,7 @@ func (s *fileStream) LatestAndAvailable(_ context.Context, start Offset) (Offset
 // the start of a Trigger.AvailableNow query): the files not seen before are logged in batches
 // of at most maxFilesPerTrigger, the last of which is the target; the directory is not listed
 // again.
-func (s *fileStream) PrepareAvailableNow(context.Context, Offset) (Offset, error) {
+func (s *fileStream) PrepareAvailableNow(context.Context, sources.Offset) (sources.Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.logFresh(true); err != nil {
@@ -246,7 +249,7 @@ func (s *fileStream) logFresh(all bool) error {
 }
 
 // Read implements StreamSource.
-func (s *fileStream) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
+func (s *fileStream) Read(ctx context.Context, p int, start, end sources.Offset, emit func(arrow.RecordBatch) error) error {
 	from, err := decodeFileOffset(start)
 	if err != nil {
 		return err
