@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/connectors/files"
+	"github.com/weirhq/weir/connectors/kafka"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -37,7 +38,7 @@ func (ss sourceSchemas) Schema(format string, options map[string]string, userSch
 		return files.FileBatchSchema(ss.files, format, options, nil, userSchema)
 	}
 	if strings.EqualFold(format, kafkaFormat) {
-		return sources.KafkaBatchSchema(options, userSchema)
+		return kafka.KafkaBatchSchema(options, userSchema)
 	}
 	if _, err := sources.StreamSchema(format, options, userSchema); err == nil || !isSourceNotFound(err) {
 		// The format is a stream source: Spark's table for it has no BATCH_READ capability.

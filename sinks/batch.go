@@ -114,6 +114,9 @@ func (b BatchAdapter) NewOperator(env flow.Env) (flow.Operator, error) {
 // epoch 0 when the input ends.
 type endOfDataCommit struct{ op flow.Operator }
 
+// Unwrap returns the sink's own operator.
+func (e *endOfDataCommit) Unwrap() flow.Operator { return e.op }
+
 // Process implements flow.Operator.
 func (e *endOfDataCommit) Process(ctx context.Context, in int, rec arrow.RecordBatch, out flow.Emitter) error {
 	return e.op.Process(ctx, in, rec, out)

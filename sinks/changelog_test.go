@@ -55,18 +55,18 @@ func seq(from, to int64) []int64 {
 func TestResultTableCompacts(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	c := newChangelog(Complete, mem)
-	defer c.release()
+	c := NewChangelog(Complete, mem)
+	defer c.Release()
 	commit := func(batches ...arrow.RecordBatch) []int64 {
 		for _, b := range batches {
-			c.add(b)
+			c.Add(b)
 			b.Release()
 		}
-		recs, err := c.commit()
+		recs, err := c.Commit()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer releaseRecords(recs)
+		defer ReleaseRecords(recs)
 		return keysOf(recs)
 	}
 	if got := commit(keyedBatch(mem, seq(0, 6000), false)); len(got) != 6000 {
@@ -146,7 +146,7 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 			if n := len(keysOf(recs)); n != 0 && n != 1 {
 				t.Errorf("snapshot has %d rows, want 0 or 1", n)
 			}
-			releaseRecords(recs)
+			ReleaseRecords(recs)
 		}
 	}()
 	ctx := context.Background()
@@ -172,7 +172,7 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 	}
 	<-done
 	recs := reg.tables["q"].Snapshot()
-	defer releaseRecords(recs)
+	defer ReleaseRecords(recs)
 	if got := keysOf(recs); fmt.Sprint(got) != "[99]" {
 		t.Fatalf("final table %v, want [99]", got)
 	}

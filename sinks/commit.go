@@ -49,7 +49,7 @@ type epochWriter func(ctx context.Context, epoch int64, recs []arrow.RecordBatch
 // batches to a changelog and, at each barrier of an epoch not committed before, hands the
 // epoch's output to write and records the commit.
 type epochOperator struct {
-	log     *changelog
+	log     *Changelog
 	commits *commitLog
 	written *RowCounter
 	write   epochWriter
@@ -57,21 +57,21 @@ type epochOperator struct {
 
 // Process implements flow.Operator.
 func (o *epochOperator) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
-	o.log.add(rec)
+	o.log.Add(rec)
 	return nil
 }
 
 // Barrier implements flow.BarrierHandler.
 func (o *epochOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter) error {
 	if !o.commits.fresh(epoch) {
-		o.log.discard()
+		o.log.Discard()
 		return nil
 	}
-	recs, err := o.log.commit()
+	recs, err := o.log.Commit()
 	if err != nil {
 		return err
 	}
-	defer releaseRecords(recs)
+	defer ReleaseRecords(recs)
 	if err := o.write(ctx, epoch, recs); err != nil {
 		return err
 	}
@@ -83,12 +83,12 @@ func (o *epochOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter
 // EndOfData implements flow.EndOfDataHandler: rows after the last barrier belong to no epoch
 // and are dropped.
 func (o *epochOperator) EndOfData(context.Context, flow.Emitter) error {
-	o.log.release()
+	o.log.Release()
 	return nil
 }
 
 // Close implements flow.Closer.
-func (o *epochOperator) Close() { o.log.release() }
+func (o *epochOperator) Close() { o.log.Release() }
 
 // objectID renders a JVM default toString suffix ("@1b2c3d4e") for descriptions of Spark
 // singletons: one value per process, as a singleton's identity hash is.

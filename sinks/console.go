@@ -92,7 +92,7 @@ func (s *consoleSink) OutputRows() int64 { return s.written.Take() }
 func (s *consoleSink) NewOperator(env flow.Env) (flow.Operator, error) {
 	ectx := &expr.Context{Mem: env.Mem, Location: s.loc}
 	return &epochOperator{
-		log:     newChangelog(s.env.Mode, env.Mem),
+		log:     NewChangelog(s.env.Mode, env.Mem),
 		commits: &s.commits,
 		written: &s.written,
 		write: func(_ context.Context, epoch int64, recs []arrow.RecordBatch) error {

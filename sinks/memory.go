@@ -56,7 +56,7 @@ func (s *memorySink) OutputRows() int64 { return s.written.Take() }
 // NewOperator implements Sink.
 func (s *memorySink) NewOperator(env flow.Env) (flow.Operator, error) {
 	return &epochOperator{
-		log:     newChangelog(s.env.Mode, env.Mem),
+		log:     NewChangelog(s.env.Mode, env.Mem),
 		commits: &s.commits,
 		written: &s.written,
 		write: func(_ context.Context, _ int64, recs []arrow.RecordBatch) error {

@@ -277,7 +277,7 @@ func (h *sinkHarness) table(d *datadriven.TestData) string {
 		return "no table\n"
 	}
 	recs := tbl.Snapshot()
-	defer releaseRecords(recs)
+	defer ReleaseRecords(recs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "schema: %s\n", strings.Join(tbl.Schema().Names(), ", "))
 	for _, rec := range recs {

@@ -61,14 +61,14 @@ func parseRateOptions(opts map[string]string, userSchema string, defaultPartitio
 	}
 	var o rateOptions
 	var err error
-	if o.rowsPerSecond, err = optionLong(opts, "rowspersecond", 1); err != nil {
+	if o.rowsPerSecond, err = OptionLong(opts, "rowspersecond", 1); err != nil {
 		return o, err
 	}
 	if err := positive("rowsPerSecond", o.rowsPerSecond); err != nil {
 		return o, err
 	}
 	if s, ok := opts["rampuptime"]; ok {
-		if o.rampUpSeconds, err = timeStringAsSec(s); err != nil {
+		if o.rampUpSeconds, err = TimeStringAsSec(s); err != nil {
 			return o, err
 		}
 	}
@@ -156,7 +156,7 @@ func rateCreationTime(env StreamEnv) (int64, error) {
 
 // parseRateMetadata reads "v<version>\n<ms>" like the rate source's HDFSMetadataLog.
 func parseRateMetadata(content string) (int64, error) {
-	malformed := sparkerr.New(illegalStateException, "", "",
+	malformed := sparkerr.New(IllegalStateException, "", "",
 		"Log file was malformed: failed to detect the log file version line.")
 	nl := strings.IndexByte(content, '\n')
 	if !strings.HasPrefix(content, "v") || nl <= 0 {
@@ -164,16 +164,16 @@ func parseRateMetadata(content string) (int64, error) {
 	}
 	version, err := strconv.Atoi(content[1:nl])
 	if err != nil || version <= 0 {
-		return 0, sparkerr.New(illegalStateException, "", "",
+		return 0, sparkerr.New(IllegalStateException, "", "",
 			fmt.Sprintf("Log file was malformed: failed to read correct log version from %s.", content[:nl]))
 	}
 	if version > 1 {
-		return 0, sparkerr.Newf(illegalStateException, "INVALID_LOG_VERSION.EXACT_MESSAGE", "KD002",
+		return 0, sparkerr.Newf(IllegalStateException, "INVALID_LOG_VERSION.EXACT_MESSAGE", "KD002",
 			"The log file was produced by a newer version of Spark and is incompatible with this version. UnsupportedLogVersion: maximum supported log version is v1, but encountered v%d.", version)
 	}
 	ms, err := strconv.ParseInt(strings.TrimSpace(content[nl+1:]), 10, 64)
 	if err != nil {
-		return 0, sparkerr.New(illegalStateException, "", "",
+		return 0, sparkerr.New(IllegalStateException, "", "",
 			"Log file was malformed: the rate source's creation time is not a number.")
 	}
 	return ms, nil

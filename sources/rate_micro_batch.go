@@ -44,7 +44,7 @@ func parseRateMicroBatchOptions(opts map[string]string, userSchema string, defau
 	}
 	var o rateMicroBatchOptions
 	var err error
-	if o.rowsPerBatch, err = optionLong(opts, "rowsperbatch", 0); err != nil {
+	if o.rowsPerBatch, err = OptionLong(opts, "rowsperbatch", 0); err != nil {
 		return o, err
 	}
 	if err := positive("rowsPerBatch", o.rowsPerBatch); err != nil {
@@ -56,7 +56,7 @@ func parseRateMicroBatchOptions(opts map[string]string, userSchema string, defau
 	if err := positive("numPartitions", int64(o.numPartitions)); err != nil {
 		return o, err
 	}
-	if o.startTimestamp, err = optionLong(opts, "starttimestamp", 0); err != nil {
+	if o.startTimestamp, err = OptionLong(opts, "starttimestamp", 0); err != nil {
 		return o, err
 	}
 	if o.startTimestamp < 0 {
@@ -92,7 +92,7 @@ func (o rateMicroBatchOffset) json() Offset {
 func parseRateMicroBatchOffset(off Offset) (rateMicroBatchOffset, error) {
 	var o rateMicroBatchOffset
 	if err := json.Unmarshal(off, &o); err != nil {
-		return o, sparkerr.New(illegalStateException, "", "", "The type of Offset should be RatePerMicroBatchStreamOffset").Wrap(err)
+		return o, sparkerr.New(IllegalStateException, "", "", "The type of Offset should be RatePerMicroBatchStreamOffset").Wrap(err)
 	}
 	return o, nil
 }

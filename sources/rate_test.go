@@ -198,7 +198,7 @@ func TestRateCreationTimeIsPersisted(t *testing.T) {
 	}
 	for _, bad := range []string{"1000", "v1", "vx\n5", "v2\n5"} {
 		_, err := OpenStream(t.Context(), "rate", StreamEnv{Mem: mem, Clock: mock, Metadata: &memStore{data: []byte(bad)}}, nil, "")
-		if se, ok := sparkerr.As(err); !ok || se.JavaClass != illegalStateException {
+		if se, ok := sparkerr.As(err); !ok || se.JavaClass != IllegalStateException {
 			t.Fatalf("metadata %q: %v", bad, err)
 		}
 	}
@@ -266,9 +266,9 @@ func TestTimeStringAsSec(t *testing.T) {
 		"5": 5, "5s": 5, " 2MIN ": 120, "3m": 180, "1h": 3600, "2d": 172800, "1999ms": 1, "-1500ms": -1, "999999us": 0,
 		"9223372036854775807d": 9223372036854775807,
 	} {
-		got, err := timeStringAsSec(in)
+		got, err := TimeStringAsSec(in)
 		if err != nil || got != want {
-			t.Fatalf("timeStringAsSec(%q) = %d, %v; want %d", in, got, err, want)
+			t.Fatalf("TimeStringAsSec(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 }

@@ -219,7 +219,7 @@ func (s *SocketSource) Latest(context.Context) (Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, sparkerr.New(illegalStateException, "", "", "The socket source is closed.")
+		return nil, sparkerr.New(IllegalStateException, "", "", "The socket source is closed.")
 	}
 	newest := s.base + int64(len(s.lines)) - 1
 	if newest > s.handedOut {
@@ -248,7 +248,7 @@ func (s *SocketSource) Read(ctx context.Context, p int, start, end Offset, emit 
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return sparkerr.New(illegalStateException, "", "", "The socket source is closed.")
+		return sparkerr.New(IllegalStateException, "", "", "The socket source is closed.")
 	}
 	newest := s.base + int64(len(s.lines)) - 1
 	switch {

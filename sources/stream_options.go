@@ -17,7 +17,7 @@ import (
 
 // Java exception classes the stream sources raise besides sparkerr's.
 const (
-	illegalStateException = "java.lang.IllegalStateException"
+	IllegalStateException = "java.lang.IllegalStateException"
 	connectException      = "java.net.ConnectException"
 	ioException           = "java.io.IOException"
 )
@@ -27,13 +27,13 @@ func numberFormat(s string) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "For input string: %q", s)
 }
 
-// optionLong reads a long option like CaseInsensitiveStringMap.getLong (Long.parseLong).
-func optionLong(opts map[string]string, key string, def int64) (int64, error) {
+// OptionLong reads a long option like CaseInsensitiveStringMap.getLong (Long.parseLong).
+func OptionLong(opts map[string]string, key string, def int64) (int64, error) {
 	s, ok := opts[key]
 	if !ok {
 		return def, nil
 	}
-	v, err := parseJavaLong(s, 64)
+	v, err := ParseJavaLong(s, 64)
 	if err != nil {
 		return 0, err
 	}
@@ -46,16 +46,16 @@ func optionInt(opts map[string]string, key string, def int) (int, error) {
 	if !ok {
 		return def, nil
 	}
-	v, err := parseJavaLong(s, 32)
+	v, err := ParseJavaLong(s, 32)
 	if err != nil {
 		return 0, err
 	}
 	return int(v), nil
 }
 
-// parseJavaLong parses a decimal integer the way Long.parseLong / Integer.parseInt do: an
+// ParseJavaLong parses a decimal integer the way Long.parseLong / Integer.parseInt do: an
 // optional sign and digits only (no spaces, no underscores).
-func parseJavaLong(s string, bits int) (int64, error) {
+func ParseJavaLong(s string, bits int) (int64, error) {
 	body := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
 	if body == "" || strings.IndexFunc(body, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
 		return 0, numberFormat(s)
@@ -91,14 +91,14 @@ var timeSuffixMicros = map[string]int64{
 
 const timeStringError = "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us."
 
-// timeStringAsSec is JavaUtils.timeStringAsSec: "5s", "100ms", "2min", a bare number means
+// TimeStringAsSec is JavaUtils.TimeStringAsSec: "5s", "100ms", "2min", a bare number means
 // seconds.
-func timeStringAsSec(str string) (int64, error) { return timeStringAs(str, 1e6) }
+func TimeStringAsSec(str string) (int64, error) { return TimeStringAs(str, 1e6) }
 
-// timeStringAs parses a JavaUtils time string into units of unitMicros microseconds (a bare
+// TimeStringAs parses a JavaUtils time string into units of unitMicros microseconds (a bare
 // number is in that unit); finer units truncate toward zero and overflow saturates like
 // TimeUnit.convert.
-func timeStringAs(str string, unitMicros int64) (int64, error) {
+func TimeStringAs(str string, unitMicros int64) (int64, error) {
 	lower := strings.TrimSpace(strings.ToLower(str))
 	fail := func(reason string) error {
 		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "%s\n%s", timeStringError, reason)

@@ -336,12 +336,3 @@ func readBackRows(t *testing.T, mem memory.Allocator, format, dir string) []stri
 	sort.Strings(rows)
 	return rows
 }
-
-func TestUnknownSinkFormat(t *testing.T) {
-	_, err := sinks.New("orc", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, nil)
-	want := "error: org.apache.spark.sql.AnalysisException: [DATA_SOURCE_NOT_FOUND] Failed to find the data source: orc. " +
-		"Weir's streaming sinks are: console, csv, json, kafka, memory, noop, parquet, text. SQLSTATE: 42K02\n"
-	if got := sinktest.ErrText(err); got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-}

@@ -1,0 +1,69 @@
+package all_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sinks/sinktest"
+	"github.com/weirhq/weir/sqltypes"
+
+	_ "github.com/weirhq/weir/connectors/all"
+)
+
+var writeSchema = sqltypes.Schema{
+	{Name: "id", Type: sqltypes.DataType{Kind: sqltypes.Long}, Nullable: true},
+	{Name: "name", Type: sqltypes.StringType, Nullable: true},
+}
+
+func TestBatchFormatsAndModes(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		mode   sinks.SaveMode
+		opts   map[string]string
+		part   []string
+		want   string
+	}{
+		{"parquet", sinks.SaveErrorIfExists, map[string]string{}, nil, "'path' is not specified"},
+		{"avro", sinks.SaveAppend, map[string]string{"path": "/tmp/x"}, nil, "[DATA_SOURCE_NOT_FOUND] Failed to find the data source: avro. Weir's batch writers are: csv, json, kafka, noop, parquet, text."},
+		{"memory", sinks.SaveAppend, map[string]string{}, nil, "Data source memory does not support batch writes"},
+		{"noop", sinks.SaveErrorIfExists, map[string]string{}, nil, "TableProvider implementation noop cannot be written with ErrorIfExists mode, please use Append or Overwrite modes instead."},
+		{"noop", sinks.SaveIgnore, map[string]string{}, nil, "cannot be written with Ignore mode"},
+		{"kafka", sinks.SaveOverwrite, map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"}, nil, "Save mode Overwrite not allowed for Kafka. Allowed save modes are Append and ErrorIfExists (default)."},
+		{"kafka", sinks.SaveIgnore, map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"}, nil, "Save mode Ignore not allowed for Kafka."},
+		{"kafka", sinks.SaveAppend, map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"}, []string{"id"}, "'kafka' does not support partitioning."},
+		{"kafka", sinks.SaveAppend, map[string]string{"kafka.bootstrap.servers": "h:1"}, nil, "topic option required when no 'topic' attribute is present."},
+		{"kafka", sinks.SaveAppend, map[string]string{"topic": "t"}, nil, "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer"},
+	} {
+		_, err := sinks.NewBatch(context.Background(), tc.format, sinks.Env{Schema: writeSchema, PartitionBy: tc.part}, tc.mode, tc.opts)
+		if got := sinktest.ErrText(err); !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: got %q, want %q", tc.format, tc.mode, got, tc.want)
+		}
+	}
+	_, err := sinks.NewBatch(context.Background(), "kafka", sinks.Env{Schema: writeSchema[:1]}, sinks.SaveAppend, map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"})
+	if got := sinktest.ErrText(err); !strings.Contains(got, "Required attribute 'value' not found") {
+		t.Errorf("kafka without value: %s", got)
+	}
+	h, err := sinktest.NewBatchHarness(t, "noop", writeSchema, 2, sinks.SaveOverwrite, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Push(0, []any{int64(1), "a"})
+	h.Push(1, []any{int64(2), "b"}, []any{int64(3), "c"})
+	if err := h.End(); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.Sink.OutputRows(); n != 3 {
+		t.Fatalf("noop rows %d", n)
+	}
+}
+
+func TestUnknownSinkFormat(t *testing.T) {
+	_, err := sinks.New("orc", sinks.Env{Mode: sinks.Append, Schema: writeSchema}, nil)
+	want := "error: org.apache.spark.sql.AnalysisException: [DATA_SOURCE_NOT_FOUND] Failed to find the data source: orc. " +
+		"Weir's streaming sinks are: console, csv, json, kafka, memory, noop, parquet, text. SQLSTATE: 42K02\n"
+	if got := sinktest.ErrText(err); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
