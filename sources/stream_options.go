@@ -15,12 +15,9 @@ import (
 // Option parsing for stream sources, with the exceptions Spark's CaseInsensitiveStringMap and
 // JavaUtils raise for malformed values. Keys are lower-case (NormalizeOptions).
 
-// Java exception classes the stream sources raise besides sparkerr's.
-const (
-	IllegalStateException = "java.lang.IllegalStateException"
-	connectException      = "java.net.ConnectException"
-	ioException           = "java.io.IOException"
-)
+// IllegalStateException is Java's exception class for a stream source in a state it cannot
+// serve (sparkerr has no constant for it).
+const IllegalStateException = "java.lang.IllegalStateException"
 
 // numberFormat is Java's NumberFormatException for a string that is not a number.
 func numberFormat(s string) *sparkerr.Error {
@@ -40,8 +37,8 @@ func OptionLong(opts map[string]string, key string, def int64) (int64, error) {
 	return v, nil
 }
 
-// optionInt reads an int option like CaseInsensitiveStringMap.getInt (Integer.parseInt).
-func optionInt(opts map[string]string, key string, def int) (int, error) {
+// OptionInt reads an int option like CaseInsensitiveStringMap.getInt (Integer.parseInt).
+func OptionInt(opts map[string]string, key string, def int) (int, error) {
 	s, ok := opts[key]
 	if !ok {
 		return def, nil
@@ -67,8 +64,8 @@ func ParseJavaLong(s string, bits int) (int64, error) {
 	return v, nil
 }
 
-// optionBool reads a boolean option like CaseInsensitiveStringMap.getBoolean.
-func optionBool(opts map[string]string, key string, def bool) (bool, error) {
+// OptionBool reads a boolean option like CaseInsensitiveStringMap.getBoolean.
+func OptionBool(opts map[string]string, key string, def bool) (bool, error) {
 	s, ok := opts[key]
 	if !ok {
 		return def, nil
@@ -89,9 +86,10 @@ var timeSuffixMicros = map[string]int64{
 	"us": 1, "ms": 1e3, "s": 1e6, "m": 60e6, "min": 60e6, "h": 3600e6, "d": 86400e6,
 }
 
-const timeStringError = "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us."
+// TimeStringError is the message of a malformed time string (JavaUtils.timeStringAs).
+const TimeStringError = "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us."
 
-// TimeStringAsSec is JavaUtils.TimeStringAsSec: "5s", "100ms", "2min", a bare number means
+// TimeStringAsSec is JavaUtils.timeStringAsSec: "5s", "100ms", "2min", a bare number means
 // seconds.
 func TimeStringAsSec(str string) (int64, error) { return TimeStringAs(str, 1e6) }
 
@@ -101,7 +99,7 @@ func TimeStringAsSec(str string) (int64, error) { return TimeStringAs(str, 1e6) 
 func TimeStringAs(str string, unitMicros int64) (int64, error) {
 	lower := strings.TrimSpace(strings.ToLower(str))
 	fail := func(reason string) error {
-		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "%s\n%s", timeStringError, reason)
+		return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "%s\n%s", TimeStringError, reason)
 	}
 	m := timeStringPattern.FindStringSubmatch(lower)
 	if m == nil {
@@ -134,17 +132,17 @@ func TimeStringAs(str string, unitMicros int64) (int64, error) {
 	}
 }
 
-// positive checks Spark's "Invalid value 'v'. The option 'name' must be positive".
-func positive(name string, v int64) error {
+// Positive checks Spark's "Invalid value 'v'. The option 'name' must be positive".
+func Positive(name string, v int64) error {
 	if v <= 0 {
 		return sparkerr.IllegalArgument("Invalid value '%d'. The option '%s' must be positive", v, name)
 	}
 	return nil
 }
 
-// noUserSchema is the error Spark raises for a user schema on a source that has a fixed one
+// NoUserSchema is the error Spark raises for a user schema on a source that has a fixed one
 // (QueryExecutionErrors.userSpecifiedSchemaUnsupportedByDataSourceError).
-func noUserSchema(provider, userSchema string) error {
+func NoUserSchema(provider, userSchema string) error {
 	if strings.TrimSpace(userSchema) == "" {
 		return nil
 	}
@@ -152,8 +150,8 @@ func noUserSchema(provider, userSchema string) error {
 		"%s source does not support user-specified schema.", provider)
 }
 
-// envDefaults fills a StreamEnv's unset fields.
-func envDefaults(env StreamEnv) StreamEnv {
+// EnvDefaults fills a StreamEnv's unset fields.
+func EnvDefaults(env StreamEnv) StreamEnv {
 	if env.Mem == nil {
 		env.Mem = memory.DefaultAllocator
 	}
@@ -166,8 +164,8 @@ func envDefaults(env StreamEnv) StreamEnv {
 	return env
 }
 
-// parseLongOffset reads an offset that is a JSON integer (rate, socket).
-func parseLongOffset(source string, off Offset) (int64, error) {
+// ParseLongOffset reads an offset that is a JSON integer (rate, socket).
+func ParseLongOffset(source string, off Offset) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(string(off)), 10, 64)
 	if err != nil {
 		return 0, sparkerr.Internal("the %s source cannot read the offset %q", source, string(off))
@@ -175,5 +173,5 @@ func parseLongOffset(source string, off Offset) (int64, error) {
 	return v, nil
 }
 
-// longOffset renders a JSON integer offset.
-func longOffset(v int64) Offset { return Offset(strconv.FormatInt(v, 10)) }
+// LongOffset renders a JSON integer offset.
+func LongOffset(v int64) Offset { return Offset(strconv.FormatInt(v, 10)) }

@@ -4,6 +4,8 @@
 package all
 
 import (
-	_ "github.com/weirhq/weir/connectors/files" // parquet, json, csv, text
-	_ "github.com/weirhq/weir/connectors/kafka" // kafka
+	_ "github.com/weirhq/weir/connectors/files"  // parquet, json, csv, text
+	_ "github.com/weirhq/weir/connectors/kafka"  // kafka
+	_ "github.com/weirhq/weir/connectors/rate"   // rate, rate-micro-batch
+	_ "github.com/weirhq/weir/connectors/socket" // socket
 )

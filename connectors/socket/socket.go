@@ -1,4 +1,4 @@
-package sources
+package socket
 
 import (
 	"bufio"
@@ -18,8 +18,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
+)
+
+// Java exception classes the socket source raises.
+const (
+	connectException = "java.net.ConnectException"
+	ioException      = "java.io.IOException"
 )
 
 // The "socket" stream source, Spark's TextSocketSourceProvider / TextSocketMicroBatchStream:
@@ -35,7 +42,7 @@ import (
 // message instead of waiting for lines that cannot come.
 
 func init() {
-	RegisterStream("socket", openSocket, socketSchemaFunc)
+	sources.RegisterStream("socket", openSocket, socketSchemaFunc)
 }
 
 // DialTimeout bounds how long opening a socket source waits for the connection.
@@ -60,8 +67,8 @@ type socketOptions struct {
 
 // parseSocketOptions validates options like TextSocketSourceProvider.checkParameters/getTable.
 func parseSocketOptions(opts map[string]string, userSchema string, defaultPartitions int) (socketOptions, error) {
-	opts = NormalizeOptions(opts)
-	if err := noUserSchema("TextSocketSourceProvider", userSchema); err != nil {
+	opts = sources.NormalizeOptions(opts)
+	if err := sources.NoUserSchema("TextSocketSourceProvider", userSchema); err != nil {
 		return socketOptions{}, err
 	}
 	var o socketOptions
@@ -74,19 +81,19 @@ func parseSocketOptions(opts map[string]string, userSchema string, defaultPartit
 		return o, sparkerr.New(sparkerr.AnalysisException, "", "", `Set a port to read from with option("port", ...).`)
 	}
 	var err error
-	if o.includeTimestamp, err = optionBool(opts, "includetimestamp", false); err != nil {
+	if o.includeTimestamp, err = sources.OptionBool(opts, "includetimestamp", false); err != nil {
 		return o, sparkerr.New(sparkerr.AnalysisException, "", "", `includeTimestamp must be set to either "true" or "false"`)
 	}
-	if o.port, err = optionInt(opts, "port", -1); err != nil {
+	if o.port, err = sources.OptionInt(opts, "port", -1); err != nil {
 		return o, err
 	}
 	if o.port < 0 || o.port > 65535 {
 		return o, sparkerr.IllegalArgument("port out of range:%d", o.port)
 	}
-	if o.numPartitions, err = optionInt(opts, "numpartitions", defaultPartitions); err != nil {
+	if o.numPartitions, err = sources.OptionInt(opts, "numpartitions", defaultPartitions); err != nil {
 		return o, err
 	}
-	if err := positive("numPartitions", int64(o.numPartitions)); err != nil {
+	if err := sources.Positive("numPartitions", int64(o.numPartitions)); err != nil {
 		return o, err
 	}
 	return o, nil
@@ -130,8 +137,8 @@ type SocketSource struct {
 	closed    bool
 }
 
-func openSocket(ctx context.Context, env StreamEnv, opts map[string]string, userSchema string) (StreamSource, error) {
-	env = envDefaults(env)
+func openSocket(ctx context.Context, env sources.StreamEnv, opts map[string]string, userSchema string) (sources.StreamSource, error) {
+	env = sources.EnvDefaults(env)
 	o, err := parseSocketOptions(opts, userSchema, env.DefaultPartitions)
 	if err != nil {
 		return nil, err
@@ -211,34 +218,36 @@ func (s *SocketSource) Description() string {
 }
 
 // Initial implements StreamSource: -1, before the first line.
-func (s *SocketSource) Initial(context.Context) (Offset, error) { return longOffset(-1), nil }
+func (s *SocketSource) Initial(context.Context) (sources.Offset, error) {
+	return sources.LongOffset(-1), nil
+}
 
 // Latest implements StreamSource: the index of the newest line received; once the connection
 // ended and every received line was handed out, the reason it ended.
-func (s *SocketSource) Latest(context.Context) (Offset, error) {
+func (s *SocketSource) Latest(context.Context) (sources.Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, sparkerr.New(IllegalStateException, "", "", "The socket source is closed.")
+		return nil, sparkerr.New(sources.IllegalStateException, "", "", "The socket source is closed.")
 	}
 	newest := s.base + int64(len(s.lines)) - 1
 	if newest > s.handedOut {
 		s.handedOut = newest
-		return longOffset(newest), nil
+		return sources.LongOffset(newest), nil
 	}
 	if s.failure != nil {
 		return nil, s.failure
 	}
-	return longOffset(s.handedOut), nil
+	return sources.LongOffset(s.handedOut), nil
 }
 
 // Read implements StreamSource.
-func (s *SocketSource) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
-	first, err := parseLongOffset("socket", start)
+func (s *SocketSource) Read(ctx context.Context, p int, start, end sources.Offset, emit func(arrow.RecordBatch) error) error {
+	first, err := sources.ParseLongOffset("socket", start)
 	if err != nil {
 		return err
 	}
-	last, err := parseLongOffset("socket", end)
+	last, err := sources.ParseLongOffset("socket", end)
 	if err != nil {
 		return err
 	}
@@ -248,7 +257,7 @@ func (s *SocketSource) Read(ctx context.Context, p int, start, end Offset, emit 
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return sparkerr.New(IllegalStateException, "", "", "The socket source is closed.")
+		return sparkerr.New(sources.IllegalStateException, "", "", "The socket source is closed.")
 	}
 	newest := s.base + int64(len(s.lines)) - 1
 	switch {

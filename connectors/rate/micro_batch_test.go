@@ -1,4 +1,4 @@
-package sources
+package rate
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sources/sourcetest"
 	"github.com/weirhq/weir/sparkerr"
 )
 
 func TestRateMicroBatchBatches(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	src, err := OpenStream(t.Context(), "rate-micro-batch", StreamEnv{Mem: mem, TimeZone: "UTC", DefaultPartitions: 4},
+	src, err := sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{Mem: mem, TimeZone: "UTC", DefaultPartitions: 4},
 		map[string]string{"rowsPerBatch": "5", "numPartitions": "2", "startTimestamp": "1000", "advanceMillisPerBatch": "100"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +23,7 @@ func TestRateMicroBatchBatches(t *testing.T) {
 	if src.Partitions() != 2 || src.Description() != "RatePerMicroBatchStream[rowsPerBatch=5, numPartitions=2, startTimestamp=1000, advanceMsPerBatch=100]" {
 		t.Fatalf("partitions %d, description %q", src.Partitions(), src.Description())
 	}
-	str := offsetString(t)
+	str := sourcetest.OffsetString(t)
 	start := str(src.Initial(t.Context()))
 	if start != `{"offset":0,"timestamp":1000}` {
 		t.Fatalf("initial %s", start)
@@ -48,9 +50,9 @@ func TestRateMicroBatchBatches(t *testing.T) {
 		start = end
 	}
 	// LatestFrom is Spark's latestOffset(start): one batch after the given start, every time.
-	rs := src.(StartRelative)
+	rs := src.(sources.StartRelative)
 	for range 2 {
-		if got := str(rs.LatestFrom(t.Context(), Offset(`{"offset":40,"timestamp":9000}`))); got != `{"offset":45,"timestamp":9100}` {
+		if got := str(rs.LatestFrom(t.Context(), sources.Offset(`{"offset":40,"timestamp":9000}`))); got != `{"offset":45,"timestamp":9100}` {
 			t.Fatalf("LatestFrom %s", got)
 		}
 	}
@@ -78,12 +80,12 @@ func TestRateMicroBatchOptionValidation(t *testing.T) {
 		{map[string]string{"rowsPerBatch": "1", "advanceMillisPerBatch": "-1"}, "", sparkerr.IllegalArgumentException, "Invalid value '-1'. The option 'advanceMillisPerBatch' must be non-negative"},
 		{map[string]string{"rowsPerBatch": "1"}, "value LONG", sparkerr.UnsupportedOperation, "RatePerMicroBatchProvider source does not support user-specified schema."},
 	} {
-		_, err := StreamSchema("rate-micro-batch", tc.opts, tc.schema)
-		optionError(t, fmt.Sprint("schema ", tc.opts), err, tc.class, tc.msg)
-		_, err = OpenStream(t.Context(), "rate-micro-batch", StreamEnv{}, tc.opts, tc.schema)
-		optionError(t, fmt.Sprint("open ", tc.opts), err, tc.class, tc.msg)
+		_, err := sources.StreamSchema("rate-micro-batch", tc.opts, tc.schema)
+		sourcetest.OptionError(t, fmt.Sprint("schema ", tc.opts), err, tc.class, tc.msg)
+		_, err = sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{}, tc.opts, tc.schema)
+		sourcetest.OptionError(t, fmt.Sprint("open ", tc.opts), err, tc.class, tc.msg)
 	}
-	schema, err := StreamSchema("rate-micro-batch", map[string]string{"rowsperbatch": "10"}, "")
+	schema, err := sources.StreamSchema("rate-micro-batch", map[string]string{"rowsperbatch": "10"}, "")
 	if err != nil || schema.TreeString() != rateSchema.TreeString() {
 		t.Fatalf("schema %v %v", schema, err)
 	}
@@ -92,20 +94,20 @@ func TestRateMicroBatchOptionValidation(t *testing.T) {
 // Under Trigger.AvailableNow the rate-micro-batch source offers one batch after where the query
 // starts, then nothing more (Spark's RatePerMicroBatchStream).
 func TestRateMicroBatchAvailableNow(t *testing.T) {
-	src, err := OpenStream(t.Context(), "rate-micro-batch", StreamEnv{TimeZone: "UTC", DefaultPartitions: 1},
+	src, err := sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{TimeZone: "UTC", DefaultPartitions: 1},
 		map[string]string{"rowsPerBatch": "5", "startTimestamp": "1000", "advanceMillisPerBatch": "100"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	str := offsetString(t)
-	start := Offset(`{"offset":10,"timestamp":1200}`)
-	target := str(src.(AvailableNow).PrepareAvailableNow(t.Context(), start))
+	str := sourcetest.OffsetString(t)
+	start := sources.Offset(`{"offset":10,"timestamp":1200}`)
+	target := str(src.(sources.AvailableNow).PrepareAvailableNow(t.Context(), start))
 	if target != `{"offset":15,"timestamp":1300}` {
 		t.Fatalf("target %s", target)
 	}
-	for _, from := range []Offset{start, Offset(target)} {
-		if got := str(src.(StartRelative).LatestFrom(t.Context(), from)); got != target {
+	for _, from := range []sources.Offset{start, sources.Offset(target)} {
+		if got := str(src.(sources.StartRelative).LatestFrom(t.Context(), from)); got != target {
 			t.Fatalf("LatestFrom(%s) = %s, want the target %s", from, got, target)
 		}
 	}

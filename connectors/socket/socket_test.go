@@ -1,4 +1,4 @@
-package sources
+package socket
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sources/sourcetest"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -69,8 +71,8 @@ func noLeak(t *testing.T) {
 }
 
 // socketRows reads partition p's (start, end]: values and timestamps (µs; nil without them).
-func socketRows(src StreamSource, p int, start, end int64) (vals []string, ts []int64, err error) {
-	err = src.Read(context.Background(), p, longOffset(start), longOffset(end), func(rec arrow.RecordBatch) error {
+func socketRows(src sources.StreamSource, p int, start, end int64) (vals []string, ts []int64, err error) {
+	err = src.Read(context.Background(), p, sources.LongOffset(start), sources.LongOffset(end), func(rec arrow.RecordBatch) error {
 		defer rec.Release()
 		for i := 0; i < int(rec.NumRows()); i++ {
 			vals = append(vals, rec.Column(0).(*array.String).Value(i))
@@ -90,7 +92,7 @@ func TestSocketReadsLines(t *testing.T) {
 	port, conns := lineServer(t)
 	mock := clock.NewMock()
 	mock.Set(time.UnixMilli(1_234_567))
-	src, err := OpenStream(t.Context(), "socket", StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC", DefaultPartitions: 2},
+	src, err := sources.OpenStream(t.Context(), "socket", sources.StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC", DefaultPartitions: 2},
 		map[string]string{"host": "127.0.0.1", "port": port, "includeTimestamp": "TRUE"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -99,10 +101,10 @@ func TestSocketReadsLines(t *testing.T) {
 	if src.Description() != "TextSocketV2[host: 127.0.0.1, port: "+port+"]" || src.Partitions() != 2 {
 		t.Fatalf("description %q partitions %d", src.Description(), src.Partitions())
 	}
-	if got := offsetString(t)(src.Initial(t.Context())); got != "-1" {
+	if got := sourcetest.OffsetString(t)(src.Initial(t.Context())); got != "-1" {
 		t.Fatalf("initial %s", got)
 	}
-	if got := offsetString(t)(src.Latest(t.Context())); got != "-1" {
+	if got := sourcetest.OffsetString(t)(src.Latest(t.Context())); got != "-1" {
 		t.Fatalf("latest before any line %s", got)
 	}
 	server := <-conns
@@ -148,7 +150,7 @@ func TestSocketReadsLines(t *testing.T) {
 func TestSocketCloseStopsReader(t *testing.T) {
 	noLeak(t)
 	port, conns := lineServer(t)
-	src, err := OpenStream(t.Context(), "socket", StreamEnv{}, map[string]string{"host": "localhost", "port": port, "numPartitions": "1"}, "")
+	src, err := sources.OpenStream(t.Context(), "socket", sources.StreamEnv{}, map[string]string{"host": "localhost", "port": port, "numPartitions": "1"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func TestSocketConnectionRefused(t *testing.T) {
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	ln.Close()
-	_, err = OpenStream(t.Context(), "socket", StreamEnv{}, map[string]string{"host": "127.0.0.1", "port": port}, "")
+	_, err = sources.OpenStream(t.Context(), "socket", sources.StreamEnv{}, map[string]string{"host": "127.0.0.1", "port": port}, "")
 	se, ok := sparkerr.As(err)
 	if !ok || se.JavaClass != connectException || !strings.HasPrefix(se.Message, "Connection refused") {
 		t.Fatalf("refused connection: %v", err)
@@ -199,12 +201,12 @@ func TestSocketOptionValidation(t *testing.T) {
 		{map[string]string{"host": "localhost", "port": "70000"}, "", sparkerr.IllegalArgumentException, "port out of range:70000"},
 		{map[string]string{"host": "localhost", "port": "1"}, "value STRING", sparkerr.UnsupportedOperation, "TextSocketSourceProvider source does not support user-specified schema."},
 	} {
-		_, err := StreamSchema("socket", tc.opts, tc.schema)
-		optionError(t, fmt.Sprint("schema ", tc.opts), err, tc.class, tc.msg)
-		_, err = OpenStream(t.Context(), "socket", StreamEnv{}, tc.opts, tc.schema)
-		optionError(t, fmt.Sprint("open ", tc.opts), err, tc.class, tc.msg)
+		_, err := sources.StreamSchema("socket", tc.opts, tc.schema)
+		sourcetest.OptionError(t, fmt.Sprint("schema ", tc.opts), err, tc.class, tc.msg)
+		_, err = sources.OpenStream(t.Context(), "socket", sources.StreamEnv{}, tc.opts, tc.schema)
+		sourcetest.OptionError(t, fmt.Sprint("open ", tc.opts), err, tc.class, tc.msg)
 	}
-	schema, err := StreamSchema("socket", map[string]string{"HOST": "h", "PORT": strconv.Itoa(9999), "includetimestamp": "true"}, "")
+	schema, err := sources.StreamSchema("socket", map[string]string{"HOST": "h", "PORT": strconv.Itoa(9999), "includetimestamp": "true"}, "")
 	if err != nil || schema.TreeString() != socketSchemaTimestamp.TreeString() {
 		t.Fatalf("schema %v %v", schema, err)
 	}

@@ -1,4 +1,4 @@
-package sources
+package rate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/sources"
 )
 
 // rateBatches writes the rate sources' (timestamp, value) batches straight into Arrow buffers:
@@ -29,7 +30,7 @@ func (r rateBatches) emit(ctx context.Context, first, end, step int64, emit func
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(remaining, RangeBatchRows)
+		n := min(remaining, sources.RangeBatchRows)
 		valBuf, vals := int64Buffer(r.mem, int(n))
 		for i := range vals {
 			vals[i] = v

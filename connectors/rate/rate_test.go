@@ -1,4 +1,4 @@
-package sources
+package rate
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/sources"
+	"github.com/weirhq/weir/sources/sourcetest"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -40,9 +42,9 @@ func (m *memStore) Put(b []byte) error {
 
 // rateRows reads partition p's (start, end] of a (timestamp, value) source: values and
 // timestamps in ms relative to base.
-func rateRows(t *testing.T, src StreamSource, p int, start, end string, base int64) (vals, ms []int64) {
+func rateRows(t *testing.T, src sources.StreamSource, p int, start, end string, base int64) (vals, ms []int64) {
 	t.Helper()
-	err := src.Read(context.Background(), p, Offset(start), Offset(end), func(rec arrow.RecordBatch) error {
+	err := src.Read(context.Background(), p, sources.Offset(start), sources.Offset(end), func(rec arrow.RecordBatch) error {
 		defer rec.Release()
 		if !arrow.TypeEqual(rec.Column(0).DataType(), &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}) {
 			return fmt.Errorf("timestamp type %s", rec.Column(0).DataType())
@@ -63,19 +65,9 @@ func rateRows(t *testing.T, src StreamSource, p int, start, end string, base int
 }
 
 // offsetString returns a checker that fails t on an error and renders the offset.
-func offsetString(t *testing.T) func(Offset, error) string {
-	return func(o Offset, err error) string {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(o)
-	}
-}
-
-func openRateForTest(t *testing.T, mem memory.Allocator, mock *clock.Mock, store MetadataStore, opts map[string]string) StreamSource {
+func openRateForTest(t *testing.T, mem memory.Allocator, mock *clock.Mock, store sources.MetadataStore, opts map[string]string) sources.StreamSource {
 	t.Helper()
-	src, err := OpenStream(t.Context(), "rate", StreamEnv{Mem: mem, Clock: mock, DefaultPartitions: 3, TimeZone: "UTC", Metadata: store}, opts, "")
+	src, err := sources.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, DefaultPartitions: 3, TimeZone: "UTC", Metadata: store}, opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +84,14 @@ func TestRateValuesAndTimestamps(t *testing.T) {
 	if src.Partitions() != 3 || src.Description() != "RateStreamV2[rowsPerSecond=10, rampUpTimeSeconds=0, numPartitions=default" {
 		t.Fatalf("partitions %d, description %q", src.Partitions(), src.Description())
 	}
-	if got := offsetString(t)(src.Initial(t.Context())); got != "0" {
+	if got := sourcetest.OffsetString(t)(src.Initial(t.Context())); got != "0" {
 		t.Fatalf("initial %s", got)
 	}
-	if got := offsetString(t)(src.Latest(t.Context())); got != "0" {
+	if got := sourcetest.OffsetString(t)(src.Latest(t.Context())); got != "0" {
 		t.Fatalf("latest at creation %s", got)
 	}
 	mock.Add(2500 * time.Millisecond)
-	if got := offsetString(t)(src.Latest(t.Context())); got != "2500" {
+	if got := sourcetest.OffsetString(t)(src.Latest(t.Context())); got != "2500" {
 		t.Fatalf("latest after 2.5s %s", got)
 	}
 	// (0, 2000]: values [0, 20), 100 ms apart; partition p gets p, p+3, ...
@@ -127,15 +119,15 @@ func TestRateValuesAndTimestamps(t *testing.T) {
 	// The latest offset never moves back (reading (2000, 3000] moved it to 3000, like a replayed
 	// range after a restart), and reading further moves it forward.
 	mock.Set(time.UnixMilli(900_000))
-	if got := offsetString(t)(src.Latest(t.Context())); got != "3000" {
+	if got := sourcetest.OffsetString(t)(src.Latest(t.Context())); got != "3000" {
 		t.Fatalf("latest after the clock went back %s", got)
 	}
 	rateRows(t, src, 0, "2000", "9000", 0)
-	if got := offsetString(t)(src.Latest(t.Context())); got != "9000" {
+	if got := sourcetest.OffsetString(t)(src.Latest(t.Context())); got != "9000" {
 		t.Fatalf("latest after reading to 9: %s", got)
 	}
 	// A backwards range is an internal error.
-	if err := src.Read(t.Context(), 0, Offset("3000"), Offset("2000"), func(r arrow.RecordBatch) error { r.Release(); return nil }); err == nil {
+	if err := src.Read(t.Context(), 0, sources.Offset("3000"), sources.Offset("2000"), func(r arrow.RecordBatch) error { r.Release(); return nil }); err == nil {
 		t.Fatal("backwards range read")
 	}
 }
@@ -193,29 +185,18 @@ func TestRateCreationTimeIsPersisted(t *testing.T) {
 	if store.puts != 1 || again.(*RateSource).CreationTimeMs() != 1_000_000 {
 		t.Fatalf("puts %d, creation %d", store.puts, again.(*RateSource).CreationTimeMs())
 	}
-	if got := offsetString(t)(again.Latest(t.Context())); got != "7000" {
+	if got := sourcetest.OffsetString(t)(again.Latest(t.Context())); got != "7000" {
 		t.Fatalf("latest after restart %s", got)
 	}
 	for _, bad := range []string{"1000", "v1", "vx\n5", "v2\n5"} {
-		_, err := OpenStream(t.Context(), "rate", StreamEnv{Mem: mem, Clock: mock, Metadata: &memStore{data: []byte(bad)}}, nil, "")
-		if se, ok := sparkerr.As(err); !ok || se.JavaClass != IllegalStateException {
+		_, err := sources.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, Metadata: &memStore{data: []byte(bad)}}, nil, "")
+		if se, ok := sparkerr.As(err); !ok || se.JavaClass != sources.IllegalStateException {
 			t.Fatalf("metadata %q: %v", bad, err)
 		}
 	}
 }
 
 // optionError checks an option validation error's Java class and message.
-func optionError(t *testing.T, what string, err error, javaClass, message string) {
-	t.Helper()
-	se, ok := sparkerr.As(err)
-	if !ok {
-		t.Fatalf("%s: got %v, want %s", what, err, message)
-	}
-	if se.JavaClass != javaClass || se.Message != message {
-		t.Fatalf("%s: got %s %q, want %s %q", what, se.JavaClass, se.Message, javaClass, message)
-	}
-}
-
 func TestRateOptionValidation(t *testing.T) {
 	for _, tc := range []struct {
 		opts       map[string]string
@@ -227,20 +208,20 @@ func TestRateOptionValidation(t *testing.T) {
 		{map[string]string{"rowsPerSecond": "ten"}, "", sparkerr.NumberFormatException, `For input string: "ten"`},
 		{map[string]string{"rowsPerSecond": " 5"}, "", sparkerr.NumberFormatException, `For input string: " 5"`},
 		{map[string]string{"rampUpTime": "-1s"}, "", sparkerr.IllegalArgumentException, "Invalid value '-1'. The option 'rampUpTime' must not be negative"},
-		{map[string]string{"rampUpTime": "5x"}, "", sparkerr.NumberFormatException, timeStringError + "\nInvalid suffix: \"x\""},
-		{map[string]string{"rampUpTime": "soon"}, "", sparkerr.NumberFormatException, timeStringError + "\nFailed to parse time string: soon"},
+		{map[string]string{"rampUpTime": "5x"}, "", sparkerr.NumberFormatException, sources.TimeStringError + "\nInvalid suffix: \"x\""},
+		{map[string]string{"rampUpTime": "soon"}, "", sparkerr.NumberFormatException, sources.TimeStringError + "\nFailed to parse time string: soon"},
 		{map[string]string{"numPartitions": "0"}, "", sparkerr.IllegalArgumentException, "Invalid value '0'. The option 'numPartitions' must be positive"},
 		{map[string]string{"numPartitions": "3000000000"}, "", sparkerr.NumberFormatException, `For input string: "3000000000"`},
 		{nil, "a INT", sparkerr.UnsupportedOperation, "RateStreamProvider source does not support user-specified schema."},
 		{map[string]string{"rowsPerSecond": "9223372036854775807", "rampUpTime": "2s"}, "", sparkerr.SparkRuntimeException,
 			"Max offset with 9223372036854775807 rowsPerSecond is 1, but 'rampUpTimeSeconds' is 2."},
 	} {
-		_, err := StreamSchema("rate", tc.opts, tc.schema)
-		optionError(t, fmt.Sprint("schema ", tc.opts, tc.schema), err, tc.class, tc.msg)
-		_, err = OpenStream(t.Context(), "rate", StreamEnv{}, tc.opts, tc.schema)
-		optionError(t, fmt.Sprint("open ", tc.opts, tc.schema), err, tc.class, tc.msg)
+		_, err := sources.StreamSchema("rate", tc.opts, tc.schema)
+		sourcetest.OptionError(t, fmt.Sprint("schema ", tc.opts, tc.schema), err, tc.class, tc.msg)
+		_, err = sources.OpenStream(t.Context(), "rate", sources.StreamEnv{}, tc.opts, tc.schema)
+		sourcetest.OptionError(t, fmt.Sprint("open ", tc.opts, tc.schema), err, tc.class, tc.msg)
 	}
-	schema, err := StreamSchema("rate", map[string]string{"rampUpTime": "1500ms"}, "")
+	schema, err := sources.StreamSchema("rate", map[string]string{"rampUpTime": "1500ms"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +232,7 @@ func TestRateOptionValidation(t *testing.T) {
 	if schema.TreeString() != want.TreeString() {
 		t.Fatalf("schema %s", schema.TreeString())
 	}
-	src, err := OpenStream(t.Context(), "rate", StreamEnv{}, map[string]string{"rampUpTime": "1500ms", "numPartitions": "2"}, "")
+	src, err := sources.OpenStream(t.Context(), "rate", sources.StreamEnv{}, map[string]string{"rampUpTime": "1500ms", "numPartitions": "2"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +247,7 @@ func TestTimeStringAsSec(t *testing.T) {
 		"5": 5, "5s": 5, " 2MIN ": 120, "3m": 180, "1h": 3600, "2d": 172800, "1999ms": 1, "-1500ms": -1, "999999us": 0,
 		"9223372036854775807d": 9223372036854775807,
 	} {
-		got, err := TimeStringAsSec(in)
+		got, err := sources.TimeStringAsSec(in)
 		if err != nil || got != want {
 			t.Fatalf("TimeStringAsSec(%q) = %d, %v; want %d", in, got, err, want)
 		}
@@ -283,7 +264,7 @@ func TestRateMillisecondOffsets(t *testing.T) {
 	mock.Set(time.UnixMilli(50_000))
 	src := openRateForTest(t, mem, mock, nil, map[string]string{"rowsPerSecond": "10", "numPartitions": "2"})
 	mock.Add(1234 * time.Millisecond)
-	if got := offsetString(t)(src.Latest(t.Context())); got != "1234" {
+	if got := sourcetest.OffsetString(t)(src.Latest(t.Context())); got != "1234" {
 		t.Fatalf("latest after 1.234s %s", got)
 	}
 	// Value 3 is stamped +300ms: offset 300 does not cover it, 301 does.

@@ -1,4 +1,4 @@
-package sources
+package rate
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -34,7 +35,7 @@ import (
 // StreamEnv.Metadata as "v1\n<ms>" so a restarted query continues the same sequence.
 
 func init() {
-	RegisterStream("rate", openRate, rateSchemaFunc)
+	sources.RegisterStream("rate", openRate, rateSchemaFunc)
 }
 
 // rateSchema is RateStreamProvider.SCHEMA (both fields nullable, as StructField defaults).
@@ -55,30 +56,30 @@ type rateOptions struct {
 
 // parseRateOptions validates options like RateStreamProvider.getTable.
 func parseRateOptions(opts map[string]string, userSchema string, defaultPartitions int) (rateOptions, error) {
-	opts = NormalizeOptions(opts)
-	if err := noUserSchema("RateStreamProvider", userSchema); err != nil {
+	opts = sources.NormalizeOptions(opts)
+	if err := sources.NoUserSchema("RateStreamProvider", userSchema); err != nil {
 		return rateOptions{}, err
 	}
 	var o rateOptions
 	var err error
-	if o.rowsPerSecond, err = OptionLong(opts, "rowspersecond", 1); err != nil {
+	if o.rowsPerSecond, err = sources.OptionLong(opts, "rowspersecond", 1); err != nil {
 		return o, err
 	}
-	if err := positive("rowsPerSecond", o.rowsPerSecond); err != nil {
+	if err := sources.Positive("rowsPerSecond", o.rowsPerSecond); err != nil {
 		return o, err
 	}
 	if s, ok := opts["rampuptime"]; ok {
-		if o.rampUpSeconds, err = TimeStringAsSec(s); err != nil {
+		if o.rampUpSeconds, err = sources.TimeStringAsSec(s); err != nil {
 			return o, err
 		}
 	}
 	if o.rampUpSeconds < 0 {
 		return o, sparkerr.IllegalArgument("Invalid value '%d'. The option 'rampUpTime' must not be negative", o.rampUpSeconds)
 	}
-	if o.numPartitions, err = optionInt(opts, "numpartitions", defaultPartitions); err != nil {
+	if o.numPartitions, err = sources.OptionInt(opts, "numpartitions", defaultPartitions); err != nil {
 		return o, err
 	}
-	if err := positive("numPartitions", int64(o.numPartitions)); err != nil {
+	if err := sources.Positive("numPartitions", int64(o.numPartitions)); err != nil {
 		return o, err
 	}
 	o.partitionsText = "default"
@@ -117,8 +118,8 @@ type RateSource struct {
 	lastTimeMs int64
 }
 
-func openRate(_ context.Context, env StreamEnv, opts map[string]string, userSchema string) (StreamSource, error) {
-	env = envDefaults(env)
+func openRate(_ context.Context, env sources.StreamEnv, opts map[string]string, userSchema string) (sources.StreamSource, error) {
+	env = sources.EnvDefaults(env)
 	o, err := parseRateOptions(opts, userSchema, env.DefaultPartitions)
 	if err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func openRate(_ context.Context, env StreamEnv, opts map[string]string, userSche
 }
 
 // rateCreationTime reads the persisted creation time, or takes the clock's now and persists it.
-func rateCreationTime(env StreamEnv) (int64, error) {
+func rateCreationTime(env sources.StreamEnv) (int64, error) {
 	if env.Metadata == nil {
 		return env.Clock.Now().UnixMilli(), nil
 	}
@@ -156,7 +157,7 @@ func rateCreationTime(env StreamEnv) (int64, error) {
 
 // parseRateMetadata reads "v<version>\n<ms>" like the rate source's HDFSMetadataLog.
 func parseRateMetadata(content string) (int64, error) {
-	malformed := sparkerr.New(IllegalStateException, "", "",
+	malformed := sparkerr.New(sources.IllegalStateException, "", "",
 		"Log file was malformed: failed to detect the log file version line.")
 	nl := strings.IndexByte(content, '\n')
 	if !strings.HasPrefix(content, "v") || nl <= 0 {
@@ -164,16 +165,16 @@ func parseRateMetadata(content string) (int64, error) {
 	}
 	version, err := strconv.Atoi(content[1:nl])
 	if err != nil || version <= 0 {
-		return 0, sparkerr.New(IllegalStateException, "", "",
+		return 0, sparkerr.New(sources.IllegalStateException, "", "",
 			fmt.Sprintf("Log file was malformed: failed to read correct log version from %s.", content[:nl]))
 	}
 	if version > 1 {
-		return 0, sparkerr.Newf(IllegalStateException, "INVALID_LOG_VERSION.EXACT_MESSAGE", "KD002",
+		return 0, sparkerr.Newf(sources.IllegalStateException, "INVALID_LOG_VERSION.EXACT_MESSAGE", "KD002",
 			"The log file was produced by a newer version of Spark and is incompatible with this version. UnsupportedLogVersion: maximum supported log version is v1, but encountered v%d.", version)
 	}
 	ms, err := strconv.ParseInt(strings.TrimSpace(content[nl+1:]), 10, 64)
 	if err != nil {
-		return 0, sparkerr.New(IllegalStateException, "", "",
+		return 0, sparkerr.New(sources.IllegalStateException, "", "",
 			"Log file was malformed: the rate source's creation time is not a number.")
 	}
 	return ms, nil
@@ -195,26 +196,28 @@ func (r *RateSource) Description() string {
 func (r *RateSource) CreationTimeMs() int64 { return r.creationMs }
 
 // Initial implements StreamSource: millisecond 0.
-func (r *RateSource) Initial(context.Context) (Offset, error) { return longOffset(0), nil }
+func (r *RateSource) Initial(context.Context) (sources.Offset, error) {
+	return sources.LongOffset(0), nil
+}
 
 // Latest implements StreamSource: milliseconds since creation (never moving backwards).
-func (r *RateSource) Latest(context.Context) (Offset, error) {
+func (r *RateSource) Latest(context.Context) (sources.Offset, error) {
 	now := r.clock.Now().UnixMilli()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.lastTimeMs < now {
 		r.lastTimeMs = now
 	}
-	return longOffset(r.lastTimeMs - r.creationMs), nil
+	return sources.LongOffset(r.lastTimeMs - r.creationMs), nil
 }
 
 // Read implements StreamSource.
-func (r *RateSource) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
-	startMs, err := parseLongOffset("rate", start)
+func (r *RateSource) Read(ctx context.Context, p int, start, end sources.Offset, emit func(arrow.RecordBatch) error) error {
+	startMs, err := sources.ParseLongOffset("rate", start)
 	if err != nil {
 		return err
 	}
-	endMs, err := parseLongOffset("rate", end)
+	endMs, err := sources.ParseLongOffset("rate", end)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package sources
+package rate
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -20,14 +21,7 @@ import (
 // of a batch carries the batch start's timestamp; partition p gets start + p + k·numPartitions.
 
 func init() {
-	RegisterStream("rate-micro-batch", openRateMicroBatch, rateMicroBatchSchemaFunc)
-}
-
-// StartRelative is implemented by stream sources whose newest offset is defined relative to
-// where the next epoch starts (rate-micro-batch: Spark's latestOffset(startOffset, readLimit)).
-// A coordinator that knows the next epoch's start should call LatestFrom instead of Latest.
-type StartRelative interface {
-	LatestFrom(ctx context.Context, start Offset) (Offset, error)
+	sources.RegisterStream("rate-micro-batch", openRateMicroBatch, rateMicroBatchSchemaFunc)
 }
 
 type rateMicroBatchOptions struct {
@@ -38,31 +32,31 @@ type rateMicroBatchOptions struct {
 }
 
 func parseRateMicroBatchOptions(opts map[string]string, userSchema string, defaultPartitions int) (rateMicroBatchOptions, error) {
-	opts = NormalizeOptions(opts)
-	if err := noUserSchema("RatePerMicroBatchProvider", userSchema); err != nil {
+	opts = sources.NormalizeOptions(opts)
+	if err := sources.NoUserSchema("RatePerMicroBatchProvider", userSchema); err != nil {
 		return rateMicroBatchOptions{}, err
 	}
 	var o rateMicroBatchOptions
 	var err error
-	if o.rowsPerBatch, err = OptionLong(opts, "rowsperbatch", 0); err != nil {
+	if o.rowsPerBatch, err = sources.OptionLong(opts, "rowsperbatch", 0); err != nil {
 		return o, err
 	}
-	if err := positive("rowsPerBatch", o.rowsPerBatch); err != nil {
+	if err := sources.Positive("rowsPerBatch", o.rowsPerBatch); err != nil {
 		return o, err
 	}
-	if o.numPartitions, err = optionInt(opts, "numpartitions", defaultPartitions); err != nil {
+	if o.numPartitions, err = sources.OptionInt(opts, "numpartitions", defaultPartitions); err != nil {
 		return o, err
 	}
-	if err := positive("numPartitions", int64(o.numPartitions)); err != nil {
+	if err := sources.Positive("numPartitions", int64(o.numPartitions)); err != nil {
 		return o, err
 	}
-	if o.startTimestamp, err = OptionLong(opts, "starttimestamp", 0); err != nil {
+	if o.startTimestamp, err = sources.OptionLong(opts, "starttimestamp", 0); err != nil {
 		return o, err
 	}
 	if o.startTimestamp < 0 {
 		return o, sparkerr.IllegalArgument("Invalid value '%d'. The option 'startTimestamp' must be non-negative", o.startTimestamp)
 	}
-	if o.advanceMsPerBatch, err = optionInt(opts, "advancemillisperbatch", 1000); err != nil {
+	if o.advanceMsPerBatch, err = sources.OptionInt(opts, "advancemillisperbatch", 1000); err != nil {
 		return o, err
 	}
 	if o.advanceMsPerBatch < 0 {
@@ -84,15 +78,15 @@ type rateMicroBatchOffset struct {
 	Timestamp int64 `json:"timestamp"`
 }
 
-func (o rateMicroBatchOffset) json() Offset {
+func (o rateMicroBatchOffset) json() sources.Offset {
 	b, _ := json.Marshal(o)
 	return b
 }
 
-func parseRateMicroBatchOffset(off Offset) (rateMicroBatchOffset, error) {
+func parseRateMicroBatchOffset(off sources.Offset) (rateMicroBatchOffset, error) {
 	var o rateMicroBatchOffset
 	if err := json.Unmarshal(off, &o); err != nil {
-		return o, sparkerr.New(IllegalStateException, "", "", "The type of Offset should be RatePerMicroBatchStreamOffset").Wrap(err)
+		return o, sparkerr.New(sources.IllegalStateException, "", "", "The type of Offset should be RatePerMicroBatchStreamOffset").Wrap(err)
 	}
 	return o, nil
 }
@@ -110,8 +104,8 @@ type RateMicroBatchSource struct {
 	target *rateMicroBatchOffset
 }
 
-func openRateMicroBatch(_ context.Context, env StreamEnv, opts map[string]string, userSchema string) (StreamSource, error) {
-	env = envDefaults(env)
+func openRateMicroBatch(_ context.Context, env sources.StreamEnv, opts map[string]string, userSchema string) (sources.StreamSource, error) {
+	env = sources.EnvDefaults(env)
 	o, err := parseRateMicroBatchOptions(opts, userSchema, env.DefaultPartitions)
 	if err != nil {
 		return nil, err
@@ -138,13 +132,13 @@ func (r *RateMicroBatchSource) Description() string {
 func (r *RateMicroBatchSource) MicroBatchOnly() bool { return true }
 
 // Initial implements StreamSource.
-func (r *RateMicroBatchSource) Initial(context.Context) (Offset, error) {
+func (r *RateMicroBatchSource) Initial(context.Context) (sources.Offset, error) {
 	return rateMicroBatchOffset{Timestamp: r.opts.startTimestamp}.json(), nil
 }
 
 // LatestFrom implements StartRelative: one batch after start (after PrepareAvailableNow, its
 // target).
-func (r *RateMicroBatchSource) LatestFrom(_ context.Context, start Offset) (Offset, error) {
+func (r *RateMicroBatchSource) LatestFrom(_ context.Context, start sources.Offset) (sources.Offset, error) {
 	r.mu.Lock()
 	target := r.target
 	r.mu.Unlock()
@@ -160,7 +154,7 @@ func (r *RateMicroBatchSource) LatestFrom(_ context.Context, start Offset) (Offs
 
 // PrepareAvailableNow implements AvailableNow as Spark's RatePerMicroBatchStream does: the
 // batch after start is all an availableNow query reads.
-func (r *RateMicroBatchSource) PrepareAvailableNow(_ context.Context, start Offset) (Offset, error) {
+func (r *RateMicroBatchSource) PrepareAvailableNow(_ context.Context, start sources.Offset) (sources.Offset, error) {
 	s, err := parseRateMicroBatchOffset(start)
 	if err != nil {
 		return nil, err
@@ -183,7 +177,7 @@ func (r *RateMicroBatchSource) next(s rateMicroBatchOffset) rateMicroBatchOffset
 // Latest implements StreamSource: one batch after the furthest offset handed out by Latest or
 // read so far, so a coordinator calling Latest once per micro-batch gets Spark's batches. (A
 // restarted query should use LatestFrom with its resume offset.)
-func (r *RateMicroBatchSource) Latest(context.Context) (Offset, error) {
+func (r *RateMicroBatchSource) Latest(context.Context) (sources.Offset, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.planned = r.next(r.planned)
@@ -191,7 +185,7 @@ func (r *RateMicroBatchSource) Latest(context.Context) (Offset, error) {
 }
 
 // Read implements StreamSource.
-func (r *RateMicroBatchSource) Read(ctx context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
+func (r *RateMicroBatchSource) Read(ctx context.Context, p int, start, end sources.Offset, emit func(arrow.RecordBatch) error) error {
 	s, err := parseRateMicroBatchOffset(start)
 	if err != nil {
 		return err
