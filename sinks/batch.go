@@ -141,23 +141,3 @@ func (e *endOfDataCommit) Close() {
 		c.Close()
 	}
 }
-
-func init() {
-	RegisterBatch("noop", newNoopBatch)
-}
-
-// newNoopBatch is df.write.format("noop"): Spark's noop table accepts the append and
-// overwrite modes only.
-func newNoopBatch(_ context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
-	if mode != SaveAppend && mode != SaveOverwrite {
-		name := map[SaveMode]string{SaveErrorIfExists: "ErrorIfExists", SaveIgnore: "Ignore"}[mode]
-		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1308", "",
-			"TableProvider implementation noop cannot be written with "+name+" mode, please use Append or Overwrite modes instead.").
-			WithParams("source", "noop", "createMode", name)
-	}
-	s, err := newNoop(env, options)
-	if err != nil {
-		return nil, err
-	}
-	return BatchAdapter{Sink: s}, nil
-}

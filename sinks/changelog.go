@@ -126,8 +126,8 @@ func takeRows(mem memory.Allocator, rec arrow.RecordBatch, idx []int64) (arrow.R
 	return array.NewRecordBatch(rec.Schema(), cols, int64(len(idx))), nil
 }
 
-// concatRecords concatenates records of one schema into one new record (copying).
-func concatRecords(mem memory.Allocator, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+// ConcatRecords concatenates records of one schema into one new record (copying).
+func ConcatRecords(mem memory.Allocator, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 	schema := recs[0].Schema()
 	rows := int64(0)
 	for _, r := range recs {
@@ -159,7 +159,8 @@ func ReleaseRecords(recs []arrow.RecordBatch) {
 	}
 }
 
-func countRows(recs []arrow.RecordBatch) int64 {
+// CountRows is the number of rows in recs.
+func CountRows(recs []arrow.RecordBatch) int64 {
 	n := int64(0)
 	for _, r := range recs {
 		n += r.NumRows()
@@ -303,7 +304,7 @@ func (t *resultTable) compact() error {
 	if err != nil {
 		return err
 	}
-	rec, err := concatRecords(t.mem, live)
+	rec, err := ConcatRecords(t.mem, live)
 	ReleaseRecords(live)
 	if err != nil {
 		return err

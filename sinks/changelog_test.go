@@ -1,7 +1,6 @@
 package sinks
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -99,7 +98,7 @@ func TestResultTableCompacts(t *testing.T) {
 // TestUnsupportedOutputMode checks sinks.New's error for a format without the requested mode
 // (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
 func TestUnsupportedOutputMode(t *testing.T) {
-	Register("appendonly", newNoop, Append)
+	Register("appendonly", func(Env, map[string]string) (Sink, error) { return nil, nil }, Append)
 	t.Cleanup(func() {
 		mu.Lock()
 		delete(factories, "appendonly")
@@ -119,64 +118,5 @@ func TestUnsupportedOutputMode(t *testing.T) {
 	}
 	if _, err := New("appendonly", Env{Mode: Append, Schema: keyedSchema}, nil); err != nil {
 		t.Fatalf("append: %v", err)
-	}
-}
-
-// TestMemoryTableReadWhileWriting reads the memory sink's table from another goroutine while
-// epochs commit, as a temp-view query does.
-func TestMemoryTableReadWhileWriting(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	reg := &fakeRegistry{tables: map[string]*MemoryTable{}}
-	defer reg.release()
-	s, err := New("memory", Env{QueryName: "q", Mode: Complete, Schema: keyedSchema, Tables: reg}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op, err := s.NewOperator(flow.Env{Mem: mem, Partitions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer op.(flow.Closer).Close()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 0; i < 200; i++ {
-			recs := reg.tables["q"].Snapshot()
-			if n := len(keysOf(recs)); n != 0 && n != 1 {
-				t.Errorf("snapshot has %d rows, want 0 or 1", n)
-			}
-			ReleaseRecords(recs)
-		}
-	}()
-	ctx := context.Background()
-	for e := int64(0); e < 100; e++ {
-		var b arrow.RecordBatch
-		if e == 0 {
-			b = keyedBatch(mem, []int64{0}, false)
-		} else {
-			b = keyedBatch(mem, []int64{e - 1}, true)
-			if err := op.Process(ctx, 0, b, nil); err != nil {
-				t.Fatal(err)
-			}
-			b.Release()
-			b = keyedBatch(mem, []int64{e}, false)
-		}
-		if err := op.Process(ctx, 0, b, nil); err != nil {
-			t.Fatal(err)
-		}
-		b.Release()
-		if err := op.(flow.BarrierHandler).Barrier(ctx, e, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	<-done
-	recs := reg.tables["q"].Snapshot()
-	defer ReleaseRecords(recs)
-	if got := keysOf(recs); fmt.Sprint(got) != "[99]" {
-		t.Fatalf("final table %v, want [99]", got)
-	}
-	if n := s.OutputRows(); n != 100 {
-		t.Fatalf("OutputRows %d, want 100", n)
 	}
 }

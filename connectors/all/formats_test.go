@@ -7,6 +7,7 @@ import (
 
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sinks/sinktest"
+	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 
 	_ "github.com/weirhq/weir/connectors/all"
@@ -65,5 +66,18 @@ func TestUnknownSinkFormat(t *testing.T) {
 		"Weir's streaming sinks are: console, csv, json, kafka, memory, noop, parquet, text. SQLSTATE: 42K02\n"
 	if got := sinktest.ErrText(err); got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestPartitionByRefusedOutsideFiles checks that only the file formats accept partitionBy.
+func TestPartitionByRefusedOutsideFiles(t *testing.T) {
+	opts := map[string]string{"checkpointLocation": t.TempDir()}
+	for _, format := range []string{"memory", "console"} {
+		_, err := sinks.New(format, sinks.Env{Mode: sinks.Append, Schema: writeSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: []string{"id"}}, opts)
+		se, ok := err.(*sparkerr.Error)
+		if !ok || se.Class != "_LEGACY_ERROR_TEMP_1197" || se.JavaClass != sparkerr.AnalysisException ||
+			!strings.Contains(se.Message, "'"+format+"' does not support partitioning.") {
+			t.Errorf("%s: %v", format, err)
+		}
 	}
 }

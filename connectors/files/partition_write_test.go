@@ -157,8 +157,6 @@ func TestFileSinkPartitionByRefusals(t *testing.T) {
 		{"parquet", []string{"nope"}, "_LEGACY_ERROR_TEMP_1126", "Partition column `nope` not found in schema struct<id:bigint"},
 		{"parquet", []string{"id", "ID"}, "COLUMN_ALREADY_EXISTS", "The column `id` already exists"},
 		{"json", []string{"id", "name", "ts", "score"}, "_LEGACY_ERROR_TEMP_1129", "Cannot use all columns for partition columns"},
-		{"memory", []string{"id"}, "_LEGACY_ERROR_TEMP_1197", "'memory' does not support partitioning."},
-		{"console", []string{"id"}, "_LEGACY_ERROR_TEMP_1197", "'console' does not support partitioning."},
 	} {
 		_, err := sinks.New(c.format, sinks.Env{Mode: sinks.Append, Schema: fileTestSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: c.by}, opts)
 		se, ok := err.(*sparkerr.Error)

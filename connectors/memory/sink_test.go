@@ -1,4 +1,4 @@
-package sinks
+package memory
 
 import (
 	"bytes"
@@ -16,17 +16,18 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
 
 // fakeRegistry records the tables the memory sink registers.
 type fakeRegistry struct {
-	tables map[string]*MemoryTable
+	tables map[string]*sinks.MemoryTable
 	fail   error
 }
 
-func (r *fakeRegistry) RegisterTable(name string, t *MemoryTable) error {
+func (r *fakeRegistry) RegisterTable(name string, t *sinks.MemoryTable) error {
 	if r.fail != nil {
 		return r.fail
 	}
@@ -41,7 +42,7 @@ func (r *fakeRegistry) release() {
 	for _, t := range r.tables {
 		t.Release()
 	}
-	r.tables = map[string]*MemoryTable{}
+	r.tables = map[string]*sinks.MemoryTable{}
 }
 
 // sinkHarness drives a sink's operators directly, as the runtime would: data batches to
@@ -51,7 +52,7 @@ type sinkHarness struct {
 	mem    *memory.CheckedAllocator
 	stdout bytes.Buffer
 	reg    *fakeRegistry
-	sink   Sink
+	sink   sinks.Sink
 	schema sqltypes.Schema
 	event  *arrow.Schema
 	tz     string
@@ -61,7 +62,7 @@ type sinkHarness struct {
 func TestSinks(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		h := &sinkHarness{t: t, mem: memory.NewCheckedAllocator(memory.NewGoAllocator()),
-			reg: &fakeRegistry{tables: map[string]*MemoryTable{}}}
+			reg: &fakeRegistry{tables: map[string]*sinks.MemoryTable{}}}
 		defer func() {
 			h.closeOps()
 			h.reg.release()
@@ -93,7 +94,7 @@ func TestSinks(t *testing.T) {
 func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 	h.closeOps()
 	h.stdout.Reset()
-	env := Env{Schema: parseSchema(h.t, d.Input), TimeZone: "UTC", Stdout: &h.stdout, Tables: h.reg}
+	env := sinks.Env{Schema: parseSchema(h.t, d.Input), TimeZone: "UTC", Stdout: &h.stdout, Tables: h.reg}
 	// Arguments: format=F mode=M [name=Q] [tz=Z] [partitions=N] [register-error] [option=value ...].
 	h.reg.fail = nil
 	format, partitions := "", 1
@@ -107,7 +108,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 		case "format":
 			format = val
 		case "mode":
-			m, err := ParseOutputMode(val)
+			m, err := sinks.ParseOutputMode(val)
 			if err != nil {
 				return errText(err)
 			}
@@ -124,7 +125,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 			options[a.Key] = val
 		}
 	}
-	s, err := New(format, env, options)
+	s, err := sinks.New(format, env, options)
 	if err != nil {
 		h.sink = nil
 		return errText(err)
@@ -277,7 +278,7 @@ func (h *sinkHarness) table(d *datadriven.TestData) string {
 		return "no table\n"
 	}
 	recs := tbl.Snapshot()
-	defer ReleaseRecords(recs)
+	defer sinks.ReleaseRecords(recs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "schema: %s\n", strings.Join(tbl.Schema().Names(), ", "))
 	for _, rec := range recs {

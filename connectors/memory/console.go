@@ -1,4 +1,4 @@
-package sinks
+package memory
 
 import (
 	"context"
@@ -12,29 +12,30 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/plan"
 	"github.com/weirhq/weir/showstring"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
 
 func init() {
-	Register("console", newConsole, Append, Update, Complete)
+	sinks.Register("console", newConsole, sinks.Append, sinks.Update, sinks.Complete)
 }
 
 // consoleSink prints each epoch to the server's stdout as Spark's ConsoleWrite does: a
 // "Batch: N" banner, then Dataset.show(numRows, truncate) of the epoch's output.
 type consoleSink struct {
-	env      Env
+	env      sinks.Env
 	numRows  int
 	truncate int // show()'s truncate width: 20, or 0 for truncate=false
 	loc      *time.Location
 	casts    []expr.Expr
 	commits  commitLog
-	written  RowCounter
+	written  sinks.RowCounter
 }
 
 // newConsole reads the options numRows (default 20) and truncate (default true).
-func newConsole(env Env, options map[string]string) (Sink, error) {
-	opts := NewOptions(options)
+func newConsole(env sinks.Env, options map[string]string) (sinks.Sink, error) {
+	opts := sinks.NewOptions(options)
 	numRows, err := opts.IntOr("numRows", 20)
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func (s *consoleSink) OutputRows() int64 { return s.written.Take() }
 func (s *consoleSink) NewOperator(env flow.Env) (flow.Operator, error) {
 	ectx := &expr.Context{Mem: env.Mem, Location: s.loc}
 	return &epochOperator{
-		log:     NewChangelog(s.env.Mode, env.Mem),
+		log:     sinks.NewChangelog(s.env.Mode, env.Mem),
 		commits: &s.commits,
 		written: &s.written,
 		write: func(_ context.Context, epoch int64, recs []arrow.RecordBatch) error {

@@ -1,24 +1,26 @@
-package sinks
+package memory
 
 import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sparkerr"
 )
 
 func init() {
-	Register("noop", newNoop, Append, Update, Complete)
+	sinks.Register("noop", newNoop, sinks.Append, sinks.Update, sinks.Complete)
 }
 
 // noopSink writes nothing; it counts the rows it would write (numOutputRows): the epoch's
 // inserts, or in complete mode the size of the result table.
 type noopSink struct {
-	mode    OutputMode
-	written RowCounter
+	mode    sinks.OutputMode
+	written sinks.RowCounter
 }
 
-func newNoop(env Env, _ map[string]string) (Sink, error) {
+func newNoop(env sinks.Env, _ map[string]string) (sinks.Sink, error) {
 	return &noopSink{mode: env.Mode}, nil
 }
 
@@ -71,11 +73,31 @@ func (o *noopOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) e
 		return nil
 	}
 	o.commits.committed(epoch)
-	if o.sink.mode == Complete {
+	if o.sink.mode == sinks.Complete {
 		o.table = max(0, o.table+ins-ret)
 		o.sink.written.Add(o.table)
 		return nil
 	}
 	o.sink.written.Add(ins)
 	return nil
+}
+
+func init() {
+	sinks.RegisterBatch("noop", newNoopBatch)
+}
+
+// newNoopBatch is df.write.format("noop"): Spark's noop table accepts the append and
+// overwrite modes only.
+func newNoopBatch(_ context.Context, env sinks.Env, mode sinks.SaveMode, options map[string]string) (sinks.BatchSink, error) {
+	if mode != sinks.SaveAppend && mode != sinks.SaveOverwrite {
+		name := map[sinks.SaveMode]string{sinks.SaveErrorIfExists: "ErrorIfExists", sinks.SaveIgnore: "Ignore"}[mode]
+		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1308", "",
+			"TableProvider implementation noop cannot be written with "+name+" mode, please use Append or Overwrite modes instead.").
+			WithParams("source", "noop", "createMode", name)
+	}
+	s, err := newNoop(env, options)
+	if err != nil {
+		return nil, err
+	}
+	return sinks.BatchAdapter{Sink: s}, nil
 }

@@ -1,17 +1,18 @@
-package sinks
+package memory
 
 import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 )
 
 func init() {
 	// Spark's MemorySink also takes update mode (SupportsStreamingUpdateAsAppend): the epoch's
 	// changed rows are appended.
-	Register("memory", newMemory, Append, Update, Complete)
+	sinks.Register("memory", newMemory, sinks.Append, sinks.Update, sinks.Complete)
 }
 
 // memorySink keeps the query's result in a MemoryTable registered as a temp view named after
@@ -19,14 +20,14 @@ func init() {
 // with the whole result each epoch. The table outlives the query (the view stays readable
 // after it stops); its owner (the view registry) releases it.
 type memorySink struct {
-	env     Env
-	table   *MemoryTable
+	env     sinks.Env
+	table   *sinks.MemoryTable
 	commits commitLog
-	written RowCounter
+	written sinks.RowCounter
 }
 
 // newMemory requires a query name and registers the table under it.
-func newMemory(env Env, _ map[string]string) (Sink, error) {
+func newMemory(env sinks.Env, _ map[string]string) (sinks.Sink, error) {
 	if env.QueryName == "" {
 		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1194", "",
 			"queryName must be specified for memory sink")
@@ -34,7 +35,7 @@ func newMemory(env Env, _ map[string]string) (Sink, error) {
 	if env.Tables == nil {
 		return nil, sparkerr.Internal("memory sink: no temp view registry")
 	}
-	table := NewMemoryTable(env.Schema)
+	table := sinks.NewMemoryTable(env.Schema)
 	if err := env.Tables.RegisterTable(env.QueryName, table); err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func newMemory(env Env, _ map[string]string) (Sink, error) {
 }
 
 // Table returns the sink's result table.
-func (s *memorySink) Table() *MemoryTable { return s.table }
+func (s *memorySink) Table() *sinks.MemoryTable { return s.table }
 
 // Description implements Sink.
 func (s *memorySink) Description() string { return "MemorySink" }
@@ -56,22 +57,22 @@ func (s *memorySink) OutputRows() int64 { return s.written.Take() }
 // NewOperator implements Sink.
 func (s *memorySink) NewOperator(env flow.Env) (flow.Operator, error) {
 	return &epochOperator{
-		log:     NewChangelog(s.env.Mode, env.Mem),
+		log:     sinks.NewChangelog(s.env.Mode, env.Mem),
 		commits: &s.commits,
 		written: &s.written,
 		write: func(_ context.Context, _ int64, recs []arrow.RecordBatch) error {
-			if s.env.Mode == Complete {
+			if s.env.Mode == sinks.Complete {
 				for _, r := range recs {
 					r.Retain()
 				}
 				s.table.Replace(recs)
 				return nil
 			}
-			if countRows(recs) == 0 {
+			if sinks.CountRows(recs) == 0 {
 				return nil
 			}
 			// One compact copy per epoch: the table does not pin the upstream batches.
-			rec, err := concatRecords(env.Mem, recs)
+			rec, err := sinks.ConcatRecords(env.Mem, recs)
 			if err != nil {
 				return err
 			}

@@ -1,14 +1,14 @@
-package sinks
+package memory
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sinks"
 )
 
 // commitLog remembers the last epoch a sink committed, so a replayed epoch (one not after it)
@@ -33,14 +33,6 @@ func (c *commitLog) committed(epoch int64) {
 	c.last, c.any = epoch, true
 }
 
-// RowCounter is a sink's numOutputRows: rows written since the last read.
-type RowCounter struct{ n atomic.Int64 }
-
-func (r *RowCounter) Add(n int64) { r.n.Add(n) }
-
-// Take returns and resets the count.
-func (r *RowCounter) Take() int64 { return r.n.Swap(0) }
-
 // epochWriter writes one committed epoch: recs are the epoch's output (user columns; the
 // writer releases nothing it did not retain itself).
 type epochWriter func(ctx context.Context, epoch int64, recs []arrow.RecordBatch) error
@@ -49,9 +41,9 @@ type epochWriter func(ctx context.Context, epoch int64, recs []arrow.RecordBatch
 // batches to a changelog and, at each barrier of an epoch not committed before, hands the
 // epoch's output to write and records the commit.
 type epochOperator struct {
-	log     *Changelog
+	log     *sinks.Changelog
 	commits *commitLog
-	written *RowCounter
+	written *sinks.RowCounter
 	write   epochWriter
 }
 
@@ -71,12 +63,12 @@ func (o *epochOperator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter
 	if err != nil {
 		return err
 	}
-	defer ReleaseRecords(recs)
+	defer sinks.ReleaseRecords(recs)
 	if err := o.write(ctx, epoch, recs); err != nil {
 		return err
 	}
 	o.commits.committed(epoch)
-	o.written.Add(countRows(recs))
+	o.written.Add(sinks.CountRows(recs))
 	return nil
 }
 
