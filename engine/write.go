@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/weirhq/weir/connectors/files"
+	"github.com/weirhq/weir/connectors"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/logical"
 	"github.com/weirhq/weir/plan"
@@ -50,12 +51,12 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 		options["path"] = w.Path
 	}
 	mode := saveMode(w.Mode)
-	if mode == sinks.SaveOverwrite && files.IsFileFormat(format) {
+	if mode == sinks.SaveOverwrite && connectors.IsFileFormat(format) {
 		if err := s.checkOverwrite(node, options); err != nil {
 			return nil, err
 		}
 	}
-	sink, err := sinks.NewBatch(ctx, format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
+	sink, err := connectors.NewBatchSink(ctx, format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
 		Stdout: s.stdout, PartitionBy: w.PartitionBy, Files: s.files}, mode, options)
 	if err != nil {
 		return nil, err
@@ -153,11 +154,11 @@ func (s *Session) checkOverwrite(node logical.Node, options map[string]string) e
 	var found error
 	var walk func(n logical.Node)
 	walk = func(n logical.Node) {
-		if scan, ok := n.(*logical.SourceScan); ok && files.IsFileFormat(scan.Format) {
-			for _, p := range files.FilePaths(scan.Options, scan.Paths) {
+		if scan, ok := n.(*logical.SourceScan); ok && connectors.IsFileFormat(scan.Format) {
+			for _, p := range sources.ReadPaths(scan.Options, scan.Paths) {
 				in, err := s.files.Resolve(p)
 				if err == nil && (in == out || strings.HasPrefix(in, out+string(filepath.Separator))) {
-					uri := files.HadoopPath(out)
+					uri := fileaccess.HadoopPath(out)
 					found = sparkerr.Analysis("UNSUPPORTED_OVERWRITE.PATH", "42902",
 						"Can't overwrite the target that is also being read from. The target path is %s.", uri).
 						WithParams("path", uri)

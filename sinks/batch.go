@@ -2,12 +2,9 @@ package sinks
 
 import (
 	"context"
-	"sort"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sparkerr"
 )
 
 // SaveMode is a batch write's DataFrameWriter.mode.
@@ -38,45 +35,6 @@ type BatchSink interface {
 // BatchFactory validates options for a save mode and builds a batch sink. A nil sink with a
 // nil error means there is nothing to write (mode ignore and the target exists).
 type BatchFactory func(ctx context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error)
-
-var batchFactories = map[string]BatchFactory{}
-
-// RegisterBatch registers a format's batch writer.
-func RegisterBatch(format string, f BatchFactory) {
-	mu.Lock()
-	defer mu.Unlock()
-	batchFactories[strings.ToLower(format)] = f
-}
-
-// NewBatch builds the batch sink of format for a write in mode (see BatchFactory for the nil
-// sink). env.Mode is ignored: a batch write appends its rows. An unknown format is Spark's
-// DATA_SOURCE_NOT_FOUND; a streaming-only sink (memory) is refused.
-func NewBatch(ctx context.Context, format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
-	name := strings.ToLower(format)
-	mu.RLock()
-	f, ok := batchFactories[name]
-	_, streaming := factories[name]
-	names := make([]string, 0, len(batchFactories))
-	for n := range batchFactories {
-		names = append(names, n)
-	}
-	mu.RUnlock()
-	if !ok {
-		if streaming {
-			return nil, sparkerr.Unsupported("Data source %s does not support batch writes (df.write); it is a streaming sink", format)
-		}
-		sort.Strings(names)
-		return nil, sparkerr.Analysis("DATA_SOURCE_NOT_FOUND", "42K02",
-			"Failed to find the data source: %s. Weir's batch writers are: %s.", format, strings.Join(names, ", ")).
-			WithParams("provider", format)
-	}
-	if len(env.PartitionBy) > 0 && !acceptsPartitioning(name) {
-		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
-			"'"+name+"' does not support partitioning.").WithParams("operation", name)
-	}
-	env.Mode = Append
-	return f(ctx, env, mode, options)
-}
 
 // BatchAdapter adapts a streaming sink to a batch write: each operator commits epoch 0 at its
 // EndOfData, OnFinish (optional) completes the write and OnAbort (optional) abandons it.

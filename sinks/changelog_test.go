@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sqltypes"
 )
 
@@ -92,31 +91,5 @@ func TestResultTableCompacts(t *testing.T) {
 	// Retracting a row no longer in the table changes nothing.
 	if got := commit(keyedBatch(mem, []int64{5000}, true)); len(got) != len(want) {
 		t.Fatalf("retracting an absent row: %d rows, want %d", len(got), len(want))
-	}
-}
-
-// TestUnsupportedOutputMode checks sinks.New's error for a format without the requested mode
-// (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
-func TestUnsupportedOutputMode(t *testing.T) {
-	Register("appendonly", func(Env, map[string]string) (Sink, error) { return nil, nil }, Append)
-	t.Cleanup(func() {
-		mu.Lock()
-		delete(factories, "appendonly")
-		delete(modes, "appendonly")
-		mu.Unlock()
-	})
-	_, err := New("appendonly", Env{Mode: Update, Schema: keyedSchema}, nil)
-	se, ok := err.(*sparkerr.Error)
-	if !ok {
-		t.Fatalf("got %v, want a *sparkerr.Error", err)
-	}
-	want := "[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update. " +
-		"This output mode is not supported in Data Source appendonly. SQLSTATE: 42KDE"
-	if se.Error() != want || se.JavaClass != sparkerr.AnalysisException ||
-		se.Params["outputMode"] != "update" || se.Params["className"] != "appendonly" {
-		t.Fatalf("got %s (%s, %v), want %s", se.Error(), se.JavaClass, se.Params, want)
-	}
-	if _, err := New("appendonly", Env{Mode: Append, Schema: keyedSchema}, nil); err != nil {
-		t.Fatalf("append: %v", err)
 	}
 }

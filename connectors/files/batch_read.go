@@ -63,17 +63,6 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	return nil
 }
 
-// FilePaths returns a batch read's paths: load()'s paths, else the "path" option.
-func FilePaths(options map[string]string, paths []string) []string {
-	if len(paths) > 0 {
-		return paths
-	}
-	if p := sources.NormalizeOptions(options)["path"]; p != "" {
-		return []string{p}
-	}
-	return nil
-}
-
 // listPaths lists the data files of every path, each checked for reading by files (a glob's
 // matches each); a missing path is Spark's PATH_NOT_FOUND.
 func listPaths(files *fileaccess.Policy, paths []string) ([]dataFile, error) {
@@ -110,7 +99,7 @@ func FileBatchSchema(files *fileaccess.Policy, format string, options map[string
 	if err != nil {
 		return nil, err
 	}
-	paths = FilePaths(opts, paths)
+	paths = sources.ReadPaths(opts, paths)
 	if len(paths) == 0 {
 		return nil, sparkerr.IllegalArgument("'path' is not specified")
 	}

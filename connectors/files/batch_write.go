@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -39,7 +40,7 @@ func newFileBatchSink(ctx context.Context, format string, env sinks.Env, mode si
 	exists := statErr == nil
 	switch {
 	case exists && (mode == sinks.SaveErrorIfExists || mode == ""):
-		uri := HadoopPath(s.dir)
+		uri := fileaccess.HadoopPath(s.dir)
 		return nil, sparkerr.Analysis("PATH_ALREADY_EXISTS", "42K04",
 			`Path %s already exists. Set mode as "overwrite" to overwrite the existing path.`, uri).WithParams("outputPath", uri)
 	case exists && mode == sinks.SaveIgnore:
@@ -79,9 +80,6 @@ func (s *fileSink) abortWrite() {
 		s.replace.abort()
 	}
 }
-
-// HadoopPath renders an absolute local path as Spark's messages show it ("file:/tmp/out").
-func HadoopPath(abs string) string { return "file:" + filepath.ToSlash(abs) }
 
 // batchFileName is a batch write's part file name.
 func batchFileName(partition int, jobID, ext string) string {

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/connectors/sinktest"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
-	"github.com/weirhq/weir/sinks/sinktest"
 	"github.com/weirhq/weir/sqltypes"
 )
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sparkerr"
 )
 
@@ -77,7 +78,7 @@ func beginOverwrite(ctx context.Context, target, jobID, stateDir string) (*overw
 	overwritesInFlight.Lock()
 	if overwritesInFlight.targets[target] {
 		overwritesInFlight.Unlock()
-		return nil, sparkerr.New("java.io.IOException", "", "", "Another write is overwriting "+HadoopPath(target)+
+		return nil, sparkerr.New("java.io.IOException", "", "", "Another write is overwriting "+fileaccess.HadoopPath(target)+
 			" right now; retry when it has finished.")
 	}
 	overwritesInFlight.targets[target] = true
@@ -123,7 +124,7 @@ func (o *overwrite) commit(ctx context.Context) error {
 		return ioError("Failed to sync "+o.staging, err)
 	}
 	if err := swapIn(o.staging, o.target); err != nil {
-		return ioError("Failed to replace "+HadoopPath(o.target)+" with the new output", err)
+		return ioError("Failed to replace "+fileaccess.HadoopPath(o.target)+" with the new output", err)
 	}
 	_ = syncDir(filepath.Dir(o.target))
 	if err := removeTree(ctx, o.staging); err != nil {

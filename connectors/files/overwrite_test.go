@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weirhq/weir/connectors/sinktest"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
-	"github.com/weirhq/weir/sinks/sinktest"
 	"github.com/weirhq/weir/sparkerr"
 )
 

@@ -18,19 +18,6 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-func init() {
-	for _, name := range []string{"parquet", "json", "csv", "text"} {
-		format := name
-		sinks.Register(format, func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
-			return newFileSink(format, env, options)
-		}, sinks.Append)
-		sinks.RegisterBatch(format, func(ctx context.Context, env sinks.Env, mode sinks.SaveMode, options map[string]string) (sinks.BatchSink, error) {
-			return newFileBatchSink(ctx, format, env, mode, options)
-		})
-		sinks.RegisterPartitioning(format)
-	}
-}
-
 // fileSink writes each epoch's rows as files under a directory, exactly once: every sink
 // partition writes its rows of the epoch to a hidden staging file, renamed at the barrier to
 // part-<epoch>-<partition>-<uuid>.<ext>; the last partition to reach the barrier commits the

@@ -15,10 +15,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/weirhq/weir/connectors"
+	"github.com/weirhq/weir/connectors/sinktest"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
-	"github.com/weirhq/weir/sinks/sinktest"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sqltypes"
 )
@@ -57,7 +58,7 @@ func newPartitionedHarness(t *testing.T, format string, partitions int, options 
 	for k, v := range options {
 		opts[k] = v
 	}
-	s, err := sinks.New(format, sinks.Env{Mode: sinks.Append, Schema: fileTestSchema, TimeZone: "UTC", PartitionBy: partitionBy}, opts)
+	s, err := connectors.NewSink(format, sinks.Env{Mode: sinks.Append, Schema: fileTestSchema, TimeZone: "UTC", PartitionBy: partitionBy}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,22 +129,22 @@ func readText(t *testing.T, dir string, names []string) string {
 }
 
 func TestFileSinkNeedsCheckpointLocationAndPath(t *testing.T) {
-	_, err := sinks.New("parquet", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"path": t.TempDir()})
+	_, err := connectors.NewSink("parquet", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"path": t.TempDir()})
 	want := `org.apache.spark.sql.AnalysisException: [_LEGACY_ERROR_TEMP_1197] checkpointLocation must be specified either through ` +
 		`option("checkpointLocation", ...) or SparkSession.conf.set("spark.sql.streaming.checkpointLocation", ...)`
 	if got := sinktest.ErrText(err); !strings.Contains(got, want) {
 		t.Fatalf("got %s", got)
 	}
-	_, err = sinks.New("json", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"CHECKPOINTLOCATION": "/tmp/cp"})
+	_, err = connectors.NewSink("json", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"CHECKPOINTLOCATION": "/tmp/cp"})
 	if got := sinktest.ErrText(err); !strings.Contains(got, "'path' is not specified") {
 		t.Fatalf("got %s", got)
 	}
-	_, err = sinks.New("csv", sinks.Env{Mode: sinks.Complete, Schema: fileTestSchema}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
+	_, err = connectors.NewSink("csv", sinks.Env{Mode: sinks.Complete, Schema: fileTestSchema}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
 	if got := sinktest.ErrText(err); !strings.Contains(got, "Invalid streaming output mode: complete") {
 		t.Fatalf("got %s", got)
 	}
 	nested := sqltypes.Schema{{Name: "a", Type: sqltypes.ArrayType(sqltypes.DataType{Kind: sqltypes.Integer}, true), Nullable: true}}
-	_, err = sinks.New("csv", sinks.Env{Mode: sinks.Append, Schema: nested}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
+	_, err = connectors.NewSink("csv", sinks.Env{Mode: sinks.Append, Schema: nested}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
 	if got := sinktest.ErrText(err); !strings.Contains(got, "The CSV datasource doesn't support the column `a` of the type \"ARRAY<INT>\".") {
 		t.Fatalf("got %s", got)
 	}
@@ -302,7 +303,7 @@ func TestFileSinkParquetReadBack(t *testing.T) {
 // the commit log) and renders each row of fileTestSchema as "v|v|…" ("null" for NULL), sorted.
 func readBackRows(t *testing.T, mem memory.Allocator, format, dir string) []string {
 	t.Helper()
-	src, err := sources.OpenStream(context.Background(), format,
+	src, err := connectors.OpenStream(context.Background(), format,
 		sources.StreamEnv{Mem: mem, DefaultPartitions: 1, TimeZone: "UTC"},
 		map[string]string{"path": dir}, "id BIGINT, name STRING, ts TIMESTAMP, score DOUBLE")
 	if err != nil {

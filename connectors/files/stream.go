@@ -13,20 +13,6 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-func init() {
-	for _, f := range fileFormats {
-		format := f
-		sources.RegisterStream(format,
-			func(ctx context.Context, env sources.StreamEnv, options map[string]string, userSchema string) (sources.StreamSource, error) {
-				return openFileStream(ctx, format, env, options, userSchema)
-			},
-			func(options map[string]string, userSchema string) (sqltypes.Schema, error) {
-				s, _, err := streamFileSchema(format, options, userSchema)
-				return s, err
-			})
-	}
-}
-
 // fileOffset is a file source's offset: the index of the last batch of files in its file log
 // (-1 before any), as Spark's FileStreamSourceOffset.
 type fileOffset struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
@@ -47,7 +48,7 @@ func writeAt(t *testing.T, dir, name, content string, sec int) {
 
 func openFiles(t *testing.T, mem memory.Allocator, format string, opts map[string]string, schema string, meta sources.MetadataStore) sources.StreamSource {
 	t.Helper()
-	src, err := sources.OpenStream(context.Background(), format, sources.StreamEnv{Mem: mem, DefaultPartitions: 2, TimeZone: "UTC", Metadata: meta}, opts, schema)
+	src, err := connectors.OpenStream(context.Background(), format, sources.StreamEnv{Mem: mem, DefaultPartitions: 2, TimeZone: "UTC", Metadata: meta}, opts, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,21 +185,21 @@ func TestFileStreamMaxFilesPerTriggerAndLatestFirst(t *testing.T) {
 }
 
 func TestFileStreamSchemaAndOptions(t *testing.T) {
-	_, err := sources.StreamSchema("json", map[string]string{"path": "/tmp/x"}, "")
+	_, err := connectors.StreamSchema("json", map[string]string{"path": "/tmp/x"}, "")
 	want := "Schema must be specified when creating a streaming source DataFrame. If some files already exist in the " +
 		"directory, then depending on the file format you may be able to create a static DataFrame on that directory " +
 		"with 'spark.read.load(directory)' and infer schema from it."
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := sources.StreamSchema("parquet", nil, "a INT"); err == nil || err.Error() != "'path' is not specified" {
+	if _, err := connectors.StreamSchema("parquet", nil, "a INT"); err == nil || err.Error() != "'path' is not specified" {
 		t.Fatalf("got %v", err)
 	}
-	s, err := sources.StreamSchema("text", map[string]string{"PATH": "/tmp/x"}, "")
+	s, err := connectors.StreamSchema("text", map[string]string{"PATH": "/tmp/x"}, "")
 	if err != nil || len(s) != 1 || s[0].Name != "value" || s[0].Type.Kind != sqltypes.String {
 		t.Fatalf("text schema %v %v", s, err)
 	}
-	if _, err := sources.StreamSchema("csv", map[string]string{"path": "/x", "maxFilesPerTrigger": "0"}, "a INT"); err == nil {
+	if _, err := connectors.StreamSchema("csv", map[string]string{"path": "/x", "maxFilesPerTrigger": "0"}, "a INT"); err == nil {
 		t.Fatal("maxFilesPerTrigger=0 accepted")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -180,7 +181,7 @@ func TestKafkaBatchOptionErrors(t *testing.T) {
 		{base("minOffsetsPerTrigger", "10", "maxOffsetsPerTrigger", "5"), "The value of minOffsetPerTrigger(10) is higher than the maxOffsetsPerTrigger(5)."},
 		{base("maxTriggerDelay", "soon"), "Time must be specified as seconds (s)"},
 	} {
-		_, err := sources.StreamSchema("kafka", tc.opts, "")
+		_, err := connectors.StreamSchema("kafka", tc.opts, "")
 		if se, ok := sparkerr.As(err); !ok || !strings.HasPrefix(se.Message, tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
 		}
@@ -199,7 +200,7 @@ func TestKafkaMinOffsetsPerTrigger(t *testing.T) {
 	addr := newFakeKafka(t, 2, "t")
 	mock := clock.NewMock()
 	mock.Set(time.Unix(1_000_000, 0))
-	src, err := sources.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, Clock: mock, DefaultPartitions: 2, TimeZone: "UTC"},
+	src, err := connectors.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, Clock: mock, DefaultPartitions: 2, TimeZone: "UTC"},
 		map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t", "startingOffsets": "earliest",
 			"minOffsetsPerTrigger": "4", "maxTriggerDelay": "30s", "maxOffsetsPerTrigger": "6"}, "")
 	if err != nil {

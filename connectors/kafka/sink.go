@@ -18,11 +18,6 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-func init() {
-	sinks.Register("kafka", newKafkaSink, sinks.Append, sinks.Update, sinks.Complete)
-	sinks.RegisterBatch("kafka", newKafkaBatchSink)
-}
-
 // kafkaSink writes each epoch's output rows as Kafka records: value (required), key, topic (or
 // the topic option, which wins), partition and headers columns, as Spark's KafkaWriter. The
 // producers take the user's kafka.* options through the translation shared with the Kafka

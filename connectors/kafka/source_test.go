@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
@@ -51,7 +52,7 @@ func produceKafka(t *testing.T, addr, topic string, partition int32, values ...s
 
 func openKafka(t *testing.T, mem memory.Allocator, opts map[string]string) sources.StreamSource {
 	t.Helper()
-	src, err := sources.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, DefaultPartitions: 2, TimeZone: "UTC"}, opts, "")
+	src, err := connectors.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, DefaultPartitions: 2, TimeZone: "UTC"}, opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestKafkaSourceOptionErrors(t *testing.T) {
 		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "t", "endingOffsets": "latest"}, "ending offset not valid in streaming queries"},
 		{map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "t", "startingOffsets": "{bad"}, "Expected e.g."},
 	} {
-		_, err := sources.StreamSchema("kafka", tc.opts, "")
+		_, err := connectors.StreamSchema("kafka", tc.opts, "")
 		se, ok := sparkerr.As(err)
 		if !ok || !strings.Contains(se.Message, tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
@@ -331,7 +332,7 @@ func TestKafkaSourcePausesCompleteRanges(t *testing.T) {
 	addr := newFakeKafka(t, 2, "t")
 	produceKafka(t, addr, "t", 0, "a", "b")
 	produceKafka(t, addr, "t", 1, "x")
-	src, err := sources.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, DefaultPartitions: 1, TimeZone: "UTC"},
+	src, err := connectors.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, DefaultPartitions: 1, TimeZone: "UTC"},
 		map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "t", "startingOffsets": "earliest"}, "")
 	if err != nil {
 		t.Fatal(err)

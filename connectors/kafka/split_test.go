@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sources"
 )
 
@@ -85,7 +86,7 @@ func TestKafkaMinPartitionsSplitsReads(t *testing.T) {
 		values = append(values, fmt.Sprintf("%02d", i))
 	}
 	produceKafka(t, addr, "big", 0, values...)
-	src, err := sources.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, DefaultPartitions: 4, TimeZone: "UTC"},
+	src, err := connectors.OpenStream(context.Background(), "kafka", sources.StreamEnv{Mem: mem, DefaultPartitions: 4, TimeZone: "UTC"},
 		map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "big", "startingOffsets": "earliest",
 			"minPartitions": "4"}, "")
 	if err != nil {

@@ -21,20 +21,6 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-func init() {
-	sources.RegisterStream("kafka",
-		func(ctx context.Context, env sources.StreamEnv, options map[string]string, userSchema string) (sources.StreamSource, error) {
-			return openKafkaStream(ctx, env, options, userSchema)
-		},
-		func(options map[string]string, userSchema string) (sqltypes.Schema, error) {
-			o, err := parseKafkaOptions(options, userSchema, false)
-			if err != nil {
-				return nil, err
-			}
-			return kafkaSchema(o.headers), nil
-		})
-}
-
 // kafkaTimeoutException is the Kafka client's exception for a request that timed out.
 const kafkaTimeoutException = "org.apache.kafka.common.errors.TimeoutException"
 

@@ -17,10 +17,6 @@ import (
 	"github.com/weirhq/weir/sqltypes"
 )
 
-func init() {
-	sinks.Register("console", newConsole, sinks.Append, sinks.Update, sinks.Complete)
-}
-
 // consoleSink prints each epoch to the server's stdout as Spark's ConsoleWrite does: a
 // "Batch: N" banner, then Dataset.show(numRows, truncate) of the epoch's output.
 type consoleSink struct {

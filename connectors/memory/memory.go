@@ -9,12 +9,6 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-func init() {
-	// Spark's MemorySink also takes update mode (SupportsStreamingUpdateAsAppend): the epoch's
-	// changed rows are appended.
-	sinks.Register("memory", newMemory, sinks.Append, sinks.Update, sinks.Complete)
-}
-
 // memorySink keeps the query's result in a MemoryTable registered as a temp view named after
 // the query. Append and update append each epoch's rows; complete replaces the table's contents
 // with the whole result each epoch. The table outlives the query (the view stays readable

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
@@ -49,7 +50,7 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	reg := &fakeRegistry{tables: map[string]*sinks.MemoryTable{}}
 	defer reg.release()
-	s, err := sinks.New("memory", sinks.Env{QueryName: "q", Mode: sinks.Complete, Schema: keyedSchema, Tables: reg}, nil)
+	s, err := connectors.NewSink("memory", sinks.Env{QueryName: "q", Mode: sinks.Complete, Schema: keyedSchema, Tables: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,6 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-func init() {
-	sinks.Register("noop", newNoop, sinks.Append, sinks.Update, sinks.Complete)
-}
-
 // noopSink writes nothing; it counts the rows it would write (numOutputRows): the epoch's
 // inserts, or in complete mode the size of the result table.
 type noopSink struct {
@@ -80,10 +76,6 @@ func (o *noopOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) e
 	}
 	o.sink.written.Add(ins)
 	return nil
-}
-
-func init() {
-	sinks.RegisterBatch("noop", newNoopBatch)
 }
 
 // newNoopBatch is df.write.format("noop"): Spark's noop table accepts the append and

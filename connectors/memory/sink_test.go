@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/datadriven"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
@@ -125,7 +126,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 			options[a.Key] = val
 		}
 	}
-	s, err := sinks.New(format, env, options)
+	s, err := connectors.NewSink(format, env, options)
 	if err != nil {
 		h.sink = nil
 		return errText(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -25,7 +26,7 @@ func TestEpochSourceRunsRateInAFlowJob(t *testing.T) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
 		mock := clock.NewMock()
-		src, err := sources.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC"},
+		src, err := connectors.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC"},
 			map[string]string{"rowsPerSecond": "10", "numPartitions": "2"}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +89,7 @@ func TestEpochSourceRelabelsTimestampZone(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	mock := clock.NewMock()
-	src, err := sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{Mem: mem, Clock: mock},
+	src, err := connectors.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{Mem: mem, Clock: mock},
 		map[string]string{"rowsPerBatch": "3", "numPartitions": "1"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestEpochSourceRelabelsTimestampZone(t *testing.T) {
 func TestEpochSourceRejectsContinuousMicroBatchOnly(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	src, err := sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{Mem: mem}, map[string]string{"rowsPerBatch": "1", "numPartitions": "1"}, "")
+	src, err := connectors.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{Mem: mem}, map[string]string{"rowsPerBatch": "1", "numPartitions": "1"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

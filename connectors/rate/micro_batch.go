@@ -20,10 +20,6 @@ import (
 // rowsPerBatch rows and advanceMillisPerBatch ms (Spark's latestOffset(start, limit)). Every row
 // of a batch carries the batch start's timestamp; partition p gets start + p + k·numPartitions.
 
-func init() {
-	sources.RegisterStream("rate-micro-batch", openRateMicroBatch, rateMicroBatchSchemaFunc)
-}
-
 type rateMicroBatchOptions struct {
 	rowsPerBatch      int64
 	numPartitions     int

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sources/sourcetest"
 	"github.com/weirhq/weir/sparkerr"
@@ -14,7 +15,7 @@ import (
 func TestRateMicroBatchBatches(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	src, err := sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{Mem: mem, TimeZone: "UTC", DefaultPartitions: 4},
+	src, err := connectors.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{Mem: mem, TimeZone: "UTC", DefaultPartitions: 4},
 		map[string]string{"rowsPerBatch": "5", "numPartitions": "2", "startTimestamp": "1000", "advanceMillisPerBatch": "100"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -80,12 +81,12 @@ func TestRateMicroBatchOptionValidation(t *testing.T) {
 		{map[string]string{"rowsPerBatch": "1", "advanceMillisPerBatch": "-1"}, "", sparkerr.IllegalArgumentException, "Invalid value '-1'. The option 'advanceMillisPerBatch' must be non-negative"},
 		{map[string]string{"rowsPerBatch": "1"}, "value LONG", sparkerr.UnsupportedOperation, "RatePerMicroBatchProvider source does not support user-specified schema."},
 	} {
-		_, err := sources.StreamSchema("rate-micro-batch", tc.opts, tc.schema)
+		_, err := connectors.StreamSchema("rate-micro-batch", tc.opts, tc.schema)
 		sourcetest.OptionError(t, fmt.Sprint("schema ", tc.opts), err, tc.class, tc.msg)
-		_, err = sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{}, tc.opts, tc.schema)
+		_, err = connectors.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{}, tc.opts, tc.schema)
 		sourcetest.OptionError(t, fmt.Sprint("open ", tc.opts), err, tc.class, tc.msg)
 	}
-	schema, err := sources.StreamSchema("rate-micro-batch", map[string]string{"rowsperbatch": "10"}, "")
+	schema, err := connectors.StreamSchema("rate-micro-batch", map[string]string{"rowsperbatch": "10"}, "")
 	if err != nil || schema.TreeString() != rateSchema.TreeString() {
 		t.Fatalf("schema %v %v", schema, err)
 	}
@@ -94,7 +95,7 @@ func TestRateMicroBatchOptionValidation(t *testing.T) {
 // Under Trigger.AvailableNow the rate-micro-batch source offers one batch after where the query
 // starts, then nothing more (Spark's RatePerMicroBatchStream).
 func TestRateMicroBatchAvailableNow(t *testing.T) {
-	src, err := sources.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{TimeZone: "UTC", DefaultPartitions: 1},
+	src, err := connectors.OpenStream(t.Context(), "rate-micro-batch", sources.StreamEnv{TimeZone: "UTC", DefaultPartitions: 1},
 		map[string]string{"rowsPerBatch": "5", "startTimestamp": "1000", "advanceMillisPerBatch": "100"}, "")
 	if err != nil {
 		t.Fatal(err)

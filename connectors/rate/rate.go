@@ -34,10 +34,6 @@ import (
 // offsets (multiples of 1000) this gives Spark's rows. The creation time is persisted through
 // StreamEnv.Metadata as "v1\n<ms>" so a restarted query continues the same sequence.
 
-func init() {
-	sources.RegisterStream("rate", openRate, rateSchemaFunc)
-}
-
 // rateSchema is RateStreamProvider.SCHEMA (both fields nullable, as StructField defaults).
 var rateSchema = sqltypes.Schema{
 	{Name: "timestamp", Type: sqltypes.TimestampType, Nullable: true},

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sources/sourcetest"
 	"github.com/weirhq/weir/sparkerr"
@@ -67,7 +68,7 @@ func rateRows(t *testing.T, src sources.StreamSource, p int, start, end string, 
 // offsetString returns a checker that fails t on an error and renders the offset.
 func openRateForTest(t *testing.T, mem memory.Allocator, mock *clock.Mock, store sources.MetadataStore, opts map[string]string) sources.StreamSource {
 	t.Helper()
-	src, err := sources.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, DefaultPartitions: 3, TimeZone: "UTC", Metadata: store}, opts, "")
+	src, err := connectors.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, DefaultPartitions: 3, TimeZone: "UTC", Metadata: store}, opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestRateCreationTimeIsPersisted(t *testing.T) {
 		t.Fatalf("latest after restart %s", got)
 	}
 	for _, bad := range []string{"1000", "v1", "vx\n5", "v2\n5"} {
-		_, err := sources.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, Metadata: &memStore{data: []byte(bad)}}, nil, "")
+		_, err := connectors.OpenStream(t.Context(), "rate", sources.StreamEnv{Mem: mem, Clock: mock, Metadata: &memStore{data: []byte(bad)}}, nil, "")
 		if se, ok := sparkerr.As(err); !ok || se.JavaClass != sources.IllegalStateException {
 			t.Fatalf("metadata %q: %v", bad, err)
 		}
@@ -216,12 +217,12 @@ func TestRateOptionValidation(t *testing.T) {
 		{map[string]string{"rowsPerSecond": "9223372036854775807", "rampUpTime": "2s"}, "", sparkerr.SparkRuntimeException,
 			"Max offset with 9223372036854775807 rowsPerSecond is 1, but 'rampUpTimeSeconds' is 2."},
 	} {
-		_, err := sources.StreamSchema("rate", tc.opts, tc.schema)
+		_, err := connectors.StreamSchema("rate", tc.opts, tc.schema)
 		sourcetest.OptionError(t, fmt.Sprint("schema ", tc.opts, tc.schema), err, tc.class, tc.msg)
-		_, err = sources.OpenStream(t.Context(), "rate", sources.StreamEnv{}, tc.opts, tc.schema)
+		_, err = connectors.OpenStream(t.Context(), "rate", sources.StreamEnv{}, tc.opts, tc.schema)
 		sourcetest.OptionError(t, fmt.Sprint("open ", tc.opts, tc.schema), err, tc.class, tc.msg)
 	}
-	schema, err := sources.StreamSchema("rate", map[string]string{"rampUpTime": "1500ms"}, "")
+	schema, err := connectors.StreamSchema("rate", map[string]string{"rampUpTime": "1500ms"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestRateOptionValidation(t *testing.T) {
 	if schema.TreeString() != want.TreeString() {
 		t.Fatalf("schema %s", schema.TreeString())
 	}
-	src, err := sources.OpenStream(t.Context(), "rate", sources.StreamEnv{}, map[string]string{"rampUpTime": "1500ms", "numPartitions": "2"}, "")
+	src, err := connectors.OpenStream(t.Context(), "rate", sources.StreamEnv{}, map[string]string{"rampUpTime": "1500ms", "numPartitions": "2"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,10 +41,6 @@ const (
 // the lines received before, and then fails with the reason, so the query fails with a clear
 // message instead of waiting for lines that cannot come.
 
-func init() {
-	sources.RegisterStream("socket", openSocket, socketSchemaFunc)
-}
-
 // DialTimeout bounds how long opening a socket source waits for the connection.
 const DialTimeout = 5 * time.Second
 

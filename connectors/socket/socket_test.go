@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sources/sourcetest"
 	"github.com/weirhq/weir/sparkerr"
@@ -92,7 +93,7 @@ func TestSocketReadsLines(t *testing.T) {
 	port, conns := lineServer(t)
 	mock := clock.NewMock()
 	mock.Set(time.UnixMilli(1_234_567))
-	src, err := sources.OpenStream(t.Context(), "socket", sources.StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC", DefaultPartitions: 2},
+	src, err := connectors.OpenStream(t.Context(), "socket", sources.StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC", DefaultPartitions: 2},
 		map[string]string{"host": "127.0.0.1", "port": port, "includeTimestamp": "TRUE"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestSocketReadsLines(t *testing.T) {
 func TestSocketCloseStopsReader(t *testing.T) {
 	noLeak(t)
 	port, conns := lineServer(t)
-	src, err := sources.OpenStream(t.Context(), "socket", sources.StreamEnv{}, map[string]string{"host": "localhost", "port": port, "numPartitions": "1"}, "")
+	src, err := connectors.OpenStream(t.Context(), "socket", sources.StreamEnv{}, map[string]string{"host": "localhost", "port": port, "numPartitions": "1"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestSocketConnectionRefused(t *testing.T) {
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	ln.Close()
-	_, err = sources.OpenStream(t.Context(), "socket", sources.StreamEnv{}, map[string]string{"host": "127.0.0.1", "port": port}, "")
+	_, err = connectors.OpenStream(t.Context(), "socket", sources.StreamEnv{}, map[string]string{"host": "127.0.0.1", "port": port}, "")
 	se, ok := sparkerr.As(err)
 	if !ok || se.JavaClass != connectException || !strings.HasPrefix(se.Message, "Connection refused") {
 		t.Fatalf("refused connection: %v", err)
@@ -201,12 +202,12 @@ func TestSocketOptionValidation(t *testing.T) {
 		{map[string]string{"host": "localhost", "port": "70000"}, "", sparkerr.IllegalArgumentException, "port out of range:70000"},
 		{map[string]string{"host": "localhost", "port": "1"}, "value STRING", sparkerr.UnsupportedOperation, "TextSocketSourceProvider source does not support user-specified schema."},
 	} {
-		_, err := sources.StreamSchema("socket", tc.opts, tc.schema)
+		_, err := connectors.StreamSchema("socket", tc.opts, tc.schema)
 		sourcetest.OptionError(t, fmt.Sprint("schema ", tc.opts), err, tc.class, tc.msg)
-		_, err = sources.OpenStream(t.Context(), "socket", sources.StreamEnv{}, tc.opts, tc.schema)
+		_, err = connectors.OpenStream(t.Context(), "socket", sources.StreamEnv{}, tc.opts, tc.schema)
 		sourcetest.OptionError(t, fmt.Sprint("open ", tc.opts), err, tc.class, tc.msg)
 	}
-	schema, err := sources.StreamSchema("socket", map[string]string{"HOST": "h", "PORT": strconv.Itoa(9999), "includetimestamp": "true"}, "")
+	schema, err := connectors.StreamSchema("socket", map[string]string{"HOST": "h", "PORT": strconv.Itoa(9999), "includetimestamp": "true"}, "")
 	if err != nil || schema.TreeString() != socketSchemaTimestamp.TreeString() {
 		t.Fatalf("schema %v %v", schema, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
@@ -44,7 +45,7 @@ func NewBatchHarnessEnv(t *testing.T, format string, env sinks.Env, partitions i
 	options map[string]string) (*BatchHarness, error) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	s, err := sinks.NewBatch(context.Background(), format, env, mode, options)
+	s, err := connectors.NewBatchSink(context.Background(), format, env, mode, options)
 	if err != nil || s == nil {
 		return nil, err
 	}

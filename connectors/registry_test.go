@@ -1,0 +1,49 @@
+package connectors
+
+import (
+	"testing"
+
+	"github.com/weirhq/weir/sinks"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sqltypes"
+)
+
+var keyedSchema = sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}}
+
+// TestUnsupportedOutputMode checks NewSink's error for a format without the requested mode
+// (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
+func TestUnsupportedOutputMode(t *testing.T) {
+	Register(Format{Name: "appendonly", Sink: func(sinks.Env, map[string]string) (sinks.Sink, error) { return nil, nil },
+		OutputModes: []sinks.OutputMode{sinks.Append}})
+	t.Cleanup(func() { Unregister("appendonly") })
+	_, err := NewSink("appendonly", sinks.Env{Mode: sinks.Update, Schema: keyedSchema}, nil)
+	se, ok := err.(*sparkerr.Error)
+	if !ok {
+		t.Fatalf("got %v, want a *sparkerr.Error", err)
+	}
+	want := "[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update. " +
+		"This output mode is not supported in Data Source appendonly. SQLSTATE: 42KDE"
+	if se.Error() != want || se.JavaClass != sparkerr.AnalysisException ||
+		se.Params["outputMode"] != "update" || se.Params["className"] != "appendonly" {
+		t.Fatalf("got %s (%s, %v), want %s", se.Error(), se.JavaClass, se.Params, want)
+	}
+	if _, err := NewSink("appendonly", sinks.Env{Mode: sinks.Append, Schema: keyedSchema}, nil); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+}
+
+// TestUnknownFormat checks the one error every use of an unknown format gets.
+func TestUnknownFormat(t *testing.T) {
+	want := "[DATA_SOURCE_NOT_FOUND] Failed to find the data source: avro. Make sure the provider name is correct " +
+		"and the package is properly registered and compatible with your Spark version. SQLSTATE: 42K02"
+	_, e1 := NewSink("avro", sinks.Env{Mode: sinks.Append}, nil)
+	_, e2 := NewBatchSink(t.Context(), "avro", sinks.Env{}, sinks.SaveAppend, nil)
+	_, e3 := StreamSchema("avro", nil, "")
+	_, e4 := BatchSchema("avro", BatchEnv{}, nil, nil, "")
+	for i, err := range []error{e1, e2, e3, e4} {
+		se, ok := sparkerr.As(err)
+		if !ok || se.Error() != want || se.JavaClass != sparkerr.AnalysisException || se.Params["provider"] != "avro" {
+			t.Errorf("use %d: got %v, want %s", i+1, err, want)
+		}
+	}
+}
