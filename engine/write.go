@@ -18,7 +18,7 @@ import (
 )
 
 // write runs df.write…save(): the input is planned as a batch query whose rows flow, as one
-// epoch, into the operators of the format's batch sink (sinks.NewBatch), which write them when
+// epoch, into the operators of the format's batch sink (connectors.NewBatchSink), which write them when
 // the input ends; the sink's Finish then completes the write (_SUCCESS for files). Save modes
 // are the sink's (file formats: errorifexists, the default, fails on an existing path, ignore
 // skips the write, overwrite replaces the path, append adds files; kafka: append and

@@ -4,7 +4,8 @@
 // the streaming file sink (sink.go, exactly once through the _spark_metadata commit log,
 // metadata_log.go, Spark's FileStreamSinkLog format) and by batch writes (batch_write.go:
 // Spark's part-… files and _SUCCESS, save modes, overwrite.go's crash-safe replacement of the
-// target journalled under the state directory and recovered by RecoverOverwrites).
+// target journalled under the state directory and recovered by RecoverOverwrites). Its
+// formats are registered in register.go.
 //
 // A directory written by the file sink is read through its commit log, so only committed files
 // are seen. Partition discovery (partition_discovery.go) gives files in Hive-style directories
@@ -22,6 +23,7 @@
 // fileBatchBytes bytes of lines, counted in the query's flow.MemoryBudget when the reader's
 // allocator is one. A path that is neither a regular file nor a directory is refused.
 //
-// Imports: the contracts and toolkit of sources and sinks, fileaccess, flow, expr, sqltypes,
-// sparkerr; never another connector.
+// Imports: connectors (its registration, register.go), the contracts and toolkit of sources and
+// sinks, fileaccess, flow, expr, plan and sql (user schemas), sqltypes, sparkerr; never another
+// connector.
 package files

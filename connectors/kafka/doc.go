@@ -7,6 +7,6 @@
 // client.go, tls.go, jaas.go: TLS/SASL settings; PEM store paths go through the file-access
 // policy, CheckKafkaStoreFiles).
 //
-// Imports: the contracts and toolkit of sources and sinks, fileaccess, flow, expr, sqltypes,
-// sparkerr and franz-go; never another connector.
+// Imports: connectors (its registration, register.go), the contracts and toolkit of sources and
+// sinks, fileaccess, flow, expr, sqltypes, sparkerr and franz-go; never another connector.
 package kafka

@@ -21,7 +21,7 @@ import (
 // kafkaSink writes each epoch's output rows as Kafka records: value (required), key, topic (or
 // the topic option, which wins), partition and headers columns, as Spark's KafkaWriter. The
 // producers take the user's kafka.* options through the translation shared with the Kafka
-// source (sources.KafkaClientOpts: security, acks, compression, timeouts, …).
+// source (KafkaClientOpts: security, acks, compression, timeouts, …).
 //
 // Every sink partition has its own producer. In append and update modes it produces rows as
 // they arrive (the epoch's inserted rows; the epoch need not be known yet); complete mode

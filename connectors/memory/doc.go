@@ -4,6 +4,6 @@
 // (rows counted and dropped; also df.write.format("noop")). They share the epoch operator of
 // commit.go, which feeds a sinks.Changelog and writes each epoch once. None has a source.
 //
-// Imports: the contracts and toolkit of sinks, flow, expr, showstring, sqltypes, sparkerr;
-// never another connector.
+// Imports: connectors (its registration, register.go), the contracts and toolkit of sinks,
+// flow, expr, plan, showstring, sqltypes, sparkerr; never another connector.
 package memory

@@ -4,6 +4,6 @@
 // sources.StartRelative source). Both are replayable: a range reads the same rows again.
 // Neither has a batch read or a sink.
 //
-// Imports: the contracts and toolkit of sources, flow, sqltypes, sparkerr; never another
-// connector.
+// Imports: connectors (its registration, register.go), the contracts and toolkit of sources,
+// sqltypes, sparkerr; never another connector.
 package rate

@@ -2,6 +2,6 @@
 // a TCP server (host, port, includeTimestamp) as Spark's TextSocketSource does. It is not
 // replayable, as in Spark; it has no batch read and no sink.
 //
-// Imports: the contracts and toolkit of sources, flow, sqltypes, sparkerr; never another
-// connector.
+// Imports: connectors (its registration, register.go), the contracts and toolkit of sources,
+// sqltypes, sparkerr; never another connector.
 package socket
