@@ -6,42 +6,12 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/connectors"
-	"github.com/weirhq/weir/expr"
+	"github.com/weirhq/weir/connectors/sinktest"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
-	"github.com/weirhq/weir/sqltypes"
 )
-
-var keyedSchema = sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}}
-
-// keyedBatch is a flow-event batch of keys; retract marks every row a retraction.
-func keyedBatch(mem memory.Allocator, keys []int64, retract bool) arrow.RecordBatch {
-	vals := make([]any, len(keys))
-	flags := make([]bool, len(keys))
-	for i, k := range keys {
-		vals[i] = k
-		flags[i] = retract
-	}
-	col := expr.BuildArray(mem, sqltypes.LongType, "UTC", vals)
-	defer col.Release()
-	b := array.NewBooleanBuilder(mem)
-	b.AppendValues(flags, nil)
-	ret := b.NewArray()
-	b.Release()
-	defer ret.Release()
-	return flow.NewDataBatch(mem, flow.EventSchema(sqltypes.ToArrowSchema(keyedSchema, "UTC")), []arrow.Array{col}, ret)
-}
-
-func keysOf(recs []arrow.RecordBatch) []int64 {
-	var out []int64
-	for _, r := range recs {
-		out = append(out, r.Column(0).(*array.Int64).Int64Values()...)
-	}
-	return out
-}
 
 // TestMemoryTableReadWhileWriting reads the memory sink's table from another goroutine while
 // epochs commit, as a temp-view query does.
@@ -50,7 +20,7 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	reg := &fakeRegistry{tables: map[string]*sinks.MemoryTable{}}
 	defer reg.release()
-	s, err := connectors.NewSink("memory", sinks.Env{QueryName: "q", Mode: sinks.Complete, Schema: keyedSchema, Tables: reg}, nil)
+	s, err := connectors.NewSink("memory", sinks.Env{QueryName: "q", Mode: sinks.Complete, Schema: sinktest.KeyedSchema, Tables: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +34,7 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 		defer close(done)
 		for i := 0; i < 200; i++ {
 			recs := reg.tables["q"].Snapshot()
-			if n := len(keysOf(recs)); n != 0 && n != 1 {
+			if n := len(sinktest.KeysOf(recs)); n != 0 && n != 1 {
 				t.Errorf("snapshot has %d rows, want 0 or 1", n)
 			}
 			sinks.ReleaseRecords(recs)
@@ -74,14 +44,14 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 	for e := int64(0); e < 100; e++ {
 		var b arrow.RecordBatch
 		if e == 0 {
-			b = keyedBatch(mem, []int64{0}, false)
+			b = sinktest.KeyedBatch(mem, []int64{0}, false)
 		} else {
-			b = keyedBatch(mem, []int64{e - 1}, true)
+			b = sinktest.KeyedBatch(mem, []int64{e - 1}, true)
 			if err := op.Process(ctx, 0, b, nil); err != nil {
 				t.Fatal(err)
 			}
 			b.Release()
-			b = keyedBatch(mem, []int64{e}, false)
+			b = sinktest.KeyedBatch(mem, []int64{e}, false)
 		}
 		if err := op.Process(ctx, 0, b, nil); err != nil {
 			t.Fatal(err)
@@ -94,7 +64,7 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 	<-done
 	recs := reg.tables["q"].Snapshot()
 	defer sinks.ReleaseRecords(recs)
-	if got := keysOf(recs); fmt.Sprint(got) != "[99]" {
+	if got := sinktest.KeysOf(recs); fmt.Sprint(got) != "[99]" {
 		t.Fatalf("final table %v, want [99]", got)
 	}
 	if n := s.OutputRows(); n != 100 {

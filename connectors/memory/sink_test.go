@@ -3,7 +3,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/datadriven"
 	"github.com/weirhq/weir/connectors"
+	"github.com/weirhq/weir/connectors/sinktest"
 	"github.com/weirhq/weir/expr"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
@@ -111,7 +111,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 		case "mode":
 			m, err := sinks.ParseOutputMode(val)
 			if err != nil {
-				return errText(err)
+				return sinktest.ErrText(err)
 			}
 			env.Mode = m
 		case "name":
@@ -129,7 +129,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 	s, err := connectors.NewSink(format, env, options)
 	if err != nil {
 		h.sink = nil
-		return errText(err)
+		return sinktest.ErrText(err)
 	}
 	h.sink, h.schema = s, env.Schema
 	h.tz = env.TimeZone
@@ -138,7 +138,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 	for p := 0; p < n; p++ {
 		op, err := s.NewOperator(flow.Env{Mem: h.mem, Partition: p, Partitions: n, OutSchema: h.event})
 		if err != nil {
-			return errText(err)
+			return sinktest.ErrText(err)
 		}
 		h.ops = append(h.ops, op)
 	}
@@ -152,14 +152,6 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 	}
 	sort.Strings(names)
 	return fmt.Sprintf("description: %s\nparallelism: %d\nregistered: %v\n", desc, n, names)
-}
-
-func errText(err error) string {
-	var se *sparkerr.Error
-	if errors.As(err, &se) {
-		return fmt.Sprintf("error: %s: %s\n", se.JavaClass, se.Error())
-	}
-	return "error: " + err.Error() + "\n"
 }
 
 // parseSchema reads "name type" lines (types: string, bigint, int, double, boolean,
@@ -215,7 +207,7 @@ func (h *sinkHarness) push(d *datadriven.TestData) string {
 	}
 	defer rec.Release()
 	if err := h.ops[p].Process(context.Background(), 0, rec, nil); err != nil {
-		return errText(err)
+		return sinktest.ErrText(err)
 	}
 	return "ok\n"
 }
@@ -260,7 +252,7 @@ func (h *sinkHarness) barrier(d *datadriven.TestData) string {
 	h.stdout.Reset()
 	for _, op := range h.ops {
 		if err := op.(flow.BarrierHandler).Barrier(context.Background(), epoch, nil); err != nil {
-			return errText(err)
+			return sinktest.ErrText(err)
 		}
 	}
 	if h.stdout.Len() == 0 {
@@ -307,7 +299,7 @@ func (h *sinkHarness) end() string {
 	for _, op := range h.ops {
 		if e, ok := op.(flow.EndOfDataHandler); ok {
 			if err := e.EndOfData(context.Background(), nil); err != nil {
-				return errText(err)
+				return sinktest.ErrText(err)
 			}
 		}
 	}

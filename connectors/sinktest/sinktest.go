@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/expr"
@@ -137,4 +138,34 @@ func ErrText(err error) string {
 		return fmt.Sprintf("error: %s: %s\n", se.JavaClass, se.Error())
 	}
 	return "error: " + err.Error() + "\n"
+}
+
+// KeyedSchema is the schema of KeyedBatch: one nullable bigint column k.
+var KeyedSchema = sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}}
+
+// KeyedBatch is a flow-event batch of keys; retract marks every row a retraction.
+func KeyedBatch(mem memory.Allocator, keys []int64, retract bool) arrow.RecordBatch {
+	vals := make([]any, len(keys))
+	flags := make([]bool, len(keys))
+	for i, k := range keys {
+		vals[i] = k
+		flags[i] = retract
+	}
+	col := expr.BuildArray(mem, sqltypes.LongType, "UTC", vals)
+	defer col.Release()
+	b := array.NewBooleanBuilder(mem)
+	b.AppendValues(flags, nil)
+	ret := b.NewArray()
+	b.Release()
+	defer ret.Release()
+	return flow.NewDataBatch(mem, flow.EventSchema(sqltypes.ToArrowSchema(KeyedSchema, "UTC")), []arrow.Array{col}, ret)
+}
+
+// KeysOf returns the keys of records of KeyedSchema's user columns.
+func KeysOf(recs []arrow.RecordBatch) []int64 {
+	var out []int64
+	for _, r := range recs {
+		out = append(out, r.Column(0).(*array.Int64).Int64Values()...)
+	}
+	return out
 }
