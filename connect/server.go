@@ -11,7 +11,7 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/connectors/files"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/plan"
@@ -58,7 +58,7 @@ func NewServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 		// Batch overwrites a crash interrupted: restore or remove what they left.
-		if err := files.RecoverOverwrites(context.Background(), o.stateDir); err != nil {
+		if err := connectors.Recover(context.Background(), o.stateDir); err != nil {
 			o.logger.Warn("cleaning up interrupted overwrites", "error", err)
 		}
 	}

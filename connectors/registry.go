@@ -2,6 +2,8 @@ package connectors
 
 import (
 	"context"
+	"reflect"
+	"sort"
 	"strings"
 	"sync"
 
@@ -42,6 +44,11 @@ type Format struct {
 	// the file-access policy when a stream read is analysed, and an overwrite of a path the
 	// write reads is refused.
 	Files bool
+
+	// Recover, if set, settles when the server starts what a crash left half done under the
+	// state directory (the file formats' interrupted overwrites). Formats sharing a recovery
+	// give the same function; Recover runs it once.
+	Recover func(ctx context.Context, stateDir string) error
 }
 
 // BatchEnv is what a batch read is planned with.
@@ -98,6 +105,39 @@ func Lookup(name string) (Format, error) {
 			WithParams("provider", name)
 	}
 	return f, nil
+}
+
+// Recover runs every registered format's recovery (Format.Recover) once, in format name order,
+// and returns the first error after running them all.
+func Recover(ctx context.Context, stateDir string) error {
+	mu.RLock()
+	names := make([]string, 0, len(formats))
+	for n := range formats {
+		names = append(names, n)
+	}
+	all := make(map[string]Format, len(formats))
+	for n, f := range formats {
+		all[n] = f
+	}
+	mu.RUnlock()
+	sort.Strings(names)
+	done := map[uintptr]bool{}
+	var first error
+	for _, n := range names {
+		r := all[n].Recover
+		if r == nil {
+			continue
+		}
+		id := reflect.ValueOf(r).Pointer()
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		if err := r(ctx, stateDir); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // IsFileFormat reports whether format is registered as a file format (Format.Files).

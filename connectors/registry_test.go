@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"context"
 	"testing"
 
 	"github.com/weirhq/weir/sinks"
@@ -46,4 +47,26 @@ func TestUnknownFormat(t *testing.T) {
 			t.Errorf("use %d: got %v, want %s", i+1, err, want)
 		}
 	}
+}
+
+// TestRecoverRunsEachRecoveryOnce checks that formats sharing a recovery run it once.
+func TestRecoverRunsEachRecoveryOnce(t *testing.T) {
+	recoveries = 0
+	for _, name := range []string{"recover-a", "recover-b"} {
+		Register(Format{Name: name, Recover: countRecovery})
+		t.Cleanup(func() { Unregister(name) })
+	}
+	if err := Recover(t.Context(), t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if recoveries != 1 {
+		t.Fatalf("the shared recovery ran %d times, want 1", recoveries)
+	}
+}
+
+var recoveries int
+
+func countRecovery(context.Context, string) error {
+	recoveries++
+	return nil
 }

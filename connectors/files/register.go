@@ -40,6 +40,7 @@ func init() {
 			},
 			Partitions: true,
 			Files:      true,
+			Recover:    RecoverOverwrites,
 		})
 	}
 }
