@@ -25,7 +25,7 @@ import (
 // Save modes, as Spark's InsertIntoHadoopFsRelationCommand: errorifexists (the default) fails
 // with PATH_ALREADY_EXISTS when the path exists; ignore writes nothing then; overwrite replaces
 // the path; append adds files. An overwrite writes the new output into a staging directory
-// beside the path and swaps it in at Finish (file_overwrite.go): the old output is removed only
+// beside the path and swaps it in at Finish (overwrite.go): the old output is removed only
 // after the new one is complete, and a failed or aborted write leaves the path as it was.
 
 // successMarker is the file Spark's committer writes when a batch write succeeded.

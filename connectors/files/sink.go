@@ -42,12 +42,12 @@ type fileSink struct {
 	committed int64 // newest epoch in the log, -1 if none
 	pending   map[int64]*pendingEpoch
 
-	// batch is set for a batch write (file_batch.go): no log, part files named as Spark's
+	// batch is set for a batch write (batch_write.go): no log, part files named as Spark's
 	// batch writer names them (jobID shared by the write's files), files counts them.
 	batch bool
 	jobID string
 	files int
-	// replace is a batch overwrite in progress (file_overwrite.go): dir is then its staging
+	// replace is a batch overwrite in progress (overwrite.go): dir is then its staging
 	// directory.
 	replace *overwrite
 }

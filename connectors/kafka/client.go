@@ -42,7 +42,7 @@ func KafkaParams(options map[string]string) map[string]string {
 //     own message), client.id;
 //   - security.protocol PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL; sasl.mechanism PLAIN,
 //     SCRAM-SHA-256 or SCRAM-SHA-512 with the credentials of sasl.jaas.config (parsed like
-//     Kafka's JaasConfig); TLS from PEM trust and key stores (kafka_tls.go);
+//     Kafka's JaasConfig); TLS from PEM trust and key stores (tls.go);
 //   - timeouts and sizes with a kgo equivalent: request.timeout.ms, socket.connection.setup.timeout.ms,
 //     default.api.timeout.ms, retry.backoff.ms, metadata.max.age.ms, connections.max.idle.ms,
 //     fetch.min.bytes, fetch.max.bytes, max.partition.fetch.bytes, fetch.max.wait.ms,

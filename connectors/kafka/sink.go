@@ -44,7 +44,7 @@ import (
 // commit) is aborted instead (read_committed readers never see its rows). The partition keeps
 // the open epoch's records until it commits, up to exactlyOnce.redoMaxBytes (default 64 MiB of
 // records: keys, values, headers and the records themselves). When the epoch fails transiently
-// (the cluster unreachable or moving, e.g. a broker restarting; kafka_settle.go) the partition
+// (the cluster unreachable or moving, e.g. a broker restarting; settle.go) the partition
 // settles it, retrying for up to twice the delivery timeout (counted from the failure) before
 // the query fails: it ends the epoch's transaction itself at the producer id and epoch the
 // transaction began with — a commit that was sent with every record acknowledged is sent
@@ -52,7 +52,7 @@ import (
 // a commit that had landed is not repeated), otherwise the transaction is aborted — then
 // replaces the partition's producer and, if the epoch was aborted, produces its kept records
 // again in a new transaction. (Coordinators without KIP-890 part 2 settle through the client:
-// abort, read the markers, produce again unless the epoch's marker landed; kafka_redo.go.) An
+// abort, read the markers, produce again unless the epoch's marker landed; redo.go.) An
 // epoch whose records outgrow exactlyOnce.redoMaxBytes is not kept (its memory is bounded by
 // the cap): it can still be settled once its commit was sent, but a transient failure before
 // that fails the query at once, and the restart replays the epoch from the checkpoint, still
@@ -66,7 +66,7 @@ import (
 // commit, and its open transaction is aborted), then waits until every marker written before is
 // decided (the commit topic's last stable offset reaches its end offset) and reads the
 // committed ones: no zombie commit can land after the read, and no open transaction hides a
-// committed marker behind it (recover, kafka_records.go). Readers, a Weir Kafka source
+// committed marker behind it (recover, records.go). Readers, a Weir Kafka source
 // included, must read with (kafka.)isolation.level=read_committed to see only committed epochs;
 // the Kafka source then bounds its epochs by the last stable offset. The scheme assumes the
 // epoch is replayed with the same sink parallelism (the same rows reach the same partition),
@@ -314,7 +314,7 @@ type kafkaOperator struct {
 	onArrival bool
 	inTxn     bool // exactly-once: the open epoch's transaction has begun
 	// txnPID, txnEpoch: the producer id and epoch the open transaction began with (settling
-	// an unconfirmed commit ends it at them; kafka_settle.go); ending: its commit was sent
+	// an unconfirmed commit ends it at them; settle.go); ending: its commit was sent
 	// with every record acknowledged.
 	txnPID    int64
 	txnEpoch  int16
@@ -582,7 +582,7 @@ func (s *kafkaSink) producerOpts() []kgo.Opt {
 // transactionTimeout is the exactly-once producers' default transaction timeout for a delivery
 // timeout: 60 s as Java's producer, and at least three times the delivery timeout, so that an
 // epoch whose commit is being settled after a broker restart (for up to twice the delivery
-// timeout, kafka_settle.go) still has its transaction open rather than aborted by the
+// timeout, settle.go) still has its transaction open rather than aborted by the
 // coordinator; at most 15 min (the broker's default transaction.max.timeout.ms).
 // kafka.transaction.timeout.ms sets it.
 func transactionTimeout(delivery time.Duration) time.Duration {
