@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
@@ -21,7 +22,8 @@ import (
 // `timestamp` column into the package's latency histogram.
 
 func init() {
-	sinks.Register("latency-probe", newLatencyProbe, sinks.Append, sinks.Update)
+	connectors.Register(connectors.Format{Name: "latency-probe", Sink: newLatencyProbe,
+		OutputModes: []sinks.OutputMode{sinks.Append, sinks.Update}})
 }
 
 // latencies is the histogram the latency probe records into.

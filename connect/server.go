@@ -11,10 +11,10 @@ import (
 
 	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/query"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
@@ -61,7 +61,7 @@ func NewServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 		// Batch overwrites a crash interrupted: restore or remove what they left.
-		if err := sinks.RecoverOverwrites(context.Background(), o.stateDir); err != nil {
+		if err := connectors.Recover(context.Background(), o.stateDir); err != nil {
 			o.logger.Warn("cleaning up interrupted overwrites", "error", err)
 		}
 	}

@@ -32,7 +32,7 @@
 //
 // File access: the session's fileaccess.Policy (WithFileAccess; nil: the always-on rules)
 // travels with every path a client names: batch reads and schema inference (sourceSchemas,
-// sources.FileBatch), streaming file source paths (checked at analysis and again when the
+// the file connector's batch read), streaming file source paths (checked at analysis and again when the
 // source opens), sinks.Env.Files for file sinks, query.Env.Files for checkpoints, and an
 // overwrite's target (CheckReplace) before anything is written.
 //

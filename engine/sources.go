@@ -4,16 +4,19 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/conf"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// sourceSchemas answers the analyzer's data source reads (analyzer.SourceSchemas): streaming
-// reads (spark.readStream) take their schema from the stream source registry; batch reads
-// (spark.read) exist for the file formats (file_sources.go) and are refused otherwise, with
-// Spark's own error for formats that exist only as stream sources (spark.read.format("rate")).
+// sourceSchemas answers the analyzer's data source reads (analyzer.SourceSchemas) from the
+// format registry (package connectors): streaming reads (spark.readStream) take the format's
+// stream schema, batch reads (spark.read) its batch schema; a format that exists only as a
+// stream source (spark.read.format("rate")) gets Spark's error for a table without batch scan.
 // File paths are checked with the session's file-access policy here already, so a refused
 // path fails the read (or readStream.load()) before anything is read.
 type sourceSchemas struct {
@@ -28,33 +31,31 @@ func (ss sourceSchemas) Schema(format string, options map[string]string, userSch
 		format = ss.settings.GetOr(conf.SourcesDefaultKey, "parquet")
 	}
 	if streaming {
-		if p := sources.NormalizeOptions(options)["path"]; p != "" && sources.IsFileFormat(format) {
+		if p := sources.NormalizeOptions(options)["path"]; p != "" && connectors.IsFileFormat(format) {
 			if _, err := ss.files.CheckRead(p); err != nil {
 				return nil, err
 			}
 		}
-		return sources.StreamSchema(format, options, userSchema)
+		return connectors.StreamSchema(format, options, userSchema)
 	}
-	if sources.IsFileFormat(format) {
-		return sources.FileBatchSchema(ss.files, format, options, nil, userSchema)
-	}
-	if strings.EqualFold(format, kafkaFormat) {
-		return sources.KafkaBatchSchema(options, userSchema)
-	}
-	if _, err := sources.StreamSchema(format, options, userSchema); err == nil || !isSourceNotFound(err) {
-		// The format is a stream source: Spark's table for it has no BATCH_READ capability.
-		name := sparkerr.Quote(format)
-		return nil, sparkerr.Analysis("UNSUPPORTED_FEATURE.TABLE_OPERATION", "0A000",
-			"The feature is not supported: Table %s does not support batch scan. Please check the current catalog "+
-				"and namespace to make sure the qualified table name is expected, and also check the catalog "+
-				"implementation which is configured by \"spark.sql.catalog\".", name).
-			WithParams("tableName", name, "operation", "batch scan")
-	}
-	return nil, sparkerr.Unsupported("batch reads of data source %s are not supported (Weir reads data sources only as streams: spark.readStream)",
-		sparkerr.Quote(strings.ToLower(format)))
+	return connectors.BatchSchema(format, connectors.BatchEnv{Files: ss.files}, options, nil, userSchema)
 }
 
-func isSourceNotFound(err error) bool {
-	se, ok := sparkerr.As(err)
-	return ok && se.Class == "DATA_SOURCE_NOT_FOUND"
+// batchSource plans a batch read of a data source (spark.read.format(f).load(path)) through
+// the format registry: the file formats read their files when the query runs, Kafka reads its
+// topics; stream-only formats were refused at analysis.
+func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error) {
+	format := scan.Format
+	if format == "" {
+		format = strings.ToLower(s.conf.GetOr(conf.SourcesDefaultKey, "parquet"))
+	}
+	if scan.Streaming {
+		return nil, 0, sparkerr.Unsupported("batch reads of data source %s are not supported", sparkerr.Quote(format))
+	}
+	maxLine, err := sources.MaxLineBytesFromConf(s.conf.Get)
+	if err != nil {
+		return nil, 0, err
+	}
+	env := connectors.BatchEnv{Files: s.files, TimeZone: s.timeZone(), MaxLineBytes: maxLine, DefaultPartitions: flow.DefaultParallelism()}
+	return connectors.BatchRead(format, env, scan.Options, scan.Paths, scan.Out)
 }

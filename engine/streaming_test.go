@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/plan"
@@ -18,16 +19,16 @@ import (
 const testStreamFormat = "engine-test-stream"
 
 func init() {
-	sources.RegisterStream(testStreamFormat,
-		func(context.Context, sources.StreamEnv, map[string]string, string) (sources.StreamSource, error) {
+	connectors.Register(connectors.Format{Name: testStreamFormat,
+		Stream: func(context.Context, sources.StreamEnv, map[string]string, string) (sources.StreamSource, error) {
 			return nil, errors.New("the engine test stream is never opened")
 		},
-		func(options map[string]string, userSchema string) (sqltypes.Schema, error) {
+		StreamSchema: func(options map[string]string, userSchema string) (sqltypes.Schema, error) {
 			if options["bad"] != "" {
 				return nil, sparkerr.IllegalArgument("bad option %s", options["bad"])
 			}
 			return sqltypes.Schema{{Name: "value", Type: sqltypes.LongType}}, nil
-		})
+		}})
 }
 
 func streamRead() *plan.DataSource {
@@ -90,7 +91,7 @@ func TestBatchReadsOfDataSources(t *testing.T) {
 	wantError(t, err, sparkerr.AnalysisException, "UNSUPPORTED_FEATURE.TABLE_OPERATION",
 		"Table `"+testStreamFormat+"` does not support batch scan.")
 	_, err = s.Analyze(ctx, &plan.DataSource{Format: "orc", Paths: []string{"/tmp/x.orc"}})
-	wantError(t, err, sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "batch reads of data source `orc`")
+	wantError(t, err, sparkerr.AnalysisException, "DATA_SOURCE_NOT_FOUND", "Failed to find the data source: orc.")
 	_, err = s.Analyze(ctx, &plan.DataSource{Format: "csv", Paths: []string{"/nonexistent/x.csv"}})
 	wantError(t, err, sparkerr.AnalysisException, "PATH_NOT_FOUND", "Path does not exist: file:///nonexistent/x.csv.")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/conf"
+	"github.com/weirhq/weir/connectors"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
@@ -17,7 +19,7 @@ import (
 )
 
 // write runs df.write…save(): the input is planned as a batch query whose rows flow, as one
-// epoch, into the operators of the format's batch sink (sinks.NewBatch), which write them when
+// epoch, into the operators of the format's batch sink (connectors.NewBatchSink), which write them when
 // the input ends; the sink's Finish then completes the write (_SUCCESS for files). Save modes
 // are the sink's (file formats: errorifexists, the default, fails on an existing path, ignore
 // skips the write, overwrite replaces the path, append adds files; kafka: append and
@@ -50,12 +52,12 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 		options["path"] = w.Path
 	}
 	mode := saveMode(w.Mode)
-	if mode == sinks.SaveOverwrite && sources.IsFileFormat(format) {
+	if mode == sinks.SaveOverwrite && connectors.IsFileFormat(format) {
 		if err := s.checkOverwrite(node, options); err != nil {
 			return nil, err
 		}
 	}
-	sink, err := sinks.NewBatch(ctx, format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
+	sink, err := connectors.NewBatchSink(ctx, format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
 		Stdout: s.stdout, PartitionBy: w.PartitionBy, Files: s.files}, mode, options)
 	if err != nil {
 		return nil, err
@@ -153,11 +155,11 @@ func (s *Session) checkOverwrite(node logical.Node, options map[string]string) e
 	var found error
 	var walk func(n logical.Node)
 	walk = func(n logical.Node) {
-		if scan, ok := n.(*logical.SourceScan); ok && sources.IsFileFormat(scan.Format) {
-			for _, p := range sources.FilePaths(scan.Options, scan.Paths) {
+		if scan, ok := n.(*logical.SourceScan); ok && connectors.IsFileFormat(scan.Format) {
+			for _, p := range sources.ReadPaths(scan.Options, scan.Paths) {
 				in, err := s.files.Resolve(p)
 				if err == nil && (in == out || strings.HasPrefix(in, out+string(filepath.Separator))) {
-					uri := sinks.HadoopPath(out)
+					uri := fileaccess.HadoopPath(out)
 					found = sparkerr.Analysis("UNSUPPORTED_OVERWRITE.PATH", "42902",
 						"Can't overwrite the target that is also being read from. The target path is %s.", uri).
 						WithParams("path", uri)

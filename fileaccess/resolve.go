@@ -13,6 +13,9 @@ import (
 // maxLinks bounds the symbolic links one resolution follows (Linux's ELOOP limit is 40).
 const maxLinks = 40
 
+// HadoopPath renders an absolute local path as Spark's messages show it ("file:/tmp/out").
+func HadoopPath(abs string) string { return "file:" + filepath.ToSlash(abs) }
+
 // LocalPath turns a file URI ("file:/x", "file:///x", "file://localhost/x") or a plain path
 // into a local path.
 func LocalPath(uri string) string {

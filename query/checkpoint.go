@@ -2,7 +2,6 @@ package query
 
 import (
 	"encoding/json"
-	"github.com/weirhq/weir/flow"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/weirhq/weir/checkpoints"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 )
 

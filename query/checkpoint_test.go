@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/checkpoints"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sql/expr"
@@ -327,7 +328,7 @@ func TestRateSourceKeepsItsCreationTime(t *testing.T) {
 	defer m.StopAll()
 	dir := filepath.Join(t.TempDir(), "cp")
 	opts := map[string]string{"rowsPerSecond": "100", "numPartitions": "1"}
-	schema, err := sources.StreamSchema("rate", opts, "")
+	schema, err := connectors.StreamSchema("rate", opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sql/logical"
@@ -235,7 +236,7 @@ func cappedKafka(t *testing.T) logical.Node {
 	}
 	opts := map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "capped", "startingOffsets": "earliest",
 		"maxOffsetsPerTrigger": "3"}
-	schema, err := sources.StreamSchema("kafka", opts, "")
+	schema, err := connectors.StreamSchema("kafka", opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,8 +77,8 @@
 package query
 
 // Start validates the plan against the output mode and trigger the way Spark's
-// UnsupportedOperationChecker does (validate.go), builds the sink (sinks.New) and the flow graph
-// (planner.Build with Streaming set; each stream scan opens its source through sources.OpenStream
+// UnsupportedOperationChecker does (validate.go), builds the sink (connectors.NewSink) and the flow graph
+// (planner.Build with Streaming set; each stream scan opens its source through connectors.OpenStream
 // and runs as a sources.EpochSource), puts the sink's node on top and starts the job. A source
 // that fails to open does not fail Start: the query starts and fails at once, as Spark's does.
 //

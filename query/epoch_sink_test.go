@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
 )
@@ -28,7 +29,7 @@ type epochSinks[T any] struct {
 // registerEpochSink registers format as an append-mode epochSink whose rows row reads.
 func registerEpochSink[T any](format string, row func(rec arrow.RecordBatch, i int) (T, error)) *epochSinks[T] {
 	all := &epochSinks[T]{byID: map[string]*epochSink[T]{}}
-	sinks.Register(format, func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
+	connectors.Register(connectors.Format{Name: format, Sink: func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
 		all.mu.Lock()
 		defer all.mu.Unlock()
 		s, ok := all.byID[options["id"]]
@@ -37,7 +38,7 @@ func registerEpochSink[T any](format string, row func(rec arrow.RecordBatch, i i
 			all.byID[options["id"]] = s
 		}
 		return s, nil
-	}, sinks.Append)
+	}, OutputModes: []sinks.OutputMode{sinks.Append}})
 	return all
 }
 

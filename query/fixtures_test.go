@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
@@ -59,7 +60,7 @@ func newTestStream(t *testing.T, partitions int) (string, *testStream) {
 }
 
 func init() {
-	sources.RegisterStream("querytest", func(_ context.Context, env sources.StreamEnv, options map[string]string, _ string) (sources.StreamSource, error) {
+	connectors.Register(connectors.Format{Name: "querytest", Stream: func(_ context.Context, env sources.StreamEnv, options map[string]string, _ string) (sources.StreamSource, error) {
 		if msg, ok := options["open_error"]; ok {
 			return nil, sparkerr.New(sparkerr.SparkException, "", "", msg)
 		}
@@ -73,14 +74,14 @@ func init() {
 		s.opened++
 		s.mu.Unlock()
 		return &testSource{s: s, mem: env.Mem}, nil
-	}, func(map[string]string, string) (sqltypes.Schema, error) { return testSchema, nil })
-	sinks.Register("querytestsink", func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
+	}, StreamSchema: func(map[string]string, string) (sqltypes.Schema, error) { return testSchema, nil }})
+	connectors.Register(connectors.Format{Name: "querytestsink", Sink: func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
 		testSinksMu.Lock()
 		defer testSinksMu.Unlock()
 		s := &testSink{epochs: map[int64][]int64{}}
 		testSinks[options["id"]] = s
 		return s, nil
-	}, sinks.Append, sinks.Update, sinks.Complete)
+	}, OutputModes: []sinks.OutputMode{sinks.Append, sinks.Update, sinks.Complete}})
 }
 
 type testSource struct {

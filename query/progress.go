@@ -2,11 +2,11 @@ package query
 
 import (
 	"encoding/json"
-	"github.com/weirhq/weir/flow"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 )
 

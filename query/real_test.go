@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/sinks"
-	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sql/logical"
 )
 
@@ -48,7 +48,7 @@ func steppedRateScan(t *testing.T) *logical.SourceScan {
 // rateScanWith is a rate-micro-batch stream scan with opts.
 func rateScanWith(t *testing.T, opts map[string]string) *logical.SourceScan {
 	t.Helper()
-	schema, err := sources.StreamSchema("rate-micro-batch", opts, "")
+	schema, err := connectors.StreamSchema("rate-micro-batch", opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestRateContinuousToMemory(t *testing.T) {
 		reg := &tables{m: map[string]*sinks.MemoryTable{}}
 		m.env.Tables = reg
 		opts := map[string]string{"rowsPerSecond": "10", "numPartitions": "2"}
-		schema, err := sources.StreamSchema("rate", opts, "")
+		schema, err := connectors.StreamSchema("rate", opts, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func socketScan(t *testing.T, addr string) *logical.SourceScan {
 		t.Fatal(err)
 	}
 	opts := map[string]string{"host": host, "port": port}
-	schema, err := sources.StreamSchema("socket", opts, "")
+	schema, err := connectors.StreamSchema("socket", opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}

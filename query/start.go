@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weirhq/weir/conf"
+	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/planner"
@@ -131,7 +132,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	if err != nil {
 		return err
 	}
-	sink, err := sinks.New(format, sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
+	sink, err := connectors.NewSink(format, sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
 		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables, PartitionBy: spec.PartitionBy,
 		Continuous: spec.Trigger.Kind == TriggerContinuous, Files: m.env.Files}, sinkOptions(spec, location))
 	if err != nil {
@@ -165,7 +166,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		if q.cp != nil {
 			senv.Metadata = sourceMetadata{store: q.cp.store, index: len(q.streams)}
 		}
-		src, err := sources.OpenStream(q.ctx, scan.Format, senv, scan.Options, scan.UserSchema)
+		src, err := connectors.OpenStream(q.ctx, scan.Format, senv, scan.Options, scan.UserSchema)
 		if err != nil {
 			if _, ok := sparkerr.As(err); ok && isAnalysisError(err) {
 				return nil, 0, err

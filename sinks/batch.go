@@ -2,13 +2,9 @@ package sinks
 
 import (
 	"context"
-	"sort"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sources"
-	"github.com/weirhq/weir/sparkerr"
 )
 
 // SaveMode is a batch write's DataFrameWriter.mode.
@@ -40,70 +36,31 @@ type BatchSink interface {
 // nil error means there is nothing to write (mode ignore and the target exists).
 type BatchFactory func(ctx context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error)
 
-var batchFactories = map[string]BatchFactory{}
-
-// RegisterBatch registers a format's batch writer.
-func RegisterBatch(format string, f BatchFactory) {
-	mu.Lock()
-	defer mu.Unlock()
-	batchFactories[strings.ToLower(format)] = f
-}
-
-// NewBatch builds the batch sink of format for a write in mode (see BatchFactory for the nil
-// sink). env.Mode is ignored: a batch write appends its rows. An unknown format is Spark's
-// DATA_SOURCE_NOT_FOUND; a streaming-only sink (memory) is refused.
-func NewBatch(ctx context.Context, format string, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
-	name := strings.ToLower(format)
-	mu.RLock()
-	f, ok := batchFactories[name]
-	_, streaming := factories[name]
-	names := make([]string, 0, len(batchFactories))
-	for n := range batchFactories {
-		names = append(names, n)
-	}
-	mu.RUnlock()
-	if !ok {
-		if streaming {
-			return nil, sparkerr.Unsupported("Data source %s does not support batch writes (df.write); it is a streaming sink", format)
-		}
-		sort.Strings(names)
-		return nil, sparkerr.Analysis("DATA_SOURCE_NOT_FOUND", "42K02",
-			"Failed to find the data source: %s. Weir's batch writers are: %s.", format, strings.Join(names, ", ")).
-			WithParams("provider", format)
-	}
-	if len(env.PartitionBy) > 0 && !sources.IsFileFormat(name) {
-		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
-			"'"+name+"' does not support partitioning.").WithParams("operation", name)
-	}
-	env.Mode = Append
-	return f(ctx, env, mode, options)
-}
-
-// batchSink adapts a streaming sink to a batch write: each operator commits epoch 0 at its
-// EndOfData, and finish (optional) completes the write.
-type batchSink struct {
+// BatchAdapter adapts a streaming sink to a batch write: each operator commits epoch 0 at its
+// EndOfData, OnFinish (optional) completes the write and OnAbort (optional) abandons it.
+type BatchAdapter struct {
 	Sink
-	finish func(context.Context) error
-	abort  func()
+	OnFinish func(context.Context) error
+	OnAbort  func()
 }
 
 // Finish implements BatchSink.
-func (b batchSink) Finish(ctx context.Context) error {
-	if b.finish == nil {
+func (b BatchAdapter) Finish(ctx context.Context) error {
+	if b.OnFinish == nil {
 		return nil
 	}
-	return b.finish(ctx)
+	return b.OnFinish(ctx)
 }
 
 // Abort implements BatchSink.
-func (b batchSink) Abort() {
-	if b.abort != nil {
-		b.abort()
+func (b BatchAdapter) Abort() {
+	if b.OnAbort != nil {
+		b.OnAbort()
 	}
 }
 
 // NewOperator implements Sink: the streaming operator, committing at the end of its input.
-func (b batchSink) NewOperator(env flow.Env) (flow.Operator, error) {
+func (b BatchAdapter) NewOperator(env flow.Env) (flow.Operator, error) {
 	op, err := b.Sink.NewOperator(env)
 	if err != nil {
 		return nil, err
@@ -114,6 +71,9 @@ func (b batchSink) NewOperator(env flow.Env) (flow.Operator, error) {
 // endOfDataCommit hands the rows of a bounded input to a sink operator and commits them as
 // epoch 0 when the input ends.
 type endOfDataCommit struct{ op flow.Operator }
+
+// Unwrap returns the sink's own operator.
+func (e *endOfDataCommit) Unwrap() flow.Operator { return e.op }
 
 // Process implements flow.Operator.
 func (e *endOfDataCommit) Process(ctx context.Context, in int, rec arrow.RecordBatch, out flow.Emitter) error {
@@ -138,24 +98,4 @@ func (e *endOfDataCommit) Close() {
 	if c, ok := e.op.(flow.Closer); ok {
 		c.Close()
 	}
-}
-
-func init() {
-	RegisterBatch("noop", newNoopBatch)
-}
-
-// newNoopBatch is df.write.format("noop"): Spark's noop table accepts the append and
-// overwrite modes only.
-func newNoopBatch(_ context.Context, env Env, mode SaveMode, options map[string]string) (BatchSink, error) {
-	if mode != SaveAppend && mode != SaveOverwrite {
-		name := map[SaveMode]string{SaveErrorIfExists: "ErrorIfExists", SaveIgnore: "Ignore"}[mode]
-		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1308", "",
-			"TableProvider implementation noop cannot be written with "+name+" mode, please use Append or Overwrite modes instead.").
-			WithParams("source", "noop", "createMode", name)
-	}
-	s, err := newNoop(env, options)
-	if err != nil {
-		return nil, err
-	}
-	return batchSink{Sink: s}, nil
 }

@@ -13,19 +13,19 @@ import (
 	"github.com/weirhq/weir/sql/expr"
 )
 
-// changelog turns the flow-event batches a sink receives into what it writes per epoch, by
+// Changelog turns the flow-event batches a sink receives into what it writes per epoch, by
 // output mode (see doc.go): it buffers the open epoch's batches and, when the epoch's barrier
 // arrives, yields the epoch's inserted rows (append, update) or the whole result table after
 // applying the epoch's changes (complete).
-type changelog struct {
+type Changelog struct {
 	mode    OutputMode
 	mem     memory.Allocator
 	pending []arrow.RecordBatch // the open epoch's data batches (flow-event form), retained
 	table   *resultTable        // complete mode only
 }
 
-func newChangelog(mode OutputMode, mem memory.Allocator) *changelog {
-	c := &changelog{mode: mode, mem: mem}
+func NewChangelog(mode OutputMode, mem memory.Allocator) *Changelog {
+	c := &Changelog{mode: mode, mem: mem}
 	if mode == Complete {
 		c.table = newResultTable(mem)
 	}
@@ -33,7 +33,7 @@ func newChangelog(mode OutputMode, mem memory.Allocator) *changelog {
 }
 
 // add buffers a data batch of the open epoch (retaining it).
-func (c *changelog) add(rec arrow.RecordBatch) {
+func (c *Changelog) Add(rec arrow.RecordBatch) {
 	if rec.NumRows() == 0 {
 		return
 	}
@@ -42,17 +42,17 @@ func (c *changelog) add(rec arrow.RecordBatch) {
 }
 
 // discard drops the open epoch's batches (an epoch committed before: a replay).
-func (c *changelog) discard() {
-	releaseRecords(c.pending)
+func (c *Changelog) Discard() {
+	ReleaseRecords(c.pending)
 	c.pending = nil
 }
 
 // commit closes the open epoch and returns what the sink writes for it, as records of user
 // columns the caller releases: the epoch's inserted rows, or in complete mode the whole table.
-func (c *changelog) commit() ([]arrow.RecordBatch, error) {
+func (c *Changelog) Commit() ([]arrow.RecordBatch, error) {
 	pending := c.pending
 	c.pending = nil
-	defer releaseRecords(pending)
+	defer ReleaseRecords(pending)
 	if c.mode == Complete {
 		for _, rec := range pending {
 			if err := c.table.apply(rec); err != nil {
@@ -63,9 +63,9 @@ func (c *changelog) commit() ([]arrow.RecordBatch, error) {
 	}
 	out := make([]arrow.RecordBatch, 0, len(pending))
 	for _, rec := range pending {
-		ins, err := inserts(c.mem, rec)
+		ins, err := Inserts(c.mem, rec)
 		if err != nil {
-			releaseRecords(out)
+			ReleaseRecords(out)
 			return nil, err
 		}
 		if ins.NumRows() == 0 {
@@ -77,16 +77,16 @@ func (c *changelog) commit() ([]arrow.RecordBatch, error) {
 	return out, nil
 }
 
-// release drops everything the changelog holds.
-func (c *changelog) release() {
-	c.discard()
+// Release drops everything the changelog holds.
+func (c *Changelog) Release() {
+	c.Discard()
 	if c.table != nil {
 		c.table.release()
 	}
 }
 
 // inserts returns the user columns of rec's inserted (non-retracted) rows.
-func inserts(mem memory.Allocator, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+func Inserts(mem memory.Allocator, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	user := flow.UserColumns(rec)
 	if !flow.HasRetractions(rec) {
 		return user, nil
@@ -126,8 +126,8 @@ func takeRows(mem memory.Allocator, rec arrow.RecordBatch, idx []int64) (arrow.R
 	return array.NewRecordBatch(rec.Schema(), cols, int64(len(idx))), nil
 }
 
-// concatRecords concatenates records of one schema into one new record (copying).
-func concatRecords(mem memory.Allocator, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+// ConcatRecords concatenates records of one schema into one new record (copying).
+func ConcatRecords(mem memory.Allocator, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 	schema := recs[0].Schema()
 	rows := int64(0)
 	for _, r := range recs {
@@ -153,13 +153,14 @@ func concatRecords(mem memory.Allocator, recs []arrow.RecordBatch) (arrow.Record
 	return array.NewRecordBatch(schema, cols, rows), nil
 }
 
-func releaseRecords(recs []arrow.RecordBatch) {
+func ReleaseRecords(recs []arrow.RecordBatch) {
 	for _, r := range recs {
 		r.Release()
 	}
 }
 
-func countRows(recs []arrow.RecordBatch) int64 {
+// CountRows is the number of rows in recs.
+func CountRows(recs []arrow.RecordBatch) int64 {
 	n := int64(0)
 	for _, r := range recs {
 		n += r.NumRows()
@@ -276,7 +277,7 @@ func (t *resultTable) snapshot() ([]arrow.RecordBatch, error) {
 		}
 		r, err := takeRows(t.mem, s.rec, s.liveRows())
 		if err != nil {
-			releaseRecords(out)
+			ReleaseRecords(out)
 			return nil, err
 		}
 		out = append(out, r)
@@ -303,8 +304,8 @@ func (t *resultTable) compact() error {
 	if err != nil {
 		return err
 	}
-	rec, err := concatRecords(t.mem, live)
-	releaseRecords(live)
+	rec, err := ConcatRecords(t.mem, live)
+	ReleaseRecords(live)
 	if err != nil {
 		return err
 	}
@@ -320,7 +321,7 @@ func (t *resultTable) compact() error {
 	return nil
 }
 
-// release drops the table's rows.
+// Release drops the table's rows.
 func (t *resultTable) release() {
 	for _, s := range t.segs {
 		s.rec.Release()

@@ -1,46 +1,14 @@
-package sinks
+package sinks_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql/expr"
-	sqltypes "github.com/weirhq/weir/sql/types"
+	"github.com/weirhq/weir/connectors/sinktest"
+	"github.com/weirhq/weir/sinks"
 )
-
-var keyedSchema = sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable: true}}
-
-// keyedBatch is a flow-event batch of keys; retract marks every row a retraction.
-func keyedBatch(mem memory.Allocator, keys []int64, retract bool) arrow.RecordBatch {
-	vals := make([]any, len(keys))
-	flags := make([]bool, len(keys))
-	for i, k := range keys {
-		vals[i] = k
-		flags[i] = retract
-	}
-	col := expr.BuildArray(mem, sqltypes.LongType, "UTC", vals)
-	defer col.Release()
-	b := array.NewBooleanBuilder(mem)
-	b.AppendValues(flags, nil)
-	ret := b.NewArray()
-	b.Release()
-	defer ret.Release()
-	return flow.NewDataBatch(mem, flow.EventSchema(sqltypes.ToArrowSchema(keyedSchema, "UTC")), []arrow.Array{col}, ret)
-}
-
-func keysOf(recs []arrow.RecordBatch) []int64 {
-	var out []int64
-	for _, r := range recs {
-		out = append(out, r.Column(0).(*array.Int64).Int64Values()...)
-	}
-	return out
-}
 
 func seq(from, to int64) []int64 {
 	out := make([]int64, 0, to-from)
@@ -55,128 +23,43 @@ func seq(from, to int64) []int64 {
 func TestResultTableCompacts(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	c := newChangelog(Complete, mem)
-	defer c.release()
+	c := sinks.NewChangelog(sinks.Complete, mem)
+	defer c.Release()
 	commit := func(batches ...arrow.RecordBatch) []int64 {
 		for _, b := range batches {
-			c.add(b)
+			c.Add(b)
 			b.Release()
 		}
-		recs, err := c.commit()
+		recs, err := c.Commit()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer releaseRecords(recs)
-		return keysOf(recs)
+		defer sinks.ReleaseRecords(recs)
+		return sinktest.KeysOf(recs)
 	}
-	if got := commit(keyedBatch(mem, seq(0, 6000), false)); len(got) != 6000 {
+	if got := commit(sinktest.KeyedBatch(mem, seq(0, 6000), false)); len(got) != 6000 {
 		t.Fatalf("got %d rows, want 6000", len(got))
 	}
-	got := commit(keyedBatch(mem, seq(0, 5000), true))
+	got := commit(sinktest.KeyedBatch(mem, seq(0, 5000), true))
 	if fmt.Sprint(got) != fmt.Sprint(seq(5000, 6000)) {
 		t.Fatalf("after retracting 0..4999 got %v", got)
 	}
-	if len(c.table.segs) != 1 || c.table.dead != 0 || c.table.live != 1000 {
-		t.Fatalf("not compacted: %d segments, %d dead, %d live", len(c.table.segs), c.table.dead, c.table.live)
+	if segs, dead, live := sinks.TableShape(c); segs != 1 || dead != 0 || live != 1000 {
+		t.Fatalf("not compacted: %d segments, %d dead, %d live", segs, dead, live)
 	}
 	for k := int64(0); k < 300; k++ {
-		commit(keyedBatch(mem, []int64{10000 + k}, false))
+		commit(sinktest.KeyedBatch(mem, []int64{10000 + k}, false))
 	}
-	if len(c.table.segs) > compactMaxSegments {
-		t.Fatalf("%d segments after 300 small epochs", len(c.table.segs))
+	if segs, _, _ := sinks.TableShape(c); segs > sinks.CompactMaxSegments {
+		t.Fatalf("%d segments after 300 small epochs", segs)
 	}
-	got = commit(keyedBatch(mem, []int64{5000, 10000}, true))
+	got = commit(sinktest.KeyedBatch(mem, []int64{5000, 10000}, true))
 	want := append(seq(5001, 6000), seq(10001, 10300)...)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("after compactions got %d rows %v..., want %d", len(got), got[:3], len(want))
 	}
 	// Retracting a row no longer in the table changes nothing.
-	if got := commit(keyedBatch(mem, []int64{5000}, true)); len(got) != len(want) {
+	if got := commit(sinktest.KeyedBatch(mem, []int64{5000}, true)); len(got) != len(want) {
 		t.Fatalf("retracting an absent row: %d rows, want %d", len(got), len(want))
-	}
-}
-
-// TestUnsupportedOutputMode checks sinks.New's error for a format without the requested mode
-// (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
-func TestUnsupportedOutputMode(t *testing.T) {
-	Register("appendonly", newNoop, Append)
-	t.Cleanup(func() {
-		mu.Lock()
-		delete(factories, "appendonly")
-		delete(modes, "appendonly")
-		mu.Unlock()
-	})
-	_, err := New("appendonly", Env{Mode: Update, Schema: keyedSchema}, nil)
-	se, ok := err.(*sparkerr.Error)
-	if !ok {
-		t.Fatalf("got %v, want a *sparkerr.Error", err)
-	}
-	want := "[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update. " +
-		"This output mode is not supported in Data Source appendonly. SQLSTATE: 42KDE"
-	if se.Error() != want || se.JavaClass != sparkerr.AnalysisException ||
-		se.Params["outputMode"] != "update" || se.Params["className"] != "appendonly" {
-		t.Fatalf("got %s (%s, %v), want %s", se.Error(), se.JavaClass, se.Params, want)
-	}
-	if _, err := New("appendonly", Env{Mode: Append, Schema: keyedSchema}, nil); err != nil {
-		t.Fatalf("append: %v", err)
-	}
-}
-
-// TestMemoryTableReadWhileWriting reads the memory sink's table from another goroutine while
-// epochs commit, as a temp-view query does.
-func TestMemoryTableReadWhileWriting(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	reg := &fakeRegistry{tables: map[string]*MemoryTable{}}
-	defer reg.release()
-	s, err := New("memory", Env{QueryName: "q", Mode: Complete, Schema: keyedSchema, Tables: reg}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op, err := s.NewOperator(flow.Env{Mem: mem, Partitions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer op.(flow.Closer).Close()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 0; i < 200; i++ {
-			recs := reg.tables["q"].Snapshot()
-			if n := len(keysOf(recs)); n != 0 && n != 1 {
-				t.Errorf("snapshot has %d rows, want 0 or 1", n)
-			}
-			releaseRecords(recs)
-		}
-	}()
-	ctx := context.Background()
-	for e := int64(0); e < 100; e++ {
-		var b arrow.RecordBatch
-		if e == 0 {
-			b = keyedBatch(mem, []int64{0}, false)
-		} else {
-			b = keyedBatch(mem, []int64{e - 1}, true)
-			if err := op.Process(ctx, 0, b, nil); err != nil {
-				t.Fatal(err)
-			}
-			b.Release()
-			b = keyedBatch(mem, []int64{e}, false)
-		}
-		if err := op.Process(ctx, 0, b, nil); err != nil {
-			t.Fatal(err)
-		}
-		b.Release()
-		if err := op.(flow.BarrierHandler).Barrier(ctx, e, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	<-done
-	recs := reg.tables["q"].Snapshot()
-	defer releaseRecords(recs)
-	if got := keysOf(recs); fmt.Sprint(got) != "[99]" {
-		t.Fatalf("final table %v, want [99]", got)
-	}
-	if n := s.OutputRows(); n != 100 {
-		t.Fatalf("OutputRows %d, want 100", n)
 	}
 }

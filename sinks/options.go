@@ -7,21 +7,22 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 )
 
-// sinkOptions reads a sink's options case-insensitively, with the parsing rules of Spark's
+// Options reads a sink's options case-insensitively, with the parsing rules of Spark's
 // CaseInsensitiveStringMap.
-type sinkOptions map[string]string
+type Options map[string]string
 
-func newSinkOptions(options map[string]string) sinkOptions {
-	out := make(sinkOptions, len(options))
+// NewOptions lower-cases the keys of a sink's options.
+func NewOptions(options map[string]string) Options {
+	out := make(Options, len(options))
 	for k, v := range options {
 		out[strings.ToLower(k)] = v
 	}
 	return out
 }
 
-// intOr is CaseInsensitiveStringMap.getInt: Integer.parseInt, whose failures are
+// IntOr is CaseInsensitiveStringMap.getInt: Integer.parseInt, whose failures are
 // NumberFormatExceptions.
-func (o sinkOptions) intOr(key string, def int) (int, error) {
+func (o Options) IntOr(key string, def int) (int, error) {
 	v, ok := o[strings.ToLower(key)]
 	if !ok {
 		return def, nil
@@ -33,9 +34,9 @@ func (o sinkOptions) intOr(key string, def int) (int, error) {
 	return int(n), nil
 }
 
-// boolOr is CaseInsensitiveStringMap.getBoolean: "true"/"false" in any case, anything else an
+// BoolOr is CaseInsensitiveStringMap.getBoolean: "true"/"false" in any case, anything else an
 // IllegalArgumentException.
-func (o sinkOptions) boolOr(key string, def bool) (bool, error) {
+func (o Options) BoolOr(key string, def bool) (bool, error) {
 	v, ok := o[strings.ToLower(key)]
 	if !ok {
 		return def, nil

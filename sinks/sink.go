@@ -2,14 +2,12 @@ package sinks
 
 import (
 	"io"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -88,55 +86,6 @@ type Sink interface {
 
 // Factory validates options and builds a sink.
 type Factory func(env Env, options map[string]string) (Sink, error)
-
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-	modes     = map[string][]OutputMode{}
-)
-
-// Register registers a sink format with the output modes it supports.
-func Register(format string, f Factory, supported ...OutputMode) {
-	mu.Lock()
-	defer mu.Unlock()
-	factories[strings.ToLower(format)] = f
-	modes[strings.ToLower(format)] = supported
-}
-
-// New builds a sink of format; unknown formats and unsupported output modes are
-// AnalysisExceptions as in Spark.
-func New(format string, env Env, options map[string]string) (Sink, error) {
-	mu.RLock()
-	f, ok := factories[strings.ToLower(format)]
-	supported := modes[strings.ToLower(format)]
-	mu.RUnlock()
-	if !ok {
-		names := make([]string, 0, len(factories))
-		mu.RLock()
-		for n := range factories {
-			names = append(names, n)
-		}
-		mu.RUnlock()
-		sort.Strings(names)
-		return nil, sparkerr.Analysis("DATA_SOURCE_NOT_FOUND", "42K02",
-			"Failed to find the data source: %s. Weir's streaming sinks are: %s.", format, strings.Join(names, ", ")).
-			WithParams("provider", format)
-	}
-	okMode := false
-	for _, m := range supported {
-		okMode = okMode || m == env.Mode
-	}
-	if !okMode {
-		return nil, sparkerr.Analysis("STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE", "42KDE",
-			"Invalid streaming output mode: %s. This output mode is not supported in Data Source %s.", env.Mode, format).
-			WithParams("outputMode", string(env.Mode), "className", format)
-	}
-	if len(env.PartitionBy) > 0 && !sources.IsFileFormat(format) {
-		return nil, sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
-			"'"+strings.ToLower(format)+"' does not support partitioning.").WithParams("operation", strings.ToLower(format))
-	}
-	return f(env, options)
-}
 
 // MemoryTable is the memory sink's result table, readable while the query runs. Snapshot
 // returns the current rows (user columns); callers release the returned batches.

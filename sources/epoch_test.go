@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -39,7 +38,7 @@ func (c *counterSource) Schema() sqltypes.Schema { return counterSchema }
 func (c *counterSource) Partitions() int         { return c.parts }
 func (c *counterSource) Description() string     { return "Counter" }
 func (c *counterSource) Initial(context.Context) (Offset, error) {
-	return longOffset(0), nil
+	return LongOffset(0), nil
 }
 func (c *counterSource) Latest(context.Context) (Offset, error) {
 	c.mu.Lock()
@@ -47,7 +46,7 @@ func (c *counterSource) Latest(context.Context) (Offset, error) {
 	if c.fail != nil {
 		return nil, c.fail
 	}
-	return longOffset(c.latest), nil
+	return LongOffset(c.latest), nil
 }
 func (c *counterSource) setLatest(v int64) {
 	c.mu.Lock()
@@ -55,8 +54,8 @@ func (c *counterSource) setLatest(v int64) {
 	c.mu.Unlock()
 }
 func (c *counterSource) Read(_ context.Context, p int, start, end Offset, emit func(arrow.RecordBatch) error) error {
-	s, _ := parseLongOffset("counter", start)
-	e, _ := parseLongOffset("counter", end)
+	s, _ := ParseLongOffset("counter", start)
+	e, _ := ParseLongOffset("counter", end)
 	c.mu.Lock()
 	c.reads = append(c.reads, fmt.Sprintf("p%d(%d,%d]", p, s, e))
 	c.mu.Unlock()
@@ -118,7 +117,7 @@ func runPartitions(ctx context.Context, e *EpochSource, mem memory.Allocator, n 
 }
 
 func epoch(id, start, end int64) Epoch {
-	return Epoch{ID: id, Start: longOffset(start), End: longOffset(end)}
+	return Epoch{ID: id, Start: LongOffset(start), End: LongOffset(end)}
 }
 
 func TestEpochSourceEmitsEpochsThenBarriers(t *testing.T) {
@@ -259,7 +258,7 @@ func TestEpochSourceContinuousStartAndFailure(t *testing.T) {
 		defer mem.AssertSize(t, 0)
 		mock := clock.NewMock()
 		src := &counterSource{mem: mem, parts: 1, latest: 6}
-		e := NewEpochSource(src, true, WithClock(mock), WithStart(longOffset(4)))
+		e := NewEpochSource(src, true, WithClock(mock), WithStart(LongOffset(4)))
 		logs, errs := runPartitions(t.Context(), e, mem, 1)
 		synctest.Wait()
 		mock.Add(DefaultPollInterval)
@@ -276,21 +275,6 @@ func TestEpochSourceContinuousStartAndFailure(t *testing.T) {
 			t.Fatalf("failed poll: %v", err)
 		}
 	})
-}
-
-func TestEpochSourceRejectsContinuousMicroBatchOnly(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	src, err := OpenStream(t.Context(), "rate-micro-batch", StreamEnv{Mem: mem}, map[string]string{"rowsPerBatch": "1", "numPartitions": "1"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	e := NewEpochSource(src, true)
-	err = e.Run(t.Context(), flow.Env{Mem: mem, Partition: 0, Partitions: 1, OutSchema: counterEventSchema}, &eventLog{})
-	if se, ok := sparkerr.As(err); !ok || se.JavaClass != sparkerr.UnsupportedOperation || !strings.Contains(se.Message, "does not support continuous processing") {
-		t.Fatalf("continuous rate-micro-batch: %v", err)
-	}
 }
 
 func TestCompareOffsets(t *testing.T) {
@@ -311,102 +295,5 @@ func TestCompareOffsets(t *testing.T) {
 		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
 			t.Fatalf("CompareOffsets(%s, %s) = %d, %v", tc.a, tc.b, got, err)
 		}
-	}
-}
-
-func TestEpochSourceRunsRateInAFlowJob(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		defer mem.AssertSize(t, 0)
-		mock := clock.NewMock()
-		src, err := OpenStream(t.Context(), "rate", StreamEnv{Mem: mem, Clock: mock, TimeZone: "UTC"},
-			map[string]string{"rowsPerSecond": "10", "numPartitions": "2"}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
-		e := NewEpochSource(src, false)
-		node := &flow.Node{Name: "rate", Parallelism: 2, Source: e,
-			Schema: flow.EventSchema(sqltypes.ToArrowSchema(src.Schema(), "UTC"))}
-		job, err := flow.NewLocalRunner(flow.WithAllocator(mem)).Start(t.Context(), &flow.Graph{Output: node}, flow.JobOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer job.Close()
-		mock.Add(2 * time.Second)
-		end, err := src.Latest(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Next(Epoch{ID: 0, Start: longOffset(0), End: end})
-		e.Finish()
-		var vals []int64
-		barriers := 0
-		for {
-			rec, err := job.Next(t.Context())
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					t.Fatal(err)
-				}
-				break
-			}
-			if m, ok, _ := flow.MarkerOf(rec); ok {
-				if m.Kind != flow.MarkerBarrier || m.Epoch != 0 {
-					t.Fatalf("marker %v", m)
-				}
-				barriers++
-			} else {
-				vals = append(vals, rec.Column(flow.UserOffset+1).(*array.Int64).Int64Values()...)
-			}
-			rec.Release()
-		}
-		slices.Sort(vals)
-		if barriers != 2 || len(vals) != 20 || vals[0] != 0 || vals[19] != 19 || e.Rows(0) != 20 {
-			t.Fatalf("barriers %d, values %v, rows %d", barriers, vals, e.Rows(0))
-		}
-	})
-}
-
-// typeCheck records the user column types of the data batches it gets.
-type typeCheck struct{ types []string }
-
-func (c *typeCheck) Emit(_ context.Context, rec arrow.RecordBatch) error {
-	defer rec.Release()
-	if _, ok, _ := flow.MarkerOf(rec); !ok {
-		c.types = append(c.types, rec.Column(flow.UserOffset).DataType().String())
-	}
-	return nil
-}
-
-func TestEpochSourceRelabelsTimestampZone(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	mock := clock.NewMock()
-	src, err := OpenStream(t.Context(), "rate-micro-batch", StreamEnv{Mem: mem, Clock: mock},
-		map[string]string{"rowsPerBatch": "3", "numPartitions": "1"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	e := NewEpochSource(src, false)
-	start, _ := src.Initial(t.Context())
-	end, _ := src.Latest(t.Context())
-	e.Next(Epoch{ID: 7, Start: start, End: end})
-	e.Finish()
-	out := flow.EventSchema(sqltypes.ToArrowSchema(src.Schema(), "Europe/Paris"))
-	c := &typeCheck{}
-	if err := e.Run(t.Context(), flow.Env{Mem: mem, Partition: 0, Partitions: 1, OutSchema: out}, c); err != nil {
-		t.Fatal(err)
-	}
-	if len(c.types) != 1 || c.types[0] != "timestamp[us, tz=Europe/Paris]" || e.Rows(7) != 3 {
-		t.Fatalf("types %v rows %d", c.types, e.Rows(7))
-	}
-	// A column of another type is an internal error, not a panic.
-	bad := flow.EventSchema(arrow.NewSchema([]arrow.Field{{Name: "timestamp", Type: arrow.BinaryTypes.String}, {Name: "value", Type: arrow.PrimitiveTypes.Int64}}, nil))
-	e2 := NewEpochSource(src, false)
-	e2.Next(Epoch{ID: 0, Start: start, End: end})
-	err = e2.Run(t.Context(), flow.Env{Mem: mem, Partition: 0, Partitions: 1, OutSchema: bad}, c)
-	if se, ok := sparkerr.As(err); !ok || se.Class != "INTERNAL_ERROR" {
-		t.Fatalf("mismatched column type: %v", err)
 	}
 }

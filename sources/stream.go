@@ -3,15 +3,12 @@ package sources
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/fileaccess"
-	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -74,58 +71,6 @@ type StreamFactory func(ctx context.Context, env StreamEnv, options map[string]s
 // StreamSchemaFunc returns a source's schema without opening it (for analysis of
 // spark.readStream... before start); it validates options the same way the factory does.
 type StreamSchemaFunc func(options map[string]string, userSchema string) (sqltypes.Schema, error)
-
-type streamFormat struct {
-	open   StreamFactory
-	schema StreamSchemaFunc
-}
-
-var (
-	streamMu      sync.RWMutex
-	streamFormats = map[string]streamFormat{}
-)
-
-// RegisterStream registers a stream source format (lower-case name).
-func RegisterStream(format string, open StreamFactory, schema StreamSchemaFunc) {
-	streamMu.Lock()
-	defer streamMu.Unlock()
-	streamFormats[strings.ToLower(format)] = streamFormat{open: open, schema: schema}
-}
-
-func lookupStream(format string) (streamFormat, error) {
-	streamMu.RLock()
-	defer streamMu.RUnlock()
-	f, ok := streamFormats[strings.ToLower(format)]
-	if !ok {
-		names := make([]string, 0, len(streamFormats))
-		for n := range streamFormats {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return streamFormat{}, sparkerr.Analysis("DATA_SOURCE_NOT_FOUND", "42K02",
-			"Failed to find the data source: %s. Weir's streaming sources are: %s.", format, strings.Join(names, ", ")).
-			WithParams("provider", format)
-	}
-	return f, nil
-}
-
-// OpenStream opens a registered stream source.
-func OpenStream(ctx context.Context, format string, env StreamEnv, options map[string]string, userSchema string) (StreamSource, error) {
-	f, err := lookupStream(format)
-	if err != nil {
-		return nil, err
-	}
-	return f.open(ctx, env, NormalizeOptions(options), userSchema)
-}
-
-// StreamSchema returns a registered stream source's schema.
-func StreamSchema(format string, options map[string]string, userSchema string) (sqltypes.Schema, error) {
-	f, err := lookupStream(format)
-	if err != nil {
-		return nil, err
-	}
-	return f.schema(NormalizeOptions(options), userSchema)
-}
 
 // NormalizeOptions lower-cases option keys (Spark's options are case-insensitive).
 func NormalizeOptions(options map[string]string) map[string]string {

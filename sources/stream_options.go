@@ -14,47 +14,44 @@ import (
 // Option parsing for stream sources, with the exceptions Spark's CaseInsensitiveStringMap and
 // JavaUtils raise for malformed values. Keys are lower-case (NormalizeOptions).
 
-// Java exception classes the stream sources raise besides sparkerr's.
-const (
-	illegalStateException = "java.lang.IllegalStateException"
-	connectException      = "java.net.ConnectException"
-	ioException           = "java.io.IOException"
-)
+// IllegalStateException is Java's exception class for a stream source in a state it cannot
+// serve (sparkerr has no constant for it).
+const IllegalStateException = "java.lang.IllegalStateException"
 
 // numberFormat is Java's NumberFormatException for a string that is not a number.
 func numberFormat(s string) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.NumberFormatException, "", "", "For input string: %q", s)
 }
 
-// optionLong reads a long option like CaseInsensitiveStringMap.getLong (Long.parseLong).
-func optionLong(opts map[string]string, key string, def int64) (int64, error) {
+// OptionLong reads a long option like CaseInsensitiveStringMap.getLong (Long.parseLong).
+func OptionLong(opts map[string]string, key string, def int64) (int64, error) {
 	s, ok := opts[key]
 	if !ok {
 		return def, nil
 	}
-	v, err := parseJavaLong(s, 64)
+	v, err := ParseJavaLong(s, 64)
 	if err != nil {
 		return 0, err
 	}
 	return v, nil
 }
 
-// optionInt reads an int option like CaseInsensitiveStringMap.getInt (Integer.parseInt).
-func optionInt(opts map[string]string, key string, def int) (int, error) {
+// OptionInt reads an int option like CaseInsensitiveStringMap.getInt (Integer.parseInt).
+func OptionInt(opts map[string]string, key string, def int) (int, error) {
 	s, ok := opts[key]
 	if !ok {
 		return def, nil
 	}
-	v, err := parseJavaLong(s, 32)
+	v, err := ParseJavaLong(s, 32)
 	if err != nil {
 		return 0, err
 	}
 	return int(v), nil
 }
 
-// parseJavaLong parses a decimal integer the way Long.parseLong / Integer.parseInt do: an
+// ParseJavaLong parses a decimal integer the way Long.parseLong / Integer.parseInt do: an
 // optional sign and digits only (no spaces, no underscores).
-func parseJavaLong(s string, bits int) (int64, error) {
+func ParseJavaLong(s string, bits int) (int64, error) {
 	body := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
 	if body == "" || strings.IndexFunc(body, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
 		return 0, numberFormat(s)
@@ -66,8 +63,8 @@ func parseJavaLong(s string, bits int) (int64, error) {
 	return v, nil
 }
 
-// optionBool reads a boolean option like CaseInsensitiveStringMap.getBoolean.
-func optionBool(opts map[string]string, key string, def bool) (bool, error) {
+// OptionBool reads a boolean option like CaseInsensitiveStringMap.getBoolean.
+func OptionBool(opts map[string]string, key string, def bool) (bool, error) {
 	s, ok := opts[key]
 	if !ok {
 		return def, nil
@@ -81,29 +78,30 @@ func optionBool(opts map[string]string, key string, def bool) (bool, error) {
 	return false, sparkerr.IllegalArgument("%s is not a boolean string.", s)
 }
 
-const timeStringError = conf.TimeFormatMessage
+// TimeStringError is the message of a malformed time string (JavaUtils.timeStringAs).
+const TimeStringError = conf.TimeFormatMessage
 
-// timeStringAsSec is JavaUtils.timeStringAsSec: "5s", "100ms", "2min", a bare number means
+// TimeStringAsSec is JavaUtils.timeStringAsSec: "5s", "100ms", "2min", a bare number means
 // seconds.
-func timeStringAsSec(str string) (int64, error) { return timeStringAs(str, 1e6) }
+func TimeStringAsSec(str string) (int64, error) { return TimeStringAs(str, 1e6) }
 
-// timeStringAs parses a JavaUtils time string into units of unitMicros microseconds
+// TimeStringAs parses a JavaUtils time string into units of unitMicros microseconds
 // (conf.TimeStringAs).
-func timeStringAs(str string, unitMicros int64) (int64, error) {
+func TimeStringAs(str string, unitMicros int64) (int64, error) {
 	return conf.TimeStringAs(str, time.Duration(unitMicros)*time.Microsecond)
 }
 
-// positive checks Spark's "Invalid value 'v'. The option 'name' must be positive".
-func positive(name string, v int64) error {
+// Positive checks Spark's "Invalid value 'v'. The option 'name' must be positive".
+func Positive(name string, v int64) error {
 	if v <= 0 {
 		return sparkerr.IllegalArgument("Invalid value '%d'. The option '%s' must be positive", v, name)
 	}
 	return nil
 }
 
-// noUserSchema is the error Spark raises for a user schema on a source that has a fixed one
+// NoUserSchema is the error Spark raises for a user schema on a source that has a fixed one
 // (QueryExecutionErrors.userSpecifiedSchemaUnsupportedByDataSourceError).
-func noUserSchema(provider, userSchema string) error {
+func NoUserSchema(provider, userSchema string) error {
 	if strings.TrimSpace(userSchema) == "" {
 		return nil
 	}
@@ -111,8 +109,8 @@ func noUserSchema(provider, userSchema string) error {
 		"%s source does not support user-specified schema.", provider)
 }
 
-// envDefaults fills a StreamEnv's unset fields.
-func envDefaults(env StreamEnv) StreamEnv {
+// EnvDefaults fills a StreamEnv's unset fields.
+func EnvDefaults(env StreamEnv) StreamEnv {
 	if env.Mem == nil {
 		env.Mem = memory.DefaultAllocator
 	}
@@ -125,8 +123,8 @@ func envDefaults(env StreamEnv) StreamEnv {
 	return env
 }
 
-// parseLongOffset reads an offset that is a JSON integer (rate, socket).
-func parseLongOffset(source string, off Offset) (int64, error) {
+// ParseLongOffset reads an offset that is a JSON integer (rate, socket).
+func ParseLongOffset(source string, off Offset) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(string(off)), 10, 64)
 	if err != nil {
 		return 0, sparkerr.Internal("the %s source cannot read the offset %q", source, string(off))
@@ -134,5 +132,5 @@ func parseLongOffset(source string, off Offset) (int64, error) {
 	return v, nil
 }
 
-// longOffset renders a JSON integer offset.
-func longOffset(v int64) Offset { return Offset(strconv.FormatInt(v, 10)) }
+// LongOffset renders a JSON integer offset.
+func LongOffset(v int64) Offset { return Offset(strconv.FormatInt(v, 10)) }

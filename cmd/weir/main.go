@@ -25,6 +25,9 @@ import (
 	"syscall"
 
 	"github.com/weirhq/weir/connect"
+
+	// Every connector registers its formats.
+	_ "github.com/weirhq/weir/connectors/all"
 )
 
 func main() {

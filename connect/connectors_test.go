@@ -1,0 +1,4 @@
+package connect
+
+// The connect tests run queries over the real connectors.
+import _ "github.com/weirhq/weir/connectors/all"

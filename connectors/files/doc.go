@@ -1,0 +1,29 @@
+// Package files is the file connector: the formats parquet, json, csv and text, read as
+// streams (stream.go: a log of seen files persisted through sources.StreamEnv.Metadata, offsets
+// {"logOffset": n}) and as batches (FileBatch, FileBatchSchema for spark.read), and written by
+// the streaming file sink (sink.go, exactly once through the _spark_metadata commit log,
+// metadata_log.go, Spark's FileStreamSinkLog format) and by batch writes (batch_write.go:
+// Spark's part-… files and _SUCCESS, save modes, overwrite.go's crash-safe replacement of the
+// target journalled under the state directory and recovered by RecoverOverwrites). Its
+// formats are registered in register.go.
+//
+// A directory written by the file sink is read through its commit log, so only committed files
+// are seen. Partition discovery (partition_discovery.go) gives files in Hive-style directories
+// col=value (Spark's escaping, __HIVE_DEFAULT_PARTITION__ for null) those columns; partitioned
+// writes (partition_write.go) write such directories without the partition columns in the
+// files.
+//
+// File access: every path a read or write names is checked with the file-access policy
+// (package fileaccess) before anything is read or written, and the resolved path is the one
+// used: the path itself (a glob's directory), each glob match, the commit log directory and
+// each file it lists; links inside a listed directory are not followed.
+//
+// Bounds (lines.go): text, JSON and CSV lines are read through a reader holding at most
+// sources.MaxLineBytesConf bytes of a line; a batch holds at most fileBatchRows rows or
+// fileBatchBytes bytes of lines, counted in the query's flow.MemoryBudget when the reader's
+// allocator is one. A path that is neither a regular file nor a directory is refused.
+//
+// Imports: connectors (its registration, register.go), the contracts and toolkit of sources and
+// sinks, fileaccess, flow, expr, plan and sql (user schemas), sqltypes, sparkerr; never another
+// connector.
+package files

@@ -1,0 +1,4 @@
+package engine
+
+// The engine tests run queries over the real connectors.
+import _ "github.com/weirhq/weir/connectors/all"
