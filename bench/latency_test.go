@@ -23,7 +23,7 @@ import (
 
 func init() {
 	connectors.Register(connectors.Format{Name: "latency-probe", Sink: newLatencyProbe,
-		OutputModes: []sinks.OutputMode{sinks.Append, sinks.Update}})
+		OutputModes: []flow.OutputMode{flow.OutputAppend, flow.OutputUpdate}})
 }
 
 // latencies is the histogram the latency probe records into.

@@ -34,7 +34,7 @@ type Format struct {
 
 	// Sink builds the format's streaming sink for the output modes in OutputModes.
 	Sink        sinks.Factory
-	OutputModes []sinks.OutputMode
+	OutputModes []flow.OutputMode
 	// BatchSink builds the format's batch writer (df.write).
 	BatchSink sinks.BatchFactory
 
@@ -249,7 +249,7 @@ func NewBatchSink(ctx context.Context, format string, env sinks.Env, mode sinks.
 	if err := checkPartitioning(f, env); err != nil {
 		return nil, err
 	}
-	env.Mode = sinks.Append
+	env.Mode = flow.OutputAppend
 	return f.BatchSink(ctx, env, mode, options)
 }
 

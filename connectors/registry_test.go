@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"context"
+	"github.com/weirhq/weir/flow"
 	"testing"
 
 	"github.com/weirhq/weir/sinks"
@@ -15,9 +16,9 @@ var keyedSchema = sqltypes.Schema{{Name: "k", Type: sqltypes.LongType, Nullable:
 // (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE).
 func TestUnsupportedOutputMode(t *testing.T) {
 	Register(Format{Name: "appendonly", Sink: func(sinks.Env, map[string]string) (sinks.Sink, error) { return nil, nil },
-		OutputModes: []sinks.OutputMode{sinks.Append}})
+		OutputModes: []flow.OutputMode{flow.OutputAppend}})
 	t.Cleanup(func() { Unregister("appendonly") })
-	_, err := NewSink("appendonly", sinks.Env{Mode: sinks.Update, Schema: keyedSchema}, nil)
+	_, err := NewSink("appendonly", sinks.Env{Mode: flow.OutputUpdate, Schema: keyedSchema}, nil)
 	se, ok := err.(*sparkerr.Error)
 	if !ok {
 		t.Fatalf("got %v, want a *sparkerr.Error", err)
@@ -28,7 +29,7 @@ func TestUnsupportedOutputMode(t *testing.T) {
 		se.Params["outputMode"] != "update" || se.Params["className"] != "appendonly" {
 		t.Fatalf("got %s (%s, %v), want %s", se.Error(), se.JavaClass, se.Params, want)
 	}
-	if _, err := NewSink("appendonly", sinks.Env{Mode: sinks.Append, Schema: keyedSchema}, nil); err != nil {
+	if _, err := NewSink("appendonly", sinks.Env{Mode: flow.OutputAppend, Schema: keyedSchema}, nil); err != nil {
 		t.Fatalf("append: %v", err)
 	}
 }
@@ -37,7 +38,7 @@ func TestUnsupportedOutputMode(t *testing.T) {
 func TestUnknownFormat(t *testing.T) {
 	want := "[DATA_SOURCE_NOT_FOUND] Failed to find the data source: avro. Make sure the provider name is correct " +
 		"and the package is properly registered and compatible with your Spark version. SQLSTATE: 42K02"
-	_, e1 := NewSink("avro", sinks.Env{Mode: sinks.Append}, nil)
+	_, e1 := NewSink("avro", sinks.Env{Mode: flow.OutputAppend}, nil)
 	_, e2 := NewBatchSink(t.Context(), "avro", sinks.Env{}, sinks.SaveAppend, nil)
 	_, e3 := StreamSchema("avro", nil, "")
 	_, e4 := BatchSchema("avro", BatchEnv{}, nil, nil, "")

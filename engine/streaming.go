@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/weirhq/weir/flow"
 
 	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sinks"
@@ -39,7 +40,7 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query
 	case len(ws.ClusterBy) > 0:
 		return nil, sparkerr.Unsupported("writeStream.clusterBy is not supported by Weir's streaming sinks")
 	}
-	mode, err := sinks.ParseOutputMode(ws.OutputMode)
+	mode, err := flow.ParseOutputMode(ws.OutputMode)
 	if err != nil {
 		return nil, err
 	}

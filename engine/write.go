@@ -57,7 +57,7 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 			return nil, err
 		}
 	}
-	sink, err := connectors.NewBatchSink(ctx, format, sinks.Env{Mode: sinks.Append, Schema: node.Schema(), TimeZone: s.timeZone(),
+	sink, err := connectors.NewBatchSink(ctx, format, sinks.Env{Mode: flow.OutputAppend, Schema: node.Schema(), TimeZone: s.timeZone(),
 		Stdout: s.stdout, PartitionBy: w.PartitionBy, Files: s.files}, mode, options)
 	if err != nil {
 		return nil, err

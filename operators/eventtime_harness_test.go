@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/datadriven"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sql/expr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -174,15 +173,15 @@ func (h *eventTimeHarness) build(d *datadriven.TestData) error {
 		for _, a := range spec.Aggs {
 			h.out = append(h.out, sqltypes.Field{Name: a.String(), Type: a.Type(), Nullable: true})
 		}
-		spec.Complete = arg(d, "mode", "") == string(sinks.Complete)
+		spec.Complete = arg(d, "mode", "") == string(flow.OutputComplete)
 		if et := arg(d, "eventtime", ""); et != "" {
-			mode := sinks.OutputMode(arg(d, "mode", "append"))
+			mode := flow.OutputMode(arg(d, "mode", "append"))
 			for i, k := range strings.Split(arg(d, "keys", ""), ",") {
 				if k == et {
-					spec.EventTime = &EventTimeKey{Key: i, Evict: mode != sinks.Complete}
+					spec.EventTime = &EventTimeKey{Key: i, Evict: mode != flow.OutputComplete}
 				}
 			}
-			spec.Append = mode == sinks.Append
+			spec.Append = mode == flow.OutputAppend
 			h.dropped = new(atomic.Int64)
 			spec.Dropped = h.dropped
 		}

@@ -6,7 +6,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
@@ -78,8 +77,8 @@ func (b *builder) eventTimeAggregate(n *logical.Aggregate, spec *operators.Aggre
 	if !ok {
 		return
 	}
-	spec.EventTime = &operators.EventTimeKey{Key: key, Evict: b.opts.OutputMode != sinks.Complete}
-	spec.Append = b.opts.OutputMode == sinks.Append
+	spec.EventTime = &operators.EventTimeKey{Key: key, Evict: b.opts.OutputMode != flow.OutputComplete}
+	spec.Append = b.opts.OutputMode == flow.OutputAppend
 	spec.Dropped = new(atomic.Int64)
 }
 
@@ -113,7 +112,7 @@ func (b *builder) sessionAggregate(n *logical.Aggregate, pos int, w *expr.Sessio
 		}
 	}
 	streaming := b.opts.Streaming && logical.IsStreaming(n)
-	if streaming && b.opts.OutputMode != sinks.Append {
+	if streaming && b.opts.OutputMode != flow.OutputAppend {
 		return nil, sparkerr.Unsupported("session_window in a streaming aggregation in %s output mode (use append)", b.opts.OutputMode)
 	}
 	inSchema := n.Input.Schema()

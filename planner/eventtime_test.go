@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	sqltypes "github.com/weirhq/weir/sql/types"
@@ -61,7 +60,7 @@ func windowCount(t *testing.T, in logical.Node, args ...expr.Expr) *logical.Aggr
 func strLit(s string) expr.Expr { return expr.NewLiteral(s, sqltypes.StringType) }
 
 // runEventTime runs a streaming plan over the script and renders windows in seconds.
-func runEventTime(t *testing.T, e *env, root logical.Node, script timeScript, mode sinks.OutputMode, obs *Observers) []string {
+func runEventTime(t *testing.T, e *env, root logical.Node, script timeScript, mode flow.OutputMode, obs *Observers) []string {
 	t.Helper()
 	got, err := e.runWith(root, Options{Mem: e.mem, Partitions: 2, Streaming: true, OutputMode: mode, Observers: obs,
 		Sources: func(*logical.SourceScan) (flow.Source, int, error) { return script, len(script), nil }}, 4)
@@ -97,7 +96,7 @@ func TestWatermarkedWindowAppend(t *testing.T) {
 	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
 	obs := &Observers{}
 	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds")),
-		timeScript{{1, 2, 12, -1, 25, -2, 3, 22, -3, 40, -4}}, sinks.Append, obs)
+		timeScript{{1, 2, 12, -1, 25, -2, 3, 22, -3, 40, -4}}, flow.OutputAppend, obs)
 	// Epoch 2 moves the watermark to 20 and closes two windows; 3 is late in epoch 3; epoch 4
 	// closes [20,30).
 	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2|barrier 3|[20,30) 2|barrier 4"
@@ -120,7 +119,7 @@ func TestWatermarkIdlePartition(t *testing.T) {
 	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
 	obs := &Observers{}
 	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds")),
-		timeScript{{1, 2, 12, -1, 25, -2, 3, 22, -3, 40, -4}, {-1, -2, -3, -4}}, sinks.Append, obs)
+		timeScript{{1, 2, 12, -1, 25, -2, 3, 22, -3, 40, -4}, {-1, -2, -3, -4}}, flow.OutputAppend, obs)
 	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2|barrier 3|[20,30) 2|barrier 4"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
@@ -137,7 +136,7 @@ func TestWatermarkedSlidingWindowUpdate(t *testing.T) {
 	scan := &logical.SourceScan{Format: "script", Out: tsSchema, Streaming: true}
 	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 0, DelayText: "0 seconds"}
 	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds"), strLit("5 seconds")),
-		timeScript{{7, -1, 12, -2, 8, 14, -3}}, sinks.Update, nil)
+		timeScript{{7, -1, 12, -2, 8, 14, -3}}, flow.OutputUpdate, nil)
 	want := "[0,10) 1|[5,15) 1|barrier 1|" +
 		"- [5,15) 1|[10,20) 1|[5,15) 2|barrier 2|" +
 		// The watermark is 12: [0,10) is closed, so 8 only counts in [5,15).
@@ -164,7 +163,7 @@ func TestSessionWindowAppend(t *testing.T) {
 	wm := &logical.Watermark{Input: scan, Column: 0, Delay: 0, DelayText: "0 seconds"}
 	obs := &Observers{}
 	got := runEventTime(t, e, sessionCount(t, wm, "5 seconds"),
-		timeScript{{1, 3, 10, -1, 12, 2, -2, 30, -3}}, sinks.Append, obs)
+		timeScript{{1, 3, 10, -1, 12, 2, -2, 30, -3}}, flow.OutputAppend, obs)
 	want := "[1,8) 2|barrier 1|barrier 2|[10,17) 2|barrier 3"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
@@ -172,7 +171,7 @@ func TestSessionWindowAppend(t *testing.T) {
 	if obs.Aggregates[0].Load() != 1 {
 		t.Fatalf("dropped %d", obs.Aggregates[0].Load())
 	}
-	_, err := e.runWith(sessionCount(t, wm, "5 seconds"), Options{Mem: e.mem, Streaming: true, OutputMode: sinks.Update,
+	_, err := e.runWith(sessionCount(t, wm, "5 seconds"), Options{Mem: e.mem, Streaming: true, OutputMode: flow.OutputUpdate,
 		Sources: func(*logical.SourceScan) (flow.Source, int, error) { return timeScript{{-1}}, 1, nil }}, 4)
 	if err == nil || !strings.Contains(err.Error(), "session_window") {
 		t.Fatalf("update mode: %v", err)
@@ -215,7 +214,7 @@ func TestWatermarkOverUnionWithStatic(t *testing.T) {
 	u := &logical.Union{Inputs: []logical.Node{static, scan}, Out: tsSchema}
 	wm := &logical.Watermark{Input: u, Column: 0, Delay: 5e6, DelayText: "5 seconds"}
 	got := runEventTime(t, e, windowCount(t, wm, strLit("10 seconds")),
-		timeScript{{1, 12, -1, 25, -2}}, sinks.Append, nil)
+		timeScript{{1, 12, -1, 25, -2}}, flow.OutputAppend, nil)
 	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
@@ -257,7 +256,7 @@ func TestChainedWindowAggregates(t *testing.T) {
 	second := &logical.Aggregate{Input: first, Groups: []expr.Expr{col(first, 0)},
 		Aggs: []expr.AggFunc{agg(t, "sum", col(first, 1))}, Names: []string{"total"}}
 	obs := &Observers{}
-	got := runEventTime(t, e, second, timeScript{{1, 2, 12, -1, 25, -2, 40, -3}}, sinks.Append, obs)
+	got := runEventTime(t, e, second, timeScript{{1, 2, 12, -1, 25, -2, 40, -3}}, flow.OutputAppend, obs)
 	want := "barrier 1|[0,10) 2|[10,20) 1|barrier 2|[20,30) 1|barrier 3"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
@@ -286,7 +285,7 @@ func TestChainedWindowTime(t *testing.T) {
 	if _, _, ok := logical.EventTimeKey(second); !ok {
 		t.Fatal("window over window_time is not an event-time key")
 	}
-	got := runEventTime(t, e, second, timeScript{{1, 2, 12, -1, 25, -2, 40, -3}}, sinks.Append, nil)
+	got := runEventTime(t, e, second, timeScript{{1, 2, 12, -1, 25, -2, 40, -3}}, flow.OutputAppend, nil)
 	want := "barrier 1|[0,20) 3|barrier 2|barrier 3"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
@@ -304,7 +303,7 @@ func TestUnionOfWatermarkedStreams(t *testing.T) {
 		&logical.Watermark{Input: b, Column: 0, Delay: 5e6, DelayText: "5 seconds"}}}
 	scripts := map[string]timeScript{"a": {{1, 30, -1, -2}}, "b": {{2, -1, 16, -2}}}
 	got, err := e.runWith(windowCount(t, u, strLit("10 seconds")), Options{Mem: e.mem, Partitions: 2, Streaming: true,
-		OutputMode: sinks.Append, Sources: func(s *logical.SourceScan) (flow.Source, int, error) { return scripts[s.Format], 1, nil }}, 4)
+		OutputMode: flow.OutputAppend, Sources: func(s *logical.SourceScan) (flow.Source, int, error) { return scripts[s.Format], 1, nil }}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

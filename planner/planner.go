@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
@@ -33,7 +32,7 @@ type Options struct {
 	Sources func(scan *logical.SourceScan) (flow.Source, int, error)
 	// OutputMode is the streaming query's output mode: an aggregate on a watermarked event time
 	// emits closed groups once in append mode and evicts them in append and update modes.
-	OutputMode sinks.OutputMode
+	OutputMode flow.OutputMode
 	// Observers, when set, receives the plan's event-time stats and late-row counters.
 	Observers *Observers
 	// Conf reads session configuration; the streaming state's memory budget comes from it

@@ -6,7 +6,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
@@ -25,7 +24,7 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		return nil, err
 	}
 	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming,
-		Complete: b.opts.OutputMode == sinks.Complete}
+		Complete: b.opts.OutputMode == flow.OutputComplete}
 	if b.opts.Streaming {
 		if spec.Budget, err = state.BudgetFromConf(b.opts.Conf); err != nil {
 			return nil, err

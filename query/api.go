@@ -48,7 +48,7 @@ type Spec struct {
 	Format string
 	// Options are the sink and query options as the user gave them (case as given).
 	Options    map[string]string
-	OutputMode sinks.OutputMode
+	OutputMode flow.OutputMode
 	Trigger    Trigger
 	// Name is the query name, "" if none.
 	Name string

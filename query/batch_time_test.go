@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
@@ -44,7 +43,7 @@ func TestCurrentTimestampIsTheBatchTimestamp(t *testing.T) {
 	defer m.StopAll()
 	dir := filepath.Join(t.TempDir(), "cp")
 	id := t.Name()
-	spec := Spec{Plan: rateWithNow(t), Format: "batchtimetestsink", OutputMode: sinks.Append,
+	spec := Spec{Plan: rateWithNow(t), Format: "batchtimetestsink", OutputMode: flow.OutputAppend,
 		Options: map[string]string{"checkpointLocation": dir, "id": id}}
 	run := func(n int) []int64 {
 		var batches []int64

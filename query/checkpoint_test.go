@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"github.com/weirhq/weir/flow"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,7 +158,7 @@ func TestCheckpointedAggregateResumesExactly(t *testing.T) {
 	reg := &tables{m: map[string]*sinks.MemoryTable{}}
 	m.env.Tables = reg
 	dir := filepath.Join(t.TempDir(), "cp")
-	spec := Spec{Plan: modCount(t, "25", 10, "count"), Format: "memory", Name: "counts", OutputMode: sinks.Complete,
+	spec := Spec{Plan: modCount(t, "25", 10, "count"), Format: "memory", Name: "counts", OutputMode: flow.OutputComplete,
 		Options: map[string]string{"CheckpointLocation": dir}}
 	id := ""
 	var runs []string
@@ -205,7 +206,7 @@ func TestCheckpointReplaysAnUncommittedEpoch(t *testing.T) {
 	reg := &tables{m: map[string]*sinks.MemoryTable{}}
 	m.env.Tables = reg
 	dir := filepath.Join(t.TempDir(), "cp")
-	spec := Spec{Plan: modCount(t, "25", 10, "count"), Format: "memory", Name: "counts", OutputMode: sinks.Complete,
+	spec := Spec{Plan: modCount(t, "25", 10, "count"), Format: "memory", Name: "counts", OutputMode: flow.OutputComplete,
 		Options: map[string]string{"checkpointLocation": dir}}
 	q := start(t, m, spec)
 	waitProgress(t, q, 2)
@@ -245,7 +246,7 @@ func TestCheckpointRefusesAnIncompatibleQuery(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cp")
 	opts := map[string]string{"checkpointLocation": dir}
 	q := start(t, m, Spec{Plan: modCount(t, "25", 10, "count"), Format: "memory", Name: "counts",
-		OutputMode: sinks.Complete, Options: opts})
+		OutputMode: flow.OutputComplete, Options: opts})
 	waitProgress(t, q, 2)
 	if err := q.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -260,9 +261,9 @@ func TestCheckpointRefusesAnIncompatibleQuery(t *testing.T) {
 		{rateScan(t, "25"), "[STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA] Streaming stateful operator name does not match with the operator in state metadata."},
 	}
 	for _, c := range cases {
-		mode := sinks.Complete
+		mode := flow.OutputComplete
 		if _, ok := c.plan.(*logical.SourceScan); ok {
-			mode = sinks.Append
+			mode = flow.OutputAppend
 		}
 		_, err := m.Start(context.Background(), Spec{Plan: c.plan, Format: "memory", Name: "counts", OutputMode: mode,
 			Options: opts})
@@ -272,7 +273,7 @@ func TestCheckpointRefusesAnIncompatibleQuery(t *testing.T) {
 	}
 	// The checkpoint is untouched: the original query resumes after its last batch.
 	q = start(t, m, Spec{Plan: modCount(t, "25", 10, "count"), Format: "memory", Name: "counts",
-		OutputMode: sinks.Complete, Options: opts})
+		OutputMode: flow.OutputComplete, Options: opts})
 	waitProgress(t, q, 1)
 	if err := q.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -287,7 +288,7 @@ func TestCheckpointLocationHasOneRun(t *testing.T) {
 	defer m.StopAll()
 	conf := map[string]string{CheckpointLocationConf: t.TempDir()}
 	m.env.Conf = func(k string) (string, bool) { v, ok := conf[k]; return v, ok }
-	spec := Spec{Plan: rateScan(t, "5"), Format: "noop", Name: "rates", OutputMode: sinks.Append}
+	spec := Spec{Plan: rateScan(t, "5"), Format: "noop", Name: "rates", OutputMode: flow.OutputAppend}
 	q1 := start(t, m, spec)
 	waitProgress(t, q1, 1)
 	// The same session restarting the query stops the active run (Spark's default).
@@ -333,7 +334,7 @@ func TestRateSourceKeepsItsCreationTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := Spec{Plan: &logical.SourceScan{Format: "rate", Options: opts, Out: schema, Streaming: true},
-		Format: "noop", OutputMode: sinks.Append, Options: map[string]string{"checkpointLocation": dir}}
+		Format: "noop", OutputMode: flow.OutputAppend, Options: map[string]string{"checkpointLocation": dir}}
 	read := func() string {
 		store, err := checkpoints.Open(filepath.Join(dir, pebbleDir))
 		if err != nil {
@@ -409,7 +410,7 @@ func TestCheckpointHeldByAnotherProcessIsRefused(t *testing.T) {
 	m := newTestManager(memory.NewGoAllocator())
 	defer m.StopAll()
 	dir := filepath.Join(t.TempDir(), "cp")
-	spec := Spec{Plan: rateScan(t, "5"), Format: "noop", OutputMode: sinks.Append,
+	spec := Spec{Plan: rateScan(t, "5"), Format: "noop", OutputMode: flow.OutputAppend,
 		Options: map[string]string{"checkpointLocation": dir}}
 	q := start(t, m, spec)
 	waitProgress(t, q, 1)
@@ -438,7 +439,7 @@ func TestCheckpointSurvivesAStatelessChange(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cp")
 	plan := modCount(t, "25", 10, "count").(*logical.Aggregate)
 	opts := map[string]string{"checkpointLocation": dir}
-	q := start(t, m, Spec{Plan: plan, Format: "memory", Name: "counts", OutputMode: sinks.Complete, Options: opts})
+	q := start(t, m, Spec{Plan: plan, Format: "memory", Name: "counts", OutputMode: flow.OutputComplete, Options: opts})
 	waitProgress(t, q, 2)
 	if err := q.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -452,7 +453,7 @@ func TestCheckpointSurvivesAStatelessChange(t *testing.T) {
 	value := &expr.Column{Index: vi, Name: "value", T: sqltypes.LongType}
 	filtered := *plan
 	filtered.Input = &logical.Filter{Input: scan, Cond: bindExpr(t, ">=", value, expr.NewLiteral(int64(0), sqltypes.LongType))}
-	q = start(t, m, Spec{Plan: &filtered, Format: "memory", Name: "counts", OutputMode: sinks.Complete, Options: opts})
+	q = start(t, m, Spec{Plan: &filtered, Format: "memory", Name: "counts", OutputMode: flow.OutputComplete, Options: opts})
 	waitProgress(t, q, 2)
 	if err := q.Stop(context.Background()); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/weirhq/weir/flow"
 	"strconv"
 	"strings"
 	"testing"
@@ -252,7 +253,7 @@ func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
 	defer m.StopAll()
 	reg := &tables{m: map[string]*sinks.MemoryTable{}}
 	m.env.Tables = reg
-	q := start(t, m, Spec{Plan: cappedKafka(t), Format: "memory", Name: "capped", OutputMode: sinks.Append})
+	q := start(t, m, Spec{Plan: cappedKafka(t), Format: "memory", Name: "capped", OutputMode: flow.OutputAppend})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := q.ProcessAllAvailable(ctx); err != nil {
@@ -271,7 +272,7 @@ func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
 	}
 	reg.get("capped").Release()
 
-	q = start(t, m, Spec{Plan: cappedKafka(t), Format: "memory", Name: "capped_now", OutputMode: sinks.Append,
+	q = start(t, m, Spec{Plan: cappedKafka(t), Format: "memory", Name: "capped_now", OutputMode: flow.OutputAppend,
 		Trigger: Trigger{Kind: TriggerAvailableNow}})
 	if ended, err := q.AwaitTermination(ctx, nil); !ended || err != nil {
 		t.Fatalf("availableNow: ended %t, %v", ended, err)

@@ -38,7 +38,7 @@ func registerEpochSink[T any](format string, row func(rec arrow.RecordBatch, i i
 			all.byID[options["id"]] = s
 		}
 		return s, nil
-	}, OutputModes: []sinks.OutputMode{sinks.Append}})
+	}, OutputModes: []flow.OutputMode{flow.OutputAppend}})
 	return all
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/checkpoints"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
@@ -107,7 +106,7 @@ func TestRestartedWindowedAppendKeepsItsWatermark(t *testing.T) {
 	defer m.StopAll()
 	dir := filepath.Join(t.TempDir(), "cp")
 	id := t.Name()
-	spec := Spec{Plan: windowedRateCount(t), Format: "eventtimetestsink", OutputMode: sinks.Append,
+	spec := Spec{Plan: windowedRateCount(t), Format: "eventtimetestsink", OutputMode: flow.OutputAppend,
 		Options: map[string]string{"checkpointLocation": dir, "id": id}}
 
 	run := func(n int) []map[string]any { return runProgress(t, m, spec, n) }
@@ -190,7 +189,7 @@ func TestWatermarkPolicyComesFromTheCheckpoint(t *testing.T) {
 		return "", false
 	}
 	dir := filepath.Join(t.TempDir(), "cp")
-	spec := Spec{Plan: windowedRateCount(t), Format: "eventtimetestsink", OutputMode: sinks.Append,
+	spec := Spec{Plan: windowedRateCount(t), Format: "eventtimetestsink", OutputMode: flow.OutputAppend,
 		Options: map[string]string{"checkpointLocation": dir, "id": t.Name()}}
 	for run := range 2 {
 		q := start(t, m, spec)

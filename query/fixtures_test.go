@@ -81,7 +81,7 @@ func init() {
 		s := &testSink{epochs: map[int64][]int64{}}
 		testSinks[options["id"]] = s
 		return s, nil
-	}, OutputModes: []sinks.OutputMode{sinks.Append, sinks.Update, sinks.Complete}})
+	}, OutputModes: []flow.OutputMode{flow.OutputAppend, flow.OutputUpdate, flow.OutputComplete}})
 }
 
 type testSource struct {

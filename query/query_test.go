@@ -15,7 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
@@ -43,7 +42,7 @@ func bubble(t *testing.T, f func(t *testing.T, m *Manager, mem *memory.CheckedAl
 	})
 }
 
-func testSpec(t *testing.T, p logical.Node, mode sinks.OutputMode, trig Trigger) Spec {
+func testSpec(t *testing.T, p logical.Node, mode flow.OutputMode, trig Trigger) Spec {
 	return Spec{Plan: p, Format: "querytestsink", Options: map[string]string{"id": t.Name()}, OutputMode: mode, Trigger: trig}
 }
 
@@ -83,7 +82,7 @@ func progressOf(t *testing.T, p string) map[string]any {
 func TestDefaultTriggerRunsEpochsAsDataArrives(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, s := newTestStream(t, 2)
-		q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{}))
 		time.Sleep(time.Second)
 		synctest.Wait()
 		if st := q.Status(); !st.Active || st.Message != "Waiting for data to arrive" || st.DataAvailable {
@@ -135,7 +134,7 @@ func TestProcessingTimeSpacing(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, s := newTestStream(t, 1)
 		s.set(3)
-		q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{Kind: TriggerProcessingTime, Interval: time.Second}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{Kind: TriggerProcessingTime, Interval: time.Second}))
 		for i := int64(1); i <= 3; i++ {
 			time.Sleep(time.Second / 2)
 			s.set(3 + i)
@@ -171,7 +170,7 @@ func TestOneShotTriggersStopThemselves(t *testing.T) {
 			bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 				id, s := newTestStream(t, 2)
 				s.set(6)
-				q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{Kind: kind}))
+				q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{Kind: kind}))
 				ended, err := q.AwaitTermination(context.Background(), nil)
 				if !ended || err != nil {
 					t.Fatalf("await: %t %v", ended, err)
@@ -203,7 +202,7 @@ func TestProcessAllAvailable(t *testing.T) {
 		t.Run(map[TriggerKind]string{TriggerDefault: "default", TriggerProcessingTime: "processingTime"}[trig.Kind], func(t *testing.T) {
 			bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 				id, s := newTestStream(t, 2)
-				q := start(t, m, testSpec(t, scan(id), sinks.Append, trig))
+				q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, trig))
 				if err := q.ProcessAllAvailable(context.Background()); err != nil {
 					t.Fatal(err)
 				}
@@ -239,7 +238,7 @@ func TestFailureSurfaces(t *testing.T) {
 		l := &recordingListener{}
 		m.AddListener(l)
 		id, s := newTestStream(t, 2)
-		q := start(t, m, testSpec(t, divideByZeroPlan(t, id), sinks.Append, Trigger{}))
+		q := start(t, m, testSpec(t, divideByZeroPlan(t, id), flow.OutputAppend, Trigger{}))
 		waiting := make(chan error, 1)
 		go func() { waiting <- q.ProcessAllAvailable(context.Background()) }()
 		s.set(3)
@@ -297,7 +296,7 @@ func TestFailureSurfaces(t *testing.T) {
 func TestSourceFailureAfterStart(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, s := newTestStream(t, 1)
-		q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{}))
 		s.mu.Lock()
 		s.failLatest = sparkerr.New(sparkerr.SparkException, "", "", "connection reset")
 		s.mu.Unlock()
@@ -312,7 +311,7 @@ func TestSourceOpenErrorFailsStartedQuery(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		p := &logical.SourceScan{Format: "querytest", Options: map[string]string{"open_error": "Connection refused"},
 			Out: testSchema, Streaming: true}
-		q, err := m.Start(context.Background(), testSpec(t, p, sinks.Append, Trigger{}))
+		q, err := m.Start(context.Background(), testSpec(t, p, flow.OutputAppend, Trigger{}))
 		if err != nil {
 			t.Fatalf("start fails: %v", err)
 		}
@@ -330,7 +329,7 @@ func TestStopIsSynchronousAndIdempotent(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, s := newTestStream(t, 3)
 		s.set(100)
-		q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{Kind: TriggerProcessingTime, Interval: time.Second}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{Kind: TriggerProcessingTime, Interval: time.Second}))
 		time.Sleep(1500 * time.Millisecond)
 		s.set(200)
 		if err := q.Stop(context.Background()); err != nil {
@@ -357,7 +356,7 @@ func TestStopIsSynchronousAndIdempotent(t *testing.T) {
 func TestAwaitTerminationTimeout(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, _ := newTestStream(t, 1)
-		q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{}))
 		d := 2 * time.Second
 		before := time.Now()
 		if ended, err := q.AwaitTermination(context.Background(), &d); ended || err != nil {
@@ -433,7 +432,7 @@ func TestProgressJSONHasEveryRequiredKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		agg := &logical.Aggregate{Input: in, Aggs: []expr.AggFunc{count}, Names: []string{"n"}}
-		spec := testSpec(t, agg, sinks.Complete, Trigger{Kind: TriggerProcessingTime, Interval: time.Second})
+		spec := testSpec(t, agg, flow.OutputComplete, Trigger{Kind: TriggerProcessingTime, Interval: time.Second})
 		spec.Name = "counts"
 		s.set(4) // seen by the trigger at start
 		q := start(t, m, spec)
@@ -512,7 +511,7 @@ func TestIdleAndTerminatedEvents(t *testing.T) {
 		l := &recordingListener{}
 		m.AddListener(l)
 		id, _ := newTestStream(t, 1)
-		q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{}))
 		time.Sleep(15 * time.Second)
 		if err := q.Stop(context.Background()); err != nil {
 			t.Fatal(err)
@@ -535,7 +534,7 @@ func TestIdleAndTerminatedEvents(t *testing.T) {
 func TestNameMustBeUniqueAmongActiveQueries(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, _ := newTestStream(t, 1)
-		spec := testSpec(t, scan(id), sinks.Append, Trigger{})
+		spec := testSpec(t, scan(id), flow.OutputAppend, Trigger{})
 		spec.Name = "dup"
 		q := start(t, m, spec)
 		_, err := m.Start(context.Background(), spec)
@@ -557,7 +556,7 @@ func TestNameMustBeUniqueAmongActiveQueries(t *testing.T) {
 func TestStoppedQueriesAreRetainedForAnHour(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, _ := newTestStream(t, 1)
-		q := start(t, m, testSpec(t, scan(id), sinks.Append, Trigger{}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{}))
 		if err := q.Stop(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -606,7 +605,7 @@ func TestExplain(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, _ := newTestStream(t, 1)
 		p := &logical.Filter{Input: scan(id), Cond: expr.NewLiteral(true, sqltypes.BooleanType)}
-		q := start(t, m, testSpec(t, p, sinks.Append, Trigger{}))
+		q := start(t, m, testSpec(t, p, flow.OutputAppend, Trigger{}))
 		want := "== Physical Plan ==\nWriteToDataSourceV2 MicroBatchWrite[epoch: 0, writer: TestSink], append\n" +
 			"+- Filter true\n   +- StreamingRelation querytest [value]\n"
 		if got := q.Explain(false); got != want {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/weirhq/weir/flow"
 	"net"
 	"strings"
 	"sync"
@@ -71,7 +72,7 @@ func TestRateMicroBatchToMemory(t *testing.T) {
 		defer m.StopAll()
 		reg := &tables{m: map[string]*sinks.MemoryTable{}}
 		m.env.Tables = reg
-		q := start(t, m, Spec{Plan: rateScan(t, "10"), Format: "memory", Name: "rates", OutputMode: sinks.Append,
+		q := start(t, m, Spec{Plan: rateScan(t, "10"), Format: "memory", Name: "rates", OutputMode: flow.OutputAppend,
 			Trigger: Trigger{Kind: TriggerProcessingTime, Interval: time.Second}})
 		time.Sleep(2500 * time.Millisecond)
 		synctest.Wait()
@@ -105,7 +106,7 @@ func TestRateMicroBatchToNoopAvailableNow(t *testing.T) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		m := newTestManager(mem)
 		defer m.StopAll()
-		q := start(t, m, Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: sinks.Append,
+		q := start(t, m, Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: flow.OutputAppend,
 			Trigger: Trigger{Kind: TriggerAvailableNow}})
 		if ended, err := q.AwaitTermination(context.Background(), nil); !ended || err != nil {
 			t.Fatalf("await: %t %v", ended, err)
@@ -125,7 +126,7 @@ func TestRateMicroBatchToNoopAvailableNow(t *testing.T) {
 func TestContinuousRejectsMicroBatchOnlySources(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := newTestManager(memory.NewGoAllocator())
-		_, err := m.Start(context.Background(), Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: sinks.Append,
+		_, err := m.Start(context.Background(), Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: flow.OutputAppend,
 			Trigger: Trigger{Kind: TriggerContinuous, Interval: time.Second}})
 		if err == nil || err.Error() != "Data source rate-micro-batch does not support continuous processing." {
 			t.Fatalf("start: %v", err)
@@ -146,7 +147,7 @@ func TestRateContinuousToMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := &logical.SourceScan{Format: "rate", Options: opts, Out: schema, Streaming: true}
-		q := start(t, m, Spec{Plan: p, Format: "memory", Name: "cont", OutputMode: sinks.Append,
+		q := start(t, m, Spec{Plan: p, Format: "memory", Name: "cont", OutputMode: flow.OutputAppend,
 			Trigger: Trigger{Kind: TriggerContinuous, Interval: time.Second}})
 		time.Sleep(3500 * time.Millisecond)
 		synctest.Wait()
@@ -195,7 +196,7 @@ func TestSocketRefusedFailsTheStartedQuery(t *testing.T) {
 	l.Close()
 	m := NewManager(Env{Mem: memory.DefaultAllocator, Partitions: 1})
 	defer m.StopAll()
-	q, err := m.Start(context.Background(), Spec{Plan: socketScan(t, addr), Format: "noop", OutputMode: sinks.Append})
+	q, err := m.Start(context.Background(), Spec{Plan: socketScan(t, addr), Format: "noop", OutputMode: flow.OutputAppend})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -230,7 +231,7 @@ func TestSocketLinesToMemoryOnTheWallClock(t *testing.T) {
 	reg := &tables{m: map[string]*sinks.MemoryTable{}}
 	m.env.Tables = reg
 	q, err := m.Start(context.Background(), Spec{Plan: socketScan(t, l.Addr().String()), Format: "memory", Name: "lines",
-		OutputMode: sinks.Append})
+		OutputMode: flow.OutputAppend})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package query
 
 import (
 	"fmt"
+	"github.com/weirhq/weir/flow"
 	"slices"
 	"strings"
 
 	"github.com/weirhq/weir/planner"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
@@ -17,17 +17,17 @@ import (
 // checkForContinuous for the continuous trigger) to what Weir's logical plans can express, plus
 // Weir's own limits where Spark would run a plan Weir's operators cannot (said so in the
 // message).
-func checkPlan(root logical.Node, mode sinks.OutputMode, trigger TriggerKind) error {
+func checkPlan(root logical.Node, mode flow.OutputMode, trigger TriggerKind) error {
 	if !logical.IsStreaming(root) {
 		return sparkerr.Analysis("WRITE_STREAM_NOT_ALLOWED", "42601",
 			"`writeStream` can be called only on streaming Dataset/DataFrame.")
 	}
 	aggs := streamingAggregates(root)
 	switch {
-	case mode == sinks.Append && len(aggs) > 0 && !eventTimeKeyed(aggs):
+	case mode == flow.OutputAppend && len(aggs) > 0 && !eventTimeKeyed(aggs):
 		return unsupportedOp(root, "%s output mode not supported when there are streaming aggregations on "+
 			"streaming DataFrames/DataSets without watermark", modeName(mode))
-	case mode == sinks.Complete && len(aggs) == 0:
+	case mode == flow.OutputComplete && len(aggs) == 0:
 		return unsupportedOp(root, "%s output mode not supported when there are no streaming aggregations on "+
 			"streaming DataFrames/Datasets", modeName(mode))
 	}
@@ -47,11 +47,11 @@ func checkPlan(root logical.Node, mode sinks.OutputMode, trigger TriggerKind) er
 }
 
 // modeName is the output mode as Spark prints it (InternalOutputModes' toString).
-func modeName(m sinks.OutputMode) string {
+func modeName(m flow.OutputMode) string {
 	switch m {
-	case sinks.Update:
+	case flow.OutputUpdate:
 		return "Update"
-	case sinks.Complete:
+	case flow.OutputComplete:
 		return "Complete"
 	}
 	return "Append"
@@ -83,14 +83,14 @@ func streamingAggregates(n logical.Node) []*logical.Aggregate {
 // checkChainedAggregates is Spark's global-watermark correctness check: a streaming aggregate
 // below another stateful operator is rejected unless the output mode is append (which already
 // failed above for Weir, having no watermarks).
-func checkChainedAggregates(root logical.Node, mode sinks.OutputMode) error {
+func checkChainedAggregates(root logical.Node, mode flow.OutputMode) error {
 	var err error
 	var walk func(n logical.Node)
 	walk = func(n logical.Node) {
 		if err != nil {
 			return
 		}
-		if isStateful(n) && mode != sinks.Append {
+		if isStateful(n) && mode != flow.OutputAppend {
 			for _, c := range n.Children() {
 				if len(streamingAggregates(c)) > 0 {
 					err = unsupportedOp(root, "Detected pattern of possible 'correctness' issue due to global watermark. "+
@@ -122,12 +122,12 @@ func isStateful(n logical.Node) bool {
 }
 
 // containsCompleteData: the subplan has no streaming source, or aggregates in complete mode.
-func containsCompleteData(n logical.Node, mode sinks.OutputMode) bool {
-	return !logical.IsStreaming(n) || (len(streamingAggregates(n)) > 0 && mode == sinks.Complete)
+func containsCompleteData(n logical.Node, mode flow.OutputMode) bool {
+	return !logical.IsStreaming(n) || (len(streamingAggregates(n)) > 0 && mode == flow.OutputComplete)
 }
 
 // checkNodes walks the plan bottom-up like Spark's foreachUp.
-func checkNodes(n logical.Node, mode sinks.OutputMode) error {
+func checkNodes(n logical.Node, mode flow.OutputMode) error {
 	for _, c := range n.Children() {
 		if err := checkNodes(c, mode); err != nil {
 			return err
@@ -175,7 +175,7 @@ func checkNodes(n logical.Node, mode sinks.OutputMode) error {
 		if n.Offset > 0 {
 			return unsupportedOp(n, "Offset is not supported on streaming DataFrames/Datasets")
 		}
-		if mode == sinks.Update {
+		if mode == flow.OutputUpdate {
 			return unsupportedOp(n, "Limits are not supported on streaming DataFrames/Datasets in Update output mode")
 		}
 		// Spark keeps a streaming limit's count in state across batches; Weir's limit ends its
@@ -207,9 +207,9 @@ func checkNodes(n logical.Node, mode sinks.OutputMode) error {
 // checkJoin applies Spark's join rules, then Weir's: its hash join builds a table over the whole
 // right input, so in a stream-static join the right side must be the static one (two streams
 // use the symmetric hash join).
-func checkJoin(j *logical.Join, mode sinks.OutputMode) error {
+func checkJoin(j *logical.Join, mode flow.OutputMode) error {
 	ls, rs := logical.IsStreaming(j.Left), logical.IsStreaming(j.Right)
-	if ls && rs && mode != sinks.Append {
+	if ls && rs && mode != flow.OutputAppend {
 		return unsupportedOp(j, "Join between two streaming DataFrames/Datasets is not supported in %s output mode, "+
 			"only in Append output mode", modeName(mode))
 	}

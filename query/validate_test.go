@@ -2,11 +2,11 @@ package query
 
 import (
 	"context"
+	"github.com/weirhq/weir/flow"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
@@ -35,62 +35,62 @@ func TestCheckPlan(t *testing.T) {
 	cases := []struct {
 		name    string
 		plan    logical.Node
-		mode    sinks.OutputMode
+		mode    flow.OutputMode
 		trigger TriggerKind
 		err     string // prefix; "" = allowed
 	}{
-		{"batch plan", static, sinks.Append, TriggerDefault, "[WRITE_STREAM_NOT_ALLOWED] `writeStream` can be called only on streaming Dataset/DataFrame."},
-		{"select append", stream, sinks.Append, TriggerDefault, ""},
-		{"select update", stream, sinks.Update, TriggerDefault, ""},
-		{"select complete", stream, sinks.Complete, TriggerDefault,
+		{"batch plan", static, flow.OutputAppend, TriggerDefault, "[WRITE_STREAM_NOT_ALLOWED] `writeStream` can be called only on streaming Dataset/DataFrame."},
+		{"select append", stream, flow.OutputAppend, TriggerDefault, ""},
+		{"select update", stream, flow.OutputUpdate, TriggerDefault, ""},
+		{"select complete", stream, flow.OutputComplete, TriggerDefault,
 			"Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets;\nStreamingRelation querytest [value]"},
-		{"aggregate append", agg, sinks.Append, TriggerDefault,
+		{"aggregate append", agg, flow.OutputAppend, TriggerDefault,
 			"Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark;\nAggregate"},
-		{"aggregate update", agg, sinks.Update, TriggerDefault, ""},
-		{"aggregate complete", agg, sinks.Complete, TriggerDefault, ""},
-		{"distinct aggregate", &logical.Aggregate{Input: stream, Aggs: []expr.AggFunc{count(true)}, Names: []string{"n"}}, sinks.Complete, TriggerDefault,
+		{"aggregate update", agg, flow.OutputUpdate, TriggerDefault, ""},
+		{"aggregate complete", agg, flow.OutputComplete, TriggerDefault, ""},
+		{"distinct aggregate", &logical.Aggregate{Input: stream, Aggs: []expr.AggFunc{count(true)}, Names: []string{"n"}}, flow.OutputComplete, TriggerDefault,
 			"Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead."},
-		{"chained aggregates", &logical.Aggregate{Input: agg, Aggs: []expr.AggFunc{count(false)}, Names: []string{"m"}}, sinks.Update, TriggerDefault,
+		{"chained aggregates", &logical.Aggregate{Input: agg, Aggs: []expr.AggFunc{count(false)}, Names: []string{"m"}}, flow.OutputUpdate, TriggerDefault,
 			"Detected pattern of possible 'correctness' issue due to global watermark."},
-		{"sort append", sortBy(stream), sinks.Append, TriggerDefault,
+		{"sort append", sortBy(stream), flow.OutputAppend, TriggerDefault,
 			"Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode;"},
-		{"sort after aggregate update", sortBy(agg), sinks.Update, TriggerDefault,
+		{"sort after aggregate update", sortBy(agg), flow.OutputUpdate, TriggerDefault,
 			"Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode;"},
-		{"sort after aggregate complete", sortBy(agg), sinks.Complete, TriggerDefault,
+		{"sort after aggregate complete", sortBy(agg), flow.OutputComplete, TriggerDefault,
 			"Sorting an aggregated streaming DataFrame/Dataset in Complete output mode is not supported by Weir;"},
-		{"limit update", &logical.Limit{Input: stream, N: 3}, sinks.Update, TriggerDefault,
+		{"limit update", &logical.Limit{Input: stream, N: 3}, flow.OutputUpdate, TriggerDefault,
 			"Limits are not supported on streaming DataFrames/Datasets in Update output mode;"},
-		{"limit append", &logical.Limit{Input: stream, N: 3}, sinks.Append, TriggerDefault,
+		{"limit append", &logical.Limit{Input: stream, N: 3}, flow.OutputAppend, TriggerDefault,
 			"Limits are not supported on streaming DataFrames/Datasets by Weir;"},
-		{"offset", &logical.Limit{Input: stream, N: 3, Offset: 1}, sinks.Append, TriggerDefault,
+		{"offset", &logical.Limit{Input: stream, N: 3, Offset: 1}, flow.OutputAppend, TriggerDefault,
 			"Offset is not supported on streaming DataFrames/Datasets;"},
-		{"deduplicate append", &logical.Distinct{Input: stream}, sinks.Append, TriggerDefault, ""},
-		{"deduplicate complete", &logical.Distinct{Input: stream}, sinks.Complete, TriggerDefault,
+		{"deduplicate append", &logical.Distinct{Input: stream}, flow.OutputAppend, TriggerDefault, ""},
+		{"deduplicate complete", &logical.Distinct{Input: stream}, flow.OutputComplete, TriggerDefault,
 			"Complete output mode not supported when there are no streaming aggregations"},
-		{"sample", &logical.Sample{Input: stream, Upper: 0.5}, sinks.Append, TriggerDefault,
+		{"sample", &logical.Sample{Input: stream, Upper: 0.5}, flow.OutputAppend, TriggerDefault,
 			"Sampling is not supported on streaming DataFrames/Datasets;"},
-		{"stream-static inner join", join(stream, static, plan.InnerJoin), sinks.Append, TriggerDefault, ""},
-		{"stream-static left outer join", join(stream, static, plan.LeftOuterJoin), sinks.Append, TriggerDefault, ""},
-		{"stream-static right outer join", join(stream, static, plan.RightOuterJoin), sinks.Append, TriggerDefault,
+		{"stream-static inner join", join(stream, static, plan.InnerJoin), flow.OutputAppend, TriggerDefault, ""},
+		{"stream-static left outer join", join(stream, static, plan.LeftOuterJoin), flow.OutputAppend, TriggerDefault, ""},
+		{"stream-static right outer join", join(stream, static, plan.RightOuterJoin), flow.OutputAppend, TriggerDefault,
 			"RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported;"},
-		{"static-stream left outer join", join(static, stream, plan.LeftOuterJoin), sinks.Append, TriggerDefault,
+		{"static-stream left outer join", join(static, stream, plan.LeftOuterJoin), flow.OutputAppend, TriggerDefault,
 			"LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported;"},
-		{"static-stream inner join", join(static, stream, plan.InnerJoin), sinks.Append, TriggerDefault,
+		{"static-stream inner join", join(static, stream, plan.InnerJoin), flow.OutputAppend, TriggerDefault,
 			"[UNSUPPORTED_FEATURE] joins whose right side is a streaming DataFrame/Dataset are not supported by Weir"},
-		{"stream-stream join update", join(stream, stream, plan.InnerJoin), sinks.Update, TriggerDefault,
+		{"stream-stream join update", join(stream, stream, plan.InnerJoin), flow.OutputUpdate, TriggerDefault,
 			"Join between two streaming DataFrames/Datasets is not supported in Update output mode, only in Append output mode;"},
-		{"union stream and batch", &logical.Union{Inputs: []logical.Node{stream, static}, Out: testSchema}, sinks.Append, TriggerDefault,
+		{"union stream and batch", &logical.Union{Inputs: []logical.Node{stream, static}, Out: testSchema}, flow.OutputAppend, TriggerDefault,
 			"Union between streaming and batch DataFrames/Datasets is not supported;"},
-		{"union streams", &logical.Union{Inputs: []logical.Node{stream, stream}, Out: testSchema}, sinks.Append, TriggerDefault, ""},
-		{"continuous select", &logical.Filter{Input: stream, Cond: expr.NewLiteral(true, sqltypes.BooleanType)}, sinks.Append, TriggerContinuous, ""},
-		{"continuous aggregate", agg, sinks.Update, TriggerContinuous,
+		{"union streams", &logical.Union{Inputs: []logical.Node{stream, stream}, Out: testSchema}, flow.OutputAppend, TriggerDefault, ""},
+		{"continuous select", &logical.Filter{Input: stream, Cond: expr.NewLiteral(true, sqltypes.BooleanType)}, flow.OutputAppend, TriggerContinuous, ""},
+		{"continuous aggregate", agg, flow.OutputUpdate, TriggerContinuous,
 			"Continuous processing does not support Aggregate operations.;"},
 		{"continuous current_timestamp", &logical.Project{Input: stream, Exprs: []expr.Expr{currentTime(t, "current_timestamp")}},
-			sinks.Append, TriggerContinuous, "Continuous processing does not support current time operations.;"},
+			flow.OutputAppend, TriggerContinuous, "Continuous processing does not support current time operations.;"},
 		{"continuous filter on current_date", &logical.Filter{Input: stream, Cond: currentTimeCond(t)},
-			sinks.Append, TriggerContinuous, "Continuous processing does not support current time operations.;"},
+			flow.OutputAppend, TriggerContinuous, "Continuous processing does not support current time operations.;"},
 		{"micro-batch current_timestamp", &logical.Project{Input: stream, Exprs: []expr.Expr{currentTime(t, "now")}},
-			sinks.Append, TriggerDefault, ""},
+			flow.OutputAppend, TriggerDefault, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -121,17 +121,17 @@ func TestStartRefusesWhatItCannotRun(t *testing.T) {
 		spec Spec
 		err  string
 	}{
-		{Spec{Plan: stream, Format: "", OutputMode: sinks.Append},
+		{Spec{Plan: stream, Format: "", OutputMode: flow.OutputAppend},
 			`[_LEGACY_ERROR_TEMP_1197] checkpointLocation must be specified`},
-		{Spec{Plan: stream, Format: "Parquet", OutputMode: sinks.Append, Path: "/tmp/x"},
+		{Spec{Plan: stream, Format: "Parquet", OutputMode: flow.OutputAppend, Path: "/tmp/x"},
 			`[_LEGACY_ERROR_TEMP_1197] checkpointLocation must be specified either through option("checkpointLocation", ...)`},
-		{Spec{Plan: stream, Format: "noop", OutputMode: sinks.Append, TableName: "t"},
+		{Spec{Plan: stream, Format: "noop", OutputMode: flow.OutputAppend, TableName: "t"},
 			"[UNSUPPORTED_FEATURE] writeStream.toTable(t) is not supported by Weir"},
-		{Spec{Plan: stream, Format: "noop", OutputMode: sinks.Append, Trigger: Trigger{Kind: TriggerContinuous}},
+		{Spec{Plan: stream, Format: "noop", OutputMode: flow.OutputAppend, Trigger: Trigger{Kind: TriggerContinuous}},
 			"The continuous trigger's checkpoint interval must be positive, got 0s"},
-		{Spec{Plan: stream, Format: "nosuchsink", OutputMode: sinks.Append},
+		{Spec{Plan: stream, Format: "nosuchsink", OutputMode: flow.OutputAppend},
 			"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: nosuchsink."},
-		{Spec{Plan: &logical.SourceScan{Format: "nosuchsource", Out: testSchema, Streaming: true}, Format: "noop", OutputMode: sinks.Append},
+		{Spec{Plan: &logical.SourceScan{Format: "nosuchsource", Out: testSchema, Streaming: true}, Format: "noop", OutputMode: flow.OutputAppend},
 			"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: nosuchsource."},
 	}
 	for _, c := range cases {

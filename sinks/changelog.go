@@ -18,15 +18,15 @@ import (
 // arrives, yields the epoch's inserted rows (append, update) or the whole result table after
 // applying the epoch's changes (complete).
 type Changelog struct {
-	mode    OutputMode
+	mode    flow.OutputMode
 	mem     memory.Allocator
 	pending []arrow.RecordBatch // the open epoch's data batches (flow-event form), retained
 	table   *resultTable        // complete mode only
 }
 
-func NewChangelog(mode OutputMode, mem memory.Allocator) *Changelog {
+func NewChangelog(mode flow.OutputMode, mem memory.Allocator) *Changelog {
 	c := &Changelog{mode: mode, mem: mem}
-	if mode == Complete {
+	if mode == flow.OutputComplete {
 		c.table = newResultTable(mem)
 	}
 	return c
@@ -53,7 +53,7 @@ func (c *Changelog) Commit() ([]arrow.RecordBatch, error) {
 	pending := c.pending
 	c.pending = nil
 	defer ReleaseRecords(pending)
-	if c.mode == Complete {
+	if c.mode == flow.OutputComplete {
 		for _, rec := range pending {
 			if err := c.table.apply(rec); err != nil {
 				return nil, err

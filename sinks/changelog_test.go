@@ -2,6 +2,7 @@ package sinks_test
 
 import (
 	"fmt"
+	"github.com/weirhq/weir/flow"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,7 +24,7 @@ func seq(from, to int64) []int64 {
 func TestResultTableCompacts(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	c := sinks.NewChangelog(sinks.Complete, mem)
+	c := sinks.NewChangelog(flow.OutputComplete, mem)
 	defer c.Release()
 	commit := func(batches ...arrow.RecordBatch) []int64 {
 		for _, b := range batches {

@@ -2,45 +2,20 @@ package sinks
 
 import (
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
-
-// OutputMode is a streaming output mode.
-type OutputMode string
-
-// Output modes.
-const (
-	Append   OutputMode = "append"
-	Update   OutputMode = "update"
-	Complete OutputMode = "complete"
-)
-
-// ParseOutputMode parses a user's output mode ("" is append), case-insensitively.
-func ParseOutputMode(s string) (OutputMode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "append":
-		return Append, nil
-	case "update":
-		return Update, nil
-	case "complete":
-		return Complete, nil
-	}
-	return "", sparkerr.IllegalArgument("Unknown output mode %s. Accepted output modes are 'append', 'complete', 'update'", s)
-}
 
 // Env is what a sink is built with.
 type Env struct {
 	// QueryName is the query's name ("" if none); the memory sink's table name.
 	QueryName string
 	// Mode is the output mode.
-	Mode OutputMode
+	Mode flow.OutputMode
 	// Schema is the rows' schema (user columns).
 	Schema sqltypes.Schema
 	// TimeZone is the session time zone (console rendering).

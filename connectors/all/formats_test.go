@@ -2,6 +2,7 @@ package all_test
 
 import (
 	"context"
+	"github.com/weirhq/weir/flow"
 	"strings"
 	"testing"
 
@@ -64,7 +65,7 @@ func TestBatchFormatsAndModes(t *testing.T) {
 func TestPartitionByRefusedOutsideFiles(t *testing.T) {
 	opts := map[string]string{"checkpointLocation": t.TempDir()}
 	for _, format := range []string{"memory", "console"} {
-		_, err := connectors.NewSink(format, sinks.Env{Mode: sinks.Append, Schema: writeSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: []string{"id"}}, opts)
+		_, err := connectors.NewSink(format, sinks.Env{Mode: flow.OutputAppend, Schema: writeSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: []string{"id"}}, opts)
 		se, ok := err.(*sparkerr.Error)
 		if !ok || se.Class != "_LEGACY_ERROR_TEMP_1197" || se.JavaClass != sparkerr.AnalysisException ||
 			!strings.Contains(se.Message, "'"+format+"' does not support partitioning.") {

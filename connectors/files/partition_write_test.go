@@ -1,6 +1,7 @@
 package files
 
 import (
+	"github.com/weirhq/weir/flow"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -159,7 +160,7 @@ func TestFileSinkPartitionByRefusals(t *testing.T) {
 		{"parquet", []string{"id", "ID"}, "COLUMN_ALREADY_EXISTS", "The column `id` already exists"},
 		{"json", []string{"id", "name", "ts", "score"}, "_LEGACY_ERROR_TEMP_1129", "Cannot use all columns for partition columns"},
 	} {
-		_, err := connectors.NewSink(c.format, sinks.Env{Mode: sinks.Append, Schema: fileTestSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: c.by}, opts)
+		_, err := connectors.NewSink(c.format, sinks.Env{Mode: flow.OutputAppend, Schema: fileTestSchema, TimeZone: "UTC", QueryName: "q", PartitionBy: c.by}, opts)
 		se, ok := err.(*sparkerr.Error)
 		if !ok || se.Class != c.class || se.JavaClass != sparkerr.AnalysisException || !strings.Contains(se.Message, c.msg) {
 			t.Errorf("%s %v: %v", c.format, c.by, err)

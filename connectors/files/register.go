@@ -34,7 +34,7 @@ func init() {
 			Sink: func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
 				return newFileSink(format, env, options)
 			},
-			OutputModes: []sinks.OutputMode{sinks.Append},
+			OutputModes: []flow.OutputMode{flow.OutputAppend},
 			BatchSink: func(ctx context.Context, env sinks.Env, mode sinks.SaveMode, options map[string]string) (sinks.BatchSink, error) {
 				return newFileBatchSink(ctx, format, env, mode, options)
 			},

@@ -58,7 +58,7 @@ func newPartitionedHarness(t *testing.T, format string, partitions int, options 
 	for k, v := range options {
 		opts[k] = v
 	}
-	s, err := connectors.NewSink(format, sinks.Env{Mode: sinks.Append, Schema: fileTestSchema, TimeZone: "UTC", PartitionBy: partitionBy}, opts)
+	s, err := connectors.NewSink(format, sinks.Env{Mode: flow.OutputAppend, Schema: fileTestSchema, TimeZone: "UTC", PartitionBy: partitionBy}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,22 +129,22 @@ func readText(t *testing.T, dir string, names []string) string {
 }
 
 func TestFileSinkNeedsCheckpointLocationAndPath(t *testing.T) {
-	_, err := connectors.NewSink("parquet", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"path": t.TempDir()})
+	_, err := connectors.NewSink("parquet", sinks.Env{Mode: flow.OutputAppend, Schema: fileTestSchema}, map[string]string{"path": t.TempDir()})
 	want := `org.apache.spark.sql.AnalysisException: [_LEGACY_ERROR_TEMP_1197] checkpointLocation must be specified either through ` +
 		`option("checkpointLocation", ...) or SparkSession.conf.set("spark.sql.streaming.checkpointLocation", ...)`
 	if got := sinktest.ErrText(err); !strings.Contains(got, want) {
 		t.Fatalf("got %s", got)
 	}
-	_, err = connectors.NewSink("json", sinks.Env{Mode: sinks.Append, Schema: fileTestSchema}, map[string]string{"CHECKPOINTLOCATION": "/tmp/cp"})
+	_, err = connectors.NewSink("json", sinks.Env{Mode: flow.OutputAppend, Schema: fileTestSchema}, map[string]string{"CHECKPOINTLOCATION": "/tmp/cp"})
 	if got := sinktest.ErrText(err); !strings.Contains(got, "'path' is not specified") {
 		t.Fatalf("got %s", got)
 	}
-	_, err = connectors.NewSink("csv", sinks.Env{Mode: sinks.Complete, Schema: fileTestSchema}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
+	_, err = connectors.NewSink("csv", sinks.Env{Mode: flow.OutputComplete, Schema: fileTestSchema}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
 	if got := sinktest.ErrText(err); !strings.Contains(got, "Invalid streaming output mode: complete") {
 		t.Fatalf("got %s", got)
 	}
 	nested := sqltypes.Schema{{Name: "a", Type: sqltypes.ArrayType(sqltypes.DataType{Kind: sqltypes.Integer}, true), Nullable: true}}
-	_, err = connectors.NewSink("csv", sinks.Env{Mode: sinks.Append, Schema: nested}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
+	_, err = connectors.NewSink("csv", sinks.Env{Mode: flow.OutputAppend, Schema: nested}, map[string]string{"checkpointLocation": "/tmp/cp", "path": t.TempDir()})
 	if got := sinktest.ErrText(err); !strings.Contains(got, "The CSV datasource doesn't support the column `a` of the type \"ARRAY<INT>\".") {
 		t.Fatalf("got %s", got)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -41,7 +40,7 @@ func init() {
 			return b, max(2, env.DefaultPartitions), nil
 		},
 		Sink:        newKafkaSink,
-		OutputModes: []sinks.OutputMode{sinks.Append, sinks.Update, sinks.Complete},
+		OutputModes: []flow.OutputMode{flow.OutputAppend, flow.OutputUpdate, flow.OutputComplete},
 		BatchSink:   newKafkaBatchSink,
 	})
 }

@@ -294,7 +294,7 @@ func (s *kafkaSink) OutputRows() int64 { return s.written.Take() }
 // NewOperator implements Sink.
 func (s *kafkaSink) NewOperator(env flow.Env) (flow.Operator, error) {
 	o := &kafkaOperator{sink: s, env: env, log: sinks.NewChangelog(s.env.Mode, env.Mem), committed: -1,
-		onArrival: s.env.Mode != sinks.Complete, sent: &sendErrors{}}
+		onArrival: s.env.Mode != flow.OutputComplete, sent: &sendErrors{}}
 	if s.exactlyOnce {
 		o.txnID = s.txnPrefix + "-" + itoa(env.Partition)
 	}

@@ -58,7 +58,7 @@ func newKafkaSinkHarness(t *testing.T, options map[string]string) *kafkaSinkHarn
 func newQuerySinkHarness(t *testing.T, queryID string, options map[string]string) *kafkaSinkHarness {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	s, err := connectors.NewSink("kafka", sinks.Env{Mode: sinks.Append, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: queryID}, options)
+	s, err := connectors.NewSink("kafka", sinks.Env{Mode: flow.OutputAppend, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: queryID}, options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestKafkaSinkValidation(t *testing.T) {
 		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "kafka.compression.type": "brotli"}, "Invalid value brotli for configuration compression.type"},
 		{sqltypes.Schema{{Name: "value", Type: str}}, map[string]string{"checkpointLocation": "/tmp/x", "kafka.bootstrap.servers": "h:1", "topic": "t", "exactlyOnce.redoMaxBytes": "-1"}, "exactlyOnce.redoMaxBytes must be non-negative"},
 	} {
-		_, err := connectors.NewSink("kafka", sinks.Env{Mode: sinks.Append, Schema: tc.schema}, tc.opts)
+		_, err := connectors.NewSink("kafka", sinks.Env{Mode: flow.OutputAppend, Schema: tc.schema}, tc.opts)
 		se, ok := sparkerr.As(err)
 		if !ok || !strings.Contains(se.Message, tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
@@ -546,7 +546,7 @@ func TestKafkaSinkOpenTransactionOfAnotherPartition(t *testing.T) {
 func newPartitionHarnesses(t *testing.T, queryID string, options map[string]string, n int) []*kafkaSinkHarness {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	s, err := connectors.NewSink("kafka", sinks.Env{Mode: sinks.Append, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: queryID}, options)
+	s, err := connectors.NewSink("kafka", sinks.Env{Mode: flow.OutputAppend, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: queryID}, options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -671,7 +671,7 @@ func TestKafkaSinkExactlyOnceDefaultByTrigger(t *testing.T) {
 		if tc.option != "" {
 			opts["exactlyOnce"] = tc.option
 		}
-		s, err := connectors.NewSink("kafka", sinks.Env{Mode: sinks.Append, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: "q", Continuous: tc.continuous}, opts)
+		s, err := connectors.NewSink("kafka", sinks.Env{Mode: flow.OutputAppend, Schema: kafkaTestSchema, TimeZone: "UTC", QueryID: "q", Continuous: tc.continuous}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

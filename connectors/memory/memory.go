@@ -55,7 +55,7 @@ func (s *memorySink) NewOperator(env flow.Env) (flow.Operator, error) {
 		commits: &s.commits,
 		written: &s.written,
 		write: func(_ context.Context, _ int64, recs []arrow.RecordBatch) error {
-			if s.env.Mode == sinks.Complete {
+			if s.env.Mode == flow.OutputComplete {
 				for _, r := range recs {
 					r.Retain()
 				}

@@ -20,7 +20,7 @@ func TestMemoryTableReadWhileWriting(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	reg := &fakeRegistry{tables: map[string]*sinks.MemoryTable{}}
 	defer reg.release()
-	s, err := connectors.NewSink("memory", sinks.Env{QueryName: "q", Mode: sinks.Complete, Schema: sinktest.KeyedSchema, Tables: reg}, nil)
+	s, err := connectors.NewSink("memory", sinks.Env{QueryName: "q", Mode: flow.OutputComplete, Schema: sinktest.KeyedSchema, Tables: reg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

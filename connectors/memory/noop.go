@@ -12,7 +12,7 @@ import (
 // noopSink writes nothing; it counts the rows it would write (numOutputRows): the epoch's
 // inserts, or in complete mode the size of the result table.
 type noopSink struct {
-	mode    sinks.OutputMode
+	mode    flow.OutputMode
 	written sinks.RowCounter
 }
 
@@ -69,7 +69,7 @@ func (o *noopOperator) Barrier(_ context.Context, epoch int64, _ flow.Emitter) e
 		return nil
 	}
 	o.commits.committed(epoch)
-	if o.sink.mode == sinks.Complete {
+	if o.sink.mode == flow.OutputComplete {
 		o.table = max(0, o.table+ins-ret)
 		o.sink.written.Add(o.table)
 		return nil

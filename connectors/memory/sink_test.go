@@ -109,7 +109,7 @@ func (h *sinkHarness) newSink(d *datadriven.TestData) string {
 		case "format":
 			format = val
 		case "mode":
-			m, err := sinks.ParseOutputMode(val)
+			m, err := flow.ParseOutputMode(val)
 			if err != nil {
 				return sinktest.ErrText(err)
 			}
