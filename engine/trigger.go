@@ -16,22 +16,14 @@ import (
 // malformed, negative or in months.
 func queryTrigger(kind plan.TriggerKind, interval string) (query.Trigger, error) {
 	switch kind {
-	case plan.TriggerUnset:
-		return query.Trigger{Kind: query.TriggerDefault}, nil
-	case plan.TriggerAvailableNow:
-		return query.Trigger{Kind: query.TriggerAvailableNow}, nil
-	case plan.TriggerOnce:
-		return query.Trigger{Kind: query.TriggerOnce}, nil
+	case plan.TriggerUnset, plan.TriggerAvailableNow, plan.TriggerOnce:
+		return query.Trigger{Kind: kind}, nil
 	case plan.TriggerProcessingTime, plan.TriggerContinuous:
 		d, err := parseTriggerInterval(interval)
 		if err != nil {
 			return query.Trigger{}, err
 		}
-		k := query.TriggerProcessingTime
-		if kind == plan.TriggerContinuous {
-			k = query.TriggerContinuous
-		}
-		return query.Trigger{Kind: k, Interval: d}, nil
+		return query.Trigger{Kind: kind, Interval: d}, nil
 	}
 	return query.Trigger{}, sparkerr.Unsupported("trigger kind %d is not supported", kind)
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/weirhq/weir/sql/plan"
 	"io"
 	"time"
 
@@ -14,28 +15,11 @@ import (
 	"github.com/weirhq/weir/sql/logical"
 )
 
-// TriggerKind is the kind of a streaming trigger.
-type TriggerKind uint8
-
-// Trigger kinds.
-const (
-	// TriggerDefault starts the next epoch as soon as the previous one ended and data is
-	// available.
-	TriggerDefault TriggerKind = iota
-	// TriggerProcessingTime starts epochs every Interval (immediately after an overrun).
-	TriggerProcessingTime
-	// TriggerOnce runs one epoch of everything available, then stops.
-	TriggerOnce
-	// TriggerAvailableNow processes everything available at start (maybe in several epochs),
-	// then stops.
-	TriggerAvailableNow
-	// TriggerContinuous moves rows as soon as they are read and cuts an epoch every Interval.
-	TriggerContinuous
-)
-
 // Trigger is a query's trigger.
 type Trigger struct {
-	Kind     TriggerKind
+	// Kind is the trigger as the client set it (plan.TriggerUnset: the default trigger, which
+	// starts the next epoch as soon as the previous one ended and data is available).
+	Kind     plan.TriggerKind
 	Interval time.Duration
 }
 

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"github.com/weirhq/weir/sql/plan"
 	"time"
 
 	"github.com/weirhq/weir/sources"
@@ -174,18 +175,18 @@ func newCoordinator(t Trigger) *coordinator {
 
 // fixedInterval reports whether epochs follow a timer (processingTime, continuous).
 func (c *coordinator) fixedInterval() bool {
-	return c.trigger.Kind == TriggerProcessingTime || c.trigger.Kind == TriggerContinuous
+	return c.trigger.Kind == plan.TriggerProcessingTime || c.trigger.Kind == plan.TriggerContinuous
 }
 
 // oneShot reports whether the query ends after the data available at start.
 func (c *coordinator) oneShot() bool {
-	return c.trigger.Kind == TriggerOnce || c.trigger.Kind == TriggerAvailableNow
+	return c.trigger.Kind == plan.TriggerOnce || c.trigger.Kind == plan.TriggerAvailableNow
 }
 
 // epochsToTarget reports whether the query reads the data available at start in several
 // epochs within the sources' read limits (availableNow over sources.AvailableNow sources).
 func (c *coordinator) epochsToTarget() bool {
-	return c.trigger.Kind == TriggerAvailableNow && c.multiBatch
+	return c.trigger.Kind == plan.TriggerAvailableNow && c.multiBatch
 }
 
 // Step handles one event.
@@ -231,7 +232,7 @@ func (c *coordinator) Step(ev event) []action {
 		case c.fetching:
 			c.extraFetch = true
 		default:
-			out = c.ask(out, c.trigger.Kind == TriggerDefault && c.running == nil)
+			out = c.ask(out, c.trigger.Kind == plan.TriggerUnset && c.running == nil)
 		}
 	case evJobEnded:
 		return c.terminate(out, nil)
@@ -256,7 +257,7 @@ func (c *coordinator) onTimer(out []action) []action {
 			return out
 		}
 		return c.ask(out, true)
-	case c.trigger.Kind == TriggerDefault:
+	case c.trigger.Kind == plan.TriggerUnset:
 		if c.running == nil && !c.fetching {
 			return c.ask(out, true)
 		}
@@ -342,7 +343,7 @@ func (c *coordinator) onLatest(ev event, out []action) []action {
 			c.lastReport = ev.At
 			out = append(out, action{Kind: actIdle})
 		}
-		if c.trigger.Kind == TriggerDefault && !c.timerSet {
+		if c.trigger.Kind == plan.TriggerUnset && !c.timerSet {
 			c.timerSet = true
 			out = append(out, action{Kind: actSetTimer, After: c.poll})
 		}
@@ -355,7 +356,7 @@ func (c *coordinator) onLatest(ev event, out []action) []action {
 		out = c.ask(out, true)
 	case c.extraFetch:
 		c.extraFetch = false
-		out = c.ask(out, c.trigger.Kind == TriggerDefault && c.running == nil)
+		out = c.ask(out, c.trigger.Kind == plan.TriggerUnset && c.running == nil)
 	}
 	return out
 }
@@ -393,7 +394,7 @@ func (c *coordinator) onEpochDone(ev event, out []action) []action {
 	case c.oneShot():
 		// Once, or availableNow at its targets.
 		return c.finish(out)
-	case c.trigger.Kind == TriggerDefault:
+	case c.trigger.Kind == plan.TriggerUnset:
 		if !c.fetching {
 			return c.ask(out, true)
 		}

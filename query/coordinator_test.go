@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sql/plan"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,8 +43,8 @@ func TestCoordinator(t *testing.T) {
 				for _, a := range d.CmdArgs {
 					switch a.Key {
 					case "trigger":
-						trig.Kind = map[string]TriggerKind{"default": TriggerDefault, "processingTime": TriggerProcessingTime,
-							"once": TriggerOnce, "availableNow": TriggerAvailableNow, "continuous": TriggerContinuous}[a.Vals[0]]
+						trig.Kind = map[string]plan.TriggerKind{"default": plan.TriggerUnset, "processingTime": plan.TriggerProcessingTime,
+							"once": plan.TriggerOnce, "availableNow": plan.TriggerAvailableNow, "continuous": plan.TriggerContinuous}[a.Vals[0]]
 					case "interval":
 						iv, err := time.ParseDuration(a.Vals[0])
 						if err != nil {
@@ -273,7 +274,7 @@ func TestProcessAllAvailableUnderKafkaRateLimit(t *testing.T) {
 	reg.get("capped").Release()
 
 	q = start(t, m, Spec{Plan: cappedKafka(t), Format: "memory", Name: "capped_now", OutputMode: flow.OutputAppend,
-		Trigger: Trigger{Kind: TriggerAvailableNow}})
+		Trigger: Trigger{Kind: plan.TriggerAvailableNow}})
 	if ended, err := q.AwaitTermination(ctx, nil); !ended || err != nil {
 		t.Fatalf("availableNow: ended %t, %v", ended, err)
 	}

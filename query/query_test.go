@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/weirhq/weir/sql/plan"
 	"math"
 	"slices"
 	"strconv"
@@ -134,7 +135,7 @@ func TestProcessingTimeSpacing(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, s := newTestStream(t, 1)
 		s.set(3)
-		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{Kind: TriggerProcessingTime, Interval: time.Second}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{Kind: plan.TriggerProcessingTime, Interval: time.Second}))
 		for i := int64(1); i <= 3; i++ {
 			time.Sleep(time.Second / 2)
 			s.set(3 + i)
@@ -165,8 +166,8 @@ func TestProcessingTimeSpacing(t *testing.T) {
 }
 
 func TestOneShotTriggersStopThemselves(t *testing.T) {
-	for _, kind := range []TriggerKind{TriggerOnce, TriggerAvailableNow} {
-		t.Run([]string{TriggerOnce: "once", TriggerAvailableNow: "availableNow"}[kind], func(t *testing.T) {
+	for _, kind := range []plan.TriggerKind{plan.TriggerOnce, plan.TriggerAvailableNow} {
+		t.Run([]string{plan.TriggerOnce: "once", plan.TriggerAvailableNow: "availableNow"}[kind], func(t *testing.T) {
 			bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 				id, s := newTestStream(t, 2)
 				s.set(6)
@@ -198,8 +199,8 @@ func TestOneShotTriggersStopThemselves(t *testing.T) {
 
 func TestProcessAllAvailable(t *testing.T) {
 	// ProcessingTime(0) runs as fast as possible, like the default trigger.
-	for _, trig := range []Trigger{{}, {Kind: TriggerProcessingTime, Interval: 5 * time.Second}, {Kind: TriggerProcessingTime}} {
-		t.Run(map[TriggerKind]string{TriggerDefault: "default", TriggerProcessingTime: "processingTime"}[trig.Kind], func(t *testing.T) {
+	for _, trig := range []Trigger{{}, {Kind: plan.TriggerProcessingTime, Interval: 5 * time.Second}, {Kind: plan.TriggerProcessingTime}} {
+		t.Run(map[plan.TriggerKind]string{plan.TriggerUnset: "default", plan.TriggerProcessingTime: "processingTime"}[trig.Kind], func(t *testing.T) {
 			bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 				id, s := newTestStream(t, 2)
 				q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, trig))
@@ -329,7 +330,7 @@ func TestStopIsSynchronousAndIdempotent(t *testing.T) {
 	bubble(t, func(t *testing.T, m *Manager, mem *memory.CheckedAllocator) {
 		id, s := newTestStream(t, 3)
 		s.set(100)
-		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{Kind: TriggerProcessingTime, Interval: time.Second}))
+		q := start(t, m, testSpec(t, scan(id), flow.OutputAppend, Trigger{Kind: plan.TriggerProcessingTime, Interval: time.Second}))
 		time.Sleep(1500 * time.Millisecond)
 		s.set(200)
 		if err := q.Stop(context.Background()); err != nil {
@@ -432,7 +433,7 @@ func TestProgressJSONHasEveryRequiredKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		agg := &logical.Aggregate{Input: in, Aggs: []expr.AggFunc{count}, Names: []string{"n"}}
-		spec := testSpec(t, agg, flow.OutputComplete, Trigger{Kind: TriggerProcessingTime, Interval: time.Second})
+		spec := testSpec(t, agg, flow.OutputComplete, Trigger{Kind: plan.TriggerProcessingTime, Interval: time.Second})
 		spec.Name = "counts"
 		s.set(4) // seen by the trigger at start
 		q := start(t, m, spec)

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sql/plan"
 	"net"
 	"strings"
 	"sync"
@@ -73,7 +74,7 @@ func TestRateMicroBatchToMemory(t *testing.T) {
 		reg := &tables{m: map[string]*sinks.MemoryTable{}}
 		m.env.Tables = reg
 		q := start(t, m, Spec{Plan: rateScan(t, "10"), Format: "memory", Name: "rates", OutputMode: flow.OutputAppend,
-			Trigger: Trigger{Kind: TriggerProcessingTime, Interval: time.Second}})
+			Trigger: Trigger{Kind: plan.TriggerProcessingTime, Interval: time.Second}})
 		time.Sleep(2500 * time.Millisecond)
 		synctest.Wait()
 		ps := q.RecentProgress()
@@ -107,7 +108,7 @@ func TestRateMicroBatchToNoopAvailableNow(t *testing.T) {
 		m := newTestManager(mem)
 		defer m.StopAll()
 		q := start(t, m, Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: flow.OutputAppend,
-			Trigger: Trigger{Kind: TriggerAvailableNow}})
+			Trigger: Trigger{Kind: plan.TriggerAvailableNow}})
 		if ended, err := q.AwaitTermination(context.Background(), nil); !ended || err != nil {
 			t.Fatalf("await: %t %v", ended, err)
 		}
@@ -127,7 +128,7 @@ func TestContinuousRejectsMicroBatchOnlySources(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := newTestManager(memory.NewGoAllocator())
 		_, err := m.Start(context.Background(), Spec{Plan: rateScan(t, "7"), Format: "noop", OutputMode: flow.OutputAppend,
-			Trigger: Trigger{Kind: TriggerContinuous, Interval: time.Second}})
+			Trigger: Trigger{Kind: plan.TriggerContinuous, Interval: time.Second}})
 		if err == nil || err.Error() != "Data source rate-micro-batch does not support continuous processing." {
 			t.Fatalf("start: %v", err)
 		}
@@ -148,7 +149,7 @@ func TestRateContinuousToMemory(t *testing.T) {
 		}
 		p := &logical.SourceScan{Format: "rate", Options: opts, Out: schema, Streaming: true}
 		q := start(t, m, Spec{Plan: p, Format: "memory", Name: "cont", OutputMode: flow.OutputAppend,
-			Trigger: Trigger{Kind: TriggerContinuous, Interval: time.Second}})
+			Trigger: Trigger{Kind: plan.TriggerContinuous, Interval: time.Second}})
 		time.Sleep(3500 * time.Millisecond)
 		synctest.Wait()
 		ps := q.RecentProgress()

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"errors"
+	"github.com/weirhq/weir/sql/plan"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,10 +36,10 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
 		return nil, err
 	}
 	switch {
-	case spec.Trigger.Kind == TriggerProcessingTime && spec.Trigger.Interval <= 0:
+	case spec.Trigger.Kind == plan.TriggerProcessingTime && spec.Trigger.Interval <= 0:
 		// ProcessingTime(0) runs batches as fast as possible: the default trigger.
 		spec.Trigger = Trigger{}
-	case spec.Trigger.Kind == TriggerContinuous && spec.Trigger.Interval <= 0:
+	case spec.Trigger.Kind == plan.TriggerContinuous && spec.Trigger.Interval <= 0:
 		return nil, sparkerr.IllegalArgument("The continuous trigger's checkpoint interval must be positive, got %s",
 			spec.Trigger.Interval)
 	}
@@ -134,7 +135,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	}
 	sink, err := connectors.NewSink(format, sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
 		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables, PartitionBy: spec.PartitionBy,
-		Continuous: spec.Trigger.Kind == TriggerContinuous, Files: m.env.Files}, sinkOptions(spec, location))
+		Continuous: spec.Trigger.Kind == plan.TriggerContinuous, Files: m.env.Files}, sinkOptions(spec, location))
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	ectx.Mem = budget
 	ectx.MaxValueBytes = expr.ValueBytesOfBudget(budget.Limit())
 	q.ctx, q.cancel = context.WithCancel(context.Background())
-	continuous := spec.Trigger.Kind == TriggerContinuous
+	continuous := spec.Trigger.Kind == plan.TriggerContinuous
 	openStream := func(scan *logical.SourceScan) (flow.Source, int, error) {
 		if !scan.Streaming {
 			return nil, 0, sparkerr.Unsupported("reading %s as a static source inside a streaming query is not "+

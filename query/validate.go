@@ -17,7 +17,7 @@ import (
 // checkForContinuous for the continuous trigger) to what Weir's logical plans can express, plus
 // Weir's own limits where Spark would run a plan Weir's operators cannot (said so in the
 // message).
-func checkPlan(root logical.Node, mode flow.OutputMode, trigger TriggerKind) error {
+func checkPlan(root logical.Node, mode flow.OutputMode, trigger plan.TriggerKind) error {
 	if !logical.IsStreaming(root) {
 		return sparkerr.Analysis("WRITE_STREAM_NOT_ALLOWED", "42601",
 			"`writeStream` can be called only on streaming Dataset/DataFrame.")
@@ -40,7 +40,7 @@ func checkPlan(root logical.Node, mode flow.OutputMode, trigger TriggerKind) err
 	if err := planner.CheckStreamingOperators(root); err != nil {
 		return err
 	}
-	if trigger == TriggerContinuous {
+	if trigger == plan.TriggerContinuous {
 		return checkContinuous(root)
 	}
 	return nil
