@@ -14,8 +14,9 @@ import (
 // Streams returns the session's streaming query manager (spark.streams).
 func (s *Session) Streams() *query.Manager { return s.streams }
 
-// StartStream starts df.writeStream…start(): it analyzes ws.Input (which must read a stream),
-// checks the writer's settings, and starts the query on the session's manager. It returns once
+// StartStream starts df.writeStream…start(): it analyzes ws.Input, turns the writer's settings
+// into a query.Spec and starts the query on the session's manager, which validates it (query's
+// validate: streaming input, writer settings, trigger, output mode and operators). It returns once
 // the query runs; start-time errors (options, output mode, sink) come back here as Spark's
 // exceptions.
 func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query.Query, error) {
@@ -25,20 +26,6 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query
 	node, err := s.analyzer().Resolve(ctx, ws.Input)
 	if err != nil {
 		return nil, err
-	}
-	if !logical.IsStreaming(node) {
-		return nil, sparkerr.Analysis("WRITE_STREAM_NOT_ALLOWED", "",
-			"`writeStream` can be called only on streaming Dataset/DataFrame.")
-	}
-	switch {
-	case ws.HasForeach:
-		return nil, sparkerr.Unsupported("writeStream.foreach: Python foreach writers are not supported (Weir runs no Python on the server)")
-	case ws.HasForeachBatch:
-		return nil, sparkerr.Unsupported("writeStream.foreachBatch: Python functions are not supported (Weir runs no Python on the server)")
-	case ws.TableName != "":
-		return nil, sparkerr.Unsupported("writeStream.toTable(%s): streaming writes into tables are not supported", sparkerr.Quote(ws.TableName))
-	case len(ws.ClusterBy) > 0:
-		return nil, sparkerr.Unsupported("writeStream.clusterBy is not supported by Weir's streaming sinks")
 	}
 	mode, err := flow.ParseOutputMode(ws.OutputMode)
 	if err != nil {
@@ -58,6 +45,8 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query
 		Path:        ws.Path,
 		TableName:   ws.TableName,
 		PartitionBy: ws.PartitionBy,
+		ClusterBy:   ws.ClusterBy,
+		Foreach:     ws.HasForeach, ForeachBatch: ws.HasForeachBatch,
 	})
 }
 

@@ -119,7 +119,7 @@ func TestStartStreamValidation(t *testing.T) {
 		{"foreachBatch", ws(func(w *plan.WriteStream) { w.HasForeachBatch = true }),
 			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.foreachBatch"},
 		{"toTable", ws(func(w *plan.WriteStream) { w.TableName = "t" }),
-			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "toTable(`t`)"},
+			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.toTable(t) is not supported by Weir"},
 		{"partitionBy on noop", ws(func(w *plan.WriteStream) { w.PartitionBy = []string{"value"} }),
 			sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "'noop' does not support partitioning."},
 		{"clusterBy", ws(func(w *plan.WriteStream) { w.ClusterBy = []string{"value"} }),

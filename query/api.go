@@ -40,6 +40,10 @@ type Spec struct {
 	Path, TableName string
 	// PartitionBy is writeStream.partitionBy's columns (nil if none).
 	PartitionBy []string
+	// ClusterBy is writeStream.clusterBy's columns; Foreach and ForeachBatch mark Python
+	// foreach writers. Weir refuses all three (checkWriter).
+	ClusterBy             []string
+	Foreach, ForeachBatch bool
 }
 
 // Env is what a session's Manager runs queries with.

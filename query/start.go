@@ -29,27 +29,17 @@ var errSourceOpen = errors.New("stream source failed to open")
 // and returns the running query. A source that fails to open (e.g. a refused socket) does not
 // fail Start: as in Spark, the query starts and fails at once with a StreamingQueryException.
 func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
-	if spec.Plan == nil {
-		return nil, sparkerr.Internal("streaming query without a plan")
-	}
-	if err := checkPlan(spec.Plan, spec.OutputMode, spec.Trigger.Kind); err != nil {
+	if err := validate(&spec); err != nil {
 		return nil, err
-	}
-	switch {
-	case spec.Trigger.Kind == plan.TriggerProcessingTime && spec.Trigger.Interval <= 0:
-		// ProcessingTime(0) runs batches as fast as possible: the default trigger.
-		spec.Trigger = Trigger{}
-	case spec.Trigger.Kind == plan.TriggerContinuous && spec.Trigger.Interval <= 0:
-		return nil, sparkerr.IllegalArgument("The continuous trigger's checkpoint interval must be positive, got %s",
-			spec.Trigger.Interval)
 	}
 	format := strings.ToLower(spec.Format)
 	if format == "" {
 		format = "parquet"
-	}
-	if spec.TableName != "" {
-		return nil, sparkerr.Unsupported("writeStream.toTable(%s) is not supported by Weir; use format memory "+
-			"with a queryName to get a temp view", spec.TableName)
+		if m.env.Conf != nil {
+			if v, ok := m.env.Conf(conf.SourcesDefaultKey); ok && v != "" {
+				format = strings.ToLower(v)
+			}
+		}
 	}
 	// Without a location, memory, console and noop run without durable state (Spark uses a
 	// temporary directory); durable sinks (files) refuse to start without one.

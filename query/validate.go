@@ -13,15 +13,61 @@ import (
 	"github.com/weirhq/weir/sql/plan"
 )
 
+// validate is every check a streaming write gets before anything starts, in one place: the
+// plan reads a stream, the writer's settings (checkWriter), the trigger (checkTrigger, which
+// turns ProcessingTime(0) into the default trigger, as Spark runs it) and Spark's unsupported
+// operations for the output mode and trigger (checkPlan). The sink's own checks (its output
+// modes, options) come when the connector builds it.
+func validate(spec *Spec) error {
+	if spec.Plan == nil {
+		return sparkerr.Internal("streaming query without a plan")
+	}
+	if !logical.IsStreaming(spec.Plan) {
+		return sparkerr.Analysis("WRITE_STREAM_NOT_ALLOWED", "",
+			"`writeStream` can be called only on streaming Dataset/DataFrame.")
+	}
+	if err := checkWriter(spec); err != nil {
+		return err
+	}
+	if err := checkTrigger(&spec.Trigger); err != nil {
+		return err
+	}
+	return checkPlan(spec.Plan, spec.OutputMode, spec.Trigger.Kind)
+}
+
+// checkWriter refuses the DataStreamWriter settings Weir has no support for.
+func checkWriter(spec *Spec) error {
+	switch {
+	case spec.Foreach:
+		return sparkerr.Unsupported("writeStream.foreach: Python foreach writers are not supported (Weir runs no Python on the server)")
+	case spec.ForeachBatch:
+		return sparkerr.Unsupported("writeStream.foreachBatch: Python functions are not supported (Weir runs no Python on the server)")
+	case spec.TableName != "":
+		return sparkerr.Unsupported("writeStream.toTable(%s) is not supported by Weir; use format memory "+
+			"with a queryName to get a temp view", spec.TableName)
+	case len(spec.ClusterBy) > 0:
+		return sparkerr.Unsupported("writeStream.clusterBy is not supported by Weir's streaming sinks")
+	}
+	return nil
+}
+
+// checkTrigger refuses a continuous trigger without a positive interval and makes
+// ProcessingTime(0) the default trigger (it runs batches as fast as possible).
+func checkTrigger(t *Trigger) error {
+	switch {
+	case t.Kind == plan.TriggerProcessingTime && t.Interval <= 0:
+		*t = Trigger{}
+	case t.Kind == plan.TriggerContinuous && t.Interval <= 0:
+		return sparkerr.IllegalArgument("The continuous trigger's checkpoint interval must be positive, got %s", t.Interval)
+	}
+	return nil
+}
+
 // checkPlan applies Spark's UnsupportedOperationChecker.checkForStreaming rules (and
 // checkForContinuous for the continuous trigger) to what Weir's logical plans can express, plus
 // Weir's own limits where Spark would run a plan Weir's operators cannot (said so in the
 // message).
 func checkPlan(root logical.Node, mode flow.OutputMode, trigger plan.TriggerKind) error {
-	if !logical.IsStreaming(root) {
-		return sparkerr.Analysis("WRITE_STREAM_NOT_ALLOWED", "42601",
-			"`writeStream` can be called only on streaming Dataset/DataFrame.")
-	}
 	aggs := streamingAggregates(root)
 	switch {
 	case mode == flow.OutputAppend && len(aggs) > 0 && !eventTimeKeyed(aggs):

@@ -5,6 +5,7 @@ import (
 	"github.com/weirhq/weir/flow"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/sparkerr"
@@ -94,7 +95,7 @@ func TestCheckPlan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := checkPlan(c.plan, c.mode, c.trigger)
+			err := validate(&Spec{Plan: c.plan, OutputMode: c.mode, Trigger: Trigger{Kind: c.trigger, Interval: time.Second}})
 			if c.err == "" {
 				if err != nil {
 					t.Fatalf("rejected: %v", err)
