@@ -20,10 +20,10 @@
 // batch reads exist for the file formats parquet, json, csv and text, read when the query runs
 // and through a file sink's commit log, and are refused for other sources). Batch actions on a plan that reads a stream fail
 // with Spark's AnalysisException (_LEGACY_ERROR_TEMP_3102). Each session owns a query.Manager
-// (Streams) whose memory-sink tables become its temp views; StartStream checks a
-// plan.WriteStream (streaming input, output mode, trigger interval strings, unsupported
-// foreach/foreachBatch/toTable/partitionBy/clusterBy) and starts it there; Close stops the
-// session's queries.
+// (Streams) whose memory-sink tables become its temp views; StartStream turns a
+// plan.WriteStream into a query.Spec (parsing the output mode and trigger interval strings) and
+// starts it there, where every check of a streaming write lives (query's validate); Close stops
+// the session's queries.
 //
 // Batch writes: df.write (plan.Write, RunCommand) plans its input as a batch query and puts the
 // format's sinks.BatchSink on top; the sink's operators write the rows as one epoch when their

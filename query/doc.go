@@ -76,8 +76,9 @@
 // follows the epoch's end; in Weir epoch barriers are handed to the sources directly.
 package query
 
-// Start validates the plan against the output mode and trigger the way Spark's
-// UnsupportedOperationChecker does (validate.go), builds the sink (connectors.NewSink) and the flow graph
+// Start validates the whole write in one place (validate.go: streaming input, the writer's
+// settings, the trigger, and the plan against the output mode and trigger the way Spark's
+// UnsupportedOperationChecker does), builds the sink (connectors.NewSink) and the flow graph
 // (planner.Build with Streaming set; each stream scan opens its source through connectors.OpenStream
 // and runs as a sources.EpochSource), puts the sink's node on top and starts the job. A source
 // that fails to open does not fail Start: the query starts and fails at once, as Spark's does.
