@@ -54,7 +54,10 @@ type journalRecord struct {
 	Staging string `json:"staging"`
 }
 
-// overwritesInFlight are the targets of this process's running overwrites.
+// overwritesInFlight are the targets of this process's running overwrites. It is the one
+// process-wide table Weir keeps on purpose: what it guards is the filesystem, which every
+// session and every server in the process shares, so a per-server table would let two servers
+// of one process swap the same target at once.
 var overwritesInFlight = struct {
 	sync.Mutex
 	targets map[string]bool
