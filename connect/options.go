@@ -44,6 +44,9 @@ type options struct {
 	maxInbound       int
 	// artifactMemoryLimit bounds the bytes all sessions' artifacts hold in memory (≤ 0: none).
 	artifactMemoryLimit int64
+	// python is the interpreter the server's Python workers run (package pyworker); kept for
+	// foreachBatch and Python UDFs, which are still refused.
+	python string
 }
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says
@@ -64,6 +67,7 @@ func defaultOptions() options {
 		maxInbound:       maxMessageSize,
 		// As much as one query may hold by default: a quarter of what the process may use.
 		artifactMemoryLimit: engine.DefaultQueryMemoryBudget(),
+		python:              "python3",
 	}
 }
 
@@ -151,3 +155,14 @@ func withReapInterval(d time.Duration) Option { return func(o *options) { o.reap
 // and cached local relations) hold in memory (≤ 0: unbounded; default a quarter of the memory
 // the process may use).
 func WithArtifactMemoryLimit(n int64) Option { return func(o *options) { o.artifactMemoryLimit = n } }
+
+// WithPython sets the Python interpreter (with PySpark) the server's Python workers run
+// (`--python`, PYSPARK_PYTHON; default "python3"). Nothing runs Python yet: foreachBatch and
+// Python UDFs are still refused.
+func WithPython(path string) Option {
+	return func(o *options) {
+		if path != "" {
+			o.python = path
+		}
+	}
+}

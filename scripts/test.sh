@@ -25,7 +25,7 @@ echo "== go vet"
 go vet ./...
 
 echo "== go test"
-race_pkgs="./flow/... ./barrier/... ./connect/... ./query/... ./sources/... ./sinks/... ./connectors/... ./state/... ./checkpoints/..."
+race_pkgs="./flow/... ./barrier/... ./connect/... ./query/... ./sources/... ./sinks/... ./connectors/... ./state/... ./checkpoints/... ./pyworker/..."
 go test -count=1 ./...
 go test -count=1 -race $race_pkgs
 

@@ -52,6 +52,8 @@ type config struct {
 	dataRoots    []string
 	debugListen  string
 	maxInbound   int
+	// python is the interpreter of the server's Python workers (PYSPARK_PYTHON).
+	python string
 }
 
 // dirList is a repeatable flag: each use adds a directory.
@@ -101,6 +103,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var roots dirList
 	fs.Var(&roots, "data-root", "directory clients may read and write files under (repeatable; default: anywhere)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go's runtime profiles (/debug/pprof/) on HOST:PORT; off by default, keep it on loopback")
+	fs.StringVar(&c.python, "python", envOr("PYSPARK_PYTHON", "python3"), "Python interpreter (with PySpark) for the server's Python workers")
 	fs.Func("max-inbound-message-size", "largest request message, Spark's spark.connect.grpc.maxInboundMessageSize (e.g. 128m, the default)", func(v string) error {
 		n, err := parseMessageSize(v)
 		c.maxInbound = n
@@ -144,6 +147,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		connect.WithSparkVersion(c.sparkVersion),
 		connect.WithDataRoots(c.dataRoots...),
 		connect.WithMaxInboundMessageSize(c.maxInbound),
+		connect.WithPython(c.python),
 	}
 	if len(c.tokens) > 0 {
 		opts = append(opts, connect.WithToken(c.tokens...))

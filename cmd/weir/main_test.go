@@ -33,6 +33,17 @@ func TestParseConfig(t *testing.T) {
 	if err != nil || c.listen != "127.0.0.1:2" || !slices.Equal(c.tokens, []string{"flag"}) || c.stateDir != "/s" || c.sparkVersion != "4.0.0" {
 		t.Fatalf("flags over env: %+v %v", c, err)
 	}
+	if c.python != "python3" {
+		t.Errorf("default python = %q", c.python)
+	}
+	c, err = parseConfig(nil, env(map[string]string{"PYSPARK_PYTHON": "/env/python"}), &bytes.Buffer{})
+	if err != nil || c.python != "/env/python" {
+		t.Fatalf("PYSPARK_PYTHON: %q %v", c.python, err)
+	}
+	c, err = parseConfig([]string{"--python", "/flag/python"}, env(map[string]string{"PYSPARK_PYTHON": "/env/python"}), &bytes.Buffer{})
+	if err != nil || c.python != "/flag/python" {
+		t.Fatalf("--python over PYSPARK_PYTHON: %q %v", c.python, err)
+	}
 	if _, err := parseConfig([]string{"serve"}, e, &bytes.Buffer{}); err == nil {
 		t.Fatal("unknown argument accepted")
 	}
