@@ -2,7 +2,7 @@ package conf
 
 // The names of the configuration keys that no runtime package owns: the SQL session's
 // settings, read by the engine, the SQL parser and the front door. Keys a package owns are
-// constants there (flow.MemoryBudgetConf, query.PollingDelayConf, ...); engine's registry
+// constants there (query.PollingDelayConf, state.MemoryBudgetConf, ...); engine's registry
 // (engine/conf_keys.go) lists them all once.
 const (
 	TimeZoneKey           = "spark.sql.session.timeZone"
@@ -12,4 +12,7 @@ const (
 	MaxRecordsPerBatchKey = "spark.sql.execution.arrow.maxRecordsPerBatch"
 	MaxResultSizeKey      = "spark.driver.maxResultSize"
 	DefaultParallelismKey = "spark.default.parallelism"
+	// QueryMemoryBudgetKey is a query's memory budget in bytes (flow.MemoryBudget; a quarter of it
+	// bounds one value of a function sized by an argument).
+	QueryMemoryBudgetKey = "spark.weir.query.memoryBudgetBytes"
 )

@@ -42,7 +42,7 @@ func TestArtifactMemoryIsBoundedAcrossSessions(t *testing.T) {
 	if err := upload(t, ts, a, "cache/a", data, 100, 600); err != nil {
 		t.Fatal(err)
 	}
-	if got := ts.srv.artifactMemory.used.Load(); got != 600 {
+	if got := ts.srv.artifactMemory.used(); got != 600 {
 		t.Fatalf("held after a cached upload: %d", got)
 	}
 	// Another session's upload would pass the server's limit: refused, nothing more held.
@@ -50,21 +50,21 @@ func TestArtifactMemoryIsBoundedAcrossSessions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "UNABLE_TO_ACQUIRE_MEMORY") {
 		t.Fatalf("upload past the limit: %v", err)
 	}
-	if got := ts.srv.artifactMemory.used.Load(); got != 600 {
+	if got := ts.srv.artifactMemory.used(); got != 600 {
 		t.Fatalf("held after a refused upload: %d", got)
 	}
 	// Replacing an artifact counts it once; a file artifact (written to disk) is released.
 	if err := upload(t, ts, a, "cache/a", data[:300], 100, 300); err != nil {
 		t.Fatal(err)
 	}
-	if got := ts.srv.artifactMemory.used.Load(); got != 300 {
+	if got := ts.srv.artifactMemory.used(); got != 300 {
 		t.Fatalf("held after replacing: %d", got)
 	}
 	// Releasing the session gives its artifacts' memory back; the other session can upload.
 	if _, err := ts.client.ReleaseSession(context.Background(), &pb.ReleaseSessionRequest{SessionId: a, UserContext: userCtx()}); err != nil {
 		t.Fatal(err)
 	}
-	if got := ts.srv.artifactMemory.used.Load(); got != 0 {
+	if got := ts.srv.artifactMemory.used(); got != 0 {
 		t.Fatalf("held after release: %d", got)
 	}
 	if err := upload(t, ts, b, "cache/b", data, 100, 600); err != nil {
@@ -79,14 +79,14 @@ func TestChunkedArtifactMustKeepItsDeclaredShape(t *testing.T) {
 	if err := upload(t, ts, sid, "cache/c", data, 100, 200); err == nil || !strings.Contains(err.Error(), "more than the 200 bytes declared") {
 		t.Fatalf("more bytes than declared: %v", err)
 	}
-	if got := ts.srv.artifactMemory.used.Load(); got != 0 {
+	if got := ts.srv.artifactMemory.used(); got != 0 {
 		t.Fatalf("a refused upload still holds %d bytes", got)
 	}
 	// A client declaring a huge size does not get it reserved up front.
 	if err := upload(t, ts, sid, "cache/d", data, 100, 1<<40); err != nil {
 		t.Fatal(err)
 	}
-	if got := ts.srv.artifactMemory.used.Load(); got != 500 {
+	if got := ts.srv.artifactMemory.used(); got != 500 {
 		t.Fatalf("held: %d", got)
 	}
 }

@@ -86,7 +86,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		dataTypeToProto: protoconv.DataTypeToProto,
 		parseStatement:  parser.ParseStatementContext,
 	}
-	s.artifactMemory = &artifactMemory{limit: o.artifactMemoryLimit}
+	s.artifactMemory = newArtifactMemory(o.artifactMemoryLimit)
 	s.sessions = newSessionManager(&s.opts, s.artifactMemory)
 	return s, nil
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/weirhq/weir/conf"
-	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sql/expr"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/configuration.md from the registry")
@@ -63,10 +61,7 @@ func TestConfAllListsRegistry(t *testing.T) {
 
 // TestConfKeysShared checks that the key expr names in its memory errors is the registered one.
 func TestConfKeysShared(t *testing.T) {
-	if expr.MemoryBudgetConf != flow.MemoryBudgetConf {
-		t.Fatalf("expr.MemoryBudgetConf %q != flow.MemoryBudgetConf %q", expr.MemoryBudgetConf, flow.MemoryBudgetConf)
-	}
-	if _, ok := LookupConf(flow.MemoryBudgetConf); !ok {
-		t.Fatalf("%s is not registered", flow.MemoryBudgetConf)
+	if _, ok := LookupConf(conf.QueryMemoryBudgetKey); !ok {
+		t.Fatalf("%s is not registered", conf.QueryMemoryBudgetKey)
 	}
 }

@@ -97,8 +97,8 @@ var confEntries = []ConfEntry{
 		Doc: "Characters per cell shown by eager evaluation (read by the client)."},
 
 	// Bounds on one query's work (issue 10).
-	{Key: flow.MemoryBudgetConf, Kind: ConfBytes, NoDefault: true, Valid: positive,
-		Invalid: "The value of " + flow.MemoryBudgetConf + " must be positive",
+	{Key: conf.QueryMemoryBudgetKey, Kind: ConfBytes, NoDefault: true, Valid: positive,
+		Invalid: "The value of " + conf.QueryMemoryBudgetKey + " must be positive",
 		Doc: "Memory one query may hold (unset: a quarter of what the process may use; held to that limit); " +
 			"a quarter of it bounds one value of a function such as repeat or lpad."},
 	{Key: sources.MaxLineBytesConf, Kind: ConfBytes, Default: "64m", Valid: positive,

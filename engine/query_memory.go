@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"github.com/weirhq/weir/conf"
 	"math"
 	"os"
 	"runtime/debug"
@@ -71,17 +72,17 @@ func (s *Session) QueryMemoryBudget() (int64, error) {
 	return queryMemoryBudget(s.conf.Get)
 }
 
-func queryMemoryBudget(conf func(string) (string, bool)) (int64, error) {
-	v, ok := conf(flow.MemoryBudgetConf)
+func queryMemoryBudget(lookup func(string) (string, bool)) (int64, error) {
+	v, ok := lookup(conf.QueryMemoryBudgetKey)
 	if !ok || strings.TrimSpace(v) == "" {
 		return DefaultQueryMemoryBudget(), nil
 	}
-	n, err := sources.ParseByteSize(flow.MemoryBudgetConf, v)
+	n, err := sources.ParseByteSize(conf.QueryMemoryBudgetKey, v)
 	if err != nil {
 		return 0, err
 	}
 	if n <= 0 {
-		return 0, sparkerr.IllegalArgument("%s must be positive, but was %s", flow.MemoryBudgetConf, v)
+		return 0, sparkerr.IllegalArgument("%s must be positive, but was %s", conf.QueryMemoryBudgetKey, v)
 	}
 	return min(n, ProcessMemoryLimit()), nil
 }

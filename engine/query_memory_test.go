@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/weirhq/weir/conf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,17 +24,17 @@ func TestQueryMemoryBudgetConf(t *testing.T) {
 	if err != nil || n != DefaultQueryMemoryBudget() || n < minDefaultQueryMemory {
 		t.Fatalf("default budget = %d, %v", n, err)
 	}
-	must(t, s.Conf().Set(flow.MemoryBudgetConf, "300m"))
+	must(t, s.Conf().Set(conf.QueryMemoryBudgetKey, "300m"))
 	if n, err := s.QueryMemoryBudget(); err != nil || n != min(300<<20, ProcessMemoryLimit()) {
 		t.Fatalf("300m budget = %d, %v", n, err)
 	}
-	must(t, s.Conf().Set(flow.MemoryBudgetConf, "1000p"))
+	must(t, s.Conf().Set(conf.QueryMemoryBudgetKey, "1000p"))
 	if n, _ := s.QueryMemoryBudget(); n != ProcessMemoryLimit() {
 		t.Fatalf("1000p is not held to the process limit %d: %d", ProcessMemoryLimit(), n)
 	}
 	// Bad values are refused at set (the registry), and the previous one stays.
 	for _, bad := range []string{"lots", "0", "-5m"} {
-		if err := s.Conf().Set(flow.MemoryBudgetConf, bad); err == nil {
+		if err := s.Conf().Set(conf.QueryMemoryBudgetKey, bad); err == nil {
 			t.Errorf("budget %q accepted at set", bad)
 		}
 	}
@@ -66,14 +67,14 @@ func TestQueryOverBudgetFails(t *testing.T) {
 	s := NewSession(WithAllocator(mem))
 	defer s.Close()
 	q := sqlRel("SELECT id FROM range(0, 2000000) ORDER BY id DESC LIMIT 3") // rowsOf sorts its rows
-	must(t, s.Conf().Set(flow.MemoryBudgetConf, "4m"))
+	must(t, s.Conf().Set(conf.QueryMemoryBudgetKey, "4m"))
 	res, err := s.Execute(context.Background(), q)
 	if err == nil {
 		_, err = collect(context.Background(), res)
 	}
-	wantError(t, err, flow.SparkOutOfMemoryError, "UNABLE_TO_ACQUIRE_MEMORY", "Unable to acquire")
+	wantError(t, err, sparkerr.SparkOutOfMemoryError, "UNABLE_TO_ACQUIRE_MEMORY", "Unable to acquire")
 	e, _ := sparkerr.As(err)
-	for _, part := range []string{"memory budget of 4194304 bytes", flow.MemoryBudgetConf} {
+	for _, part := range []string{"memory budget of 4194304 bytes", conf.QueryMemoryBudgetKey} {
 		if !strings.Contains(e.Message, part) {
 			t.Errorf("message %q lacks %q", e.Message, part)
 		}
@@ -81,7 +82,7 @@ func TestQueryOverBudgetFails(t *testing.T) {
 	if mem.CurrentAlloc() != 0 {
 		t.Fatalf("%d bytes still allocated after the failed query", mem.CurrentAlloc())
 	}
-	must(t, s.Conf().Set(flow.MemoryBudgetConf, "256m"))
+	must(t, s.Conf().Set(conf.QueryMemoryBudgetKey, "256m"))
 	if got := strings.Join(rowsOf(t, s, q), ","); got != "1999997,1999998,1999999" {
 		t.Fatalf("under budget: %s", got)
 	}
@@ -100,7 +101,7 @@ func TestStreamingQueryOverBudgetFails(t *testing.T) {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte(b.String()), 0o644))
-	must(t, s.Conf().Set(flow.MemoryBudgetConf, "1m"))
+	must(t, s.Conf().Set(conf.QueryMemoryBudgetKey, "1m"))
 	in := &plan.Aggregate{Input: &plan.DataSource{Format: "text", Options: map[string]string{"path": dir}, IsStreaming: true},
 		Grouping: []plan.Expr{plan.ColumnRef{Name: []string{"value"}}},
 		Aggs:     []plan.Expr{plan.Call{Name: "count", Args: []plan.Expr{plan.Literal{Value: int32(1)}}}}}

@@ -3,20 +3,12 @@ package flow
 import (
 	"errors"
 	"fmt"
+	"github.com/weirhq/weir/conf"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/sparkerr"
 )
-
-// MemoryBudgetConf is the session conf holding a query's memory budget in bytes.
-const MemoryBudgetConf = "spark.weir.query.memoryBudgetBytes"
-
-// SparkOutOfMemoryError is the Java class of Spark's refused memory acquisitions.
-const SparkOutOfMemoryError = "org.apache.spark.memory.SparkOutOfMemoryError"
-
-// outOfMemoryClass is Spark's error class for a refused acquisition (TaskMemoryManager).
-const outOfMemoryClass = "UNABLE_TO_ACQUIRE_MEMORY"
 
 // MemoryBudget is one query's memory account: a memory.Allocator over the session's allocator
 // that counts the bytes the query's Arrow buffers hold, plus Go-side buffers its operators and
@@ -105,19 +97,17 @@ func (b *MemoryBudget) Free(buf []byte) {
 	b.mem.Free(buf)
 }
 
-// outOfMemory is Spark's SparkOutOfMemoryError for a refused acquisition of n bytes, with what
+// outOfMemory is Spark's sparkerr.SparkOutOfMemoryError for a refused acquisition of n bytes, with what
 // the query holds, its budget and the conf that raises it.
 func outOfMemory(n, used, limit int64) *sparkerr.Error {
-	return sparkerr.Newf(SparkOutOfMemoryError, outOfMemoryClass, "53200",
-		"Unable to acquire %d bytes of memory, got 0. The query holds %d bytes of its memory budget of %d bytes; "+
-			"set %s to a larger size (e.g. \"4g\") to run it.", n, used, limit, MemoryBudgetConf).
-		WithParams("requestedBytes", fmt.Sprint(n), "receivedBytes", "0")
+	return sparkerr.UnableToAcquireMemory(n, 0, fmt.Sprintf("The query holds %d bytes of its memory budget of %d bytes; "+
+		"set %s to a larger size (e.g. \"4g\") to run it.", used, limit, conf.QueryMemoryBudgetKey))
 }
 
 // IsOutOfMemory reports whether err is, or has as a cause, a refused memory acquisition.
 func IsOutOfMemory(err error) bool {
 	for err != nil {
-		if e, ok := err.(*sparkerr.Error); ok && e.Class == outOfMemoryClass {
+		if e, ok := err.(*sparkerr.Error); ok && e.Class == "UNABLE_TO_ACQUIRE_MEMORY" {
 			return true
 		}
 		err = errors.Unwrap(err)

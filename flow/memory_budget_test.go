@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"errors"
+	"github.com/weirhq/weir/conf"
 	"io"
 	"strings"
 	"testing"
@@ -82,10 +83,10 @@ func TestMemoryBudgetFailsTheJobAndReturnsItsMemory(t *testing.T) {
 		t.Fatalf("error = %v, want UNABLE_TO_ACQUIRE_MEMORY", err)
 	}
 	e, _ := sparkerr.As(err)
-	if e.JavaClass != SparkOutOfMemoryError || e.SQLState != "53200" || e.Params["requestedBytes"] == "" {
+	if e.JavaClass != sparkerr.SparkOutOfMemoryError || e.SQLState != "53200" || e.Params["requestedBytes"] == "" {
 		t.Errorf("error = %#v", e)
 	}
-	for _, want := range []string{"Unable to acquire", "memory budget of 1048576 bytes", MemoryBudgetConf} {
+	for _, want := range []string{"Unable to acquire", "memory budget of 1048576 bytes", conf.QueryMemoryBudgetKey} {
 		if !strings.Contains(e.Message, want) {
 			t.Errorf("message %q lacks %q", e.Message, want)
 		}

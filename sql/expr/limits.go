@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"github.com/weirhq/weir/conf"
 	"math"
 
 	"github.com/weirhq/weir/sparkerr"
@@ -19,9 +20,6 @@ import (
 // - 15): the most elements a Spark array can have, and the most bytes one JVM value can hold.
 const MaxRoundedArrayLength = math.MaxInt32 - 15
 
-// MemoryBudgetConf is the configuration that raises Context.MaxValueBytes.
-const MemoryBudgetConf = "spark.weir.query.memoryBudgetBytes"
-
 // ValueBytesOfBudget is Context.MaxValueBytes under a query memory budget of budget bytes (≤ 0:
 // unlimited): a quarter of it, so that one value, or one batch of a function's results, leaves
 // room for the copies it takes on its way out (Arrow builders, the result batches).
@@ -31,9 +29,6 @@ func ValueBytesOfBudget(budget int64) int64 {
 	}
 	return max(1, budget/4)
 }
-
-// SparkOutOfMemoryError is the Java class of Spark's memory failures (UNABLE_TO_ACQUIRE_MEMORY).
-const SparkOutOfMemoryError = "org.apache.spark.memory.SparkOutOfMemoryError"
 
 // goAnyBytes is what one element of a row-wise []any result costs before it is built into Arrow.
 const goAnyBytes = 16
@@ -85,19 +80,17 @@ func (c *Context) checkGeneratedBytes(fn string, need int64) error {
 	return nil
 }
 
-// outOfMemory is Spark's SparkOutOfMemoryError UNABLE_TO_ACQUIRE_MEMORY for fn's result of need
+// outOfMemory is Spark's sparkerr.SparkOutOfMemoryError UNABLE_TO_ACQUIRE_MEMORY for fn's result of need
 // bytes in scope when only got bytes of its limit may still be taken. hard says the limit is
 // Spark's or Arrow's own ceiling, which no configuration raises.
 func outOfMemory(fn string, need, got, limit int64, scope string, hard bool) *sparkerr.Error {
-	got = max(got, 0)
-	msg := fmt.Sprintf("Unable to acquire %d bytes of memory, got %d. The function `%s` needs %d bytes for %s, over the limit of %d bytes", need, got, fn, need, scope, limit)
+	msg := fmt.Sprintf("The function `%s` needs %d bytes for %s, over the limit of %d bytes", fn, need, scope, limit)
 	if hard {
 		msg += " that a value or a batch of values can have."
 	} else {
-		msg += fmt.Sprintf(" of this query's evaluation; set %s to raise it.", MemoryBudgetConf)
+		msg += fmt.Sprintf(" of this query's evaluation; set %s to raise it.", conf.QueryMemoryBudgetKey)
 	}
-	return sparkerr.New(SparkOutOfMemoryError, "UNABLE_TO_ACQUIRE_MEMORY", "53200", msg).
-		WithParams("requestedBytes", fmt.Sprint(need), "receivedBytes", fmt.Sprint(got))
+	return sparkerr.UnableToAcquireMemory(need, max(got, 0), msg)
 }
 
 // collectionSizeLimit is COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER: fn was asked for count elements,

@@ -94,7 +94,7 @@ func TestStackFailsBeforeGenerating(t *testing.T) {
 		t.Fatalf("got %v after allocating %d bytes", genErr, grew)
 	}
 	e, _ := sparkerr.As(genErr)
-	if e.JavaClass != SparkOutOfMemoryError || e.SQLState != "53200" || e.Params["requestedBytes"] == "" {
+	if e.JavaClass != sparkerr.SparkOutOfMemoryError || e.SQLState != "53200" || e.Params["requestedBytes"] == "" {
 		t.Fatalf("error shape: %+v", e)
 	}
 	// A small stack still generates its rows.
@@ -122,7 +122,7 @@ func TestOutOfMemoryErrorNamesTheConf(t *testing.T) {
 	if e.Message != want {
 		t.Fatalf("message\n got %s\nwant %s", e.Message, want)
 	}
-	if got := e.Classes(); len(got) < 2 || got[0] != SparkOutOfMemoryError || got[1] != "java.lang.OutOfMemoryError" {
+	if got := e.Classes(); len(got) < 2 || got[0] != sparkerr.SparkOutOfMemoryError || got[1] != "java.lang.OutOfMemoryError" {
 		t.Fatalf("classes %v", got)
 	}
 	if err := ctx.checkResultBytes("repeat", 100, 0); err != nil {
