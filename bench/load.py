@@ -18,7 +18,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
 
-from conftest import _free_port, start_server, stop_server  # noqa: E402
+from conftest import _free_port, rss_bytes, start_server, stop_server  # noqa: E402
 
 SESSIONS_PROCS, SESSIONS_PER_PROC = 4, 8
 STREAMS = 8
@@ -33,9 +33,17 @@ def snapshot(server, debug: str) -> dict:
     _get(f"{debug}/debug/pprof/heap?gc=1&debug=1")  # a GC first, so RSS is not a stale heap
     total = re.search(r"goroutine profile: total (\d+)", _get(f"{debug}/debug/pprof/goroutine?debug=1"))
     pid = server.proc.pid
-    rss = re.search(r"VmRSS:\s+(\d+) kB", open(f"/proc/{pid}/status").read())
     return {"goroutines": int(total.group(1)), "fds": len(os.listdir(f"/proc/{pid}/fd")),
-            "rss_mib": int(rss.group(1)) / 1024}
+            "rss_mib": rss_bytes(pid) / (1 << 20)}
+
+
+def run_threads(run, n: int) -> None:
+    """Runs run(0) … run(n-1) on n threads and waits for all of them."""
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def batch_worker(url: str, seconds: float, counts) -> None:
@@ -61,11 +69,7 @@ def batch_worker(url: str, seconds: float, counts) -> None:
         spark.stop()
         counts.put(n)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(SESSIONS_PER_PROC)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(run, SESSIONS_PER_PROC)
 
 
 def stream_worker(url: str, cycles: int, counts) -> None:
@@ -86,11 +90,7 @@ def stream_worker(url: str, cycles: int, counts) -> None:
         spark.stop()
         counts.put(cycles)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(STREAMS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(run, STREAMS)
 
 
 def main() -> int:

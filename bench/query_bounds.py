@@ -3,27 +3,27 @@
 Usage: python bench/query_bounds.py WEIR_BINARY CASE [RSS_CAP_BYTES] [TIME_CAP_S]
 CASE: devzero | repartition<N> | sortbudget (20 M-row sort under a 64m budget) | sort (no budget set).
 The server (own port, temporary state dir) is killed when it passes either cap."""
-import os, socket, subprocess, sys, tempfile, threading, time
-from pyspark.sql import SparkSession
+import os, sys, threading, time
 
-binary, case = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+os.environ["WEIR_BIN"] = sys.argv[1]
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+from conftest import rss_bytes, start_server  # noqa: E402
+
+case = sys.argv[2]
 cap_rss = int(sys.argv[3]) if len(sys.argv) > 3 else 3 << 30
 cap_s = float(sys.argv[4]) if len(sys.argv) > 4 else 20
-s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-state = tempfile.mkdtemp()
-proc = subprocess.Popen([binary, "--listen", f"127.0.0.1:{port}", "--state-dir", state],
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-for _ in range(100):
-    try:
-        socket.create_connection(("127.0.0.1", port)).close(); break
-    except OSError:
-        time.sleep(0.1)
+server = start_server()
+proc = server.proc
+
+
 def rss():
-    with open(f"/proc/{proc.pid}/status") as f:
-        for l in f:
-            if l.startswith("VmRSS:"):
-                return int(l.split()[1]) << 10
-spark = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    return rss_bytes(proc.pid)
+
+
+spark = SparkSession.builder.remote(server.url).getOrCreate()
 spark.range(1).count()
 base = rss()
 result = {}

@@ -49,6 +49,15 @@ def start_server(extra_args=(), env=None) -> Server:
     raise RuntimeError("weir did not start listening")
 
 
+def rss_bytes(pid: int) -> int:
+    """A process's resident set size in bytes (/proc/PID/status VmRSS)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) << 10
+    raise AssertionError(f"no VmRSS for pid {pid}")
+
+
 def stop_server(server: Server) -> None:
     server.proc.terminate()
     try:

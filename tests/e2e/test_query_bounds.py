@@ -9,15 +9,9 @@ import time
 import pytest
 from pyspark.errors import PySparkException
 
+from conftest import rss_bytes
+
 RSS_BOUND = 1 << 30
-
-
-def rss(server) -> int:
-    with open(f"/proc/{server.proc.pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) << 10
-    raise AssertionError("no VmRSS")
 
 
 def refused(spark, server, run, *parts):
@@ -28,7 +22,7 @@ def refused(spark, server, run, *parts):
     for p in parts:
         assert p in str(info.value), str(info.value)
     assert spark.range(3).count() == 3
-    assert rss(server) < RSS_BOUND
+    assert rss_bytes(server.proc.pid) < RSS_BOUND
 
 
 def test_devices_and_fifos_are_refused(spark, server, tmp_path):

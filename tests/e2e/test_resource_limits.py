@@ -6,7 +6,6 @@ query did not give back shows up as a growing peak.
 The bound stated here: the server's RSS stays under RSS_BOUND_MIB throughout (the server starts
 at well under 100 MiB; the default per-query budget is far larger than this, so the bound holds
 because every case is refused before it allocates, not because it ran into the budget)."""
-import os
 import threading
 import time
 
@@ -14,19 +13,11 @@ import pytest
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession, functions as F
 
-from conftest import start_server, stop_server
+from conftest import rss_bytes, start_server, stop_server
 
 RSS_BOUND_MIB = 1024
 # A liveness guard, not a speed target: a case that is refused must not run for minutes.
 CASE_DEADLINE_S = 60
-
-
-def _rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 class RssSampler:
@@ -39,7 +30,7 @@ class RssSampler:
 
     def _run(self):
         while not self._stop.is_set():
-            self.peak = max(self.peak, _rss_mib(self.pid))
+            self.peak = max(self.peak, rss_bytes(self.pid) / (1 << 20))
             time.sleep(0.01)
 
     def stop(self) -> float:
@@ -55,14 +46,6 @@ def guarded():
     yield server, spark
     spark.stop()
     stop_server(server)
-
-
-def _error(fn):
-    try:
-        fn()
-    except PySparkException as e:
-        return e
-    return None
 
 
 def _condition(e):
