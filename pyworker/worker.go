@@ -140,7 +140,9 @@ func (w *Worker) accept(ctx context.Context, ln *net.TCPListener, secret string)
 		conn = a.conn
 	case <-w.exited:
 		ln.Close()
-		<-ch
+		if a := <-ch; a.conn != nil { // a connection made just before the exit
+			a.conn.Close()
+		}
 		return nil, workerFailure("Python worker %d exited before connecting back (%v)", w.pid, w.waitErr)
 	case <-ctx.Done():
 		ln.Close()
