@@ -1,0 +1,41 @@
+package pyworker
+
+import "github.com/apache/arrow-go/v18/arrow"
+
+// UDF is one Python function of a task, as the client sent it.
+type UDF struct {
+	// Command is the client's pickled payload (PythonUDF.command: cloudpickle of (func,
+	// return_type)), passed to the worker unchanged.
+	Command []byte
+	// ArgOffsets are the columns of the task's input batches that are the function's arguments,
+	// in order.
+	ArgOffsets []int
+	// ArgNames are keyword-argument names per argument ("" for a positional one); nil when all are
+	// positional.
+	ArgNames []string
+	// ReturnType is the Arrow type of the function's result column(s) (a struct for the map and
+	// grouped-map kinds: one field per output column).
+	ReturnType arrow.DataType
+}
+
+// Task is one evaluation on a worker: what worker.py's main reads before the data.
+type Task struct {
+	EvalType EvalType
+	UDFs     []UDF
+	// PartitionIndex is the task's partition (TaskContext.partitionId, foreach's partition_id).
+	PartitionIndex int
+	// PythonVersion is the client's Python "major.minor" (PythonUDF.python_ver); the worker fails
+	// with PYTHON_VERSION_MISMATCH when its own differs.
+	PythonVersion string
+	// Conf is the runner conf worker.py reads (spark.sql.session.timeZone,
+	// spark.sql.execution.arrow.maxRecordsPerBatch, spark.sql.legacy.execution.pandas.
+	// groupedMap.assignColumnsByName, spark.sql.execution.pandas.convertToArrowArraySafely, ...).
+	Conf map[string]string
+}
+
+// Group is one unit of a task's input: one batch for the scalar and map kinds, all the rows of
+// one group for the grouped kinds (Batches[0]), the two sides' rows of one key for the cogrouped
+// kinds (Batches[0], Batches[1]).
+type Group struct {
+	Batches [][]arrow.RecordBatch
+}
