@@ -1,6 +1,9 @@
 package pyworker
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
 
 // UDF is one Python function of a task, as the client sent it.
 type UDF struct {
@@ -31,6 +34,8 @@ type Task struct {
 	// spark.sql.execution.arrow.maxRecordsPerBatch, spark.sql.legacy.execution.pandas.
 	// groupedMap.assignColumnsByName, spark.sql.execution.pandas.convertToArrowArraySafely, ...).
 	Conf map[string]string
+	// Alloc allocates the result batches read from the worker (the query's memory budget).
+	Alloc memory.Allocator
 }
 
 // Group is one unit of a task's input: one batch for the scalar and map kinds, all the rows of
