@@ -35,37 +35,53 @@ func (s *Server) authenticate(ctx context.Context) (context.Context, error) {
 	if len(s.opts.tokens) == 0 {
 		return ctx, nil
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	vals := md.Get("authorization")
-	if len(vals) == 0 {
-		return nil, status.Error(codes.Unauthenticated, "No authentication token provided")
+	got, err := bearerToken(ctx)
+	if err != nil {
+		return nil, err
 	}
-	got, ok := strings.CutPrefix(vals[0], "Bearer ")
 	// Compare with every token so the time taken says nothing about which one matched.
 	match := 0
 	for _, tok := range s.opts.tokens {
 		match |= subtle.ConstantTimeCompare([]byte(got), []byte(tok))
 	}
-	if !ok || match != 1 {
+	if match != 1 {
 		return nil, status.Error(codes.Unauthenticated, "Invalid authentication token")
 	}
 	return context.WithValue(ctx, principalKey{}, principal(sha256.Sum256([]byte(got)))), nil
 }
 
-func (s *Server) authUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, err := s.authenticate(ctx)
-	if err != nil {
-		return nil, err
+// authInterceptors are the unary and stream interceptors that run auth on every RPC (the
+// client port's token check, or the worker endpoint's).
+func authInterceptors(auth func(context.Context) (context.Context, error)) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+	unary := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		ctx, err := auth(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return handler(ctx, req)
 	}
-	return handler(ctx, req)
+	stream := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		ctx, err := auth(ss.Context())
+		if err != nil {
+			return err
+		}
+		return handler(srv, &authedStream{ServerStream: ss, ctx: ctx})
+	}
+	return unary, stream
 }
 
-func (s *Server) authStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	ctx, err := s.authenticate(ss.Context())
-	if err != nil {
-		return err
+// bearerToken is the request's "authorization: Bearer <t>" token.
+func bearerToken(ctx context.Context) (string, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	vals := md.Get("authorization")
+	if len(vals) == 0 {
+		return "", status.Error(codes.Unauthenticated, "No authentication token provided")
 	}
-	return handler(srv, &authedStream{ServerStream: ss, ctx: ctx})
+	got, ok := strings.CutPrefix(vals[0], "Bearer ")
+	if !ok {
+		return "", status.Error(codes.Unauthenticated, "Invalid authentication token")
+	}
+	return got, nil
 }
 
 // authedStream is a server stream whose context carries the caller's principal.

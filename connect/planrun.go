@@ -101,6 +101,12 @@ func (s *Server) runCommand(ctx context.Context, sess *session, cmd *pb.Command,
 		return s.streamingQueryManagerCommand(ctx, sess, c.StreamingQueryManagerCommand, emit)
 	case *pb.Command_StreamingQueryListenerBusCommand:
 		return s.listenerBusCommand(ctx, sess, c.StreamingQueryListenerBusCommand, emit)
+	case *pb.Command_RemoveCachedRemoteRelationCommand:
+		// A client dropped its reference to a server-side DataFrame (foreachBatch's batch_df).
+		if cache, ok := sess.engine.(relationCache); ok {
+			cache.UncacheRelation(c.RemoveCachedRemoteRelationCommand.GetRelation().GetRelationId())
+		}
+		return nil
 	}
 	resolved, err := resolveCachedRelations(sess, s.opts.alloc, cmd)
 	if err != nil {

@@ -39,6 +39,8 @@ type Server struct {
 	sessions *sessionManager
 	// artifactMemory bounds the bytes all sessions' artifacts hold in memory.
 	artifactMemory *artifactMemory
+	// workers is the loopback endpoint the server's Python workers connect to (Serve runs it).
+	workers workerEndpoint
 
 	convertRelation func(*pb.Relation) (plan.Relation, error)
 	convertCommand  func(*pb.Command) (plan.Command, error)
@@ -93,14 +95,15 @@ func NewServer(opts ...Option) (*Server, error) {
 
 // grpcServer builds the gRPC server with the service's limits and interceptors.
 func (s *Server) grpcServer() (*grpc.Server, error) {
+	authUnary, authStream := authInterceptors(s.authenticate)
 	sopts := []grpc.ServerOption{
 		// A larger request fails with RESOURCE_EXHAUSTED before its body is read, as Spark's
 		// (gRPC's) limit does.
 		grpc.MaxRecvMsgSize(s.opts.maxInbound),
 		grpc.MaxSendMsgSize(maxMessageSize),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
-		grpc.ChainUnaryInterceptor(s.recoverUnary, s.authUnary),
-		grpc.ChainStreamInterceptor(s.recoverStream, s.authStream),
+		grpc.ChainUnaryInterceptor(s.recoverUnary, authUnary),
+		grpc.ChainStreamInterceptor(s.recoverStream, authStream),
 	}
 	if s.opts.tlsCert != "" {
 		creds, err := credentials.NewServerTLSFromFile(s.opts.tlsCert, s.opts.tlsKey)
@@ -121,6 +124,17 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	if err != nil {
 		return err
 	}
+	// The endpoint for Python workers stops after every session (so every query and worker).
+	wctx, stopWorkers := context.WithCancel(context.Background())
+	waitWorkers, err := s.workers.serve(wctx, s)
+	if err != nil {
+		stopWorkers()
+		return err
+	}
+	defer func() {
+		stopWorkers()
+		waitWorkers()
+	}()
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }()
 	ticker := time.NewTicker(s.opts.reapInterval)

@@ -7,6 +7,7 @@ import (
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/query"
+	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/plan"
 )
@@ -16,7 +17,7 @@ import (
 // UNSUPPORTED_FEATURE.
 type StreamingEngine interface {
 	Streams() *query.Manager
-	StartStream(ctx context.Context, ws *plan.WriteStream) (*query.Query, error)
+	StartStream(ctx context.Context, ws *plan.WriteStream, foreachBatch sinks.ForeachBatchFunc) (*query.Query, error)
 	// Close stops the session's queries (ReleaseSession, expiry, shutdown).
 	Close()
 }
@@ -47,7 +48,16 @@ func (s *Server) startStream(ctx context.Context, sess *session, cmd *pb.Command
 	if !ok {
 		return sparkerr.Internal("WriteStreamOperationStart translated to %T", pc)
 	}
-	q, err := eng.StartStream(ctx, ws)
+	var foreachBatch sinks.ForeachBatchFunc
+	if ws.ForeachBatch != nil {
+		// The worker starts with the query, so a function it cannot load fails start().
+		r, err := s.startForeachBatch(ctx, sess, ws.ForeachBatch)
+		if err != nil {
+			return err
+		}
+		foreachBatch = r
+	}
+	q, err := eng.StartStream(ctx, ws, foreachBatch)
 	if err != nil {
 		return err
 	}

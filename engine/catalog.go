@@ -13,9 +13,13 @@ import (
 type catalog struct {
 	mu    sync.RWMutex
 	views map[string]logical.Node
+	// cached are the DataFrames held by id for Spark Connect clients (cached_relations.go).
+	cached map[string]*logical.LocalData
 }
 
-func newCatalog() *catalog { return &catalog{views: map[string]logical.Node{}} }
+func newCatalog() *catalog {
+	return &catalog{views: map[string]logical.Node{}, cached: map[string]*logical.LocalData{}}
+}
 
 // TempView implements analyzer.Catalog.
 func (c *catalog) TempView(name string) (logical.Node, bool) {

@@ -159,25 +159,25 @@ func TestFileAccessStreams(t *testing.T) {
 	before := listing(t, l.outside)
 	cp := filepath.Join(l.outside, "cp")
 	_, err := s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "memory", QueryName: "m1",
-		Options: map[string]string{"checkpointLocation": cp}})
+		Options: map[string]string{"checkpointLocation": cp}}, nil)
 	wantRefused(t, err, fileaccess.ClassOutsideDataRoots, cp)
 	if err := s.Conf().Set("spark.sql.streaming.checkpointLocation", filepath.Join(l.outside, "cps")); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "memory", QueryName: "m2"})
+	_, err = s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "memory", QueryName: "m2"}, nil)
 	wantRefused(t, err, fileaccess.ClassOutsideDataRoots, filepath.Join(l.outside, "cps", "m2"))
 	// A query name cannot lead the conf's root elsewhere either.
 	if err := s.Conf().Set("spark.sql.streaming.checkpointLocation", filepath.Join(l.data, "cps")); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "memory", QueryName: "../../outside/m3"})
+	_, err = s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "memory", QueryName: "../../outside/m3"}, nil)
 	wantRefused(t, err, fileaccess.ClassOutsideDataRoots, filepath.Join(l.outside, "m3"))
 	sinkPath := filepath.Join(l.outside, "out")
 	_, err = s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "parquet", Path: sinkPath,
-		Options: map[string]string{"checkpointLocation": filepath.Join(l.data, "cp")}})
+		Options: map[string]string{"checkpointLocation": filepath.Join(l.data, "cp")}}, nil)
 	wantRefused(t, err, fileaccess.ClassOutsideDataRoots, sinkPath)
 	_, err = s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "parquet", Path: filepath.Join(l.data, "out"),
-		Options: map[string]string{"checkpointLocation": filepath.Join(l.state, "cp")}})
+		Options: map[string]string{"checkpointLocation": filepath.Join(l.state, "cp")}}, nil)
 	wantRefused(t, err, fileaccess.ClassProtectedPath, filepath.Join(l.state, "cp"))
 	if after := listing(t, l.outside); after != before {
 		t.Fatalf("refused streams created files outside the root:\n%s", after)
@@ -187,7 +187,7 @@ func TestFileAccessStreams(t *testing.T) {
 	}
 	// Inside the root the stream runs.
 	q, err := s.StartStream(ctx, &plan.WriteStream{Input: rate, Format: "json", Path: filepath.Join(l.data, "out"),
-		Trigger: plan.TriggerAvailableNow, Options: map[string]string{"checkpointLocation": filepath.Join(l.data, "cp")}})
+		Trigger: plan.TriggerAvailableNow, Options: map[string]string{"checkpointLocation": filepath.Join(l.data, "cp")}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestFileSinkThenBatchRead(t *testing.T) {
 		Input: &plan.DataSource{Format: "rate-micro-batch", IsStreaming: true,
 			Options: map[string]string{"rowsPerBatch": "5", "numPartitions": "2"}},
 		Format: "parquet", Path: out, Trigger: plan.TriggerAvailableNow,
-		Options: map[string]string{"checkpointLocation": cp}})
+		Options: map[string]string{"checkpointLocation": cp}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestFileStreamRestartsExactlyOnce(t *testing.T) {
 		q, err := s.StartStream(ctx, &plan.WriteStream{
 			Input:  &plan.DataSource{Format: "text", IsStreaming: true, Paths: []string{in}, Options: map[string]string{}},
 			Format: "json", Path: out, Trigger: plan.TriggerAvailableNow,
-			Options: map[string]string{"checkpointLocation": cp}})
+			Options: map[string]string{"checkpointLocation": cp}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,7 +105,7 @@ func TestStreamingQueryOverBudgetFails(t *testing.T) {
 	in := &plan.Aggregate{Input: &plan.DataSource{Format: "text", Options: map[string]string{"path": dir}, IsStreaming: true},
 		Grouping: []plan.Expr{plan.ColumnRef{Name: []string{"value"}}},
 		Aggs:     []plan.Expr{plan.Call{Name: "count", Args: []plan.Expr{plan.Literal{Value: int32(1)}}}}}
-	q, err := s.StartStream(context.Background(), &plan.WriteStream{Input: in, Format: "noop", OutputMode: "update"})
+	q, err := s.StartStream(context.Background(), &plan.WriteStream{Input: in, Format: "noop", OutputMode: "update"}, nil)
 	must(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -18,10 +18,21 @@ func (s *Session) Streams() *query.Manager { return s.streams }
 // into a query.Spec and starts the query on the session's manager, which validates it (query's
 // validate: streaming input, writer settings, trigger, output mode and operators). It returns once
 // the query runs; start-time errors (options, output mode, sink) come back here as Spark's
-// exceptions.
-func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query.Query, error) {
+// exceptions. foreachBatch runs ws.ForeachBatch (the caller starts its Python worker); the query
+// owns it from this call on, whatever the outcome.
+func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreachBatch sinks.ForeachBatchFunc) (_ *query.Query, err error) {
+	if foreachBatch != nil {
+		defer func() {
+			if err != nil {
+				_ = foreachBatch.Close()
+			}
+		}()
+	}
 	if ws == nil || ws.Input == nil {
 		return nil, sparkerr.IllegalArgument("Invalid plan: WriteStreamOperationStart is missing its input relation")
+	}
+	if (ws.ForeachBatch != nil) != (foreachBatch != nil) {
+		return nil, sparkerr.Internal("foreachBatch function and its runner do not match")
 	}
 	node, err := s.analyzer().Resolve(ctx, ws.Input)
 	if err != nil {
@@ -36,17 +47,18 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream) (*query
 		return nil, err
 	}
 	return s.streams.Start(ctx, query.Spec{
-		Plan:        node,
-		Format:      ws.Format,
-		Options:     ws.Options,
-		OutputMode:  mode,
-		Trigger:     trigger,
-		Name:        ws.QueryName,
-		Path:        ws.Path,
-		TableName:   ws.TableName,
-		PartitionBy: ws.PartitionBy,
-		ClusterBy:   ws.ClusterBy,
-		Foreach:     ws.HasForeach, ForeachBatch: ws.HasForeachBatch,
+		Plan:         node,
+		Format:       ws.Format,
+		Options:      ws.Options,
+		OutputMode:   mode,
+		Trigger:      trigger,
+		Name:         ws.QueryName,
+		Path:         ws.Path,
+		TableName:    ws.TableName,
+		PartitionBy:  ws.PartitionBy,
+		ClusterBy:    ws.ClusterBy,
+		Foreach:      ws.Foreach != nil,
+		ForeachBatch: foreachBatch,
 	})
 }
 

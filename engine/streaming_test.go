@@ -114,10 +114,8 @@ func TestStartStreamValidation(t *testing.T) {
 			sparkerr.AnalysisException, "WRITE_STREAM_NOT_ALLOWED", "`writeStream` can be called only on streaming Dataset/DataFrame."},
 		{"input analysis error", ws(func(w *plan.WriteStream) { w.Input = &plan.NamedTable{Name: []string{"missing"}} }),
 			sparkerr.AnalysisException, "TABLE_OR_VIEW_NOT_FOUND", "missing"},
-		{"foreach", ws(func(w *plan.WriteStream) { w.HasForeach = true }),
+		{"foreach", ws(func(w *plan.WriteStream) { w.Foreach = &plan.PythonFunction{} }),
 			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.foreach"},
-		{"foreachBatch", ws(func(w *plan.WriteStream) { w.HasForeachBatch = true }),
-			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.foreachBatch"},
 		{"toTable", ws(func(w *plan.WriteStream) { w.TableName = "t" }),
 			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.toTable(t) is not supported by Weir"},
 		{"partitionBy on noop", ws(func(w *plan.WriteStream) { w.PartitionBy = []string{"value"} }),
@@ -137,7 +135,7 @@ func TestStartStreamValidation(t *testing.T) {
 		}), sparkerr.IllegalArgumentException, "INVALID_INTERVAL_FORMAT.INVALID_UNIT", "Invalid unit parsecs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			q, err := s.StartStream(ctx, c.ws)
+			q, err := s.StartStream(ctx, c.ws, nil)
 			if q != nil {
 				t.Fatalf("a query started: %v", q)
 			}

@@ -40,10 +40,14 @@ type Spec struct {
 	Path, TableName string
 	// PartitionBy is writeStream.partitionBy's columns (nil if none).
 	PartitionBy []string
-	// ClusterBy is writeStream.clusterBy's columns; Foreach and ForeachBatch mark Python
-	// foreach writers. Weir refuses all three (checkWriter).
-	ClusterBy             []string
-	Foreach, ForeachBatch bool
+	// ClusterBy is writeStream.clusterBy's columns (refused: checkWriter).
+	ClusterBy []string
+	// Foreach marks a Python foreach writer (refused: checkWriter).
+	Foreach bool
+	// ForeachBatch is writeStream.foreachBatch's function (nil if none); the sink is then
+	// sinks.ForeachBatch and Format is ignored. Start takes ownership: the function is closed when
+	// the query ends or fails to start.
+	ForeachBatch sinks.ForeachBatchFunc
 }
 
 // Env is what a session's Manager runs queries with.

@@ -336,6 +336,9 @@ func (d *driver) terminate(err error) {
 	for _, s := range q.streams {
 		_ = s.Close()
 	}
+	if c, ok := q.sink.(io.Closer); ok {
+		_ = c.Close() // a foreachBatch sink's Python worker
+	}
 	q.closeCheckpoint()
 	var exc *Exception
 	if err != nil {

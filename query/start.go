@@ -28,7 +28,14 @@ var errSourceOpen = errors.New("stream source failed to open")
 // Start validates spec, builds its sink and flow graph, starts the job and the query's driver,
 // and returns the running query. A source that fails to open (e.g. a refused socket) does not
 // fail Start: as in Spark, the query starts and fails at once with a StreamingQueryException.
-func (m *Manager) Start(ctx context.Context, spec Spec) (*Query, error) {
+func (m *Manager) Start(ctx context.Context, spec Spec) (_ *Query, err error) {
+	if spec.ForeachBatch != nil {
+		defer func() {
+			if err != nil {
+				_ = spec.ForeachBatch.Close()
+			}
+		}()
+	}
 	if err := validate(&spec); err != nil {
 		return nil, err
 	}
@@ -123,10 +130,13 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	if err != nil {
 		return err
 	}
-	sink, err := connectors.NewSink(format, sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
+	senv := sinks.Env{QueryName: spec.Name, QueryID: q.id, Mode: spec.OutputMode, Schema: spec.Plan.Schema(),
 		TimeZone: tz, Stdout: m.env.Stdout, Tables: m.env.Tables, PartitionBy: spec.PartitionBy,
-		Continuous: spec.Trigger.Kind == plan.TriggerContinuous, Files: m.env.Files}, sinkOptions(spec, location))
-	if err != nil {
+		Continuous: spec.Trigger.Kind == plan.TriggerContinuous, Files: m.env.Files}
+	var sink sinks.Sink
+	if spec.ForeachBatch != nil {
+		sink = sinks.NewForeachBatch(senv, spec.ForeachBatch)
+	} else if sink, err = connectors.NewSink(format, senv, sinkOptions(spec, location)); err != nil {
 		return err
 	}
 	q.sink = sink

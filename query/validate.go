@@ -40,8 +40,12 @@ func checkWriter(spec *Spec) error {
 	switch {
 	case spec.Foreach:
 		return sparkerr.Unsupported("writeStream.foreach: Python foreach writers are not supported (Weir runs no Python on the server)")
-	case spec.ForeachBatch:
-		return sparkerr.Unsupported("writeStream.foreachBatch: Python functions are not supported (Weir runs no Python on the server)")
+	case spec.ForeachBatch != nil && len(spec.PartitionBy) > 0:
+		return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
+			"'foreachBatch' does not support partitioning").WithParams("operation", "foreachBatch")
+	case spec.ForeachBatch != nil && spec.Trigger.Kind == plan.TriggerContinuous:
+		return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1292", "",
+			"'foreachBatch' is not supported with continuous trigger").WithParams("source", "foreachBatch")
 	case spec.TableName != "":
 		return sparkerr.Unsupported("writeStream.toTable(%s) is not supported by Weir; use format memory "+
 			"with a queryName to get a temp view", spec.TableName)

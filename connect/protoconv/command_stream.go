@@ -10,8 +10,8 @@ import (
 
 // writeStream translates df.writeStream…start() / toTable() (WriteStreamOperationStart) into
 // plan.WriteStream. The trigger keeps the client's interval string (trimmed); the engine
-// parses it. Python foreach writers and foreachBatch functions are only flagged, since their
-// payloads are pickled Python the engine cannot run.
+// parses it. Python foreach writers and foreachBatch functions keep their pickled payloads,
+// which the server hands to PySpark workers; Scala ones are refused.
 func (t *translation) writeStream(w *pb.WriteStreamOperationStart) (plan.Command, error) {
 	if w.GetInput() == nil {
 		return nil, invalidPlan("WriteStreamOperationStart is missing its input relation")
@@ -48,11 +48,35 @@ func (t *translation) writeStream(w *pb.WriteStreamOperationStart) (plan.Command
 	case *pb.WriteStreamOperationStart_RealTimeBatchDuration:
 		return nil, sparkerr.Unsupported("the real-time trigger (trigger(realTime=...)) is not supported")
 	}
-	if f := w.GetForeachWriter(); f != nil && f.GetFunction() != nil {
-		out.HasForeach = true
+	if out.Foreach, err = foreachFunction(w.GetForeachWriter(), "foreach"); err != nil {
+		return nil, err
 	}
-	if f := w.GetForeachBatch(); f != nil && f.GetFunction() != nil {
-		out.HasForeachBatch = true
+	if out.ForeachBatch, err = foreachFunction(w.GetForeachBatch(), "foreachBatch"); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// foreachFunction is a foreach writer's or foreachBatch's Python function (nil when f is unset).
+func foreachFunction(f *pb.StreamingForeachFunction, what string) (*plan.PythonFunction, error) {
+	switch x := f.GetFunction().(type) {
+	case nil:
+		return nil, nil
+	case *pb.StreamingForeachFunction_PythonFunction:
+		return PythonFunction(x.PythonFunction), nil
+	case *pb.StreamingForeachFunction_ScalaFunction:
+		return nil, sparkerr.Unsupported("writeStream.%s with a Scala function is not supported: Weir runs no JVM code", what)
+	default:
+		return nil, invalidPlan("unknown StreamingForeachFunction %T", x)
+	}
+}
+
+// PythonFunction converts a PythonUDF's function part.
+func PythonFunction(f *pb.PythonUDF) *plan.PythonFunction {
+	return &plan.PythonFunction{
+		Command:   f.GetCommand(),
+		PythonVer: f.GetPythonVer(),
+		EvalType:  f.GetEvalType(),
+		Includes:  cloneStrings(f.GetAdditionalIncludes()),
+	}
 }

@@ -71,9 +71,9 @@ func printCommand(b *strings.Builder, c plan.Command) {
 		fmt.Fprintf(b, "CreateView Name=%q Replace=%t IsGlobal=%t\n", c.Name, c.Replace, c.IsGlobal)
 		printRelation(b, c.Input, "  ")
 	case *plan.WriteStream:
-		fmt.Fprintf(b, "WriteStream Format=%q Options=%s OutputMode=%q Trigger=%d TriggerInterval=%q QueryName=%q Path=%q TableName=%q PartitionBy=%q ClusterBy=%q HasForeach=%t HasForeachBatch=%t\n",
+		fmt.Fprintf(b, "WriteStream Format=%q Options=%s OutputMode=%q Trigger=%d TriggerInterval=%q QueryName=%q Path=%q TableName=%q PartitionBy=%q ClusterBy=%q Foreach=%s ForeachBatch=%s\n",
 			c.Format, formatValue(c.Options), c.OutputMode, c.Trigger, c.TriggerInterval, c.QueryName, c.Path, c.TableName,
-			c.PartitionBy, c.ClusterBy, c.HasForeach, c.HasForeachBatch)
+			c.PartitionBy, c.ClusterBy, pythonFunction(c.Foreach), pythonFunction(c.ForeachBatch))
 		printRelation(b, c.Input, "  ")
 	case *plan.Write:
 		fmt.Fprintf(b, "Write Format=%q Mode=%d Options=%s Path=%q TableName=%q TableMethod=%d PartitionBy=%q SortBy=%q ClusterBy=%q BucketBy=%+v\n",
@@ -370,4 +370,12 @@ func formatGoValue(v any, t sqltypes.DataType) string {
 		}
 	}
 	return fmt.Sprintf("BAD-GO-VALUE(%T %v)", v, v)
+}
+
+// pythonFunction summarizes a Python function's payload.
+func pythonFunction(f *plan.PythonFunction) string {
+	if f == nil {
+		return "none"
+	}
+	return fmt.Sprintf("python(evalType=%d, ver=%q, %d bytes, includes=%q)", f.EvalType, f.PythonVer, len(f.Command), f.Includes)
 }

@@ -89,6 +89,11 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 			x.CachedLocalRelation.GetHash())
 	case *pb.Relation_ChunkedCachedLocalRelation:
 		return nil, invalidPlan("ChunkedCachedLocalRelation must be resolved from the session's artifact cache before plan translation")
+	case *pb.Relation_CachedRemoteRelation:
+		if x.CachedRemoteRelation.GetRelationId() == "" {
+			return nil, invalidPlan("CachedRemoteRelation without a relation id")
+		}
+		return &plan.CachedRemoteRelation{ID: x.CachedRemoteRelation.GetRelationId()}, nil
 	case *pb.Relation_Sql:
 		return t.sqlRelation(x.Sql)
 	case *pb.Relation_Read:

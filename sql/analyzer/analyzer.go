@@ -18,6 +18,13 @@ type Catalog interface {
 	TempView(name string) (logical.Node, bool)
 }
 
+// CachedRelations is the optional part of a Catalog that holds the DataFrames a server keeps for
+// its clients by id (CachedRemoteRelation: foreachBatch's epoch output).
+type CachedRelations interface {
+	// CachedRelation returns the plan of the DataFrame cached under id, if any.
+	CachedRelation(id string) (logical.Node, bool)
+}
+
 // SourceSchemas answers the output schema of data source reads.
 type SourceSchemas interface {
 	// Schema returns the output schema of a data source read (format, options, user schema DDL
@@ -100,6 +107,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveValues(n)
 	case *plan.NamedTable:
 		return a.resolveNamedTable(n)
+	case *plan.CachedRemoteRelation:
+		return a.resolveCachedRemoteRelation(n)
 	case *plan.DataSource:
 		return a.resolveDataSource(n)
 	case *plan.SQLQuery:

@@ -160,6 +160,17 @@ func (a *Analyzer) resolveNamedTable(n *plan.NamedTable) (*resolved, error) {
 	return nil, sparkerr.TableNotFound(n.Name)
 }
 
+// resolveCachedRemoteRelation finds a DataFrame the session caches by id, as Spark Connect's
+// SessionHolder.getDataFrameOrThrow.
+func (a *Analyzer) resolveCachedRemoteRelation(n *plan.CachedRemoteRelation) (*resolved, error) {
+	if c, ok := a.Catalog.(CachedRelations); ok {
+		if v, ok := c.CachedRelation(n.ID); ok {
+			return newResolved(v), nil
+		}
+	}
+	return nil, sparkerr.IllegalArgument("Invalid plan: No DataFrame with id %s is found in the session", n.ID)
+}
+
 func (a *Analyzer) resolveDataSource(n *plan.DataSource) (*resolved, error) {
 	if a.Sources == nil {
 		return nil, sparkerr.Unsupported("data source %q: this analyzer has no data sources", n.Format)

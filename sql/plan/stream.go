@@ -26,8 +26,9 @@ type WriteStream struct {
 	TableName       string
 	PartitionBy     []string
 	ClusterBy       []string
-	// HasForeach / HasForeachBatch mark Python foreach writers, which Weir refuses clearly.
-	HasForeach, HasForeachBatch bool
+	// Foreach is writeStream.foreach's Python writer, ForeachBatch writeStream.foreachBatch's
+	// Python function (nil when not set).
+	Foreach, ForeachBatch *PythonFunction
 }
 
 func (WriteStream) isCommand() {}

@@ -2,6 +2,7 @@
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -32,8 +33,11 @@ def start_server(extra_args=(), env=None) -> Server:
     state = tempfile.mkdtemp(prefix="weir-e2e-")
     log_path = os.path.join(state, "server.log")
     log = open(log_path, "w")
+    # The server's Python workers (foreachBatch, UDFs) run this interpreter: the tests' own,
+    # with the same PySpark as the client.
+    python = [] if "--python" in extra_args else ["--python", sys.executable]
     proc = subprocess.Popen(
-        [binary, "--listen", f"127.0.0.1:{port}", "--state-dir", state, *extra_args],
+        [binary, "--listen", f"127.0.0.1:{port}", "--state-dir", state, *python, *extra_args],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
     )
     deadline = time.time() + 30

@@ -1,0 +1,140 @@
+"""writeStream.foreachBatch through PySpark's own foreachBatch worker: the function runs in a Python
+process the server starts, reads each epoch's output over Spark Connect and writes wherever it likes."""
+import json
+import os
+import time
+
+import pytest
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import functions as F
+
+from conftest import start_server, stop_server
+
+
+def write_json(src, name, rows):
+    tmp = src / f".{name}.tmp"
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    os.rename(tmp, src / name)
+
+
+def worker_pids(server_pid):
+    """The server's foreachBatch worker processes (children of the server)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if b"foreach_batch_worker" in cmd:
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            out.append((int(pid), ppid))
+    return [p for p, pp in out if pp == server_pid or server_pid is None]
+
+
+def test_foreach_batch_writes_each_batch_to_parquet(spark, server, tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    write_json(src, "a.json", [{"k": i, "v": f"x{i}"} for i in range(3)])
+    stream = spark.readStream.format("json").schema("k INT, v STRING").load(str(src))
+
+    def func(batch_df, batch_id):
+        batch_df.withColumn("batch", F.lit(batch_id)).write.mode("append").parquet(str(out))
+
+    q = stream.writeStream.foreachBatch(func).start()
+    try:
+        q.processAllAvailable()
+        write_json(src, "b.json", [{"k": 10, "v": "y"}])
+        q.processAllAvailable()
+        assert q.lastProgress["sink"]["description"] == "ForeachBatchSink"
+    finally:
+        q.stop()
+    rows = sorted((r.batch, r.k, r.v) for r in spark.read.parquet(str(out)).collect())
+    assert rows == [(0, 0, "x0"), (0, 1, "x1"), (0, 2, "x2"), (1, 10, "y")]
+    assert q.exception() is None
+    assert worker_pids(server.proc.pid) == []
+
+
+def test_foreach_batch_feeds_a_second_query(spark, tmp_path):
+    src, mid = tmp_path / "src", tmp_path / "mid"
+    src.mkdir()
+    mid.mkdir()
+    write_json(src, "a.json", [{"k": i} for i in range(5)])
+    first = spark.readStream.format("json").schema("k INT").load(str(src))
+
+    def func(batch_df, batch_id):
+        batch_df.selectExpr("k * 10 AS k10").write.mode("append").json(str(mid / f"b{batch_id}"))
+
+    q1 = first.writeStream.foreachBatch(func).start()
+    try:
+        q1.processAllAvailable()
+    finally:
+        q1.stop()
+    second = spark.readStream.format("json").schema("k10 INT").option("recursiveFileLookup", "true").load(str(mid))
+    q2 = second.writeStream.format("memory").queryName("fb_second").start()
+    try:
+        q2.processAllAvailable()
+        got = sorted(r.k10 for r in spark.sql("SELECT * FROM fb_second").collect())
+    finally:
+        q2.stop()
+    assert got == [0, 10, 20, 30, 40]
+
+
+def test_foreach_batch_complete_mode_sees_the_whole_result(spark, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    write_json(src, "a.json", [{"k": "a"}, {"k": "b"}, {"k": "a"}])
+    counts = spark.readStream.format("json").schema("k STRING").load(str(src)).groupBy("k").count()
+
+    def func(batch_df, batch_id):
+        rows = sorted((r.k, r["count"]) for r in batch_df.collect())
+        with open(os.path.join(str(seen), f"{batch_id}.json"), "w") as f:
+            json.dump(rows, f)
+
+    q = counts.writeStream.outputMode("complete").foreachBatch(func).start()
+    try:
+        q.processAllAvailable()
+        write_json(src, "b.json", [{"k": "c"}])
+        q.processAllAvailable()
+    finally:
+        q.stop()
+    assert json.loads((seen / "0.json").read_text()) == [["a", 2], ["b", 1]]
+    assert json.loads((seen / "1.json").read_text()) == [["a", 2], ["b", 1], ["c", 1]]
+
+
+def test_foreach_batch_error_fails_the_query_with_the_traceback(spark, server, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    write_json(src, "a.json", [{"k": 1}])
+
+    def func(batch_df, batch_id):
+        raise RuntimeError("this should fail the query")
+
+    q = spark.readStream.format("json").schema("k INT").load(str(src)).writeStream.foreachBatch(func).start()
+    with pytest.raises(StreamingQueryException) as e:
+        q.processAllAvailable()
+    msg = str(e.value)
+    assert "FOREACH_BATCH_USER_FUNCTION_ERROR" in msg
+    assert "this should fail the query" in msg
+    assert "Traceback" in msg and "RuntimeError" in msg
+    deadline = time.time() + 10
+    while worker_pids(server.proc.pid) and time.time() < deadline:
+        time.sleep(0.05)
+    assert worker_pids(server.proc.pid) == []
+
+
+def test_foreach_batch_start_fails_on_a_python_version_mismatch(spark, tmp_path):
+    from pyspark.sql.connect.streaming import readwriter
+
+    stream = spark.readStream.format("rate").load()
+    w = stream.writeStream.foreachBatch(lambda df, i: None)
+    w._write_proto.foreach_batch.python_function.python_ver = "2.7"
+    with pytest.raises(Exception) as e:
+        w.start()
+    assert "PYTHON_VERSION_MISMATCH" in str(e.value)
