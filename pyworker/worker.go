@@ -97,7 +97,11 @@ func Start(ctx context.Context, cfg Config) (*Worker, error) {
 		out = os.Stderr
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: when the server dies (kill -9), the kernel kills the worker. A PySpark worker
+	// whose socket closed may otherwise wait forever for its Spark Connect client's threads,
+	// which retry against the dead server. (The signal follows the OS thread that started the
+	// process; Go keeps its threads unless a goroutine locked to one exits, which Weir's do not.)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, workerFailure("cannot start Python worker %s -m %s: %v", python, cfg.Module, err).Wrap(err)
 	}

@@ -138,3 +138,89 @@ def test_foreach_batch_start_fails_on_a_python_version_mismatch(spark, tmp_path)
     with pytest.raises(Exception) as e:
         w.start()
     assert "PYTHON_VERSION_MISMATCH" in str(e.value)
+
+
+def test_foreach_batch_replays_a_crashed_epoch_with_its_batch_id(tmp_path):
+    """kill -9 of the server after the function's writes but before the epoch's commit: after a
+    restart the epoch runs again with the same batch id and the same rows; the worker, orphaned
+    by the kill, exits by itself."""
+    import crash_harness
+
+    src, ck = tmp_path / "src", tmp_path / "ck"
+    src.mkdir()
+    log, marker = str(tmp_path / "log.jsonl"), str(tmp_path / "killed")
+    write_json(src, "a.json", [{"k": i} for i in range(3)])
+
+    def func(batch_df, batch_id):
+        import os as os_, json as json_, signal, time as time_
+        rows = sorted(r.k for r in batch_df.collect())
+        with open(log, "a") as f:
+            f.write(json_.dumps({"batch": batch_id, "rows": rows, "pid": os_.getpid()}) + "\n")
+        if batch_id == 1 and not os_.path.exists(marker):
+            open(marker, "w").close()
+            os_.kill(os_.getppid(), signal.SIGKILL)  # the server: the worker's parent
+            time_.sleep(2)
+
+    def start(spark):
+        return (spark.readStream.format("json").schema("k INT").load(str(src))
+                .writeStream.option("checkpointLocation", str(ck)).foreachBatch(func).start())
+
+    server = start_server()
+    spark = crash_harness.session(server)
+    try:
+        q = start(spark)
+        q.processAllAvailable()
+        write_json(src, "b.json", [{"k": 10}])
+        # The function kills the server during batch 1 (the client is not asked anything: its
+        # calls would retry against the dead server).
+        server.proc.wait(timeout=60)
+    finally:
+        crash_harness.drop(spark)
+        if server.proc.poll() is None:
+            server.proc.kill()
+    entries = [json.loads(line) for line in open(log)]
+    orphan = entries[-1]["pid"]
+    deadline = time.time() + 20
+    while os.path.exists(f"/proc/{orphan}") and time.time() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{orphan}"), "the orphaned foreachBatch worker did not exit"
+
+    server = start_server()
+    spark = crash_harness.session(server)
+    try:
+        q = start(spark)
+        q.processAllAvailable()
+        write_json(src, "c.json", [{"k": 20}, {"k": 21}])
+        q.processAllAvailable()
+        q.stop()
+    finally:
+        spark.stop()
+        stop_server(server)
+    got = [(e["batch"], e["rows"]) for e in (json.loads(line) for line in open(log))]
+    assert got == [(0, [0, 1, 2]), (1, [10]), (1, [10]), (2, [20, 21])]
+
+
+def test_foreach_batch_stop_during_the_function_is_graceful(spark, server, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    started = tmp_path / "started"
+    write_json(src, "a.json", [{"k": 1}])
+
+    def func(batch_df, batch_id):
+        import time as time_
+        open(str(started), "w").close()
+        time_.sleep(30)
+
+    q = spark.readStream.format("json").schema("k INT").load(str(src)).writeStream.foreachBatch(func).start()
+    deadline = time.time() + 30
+    while not started.exists() and time.time() < deadline:
+        time.sleep(0.05)
+    assert started.exists()
+    t0 = time.time()
+    q.stop()
+    assert time.time() - t0 < 15, "stop waited for the function"
+    assert q.exception() is None
+    deadline = time.time() + 10
+    while worker_pids(server.proc.pid) and time.time() < deadline:
+        time.sleep(0.05)
+    assert worker_pids(server.proc.pid) == []
