@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -323,12 +324,12 @@ func readEndSection(r io.Reader) (bool, error) {
 }
 
 // readFailure turns a read error into the stream's error: a crash when the worker's socket
-// ended, the cancellation when the stream was killed.
+// ended (or was reset: the worker died with input unread), a kill when the stream was killed.
 func (s *Stream) readFailure(err error) error {
 	if s.isKilled() {
 		return workerFailure("Python worker %d was killed", s.w.pid).Wrap(err)
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 		return workerFailure("Python worker %d exited unexpectedly (crashed)", s.w.pid).Wrap(err)
 	}
 	return workerFailure("Python worker %d: %v", s.w.pid, err).Wrap(err)
