@@ -329,6 +329,11 @@ func (s *Stream) readFailure(err error) error {
 	if s.isKilled() {
 		return workerFailure("Python worker %d was killed", s.w.pid).Wrap(err)
 	}
+	select {
+	case <-s.pool.done:
+		return workerFailure("Python worker %d was killed: its pool was closed", s.w.pid).Wrap(err)
+	default:
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 		return workerFailure("Python worker %d exited unexpectedly (crashed)", s.w.pid).Wrap(err)
 	}
