@@ -228,16 +228,28 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// idleAlive reports whether an idle worker's socket is still open and silent (a worker killed
-// while idle has closed it).
+// idleAlive reports whether an idle worker's socket is still open and silent: a non-blocking
+// peek finds neither the end of a worker that died while idle nor stray bytes.
 func (w *pooledWorker) idleAlive() bool {
-	if err := w.conn.SetReadDeadline(time.Now()); err != nil {
+	if w.br.Buffered() > 0 {
 		return false
 	}
-	_, err := w.br.Peek(1)
-	w.conn.SetReadDeadline(time.Time{})
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	sc, ok := w.conn.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	alive := false
+	err = rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		_, _, rerr := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		alive = errors.Is(rerr, syscall.EAGAIN)
+		return true // never wait
+	})
+	return err == nil && alive
 }
 
 // kill closes the worker's socket and has it killed. It may be called more than once.

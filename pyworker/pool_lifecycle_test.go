@@ -271,3 +271,42 @@ func TestPoolSendAllBeforeRecv(t *testing.T) {
 	s.Close()
 	alloc.AssertSize(t, 0)
 }
+
+func TestPoolReplacesDeadWorkersAndDaemon(t *testing.T) {
+	base := snapshot(t)
+	p := newTestPool(t, 1)
+	tk := task(t, SQLScalarArrowUDF, nil, UDF{Command: command(t, "scalar_arrow"), ArgOffsets: []int{0}})
+	batch := func() Group { return one(longs(memory.DefaultAllocator, []string{"a"}, []any{2})) }
+	got, first, err := run(t, p, tk, batch())
+	checkRows(t, "first task", got, err, "_0=6")
+
+	// An idle worker that died (killed by hand, by the OOM killer) is not handed out.
+	syscall.Kill(first, syscall.SIGKILL)
+	for !gone(first) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	got, second, err := run(t, p, tk, batch())
+	checkRows(t, "after the idle worker died", got, err, "_0=6")
+	if second == first {
+		t.Fatalf("the dead worker %d ran a task", first)
+	}
+
+	// A dead daemon is started again. (Its worker is killed first, while the daemon lives to
+	// reap it: a worker orphaned by a dead daemon is pid 1's to reap.)
+	s, err := p.Open(context.Background(), tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // abandoned: its worker is killed
+	oldDaemon := p.daemon.pid
+	syscall.Kill(oldDaemon, syscall.SIGKILL)
+	<-p.daemon.exited
+	got, third, err := run(t, p, tk, batch())
+	checkRows(t, "after the daemon died", got, err, "_0=6")
+	if p.daemon.pid == oldDaemon {
+		t.Errorf("the pool still uses its dead daemon %d", oldDaemon)
+	}
+	pids := []int{first, second, third, oldDaemon, p.daemon.pid}
+	p.Close()
+	checkNoLeaks(t, base, pids...)
+}

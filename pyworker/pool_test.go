@@ -51,6 +51,12 @@ func TestPoolEvalTypes(t *testing.T) {
 		note(pid)
 		checkRows(t, "scalar arrow", got, err, "_0=3", "_0=(null)")
 	})
+	t.Run("scalar arrow iterator", func(t *testing.T) {
+		tk := task(t, SQLScalarArrowIterUDF, alloc, UDF{Command: cmd("scalar_arrow_iter"), ArgOffsets: []int{0}})
+		got, pid, err := run(t, p, tk, one(longs(alloc, []string{"a"}, []any{1, 2})), one(longs(alloc, []string{"a"}, []any{3})))
+		note(pid)
+		checkRows(t, "scalar arrow iter", got, err, "_0=101", "_0=102", "_0=103")
+	})
 	t.Run("mapInPandas", func(t *testing.T) {
 		tk := task(t, SQLMapPandasIterUDF, alloc, UDF{Command: cmd("map_pandas")})
 		got, pid, err := run(t, p, tk,
@@ -90,25 +96,36 @@ func TestPoolEvalTypes(t *testing.T) {
 		note(pid)
 		checkRows(t, "grouped agg", got, err, "_0=2.3333333333333335", "_0=10")
 	})
-	t.Run("cogroup applyInPandas, one side empty", func(t *testing.T) {
-		kw := []string{"k", "w"}
-		tk := task(t, SQLCogroupedMapPandasUDF, alloc, UDF{Command: cmd("cogrouped_map_pandas"), Sides: []SideOffsets{
-			{Keys: []int{0}, Values: []int{1}}, {Keys: []int{0}, Values: []int{1}}}})
-		left := longs(alloc, kv, []any{0}, []any{0})
-		right := longs(alloc, kw, []any{0}, []any{0})
-		tk.InputSchemas = []*arrow.Schema{left.Schema(), right.Schema()}
-		left.Release()
-		right.Release()
-		got, pid, err := run(t, p, tk,
-			Group{Batches: [][]arrow.RecordBatch{
-				{longs(alloc, kv, []any{1, 1}, []any{1, 2})},
-				{longs(alloc, kw, []any{1}, []any{3})}}},
-			Group{Batches: [][]arrow.RecordBatch{
-				nil,
-				{longs(alloc, kw, []any{2, 2}, []any{3, 4})}}})
+	t.Run("grouped aggregate arrow", func(t *testing.T) {
+		tk := task(t, SQLGroupedAggArrowUDF, alloc, UDF{Command: cmd("grouped_agg_arrow"), ArgOffsets: []int{1}})
+		got, pid, err := run(t, p, tk, groups()...)
 		note(pid)
-		checkRows(t, "cogroup", got, err, "k=1 nl=2 nr=1", "k=2 nl=0 nr=2")
+		checkRows(t, "grouped agg arrow", got, err, "_0=7", "_0=10")
 	})
+	for _, c := range []struct {
+		name string
+		et   EvalType
+	}{{"cogrouped_map_pandas", SQLCogroupedMapPandasUDF}, {"cogrouped_map_arrow", SQLCogroupedMapArrowUDF}} {
+		t.Run(c.name+", one side empty", func(t *testing.T) {
+			kw := []string{"k", "w"}
+			tk := task(t, c.et, alloc, UDF{Command: cmd(c.name), Sides: []SideOffsets{
+				{Keys: []int{0}, Values: []int{1}}, {Keys: []int{0}, Values: []int{1}}}})
+			left := longs(alloc, kv, []any{0}, []any{0})
+			right := longs(alloc, kw, []any{0}, []any{0})
+			tk.InputSchemas = []*arrow.Schema{left.Schema(), right.Schema()}
+			left.Release()
+			right.Release()
+			got, pid, err := run(t, p, tk,
+				Group{Batches: [][]arrow.RecordBatch{
+					{longs(alloc, kv, []any{1, 1}, []any{1, 2})},
+					{longs(alloc, kw, []any{1}, []any{3})}}},
+				Group{Batches: [][]arrow.RecordBatch{
+					nil,
+					{longs(alloc, kw, []any{2, 2}, []any{3, 4})}}})
+			note(pid)
+			checkRows(t, "cogroup", got, err, "k=1 nl=2 nr=1", "k=2 nl=0 nr=2")
+		})
+	}
 	t.Run("empty input", func(t *testing.T) {
 		tk := task(t, SQLScalarPandasUDF, alloc, UDF{Command: cmd("identity"), ArgOffsets: []int{0}})
 		got, pid, err := run(t, p, tk)

@@ -32,6 +32,11 @@ def scalar_arrow(a):  # SQL_SCALAR_ARROW_UDF
     return pc.multiply(a, 3)
 
 
+def scalar_arrow_iter(it):  # SQL_SCALAR_ARROW_ITER_UDF
+    for a in it:
+        yield pc.add(a, 100)
+
+
 def map_pandas(it):  # SQL_MAP_PANDAS_ITER_UDF
     for df in it:
         even = df[df.id % 2 == 0]
@@ -53,6 +58,14 @@ def grouped_map_arrow(key, table):  # SQL_GROUPED_MAP_ARROW_UDF
 
 def grouped_agg_pandas(v):  # SQL_GROUPED_AGG_PANDAS_UDF
     return v.mean()
+
+
+def grouped_agg_arrow(v):  # SQL_GROUPED_AGG_ARROW_UDF
+    return pc.sum(v).as_py()
+
+
+def cogrouped_map_arrow(key, left, right):  # SQL_COGROUPED_MAP_ARROW_UDF
+    return pa.table({"k": [key[0].as_py()], "nl": [left.num_rows], "nr": [right.num_rows]})
 
 
 def cogrouped_map_pandas(key, left, right):  # SQL_COGROUPED_MAP_PANDAS_UDF
@@ -86,6 +99,7 @@ commands = {
     "scalar_pandas_iter": (scalar_pandas_iter, long_t),
     "arrow_batched": (arrow_batched, StringType()),
     "scalar_arrow": (scalar_arrow, long_t),
+    "scalar_arrow_iter": (scalar_arrow_iter, long_t),
     "map_pandas": (map_pandas, StructType([StructField("id", long_t), StructField("sq", long_t)])),
     "map_arrow": (map_arrow, StructType([StructField("next", long_t)])),
     "grouped_map_pandas": (
@@ -97,6 +111,11 @@ commands = {
         StructType([StructField("k", long_t), StructField("n", long_t), StructField("top", long_t)]),
     ),
     "grouped_agg_pandas": (grouped_agg_pandas, DoubleType()),
+    "grouped_agg_arrow": (grouped_agg_arrow, long_t),
+    "cogrouped_map_arrow": (
+        cogrouped_map_arrow,
+        StructType([StructField("k", long_t), StructField("nl", long_t), StructField("nr", long_t)]),
+    ),
     "cogrouped_map_pandas": (
         cogrouped_map_pandas,
         StructType([StructField("k", long_t), StructField("nl", long_t), StructField("nr", long_t)]),
