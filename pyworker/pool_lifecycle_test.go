@@ -139,19 +139,35 @@ func TestPoolReusesAWorker(t *testing.T) {
 	if pids[0] != pids[1] || pids[1] != pids[2] {
 		t.Errorf("three tasks in a row ran on workers %v, want one reused", pids)
 	}
-	// A stream closed before its end kills its worker rather than reusing it.
+	// A stream closed before anything was sent gives its worker back untouched.
 	s, err := p.Open(context.Background(), tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	got, pid, err := run(t, p, tk, one(longs(memory.DefaultAllocator, []string{"a"}, []any{1})))
+	checkRows(t, "after an unused stream", got, err, "_0=3")
+	if pid != pids[0] {
+		t.Errorf("after an unused stream the task ran on worker %d, want %d", pid, pids[0])
+	}
+	// A stream closed before its end kills its worker rather than reusing it.
+	s, err = p.Open(context.Background(), tk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Pid() != pids[0] {
 		t.Errorf("Open took worker %d, want the idle %d", s.Pid(), pids[0])
 	}
+	rec := longs(memory.DefaultAllocator, []string{"a"}, []any{1})
+	if err := s.Send(context.Background(), one(rec)); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
 	s.Close()
 	if !gone(pids[0]) {
 		t.Errorf("worker %d of an abandoned stream still runs", pids[0])
 	}
-	_, pid, err := run(t, p, tk, one(longs(memory.DefaultAllocator, []string{"a"}, []any{1})))
+	_, pid, err = run(t, p, tk, one(longs(memory.DefaultAllocator, []string{"a"}, []any{1})))
 	if err != nil || pid == pids[0] {
 		t.Errorf("after an abandoned stream: worker %d (was %d), %v", pid, pids[0], err)
 	}
@@ -297,7 +313,13 @@ func TestPoolReplacesDeadWorkersAndDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close() // abandoned: its worker is killed
+	if err := s.Send(context.Background(), batch()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // abandoned mid-task: its worker is killed
+	if !gone(s.Pid()) {
+		t.Fatal("the abandoned worker still runs")
+	}
 	oldDaemon := p.daemon.pid
 	syscall.Kill(oldDaemon, syscall.SIGKILL)
 	<-p.daemon.exited

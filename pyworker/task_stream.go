@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -35,11 +36,12 @@ type Stream struct {
 	filesDir string
 
 	// Writer side (Send, CloseSend).
-	started    bool // the task header was written
 	sendClosed bool
 	sendErr    error
 
 	mu       sync.Mutex
+	started  bool // the task header is being or was written
+	closing  bool // Close began: no more writes
 	queue    []arrow.RecordBatch
 	done     bool  // the reader ended
 	err      error // why, nil after a clean end
@@ -93,7 +95,7 @@ func (s *Stream) CloseSend(ctx context.Context) error {
 
 // write runs op on the worker's buffered socket (after the header if not written yet) and
 // flushes.
-func (s *Stream) write(ctx context.Context, first *Group, op func(w io.Writer) error) error {
+func (s *Stream) write(ctx context.Context, firstUnit *Group, op func(w io.Writer) error) error {
 	if s.sendErr != nil {
 		return s.sendErr
 	}
@@ -106,11 +108,18 @@ func (s *Stream) write(ctx context.Context, first *Group, op func(w io.Writer) e
 		s.sendErr = fmt.Errorf("pyworker: Python worker %d: %w", s.w.pid, err)
 		return s.sendErr
 	}
+	s.mu.Lock()
+	closing, first := s.closing, !s.started
+	s.started = true
+	s.mu.Unlock()
+	if closing {
+		s.sendErr = errors.New("pyworker: the stream is closed")
+		return s.sendErr
+	}
 	stop := context.AfterFunc(ctx, s.kill)
 	err := func() error {
-		if !s.started {
-			s.started = true
-			conf, err := s.fam.evalConf(&s.task, first)
+		if first {
+			conf, err := s.fam.evalConf(&s.task, firstUnit)
 			if err != nil {
 				return err
 			}
@@ -197,13 +206,26 @@ func (s *Stream) Ready() bool {
 	return len(s.queue) > 0 || s.done
 }
 
-// Close ends the task: a worker whose output ended cleanly goes back to the pool, any other is
-// killed (the task was cancelled, failed, or not read to its end). Queued results are released.
+// Close ends the task: a worker whose output ended cleanly, or that was given nothing, goes back
+// to the pool; any other is killed (the task was cancelled, failed, or not read to its end).
+// Queued results are released.
 func (s *Stream) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
+		s.closing = true
 		reusable := s.done && s.err == nil && s.reusable
+		untouched := !s.started && !s.done
 		s.mu.Unlock()
+		if untouched && !s.isKilled() {
+			// Nothing was written: the worker still waits for a task's header. Its reader
+			// goroutine is stopped with a past read deadline, which leaves the socket usable.
+			s.w.conn.SetReadDeadline(time.Unix(1, 0))
+			<-s.readerDone
+			s.w.conn.SetReadDeadline(time.Time{})
+			s.mu.Lock()
+			reusable = s.err != nil && errors.Is(s.err, os.ErrDeadlineExceeded) && s.w.br.Buffered() == 0
+			s.mu.Unlock()
+		}
 		if !reusable {
 			s.kill()
 		}
