@@ -1,20 +1,35 @@
-// Package pyworker starts and owns PySpark's own Python worker processes, the way Spark's
-// PythonWorkerFactory and StreamingPythonRunner do, and speaks their framing.
+// Package pyworker runs PySpark's own Python worker processes, the way Spark's
+// PythonWorkerFactory, PythonRunner / ArrowPythonRunner and StreamingPythonRunner do, and speaks
+// their protocols.
 //
-// Start runs `Python -m Module` in its own process group with PYTHON_WORKER_FACTORY_PORT and
-// PYTHON_WORKER_FACTORY_SECRET set, accepts the worker's connect-back on a loopback listener
-// (pyspark.util.local_connect_and_auth: the worker sends its secret length-prefixed, the server
-// answers the UTF string "ok"), then reads the pid the worker sends
-// (pyspark.worker_util.get_sock_file_to_executor). The Worker gives buffered big-endian framing
-// as pyspark/serializers.py writes it (ints, longs, length-prefixed bytes and UTF strings,
-// SpecialLengths) and turns a worker's PYTHON_EXCEPTION_THROWN (-2) + traceback into Spark's
-// PythonException (error class PYTHON_EXCEPTION).
+// Start runs one `Python -m Module` worker (foreachBatch, streaming listeners) in its own process
+// group with PYTHON_WORKER_FACTORY_PORT and PYTHON_WORKER_FACTORY_SECRET set, accepts the
+// worker's connect-back on a loopback listener (pyspark.util.local_connect_and_auth: the worker
+// sends its secret length-prefixed, the server answers the UTF string "ok"), then reads the pid
+// the worker sends (pyspark.worker_util.get_sock_file_to_executor). The Worker gives buffered
+// big-endian framing as pyspark/serializers.py writes it (ints, longs, length-prefixed bytes and
+// UTF strings, SpecialLengths) and turns a worker's PYTHON_EXCEPTION_THROWN (-2) + traceback into
+// Spark's PythonException (error class PYTHON_EXCEPTION).
+//
+// Pool runs UDF tasks (Task: an eval type, its UDFs' pickled commands, the runner conf) on
+// workers forked by one `python -m pyspark.daemon` (daemon.go describes its protocol), reused
+// after a task that ended cleanly (spark.python.worker.reuse), at most MaxWorkers busy at once.
+// A Stream writes worker.py's task header (task_header.go) with its first input, frames each
+// input unit (Group) and decodes the output as the eval type's family says (family.go; the
+// Arrow kinds in arrow_families.go, where the wire format of each is described), and reads the
+// end section (timing data, accumulators, END_OF_STREAM). Callers see flat Arrow batches: the
+// struct wrapping of the map kinds is the package's business.
 //
 // Ownership: the Worker owns its process, its socket and one goroutine that reaps the process.
 // Every blocking call takes a context; when it is done the socket is closed (the worker cannot be
 // used any more, its framing may be cut mid-message). Close closes the socket (a PySpark worker
 // exits when its socket closes), kills the whole process group if the process has not exited
-// within a short grace, and waits for it: no zombie, no orphan, no goroutine left.
+// within a short grace, and waits for it: no zombie, no orphan, no goroutine left. The Pool owns
+// the daemon (its stdin is a pipe of ours: when this process dies, even by kill -9, the daemon
+// and its workers exit), its stdout/stderr copies and its workers; a Stream owns the goroutine
+// that reads its worker's output into a queue (so sending all input before receiving never
+// deadlocks). A context done during Send or Recv kills that worker; Pool.Close kills every
+// worker, then the daemon, and reaps them.
 //
-// Imports: the standard library and sparkerr only.
+// Imports: the standard library, Arrow, sparkerr and sql/types (the input_type eval conf).
 package pyworker

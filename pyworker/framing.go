@@ -23,33 +23,70 @@ const (
 // gigabytes).
 const maxFrame = 1 << 30
 
-// WriteInt buffers a 4-byte big-endian int.
-func (w *Worker) WriteInt(v int32) error {
+// writeInt writes a 4-byte big-endian int (serializers.write_int).
+func writeInt(w io.Writer, v int32) error {
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], uint32(v))
-	_, err := w.bw.Write(b[:])
+	_, err := w.Write(b[:])
 	return err
 }
 
-// WriteLong buffers an 8-byte big-endian long.
-func (w *Worker) WriteLong(v int64) error {
+// writeLong writes an 8-byte big-endian long (serializers.write_long).
+func writeLong(w io.Writer, v int64) error {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(v))
-	_, err := w.bw.Write(b[:])
+	_, err := w.Write(b[:])
 	return err
 }
 
-// WriteBytes buffers a length-prefixed byte string (serializers.write_with_length).
-func (w *Worker) WriteBytes(p []byte) error {
+// writeBytes writes a length-prefixed byte string (serializers.write_with_length).
+func writeBytes(w io.Writer, p []byte) error {
 	if len(p) > math.MaxInt32 {
 		return fmt.Errorf("pyworker: frame of %d bytes is too long", len(p))
 	}
-	if err := w.WriteInt(int32(len(p))); err != nil {
+	if err := writeInt(w, int32(len(p))); err != nil {
 		return err
 	}
-	_, err := w.bw.Write(p)
+	_, err := w.Write(p)
 	return err
 }
+
+// readInt reads a 4-byte big-endian int.
+func readInt(r io.Reader) (int32, error) {
+	var b [4]byte
+	_, err := io.ReadFull(r, b[:])
+	return int32(binary.BigEndian.Uint32(b[:])), err
+}
+
+// readLong reads an 8-byte big-endian long.
+func readLong(r io.Reader) (int64, error) {
+	var b [8]byte
+	_, err := io.ReadFull(r, b[:])
+	return int64(binary.BigEndian.Uint64(b[:])), err
+}
+
+// readFrame reads a length-prefixed byte string, refusing lengths past maxFrame.
+func readFrame(r io.Reader) ([]byte, error) {
+	n, err := readInt(r)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n > maxFrame {
+		return nil, fmt.Errorf("invalid frame length %d", n)
+	}
+	p := make([]byte, n)
+	_, err = io.ReadFull(r, p)
+	return p, err
+}
+
+// WriteInt buffers a 4-byte big-endian int.
+func (w *Worker) WriteInt(v int32) error { return writeInt(w.bw, v) }
+
+// WriteLong buffers an 8-byte big-endian long.
+func (w *Worker) WriteLong(v int64) error { return writeLong(w.bw, v) }
+
+// WriteBytes buffers a length-prefixed byte string (serializers.write_with_length).
+func (w *Worker) WriteBytes(p []byte) error { return writeBytes(w.bw, p) }
 
 // WriteUTF buffers a length-prefixed UTF-8 string (read by UTF8Deserializer.loads).
 func (w *Worker) WriteUTF(s string) error { return w.WriteBytes([]byte(s)) }
@@ -61,16 +98,16 @@ func (w *Worker) Flush(ctx context.Context) error {
 
 // ReadInt reads a 4-byte big-endian int, bounded by ctx.
 func (w *Worker) ReadInt(ctx context.Context) (int32, error) {
-	var b [4]byte
-	err := w.io(ctx, func() error { _, err := io.ReadFull(w.br, b[:]); return err })
-	return int32(binary.BigEndian.Uint32(b[:])), err
+	var v int32
+	err := w.io(ctx, func() error { var err error; v, err = readInt(w.br); return err })
+	return v, err
 }
 
 // ReadLong reads an 8-byte big-endian long, bounded by ctx.
 func (w *Worker) ReadLong(ctx context.Context) (int64, error) {
-	var b [8]byte
-	err := w.io(ctx, func() error { _, err := io.ReadFull(w.br, b[:]); return err })
-	return int64(binary.BigEndian.Uint64(b[:])), err
+	var v int64
+	err := w.io(ctx, func() error { var err error; v, err = readLong(w.br); return err })
+	return v, err
 }
 
 // ReadBytes reads a length-prefixed byte string, bounded by ctx.

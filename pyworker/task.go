@@ -16,9 +16,22 @@ type UDF struct {
 	// ArgNames are keyword-argument names per argument ("" for a positional one); nil when all are
 	// positional.
 	ArgNames []string
+	// Chained are the functions whose result this one's input is (Spark's ChainedPythonFunctions:
+	// worker.py calls Command on the result of the last, which was called on the previous ...),
+	// innermost first, each a pickled payload like Command; nil for a lone function.
+	Chained [][]byte
+	// Sides are, for the grouped-map and cogrouped-map kinds, the grouping-key and value columns
+	// of each side's input batches (one side for grouped map, left then right for cogrouped), in
+	// place of ArgOffsets (Spark's BasePandasGroupExec.resolveArgOffsets).
+	Sides []SideOffsets
 	// ReturnType is the Arrow type of the function's result column(s) (a struct for the map and
 	// grouped-map kinds: one field per output column).
 	ReturnType arrow.DataType
+}
+
+// SideOffsets are the grouping-key and value columns of one side of a grouped or cogrouped input.
+type SideOffsets struct {
+	Keys, Values []int
 }
 
 // Task is one evaluation on a worker: what worker.py's main reads before the data.
@@ -36,6 +49,16 @@ type Task struct {
 	Conf map[string]string
 	// Alloc allocates the result batches read from the worker (the query's memory budget).
 	Alloc memory.Allocator
+	// InputSchemas are the schemas of the input batches, one per side (two for the cogrouped
+	// kinds): the worker needs a schema for an input or a cogroup side that has no batch. When
+	// nil, the schema of the first batch sent is used (an input without batches then has no
+	// columns).
+	InputSchemas []*arrow.Schema
+	// SparkFilesDir is the directory worker.py puts first on sys.path and SparkFiles reads
+	// (the session's artifacts); empty for a fresh empty directory of the pool.
+	SparkFilesDir string
+	// PythonIncludes are files of SparkFilesDir (zip, egg) added to sys.path as well.
+	PythonIncludes []string
 }
 
 // Group is one unit of a task's input: one batch for the scalar and map kinds, all the rows of

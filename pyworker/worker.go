@@ -64,11 +64,10 @@ func Start(ctx context.Context, cfg Config) (*Worker, error) {
 	if cfg.Module == "" {
 		return nil, errors.New("pyworker: no module to run")
 	}
-	var key [32]byte
-	if _, err := rand.Read(key[:]); err != nil {
+	secret, err := newSecret()
+	if err != nil {
 		return nil, err
 	}
-	secret := hex.EncodeToString(key[:])
 	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		return nil, workerFailure("cannot listen for a Python worker: %v", err).Wrap(err)
@@ -77,21 +76,7 @@ func Start(ctx context.Context, cfg Config) (*Worker, error) {
 	port := ln.Addr().(*net.TCPAddr).Port
 
 	cmd := exec.Command(python, "-m", cfg.Module)
-	cmd.Env = append(os.Environ(),
-		"PYTHON_WORKER_FACTORY_PORT="+strconv.Itoa(port),
-		"PYTHON_WORKER_FACTORY_SECRET="+secret,
-		"SPARK_AUTH_SOCKET_TIMEOUT="+strconv.Itoa(authTimeout),
-		"SPARK_BUFFER_SIZE="+strconv.Itoa(bufferSize),
-		"PYTHONUNBUFFERED=YES",
-	)
-	if os.Getenv("SPARK_HOME") == "" {
-		// PySpark's Connect package, imported by `python -m` before the module's __main__ exists,
-		// takes itself for a doctest run and looks for SPARK_HOME, which a pyspark-client install
-		// has none of (it exits if none is found). Spark's workers inherit the JVM's SPARK_HOME;
-		// Weir has no Spark distribution, so any directory will do: the worker reads nothing there.
-		cmd.Env = append(cmd.Env, "SPARK_HOME="+os.TempDir())
-	}
-	cmd.Env = append(cmd.Env, cfg.Env...)
+	cmd.Env = workerEnv(secret, cfg.Env, "PYTHON_WORKER_FACTORY_PORT="+strconv.Itoa(port))
 	out := cfg.Output
 	if out == nil {
 		out = os.Stderr
@@ -121,6 +106,35 @@ func Start(ctx context.Context, cfg Config) (*Worker, error) {
 	w.br = bufio.NewReaderSize(conn, bufferSize)
 	w.bw = bufio.NewWriterSize(conn, bufferSize)
 	return w, nil
+}
+
+// workerEnv is the environment of a PySpark worker process (or daemon) authenticating with
+// secret: the server's environment, the variables PythonWorkerFactory sets, then extra and env.
+func workerEnv(secret string, env []string, extra ...string) []string {
+	out := append(os.Environ(),
+		"PYTHON_WORKER_FACTORY_SECRET="+secret,
+		"SPARK_AUTH_SOCKET_TIMEOUT="+strconv.Itoa(authTimeout),
+		"SPARK_BUFFER_SIZE="+strconv.Itoa(bufferSize),
+		"PYTHONUNBUFFERED=YES",
+	)
+	if os.Getenv("SPARK_HOME") == "" {
+		// PySpark's Connect package, imported by `python -m` before the module's __main__ exists,
+		// takes itself for a doctest run and looks for SPARK_HOME, which a pyspark-client install
+		// has none of (it exits if none is found). Spark's workers inherit the JVM's SPARK_HOME;
+		// Weir has no Spark distribution, so any directory will do: the worker reads nothing there.
+		out = append(out, "SPARK_HOME="+os.TempDir())
+	}
+	out = append(out, extra...)
+	return append(out, env...)
+}
+
+// newSecret is a fresh authentication secret (PythonWorkerFactory's authHelper.secret).
+func newSecret() (string, error) {
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(key[:]), nil
 }
 
 // accept waits for the worker's connect-back (or its exit, or ctx), authenticates it as

@@ -1,0 +1,271 @@
+package pyworker
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// PoolConfig says how a Pool runs its workers.
+type PoolConfig struct {
+	// Python is the interpreter (PYSPARK_PYTHON); "python3" when empty.
+	Python string
+	// MaxWorkers bounds the workers running tasks at once (Open blocks beyond it); the number of
+	// CPUs when not positive.
+	MaxWorkers int
+	// Output receives the daemon's and the workers' stdout and stderr; the server's stderr when
+	// nil.
+	Output io.Writer
+	// Env is added to the server's environment for the daemon and its workers.
+	Env []string
+}
+
+// Pool runs tasks on reusable PySpark workers forked by one pyspark.daemon, the way Spark's
+// PythonWorkerFactory does with spark.python.use.daemon and spark.python.worker.reuse: a worker
+// whose task ended cleanly goes back to the idle list and runs the next task on the same socket;
+// any other worker is killed. It is safe for concurrent use.
+type Pool struct {
+	cfg   PoolConfig
+	slots chan struct{} // one token per busy worker
+	done  chan struct{} // closed by Close
+
+	startMu sync.Mutex // serializes daemon starts
+
+	mu       sync.Mutex
+	closed   bool
+	daemon   *daemon
+	idle     []*pooledWorker
+	busy     map[*pooledWorker]struct{}
+	filesDir string
+}
+
+// pooledWorker is one worker forked by the daemon and its authenticated socket.
+type pooledWorker struct {
+	conn   net.Conn
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	pid    int
+	daemon *daemon
+}
+
+// NewPool returns a pool; it starts nothing until the first Open.
+func NewPool(cfg PoolConfig) *Pool {
+	if cfg.MaxWorkers <= 0 {
+		cfg.MaxWorkers = runtime.NumCPU()
+	}
+	return &Pool{
+		cfg:   cfg,
+		slots: make(chan struct{}, cfg.MaxWorkers),
+		done:  make(chan struct{}),
+		busy:  map[*pooledWorker]struct{}{},
+	}
+}
+
+// errPoolClosed is the error of an Open on a closed pool.
+func errPoolClosed() error { return workerFailure("the Python worker pool is closed") }
+
+// Open starts task t on an idle worker, or on a new one while fewer than MaxWorkers are busy;
+// otherwise it waits for a worker to be released, bounded by ctx. The task's header is written
+// with its first input.
+func (p *Pool) Open(ctx context.Context, t Task) (*Stream, error) {
+	fam := families[t.EvalType]
+	if fam == nil {
+		return nil, workerFailure("Weir cannot run Python functions of eval type %d", t.EvalType)
+	}
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("pyworker: waiting for a Python worker: %w", ctx.Err())
+	case <-p.done:
+		return nil, errPoolClosed()
+	}
+	w, filesDir, err := p.worker(ctx)
+	if err != nil {
+		<-p.slots
+		return nil, err
+	}
+	return newStream(p, w, t, fam, filesDir), nil
+}
+
+// worker takes an idle worker that is still alive, or forks a new one.
+func (p *Pool) worker(ctx context.Context) (*pooledWorker, string, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, "", errPoolClosed()
+	}
+	for len(p.idle) > 0 {
+		w := p.idle[len(p.idle)-1]
+		p.idle = p.idle[:len(p.idle)-1]
+		if w.idleAlive() {
+			p.busy[w] = struct{}{}
+			dir := p.filesDir
+			p.mu.Unlock()
+			return w, dir, nil
+		}
+		w.kill()
+	}
+	p.mu.Unlock()
+
+	d, dir, err := p.runningDaemon(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	w, err := d.fork(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		w.kill()
+		return nil, "", errPoolClosed()
+	}
+	p.busy[w] = struct{}{}
+	return w, dir, nil
+}
+
+// runningDaemon returns the pool's daemon, starting it (again, if it died) when needed, and the
+// pool's files directory.
+func (p *Pool) runningDaemon(ctx context.Context) (*daemon, string, error) {
+	p.startMu.Lock()
+	defer p.startMu.Unlock()
+	p.mu.Lock()
+	d, dir, closed := p.daemon, p.filesDir, p.closed
+	p.mu.Unlock()
+	if closed {
+		return nil, "", errPoolClosed()
+	}
+	if d != nil && d.alive() {
+		return d, dir, nil
+	}
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "weir-pyfiles-"); err != nil {
+			return nil, "", workerFailure("cannot create the Python workers' files directory: %v", err).Wrap(err)
+		}
+	}
+	nd, err := startDaemon(ctx, p.cfg)
+	p.mu.Lock()
+	if p.filesDir == "" {
+		p.filesDir = dir
+	}
+	if err == nil && p.closed {
+		err = errPoolClosed()
+		defer nd.close()
+	}
+	if err == nil {
+		p.daemon = nd
+	}
+	p.mu.Unlock()
+	if d != nil {
+		d.close() // reap the dead one
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return nd, dir, nil
+}
+
+// release ends a stream's use of w: back to the idle list when reusable, killed otherwise.
+func (p *Pool) release(w *pooledWorker, reusable bool) {
+	p.mu.Lock()
+	delete(p.busy, w)
+	if reusable && !p.closed {
+		p.idle = append(p.idle, w)
+		reusable = true
+	} else {
+		reusable = false
+	}
+	p.mu.Unlock()
+	if !reusable {
+		w.kill()
+		w.waitGone()
+	}
+	<-p.slots
+}
+
+// Close kills the daemon and every worker, idle or busy (a busy stream's Send and Recv then
+// fail), reaps them and removes the pool's files directory. Opens waiting for a worker fail.
+func (p *Pool) Close() error {
+	p.startMu.Lock() // no daemon start in flight
+	defer p.startMu.Unlock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	close(p.done)
+	workers := p.idle
+	p.idle = nil
+	for w := range p.busy {
+		workers = append(workers, w)
+	}
+	d, dir := p.daemon, p.filesDir
+	p.mu.Unlock()
+	// The workers die while the daemon, which ignores SIGCHLD, is alive to have them reaped.
+	for _, w := range workers {
+		w.kill()
+	}
+	for _, w := range workers {
+		w.waitGone()
+	}
+	if d != nil {
+		d.close()
+	}
+	if dir != "" {
+		return os.RemoveAll(dir)
+	}
+	return nil
+}
+
+// idleAlive reports whether an idle worker's socket is still open and silent: a non-blocking
+// peek finds neither the end of a worker that died while idle nor stray bytes.
+func (w *pooledWorker) idleAlive() bool {
+	if w.br.Buffered() > 0 {
+		return false
+	}
+	sc, ok := w.conn.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	alive := false
+	err = rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		_, _, rerr := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		alive = errors.Is(rerr, syscall.EAGAIN)
+		return true // never wait
+	})
+	return err == nil && alive
+}
+
+// kill closes the worker's socket and has it killed. It may be called more than once.
+func (w *pooledWorker) kill() {
+	w.conn.Close()
+	w.daemon.killWorker(w.pid)
+}
+
+// waitGone waits, bounded, until the killed worker's process no longer exists (the daemon
+// ignores SIGCHLD: the kernel reaps its children).
+func (w *pooledWorker) waitGone() {
+	deadline := time.Now().Add(closeGrace)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(w.pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

@@ -1,0 +1,137 @@
+# Test UDFs for package pyworker's pool tests: pickles each function with its return type the way
+# a Spark Connect client builds PythonUDF.command (pyspark/sql/connect/expressions.py:
+# CloudPickleSerializer().dumps((func, return_type))) and prints them as JSON
+# {"version": "<major.minor>", "commands": {name: base64 command}}.
+import base64
+import json
+import sys
+import time
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pyspark.serializers import CloudPickleSerializer
+from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+
+
+def scalar_pandas(a, b):  # SQL_SCALAR_PANDAS_UDF; b comes as a keyword argument
+    return a * 10 + b
+
+
+def scalar_pandas_iter(it):  # SQL_SCALAR_PANDAS_ITER_UDF
+    for s in it:
+        yield s * 2
+
+
+def arrow_batched(s):  # SQL_ARROW_BATCHED_UDF: one Python value per row
+    return None if s is None else s.upper() + "!"
+
+
+def scalar_arrow(a):  # SQL_SCALAR_ARROW_UDF
+    return pc.multiply(a, 3)
+
+
+def scalar_arrow_iter(it):  # SQL_SCALAR_ARROW_ITER_UDF
+    for a in it:
+        yield pc.add(a, 100)
+
+
+def map_pandas(it):  # SQL_MAP_PANDAS_ITER_UDF
+    for df in it:
+        even = df[df.id % 2 == 0]
+        yield pd.DataFrame({"id": even.id, "sq": even.id * even.id})
+
+
+def map_arrow(it):  # SQL_MAP_ARROW_ITER_UDF
+    for b in it:
+        yield pa.RecordBatch.from_pydict({"next": pc.add(b.column("id"), 1)})
+
+
+def grouped_map_pandas(key, pdf):  # SQL_GROUPED_MAP_PANDAS_UDF
+    return pd.DataFrame({"k": [key[0]], "total": [float(pdf.v.sum())], "n": [len(pdf)]})
+
+
+def grouped_map_arrow(key, table):  # SQL_GROUPED_MAP_ARROW_UDF
+    return pa.table({"k": [key[0].as_py()], "n": [table.num_rows], "top": [pc.max(table.column("v")).as_py()]})
+
+
+def grouped_agg_pandas(v):  # SQL_GROUPED_AGG_PANDAS_UDF
+    return v.mean()
+
+
+def grouped_agg_arrow(v):  # SQL_GROUPED_AGG_ARROW_UDF
+    return pc.sum(v).as_py()
+
+
+def cogrouped_map_arrow(key, left, right):  # SQL_COGROUPED_MAP_ARROW_UDF
+    return pa.table({"k": [key[0].as_py()], "nl": [left.num_rows], "nr": [right.num_rows]})
+
+
+def cogrouped_map_pandas(key, left, right):  # SQL_COGROUPED_MAP_PANDAS_UDF
+    return pd.DataFrame({"k": [key[0]], "nl": [len(left)], "nr": [len(right)]})
+
+
+def plus_one(a):  # the inner function of a chain
+    return a + 1
+
+
+def times_ten(a):  # the outer function of a chain
+    return a * 10
+
+
+def raises(a):
+    raise ValueError("boom from a pandas udf, %d rows" % len(a))
+
+
+def sleeps(a):
+    time.sleep(60)
+    return a
+
+
+def identity(a):
+    return a
+
+
+long_t = LongType()
+commands = {
+    "scalar_pandas": (scalar_pandas, long_t),
+    "scalar_pandas_iter": (scalar_pandas_iter, long_t),
+    "arrow_batched": (arrow_batched, StringType()),
+    "scalar_arrow": (scalar_arrow, long_t),
+    "scalar_arrow_iter": (scalar_arrow_iter, long_t),
+    "map_pandas": (map_pandas, StructType([StructField("id", long_t), StructField("sq", long_t)])),
+    "map_arrow": (map_arrow, StructType([StructField("next", long_t)])),
+    "grouped_map_pandas": (
+        grouped_map_pandas,
+        StructType([StructField("k", long_t), StructField("total", DoubleType()), StructField("n", long_t)]),
+    ),
+    "grouped_map_arrow": (
+        grouped_map_arrow,
+        StructType([StructField("k", long_t), StructField("n", long_t), StructField("top", long_t)]),
+    ),
+    "grouped_agg_pandas": (grouped_agg_pandas, DoubleType()),
+    "grouped_agg_arrow": (grouped_agg_arrow, long_t),
+    "cogrouped_map_arrow": (
+        cogrouped_map_arrow,
+        StructType([StructField("k", long_t), StructField("nl", long_t), StructField("nr", long_t)]),
+    ),
+    "cogrouped_map_pandas": (
+        cogrouped_map_pandas,
+        StructType([StructField("k", long_t), StructField("nl", long_t), StructField("nr", long_t)]),
+    ),
+    "plus_one": (plus_one, long_t),
+    "times_ten": (times_ten, long_t),
+    "raises": (raises, long_t),
+    "sleeps": (sleeps, long_t),
+    "identity": (identity, long_t),
+}
+
+ser = CloudPickleSerializer()
+json.dump(
+    {
+        "version": "%d.%d" % sys.version_info[:2],
+        "commands": {k: base64.b64encode(ser.dumps(v)).decode() for k, v in commands.items()},
+    },
+    sys.stdout,
+)
