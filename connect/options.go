@@ -157,8 +157,8 @@ func withReapInterval(d time.Duration) Option { return func(o *options) { o.reap
 func WithArtifactMemoryLimit(n int64) Option { return func(o *options) { o.artifactMemoryLimit = n } }
 
 // WithPython sets the Python interpreter (with PySpark) the server's Python workers run
-// (`--python`, PYSPARK_PYTHON; default "python3"). Nothing runs Python yet: foreachBatch and
-// Python UDFs are still refused.
+// (`--python`, PYSPARK_PYTHON; default "python3"); every engine session gets it
+// (engine.WithPython) for the workers of its Python functions.
 func WithPython(path string) Option {
 	return func(o *options) {
 		if path != "" {

@@ -77,7 +77,8 @@ func NewServer(opts ...Option) (*Server, error) {
 		// The checkpoint locations running queries hold, shared by every session of this server.
 		locations := query.NewLocations()
 		o.newEngine = func() EngineSession {
-			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations))
+			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations),
+				engine.WithPython(o.python))
 		}
 	}
 	s := &Server{

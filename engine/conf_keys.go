@@ -125,6 +125,15 @@ var confEntries = []ConfEntry{
 		TimeUnit: time.Millisecond, Valid: positive, Invalid: "The value must be a positive time",
 		Doc: "How often continuous processing asks a source for new rows."},
 
+	// Python functions.
+	{Key: PythonMaxWorkersConf, Kind: ConfInt, Default: strconv.Itoa(flow.DefaultParallelism()),
+		DocDefault: "the number of cores", Valid: positive, Invalid: "The value of " + PythonMaxWorkersConf + " must be positive",
+		Doc: "Most Python workers one session runs at once (UDFs, mapInPandas, applyInPandas: one per partition)."},
+	{Key: arrowSafeConversionConf, Kind: ConfBool, Default: "false",
+		Doc: "Whether Python workers check for unsafe (overflowing, truncating) conversions of pandas results to Arrow."},
+	{Key: assignColumnsByNameConf, Kind: ConfBool, Default: defaultAssignColumnsByName,
+		Doc: "Whether applyInPandas matches its result's columns to the schema by name (else by position)."},
+
 	// Read by the PySpark client (createDataFrame, toPandas, UDFs, error display); Weir only
 	// reports them. Plan compression keys are deliberately absent: a missing key makes the
 	// client send plans uncompressed.
@@ -138,7 +147,6 @@ var confEntries = []ConfEntry{
 		Doc: "Bytes per chunk of a large local relation (client)."},
 	{Key: "spark.sql.session.localRelationBatchOfChunksSizeBytes", Kind: ConfLong, Default: "67108864",
 		Doc: "Bytes per batch of chunks of a large local relation (client)."},
-	{Key: "spark.sql.execution.pandas.convertToArrowArraySafely", Kind: ConfBool, Default: "false", Doc: "Client."},
 	{Key: "spark.sql.execution.pandas.inferPandasDictAsMap", Kind: ConfBool, Default: "false", Doc: "Client."},
 	{Key: "spark.sql.execution.pandas.structHandlingMode", Kind: ConfString, Default: "legacy", Doc: "Client."},
 	{Key: "spark.sql.execution.arrow.pyspark.selfDestruct.enabled", Kind: ConfBool, Default: "false", Doc: "Client."},

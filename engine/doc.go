@@ -41,4 +41,12 @@
 // quarter of the memory the process may use; query_memory.go): the budget is the allocator of
 // its evaluation context and tasks, and a query that outgrows it fails with Spark's
 // UNABLE_TO_ACQUIRE_MEMORY while the session and server go on.
+//
+// Python (python.go): WithPython names the interpreter of the session's Python workers and
+// WithPythonRunner sets what starts them (operators.PythonRunner); batch and streaming plans
+// get it with Spark's runner conf (session time zone, spark.sql.execution.arrow.
+// maxRecordsPerBatch, convertToArrowArraySafely, groupedMap.assignColumnsByName) through
+// planner.Options.Python. spark.udf.register of a Python function (plan.RegisterPythonFunction)
+// keeps it in the session by lower-cased name for the analyzer's SQL calls.
+// spark.weir.python.maxWorkers bounds the session's running workers.
 package engine

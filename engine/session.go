@@ -37,6 +37,8 @@ type Session struct {
 	files *fileaccess.Policy
 	// locations are the checkpoint locations the server's running queries hold.
 	locations *query.Locations
+	// python runs the session's Python functions and keeps the registered ones.
+	python pythonState
 }
 
 // SessionOption configures a Session.
@@ -93,6 +95,7 @@ func NewSession(opts ...SessionOption) *Session {
 		MemoryBudget: func() (int64, error) { return queryMemoryBudget(s.conf.Get) },
 		Files:        s.files,
 		Locations:    s.locations,
+		Python:       s.pythonSpec,
 	})
 	return s
 }
@@ -114,10 +117,11 @@ func (s *Session) timeZone() string { return s.conf.GetOr(conf.TimeZoneKey, "UTC
 
 func (s *Session) analyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{
-		Catalog:       s.views,
-		Sources:       s.sources,
-		Options:       s.exprOptions(),
-		CaseSensitive: s.conf.Bool(conf.CaseSensitiveKey, false),
+		Catalog:         s.views,
+		Sources:         s.sources,
+		Options:         s.exprOptions(),
+		CaseSensitive:   s.conf.Bool(conf.CaseSensitiveKey, false),
+		PythonFunctions: s.pythonFunction,
 	}
 }
 
@@ -179,7 +183,7 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	ectx.Mem = budget
 	ectx.MaxValueBytes = expr.ValueBytesOfBudget(budget.Limit())
 	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: s.shufflePartitions(), Expr: ectx, Sources: s.batchSource,
-		Conf: s.conf.Get})
+		Conf: s.conf.Get, Python: s.pythonSpec()})
 	if err != nil {
 		return nil, err
 	}

@@ -264,7 +264,10 @@ func (h *harness) build(d *datadriven.TestData) error {
 		h.ins = append(h.ins, in)
 		f = SetOp(map[string]plan.SetOpType{"intersect": plan.Intersect, "except": plan.Except}[kind], arg(d, "all", "false") == "true")
 	default:
-		return fmt.Errorf("unknown operator kind %q", kind)
+		var err error
+		if f, out, err = h.buildPython(d, kind, in); err != nil {
+			return err
+		}
 	}
 	h.outTypes = nil
 	for _, fl := range out {

@@ -16,6 +16,13 @@
 // through the order-preserving Concat; Limit and Tail keep a per-partition limit or tail below
 // it, and Limit stops its upstream once satisfied.
 //
+// Python functions (Options.Python: the session's runner and runner conf; without it a plan
+// calling Python fails asking for --python): PythonEval (ArrowEvalPython / BatchEvalPython) and
+// MapInPython are their own nodes on forward edges, keeping their input's partitions (one worker
+// task per partition, running in parallel), batch and streaming; GroupMapInPython and
+// CoGroupMapInPython hash-partition their inputs on the grouping keys into Options.Partitions
+// partitions and are refused on streams, as Spark's UnsupportedOperationChecker does.
+//
 // Event time: a logical.Watermark becomes an EventTimeWatermark node (its own node, on a
 // forward edge). An aggregate grouping by a sliding window gets an ExpandWindows node below its
 // exchange; one grouping by session_window becomes a SessionAggregate. A streaming aggregate

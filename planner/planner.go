@@ -39,6 +39,9 @@ type Options struct {
 	// (state.BudgetFromConf; nil: unlimited), and the bound on any node's partitions
 	// (MaxPartitionsConf; nil: DefaultMaxPartitions).
 	Conf func(key string) (string, bool)
+	// Python runs Python functions (the session's worker pool and runner conf); nil when the
+	// server has no Python, and plans with Python functions fail.
+	Python *operators.PythonSpec
 }
 
 // Build plans root. The graph's output node has parallelism 1 and yields rows in the plan's
@@ -189,6 +192,8 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		return b.stateless("Generate", ins[0], schema, operators.Generate(b.ctx, n.Generator)), nil
 	case *logical.Aggregate:
 		return b.aggregate(n, ins[0], schema)
+	case *logical.PythonEval, *logical.MapInPython, *logical.GroupMapInPython, *logical.CoGroupMapInPython:
+		return b.python(n, ins, schema)
 	case *logical.Watermark:
 		return b.watermark(n, ins[0], schema), nil
 	case *logical.Sort:

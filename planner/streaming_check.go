@@ -12,7 +12,8 @@ import (
 //   - a stream-stream left/right/full outer or left semi join needs a watermarked event time
 //     in the join keys, or a range condition bounding the state of its outer side by the other
 //     side's watermark;
-//   - dropDuplicatesWithinWatermark needs a watermark on its input.
+//   - dropDuplicatesWithinWatermark needs a watermark on its input;
+//   - grouped and cogrouped Python maps (applyInPandas, cogroup) take no stream.
 //
 // Errors are AnalysisExceptions worded as Spark's, followed by the offending plan.
 func CheckStreamingOperators(root logical.Node) error {
@@ -29,6 +30,14 @@ func CheckStreamingOperators(root logical.Node) error {
 			return checkStreamJoin(n)
 		case ls || rs:
 			return checkStreamStaticJoin(n, ls)
+		}
+	case *logical.GroupMapInPython:
+		if logical.IsStreaming(n) {
+			return unsupportedStreaming(n, "applyInPandas / applyInArrow (FlatMapGroupsInPandas) is not supported with streaming DataFrames/Datasets")
+		}
+	case *logical.CoGroupMapInPython:
+		if logical.IsStreaming(n) {
+			return unsupportedStreaming(n, "CoGrouping with a streaming DataFrame/Dataset is not supported")
 		}
 	case *logical.Distinct:
 		if n.WithinWatermark && logical.IsStreaming(n) {

@@ -9,6 +9,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
@@ -77,6 +78,8 @@ type Env struct {
 	// MemoryBudget returns a new query's memory budget in bytes (nil or ≤ 0: counted, not
 	// limited); each run of a query's job gets a fresh flow.MemoryBudget of that size.
 	MemoryBudget func() (int64, error)
+	// Python returns what a new query runs its Python functions with (nil: no Python).
+	Python func() *operators.PythonSpec
 }
 
 // Status is StreamingQuery.status.

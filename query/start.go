@@ -185,7 +185,8 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 		return feed, src.Partitions(), nil
 	}
 	g, err := planner.Build(spec.Plan, planner.Options{Mem: budget, Partitions: q.partitions, Expr: ectx,
-		Streaming: true, Sources: openStream, OutputMode: spec.OutputMode, Observers: &q.observers, Conf: conf})
+		Streaming: true, Sources: openStream, OutputMode: spec.OutputMode, Observers: &q.observers, Conf: conf,
+		Python: m.pythonSpec()})
 	if errors.Is(err, errSourceOpen) {
 		// Spark starts the query; its first batch fails. Sources opened before stay owned by q.
 		return nil
@@ -406,4 +407,12 @@ func sourcePollInterval(get func(string) (string, bool)) (time.Duration, error) 
 		return 0, sparkerr.IllegalArgument("%s must be a positive time (a bare number counts milliseconds), got %q", SourcePollIntervalConf, v)
 	}
 	return d, nil
+}
+
+// pythonSpec is what a new query's Python functions run with (nil without Python).
+func (m *Manager) pythonSpec() *operators.PythonSpec {
+	if m.env.Python == nil {
+		return nil
+	}
+	return m.env.Python()
 }

@@ -31,6 +31,15 @@
 // package parser. DataFrame subqueries (WithRelations + SubqueryExpression) become
 // plan.ScalarSubquery, plan.Exists and plan.InSubquery.
 //
+// Python functions: a CommonInlineUserDefinedFunction holding a PythonUDF becomes a
+// *plan.PythonUDF (pickled command, eval type, declared output type, Python version; keyword
+// arguments from NamedArgumentExpression, positional ones after them UNEXPECTED_POSITIONAL_ARGUMENT,
+// a repeated keyword DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT); MapPartitions (mapInPandas,
+// mapInArrow), GroupMap (applyInPandas, applyInArrow) and CoGroupMap (cogroup().applyInPandas /
+// applyInArrow) become plan.MapInPython, plan.GroupMapInPython and plan.CoGroupMapInPython; the
+// RegisterFunction command (spark.udf.register) plan.RegisterPythonFunction. Scala and Java
+// UDFs, the stateful GroupMap forms and sorting expressions are refused.
+//
 // Ownership: a plan.LocalRelation owns its decoded Arrow records (each retained once); whoever
 // consumes the plan last releases them. When a translation fails, records decoded so far are
 // released before the error is returned. Decoding is bounded: the IPC stream's metadata is
@@ -46,15 +55,17 @@
 // Not supported: relations CachedLocalRelation and ChunkedCachedLocalRelation (the connect
 // service replaces them first), SampleBy, Describe, Summary, Crosstab, Cov, Corr,
 // ApproxQuantile, FreqItems, Replace (na.replace), Unpivot, Transpose, CollectMetrics (observe),
-// HtmlString, Parse, MapPartitions, GroupMap, CoGroupMap, ApplyInPandasWithState, AsOfJoin,
+// HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
 // LateralJoin, NearestByJoin, CachedRemoteRelation, Catalog, Python UDTFs and data sources,
 // UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
-// dropFields), user-defined functions, NamedArgumentExpression, table-argument subqueries,
+// dropFields), Scala and Java user-defined functions, NamedArgumentExpression outside a
+// Python function call, table-argument subqueries,
 // MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
 // ".*" or a plain name; literals of calendar interval and time; data types calendar interval,
 // time, variant, geometry, geography and user-defined types; every command except SqlCommand,
-// CreateDataFrameViewCommand and WriteStreamOperationStart (StreamingQueryCommand,
+// CreateDataFrameViewCommand, RegisterFunction (of a Python function; RegisterTableFunction,
+// Python UDTFs, is refused) and WriteStreamOperationStart (StreamingQueryCommand,
 // StreamingQueryManagerCommand and StreamingQueryListenerBusCommand are not plan commands: the
 // connect service reads them itself); the real-time streaming trigger.
 //

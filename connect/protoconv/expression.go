@@ -85,8 +85,10 @@ func (t *translation) expr(e *pb.Expression) (plan.Expr, error) {
 	case *pb.Expression_UpdateFields_:
 		return nil, sparkerr.Unsupported("expression type UpdateFields (Column.withField / dropFields) is not supported")
 	case *pb.Expression_CommonInlineUserDefinedFunction:
-		return nil, sparkerr.Unsupported("expression type CommonInlineUserDefinedFunction (user-defined function %q) is not supported",
-			x.CommonInlineUserDefinedFunction.GetFunctionName())
+		return t.pythonUDF(x.CommonInlineUserDefinedFunction)
+	case *pb.Expression_NamedArgumentExpression:
+		return nil, sparkerr.Unsupported("a named argument (%s => …) outside a Python function call is not supported",
+			x.NamedArgumentExpression.GetKey())
 	}
 	return nil, sparkerr.Unsupported("expression type %s is not supported", oneofCase(e, "expr_type"))
 }

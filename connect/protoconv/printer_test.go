@@ -79,6 +79,8 @@ func printCommand(b *strings.Builder, c plan.Command) {
 		fmt.Fprintf(b, "Write Format=%q Mode=%d Options=%s Path=%q TableName=%q TableMethod=%d PartitionBy=%q SortBy=%q ClusterBy=%q BucketBy=%+v\n",
 			c.Format, c.Mode, formatValue(c.Options), c.Path, c.TableName, c.TableMethod, c.PartitionBy, c.SortBy, c.ClusterBy, c.BucketBy)
 		printRelation(b, c.Input, "  ")
+	case plan.RegisterPythonFunction:
+		fmt.Fprintf(b, "RegisterPythonFunction %s\n", formatExpr(c.Func))
 	default:
 		fmt.Fprintf(b, "%T %+v\n", c, c)
 	}
@@ -273,6 +275,16 @@ func formatExpr(e plan.Expr) string {
 			op = " NOT IN "
 		}
 		return formatExprs(e.Values) + op + inlineRelation(e.Plan)
+	case *plan.PythonUDF:
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = formatExpr(a)
+			if e.ArgNames != nil && e.ArgNames[i] != "" {
+				args[i] = e.ArgNames[i] + " => " + args[i]
+			}
+		}
+		return fmt.Sprintf("python:%s(%s)[eval=%d type=%s py=%s det=%t cmd=%dB]", e.Name, strings.Join(args, ", "),
+			e.EvalType, e.OutputType, e.PythonVer, e.Deterministic, len(e.Command))
 	case plan.Window:
 		s := formatExpr(e.Func) + " OVER ("
 		if len(e.PartitionBy) > 0 {

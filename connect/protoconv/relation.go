@@ -171,6 +171,12 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.naFill(x.FillNa)
 	case *pb.Relation_DropNa:
 		return t.naDrop(x.DropNa)
+	case *pb.Relation_MapPartitions:
+		return t.mapPartitions(x.MapPartitions)
+	case *pb.Relation_GroupMap:
+		return t.groupMap(x.GroupMap)
+	case *pb.Relation_CoGroupMap:
+		return t.coGroupMap(x.CoGroupMap)
 	case *pb.Relation_Unknown:
 		return nil, sparkerr.Unsupported("relation type Unknown is not supported")
 	case *pb.Relation_WithRelations:

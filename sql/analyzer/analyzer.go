@@ -38,6 +38,9 @@ type Analyzer struct {
 	Sources       SourceSchemas
 	Options       expr.Options
 	CaseSensitive bool
+	// PythonFunctions looks up a Python function the session registered (spark.udf.register)
+	// by lower-cased name; nil when there are none.
+	PythonFunctions func(name string) (*plan.PythonUDF, bool)
 
 	// ctx is the context of the Resolve call this copy serves (see Resolve); binding checks it
 	// every checkEvery expressions so that an interrupted request stops promptly.
@@ -172,6 +175,12 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveNADrop(ctx, n)
 	case *plan.Generate:
 		return a.resolveGenerate(ctx, n)
+	case *plan.MapInPython:
+		return a.resolveMapInPython(ctx, n)
+	case *plan.GroupMapInPython:
+		return a.resolveGroupMapInPython(ctx, n)
+	case *plan.CoGroupMapInPython:
+		return a.resolveCoGroupMapInPython(ctx, n)
 	case *plan.ShowString:
 		return nil, sparkerr.Internal("analyzer: ShowString is rendered by the engine above the analyzer, not resolved")
 	}
@@ -260,18 +269,25 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 			return nil, err
 		}
 	}
-	for _, e := range n.Exprs {
+	items := a.pythonCalls(n.Exprs)
+	for _, e := range items {
 		if containsAggregate(e) {
-			return a.resolveGrouped(ctx, in, groupSpec{aggs: n.Exprs, global: true})
+			return a.resolveGrouped(ctx, in, groupSpec{aggs: items, global: true})
 		}
 	}
-	if anySubquery(n.Exprs) {
-		if anyGenerator(n.Exprs) {
+	if hasPythonUDF(items...) {
+		var err error
+		if in, err = a.withPythonUDFs(in, items); err != nil {
+			return nil, err
+		}
+	}
+	if anySubquery(items) {
+		if anyGenerator(items) {
 			return nil, sparkerr.Unsupported("a generator and a subquery in one select list")
 		}
-		return a.resolveProjectWithSubqueries(ctx, in, n.Exprs)
+		return a.resolveProjectWithSubqueries(ctx, in, items)
 	}
-	in, exprs, err := a.bindSelect(in, n.Exprs)
+	in, exprs, err := a.bindSelect(in, items)
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +295,9 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 }
 
 func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved, error) {
+	if cond := a.pythonCalls([]plan.Expr{n.Condition})[0]; hasPythonUDF(cond) {
+		return a.resolveFilterWithPythonUDFs(ctx, n, cond)
+	}
 	if hasSubquery(n.Condition) {
 		return a.resolveFilterWithSubqueries(ctx, n)
 	}

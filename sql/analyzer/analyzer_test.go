@@ -65,7 +65,7 @@ func testCatalog() memCatalog {
 
 func newAnalyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{Catalog: testCatalog(), Sources: fixedSources{},
-		Options: expr.Options{ANSI: true, TimeZone: "UTC"}}
+		Options: expr.Options{ANSI: true, TimeZone: "UTC"}, PythonFunctions: registeredPython}
 }
 
 // render prints a resolved plan and its schema, or the error's class and message.

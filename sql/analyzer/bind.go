@@ -94,6 +94,8 @@ func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 		return nil, sparkerr.Unsupported("IN (subquery) is supported only as a WHERE condition (conjunct) for now")
 	case plan.Exists, *plan.Exists:
 		return nil, sparkerr.Unsupported("EXISTS (subquery) is supported only as a WHERE condition (conjunct) for now")
+	case *plan.PythonUDF:
+		return b.bindPythonUDF(e)
 	case nil:
 		return nil, sparkerr.Internal("analyzer: nil expression")
 	}
@@ -321,6 +323,8 @@ func planChildren(e plan.Expr) []plan.Expr {
 		return []plan.Expr{e.Body}
 	case *plan.Lambda:
 		return []plan.Expr{e.Body}
+	case *plan.PythonUDF:
+		return e.Args
 	}
 	return nil
 }

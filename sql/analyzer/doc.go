@@ -46,6 +46,17 @@
 //   - withWatermark(col, delay) becomes a logical.Watermark: col must be a timestamp (or a
 //     window struct), else EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE; the delay is an interval string
 //     (expr.ParseInterval), never negative.
+//   - Python functions (Spark's ExtractPythonUDFs): calls (*plan.PythonUDF, and SQL calls of
+//     functions the session registered, Analyzer.PythonFunctions, which shadow builtins) in a
+//     select list, filter condition or withColumns are computed by logical.PythonEval nodes
+//     below the operator, as hidden columns the expression reads: each node holds the calls of
+//     one eval type whose arguments are ready, so f(g(x)) is two nodes and independent calls of
+//     one eval type share one. Elsewhere (grouping, sorting, join conditions, aggregate
+//     arguments) they are refused; grouped-aggregate and map kinds are refused as columns.
+//     mapInPandas / mapInArrow, applyInPandas / applyInArrow and cogroup().applyInPandas /
+//     applyInArrow become logical.MapInPython, GroupMapInPython and CoGroupMapInPython (their
+//     eval type checked: INVALID_UDF_EVAL_TYPE; a non-struct return type INVALID_RETURN_TYPE;
+//     cogroup keys widened to a common type).
 //
 // Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
 // them in a Project above); VALUES rows are evaluated once, coerced to each column's common type

@@ -68,9 +68,17 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 	if err != nil {
 		return nil, err
 	}
+	aliases := make([]plan.Alias, len(n.Aliases))
 	items := make([]plan.Expr, len(n.Aliases))
 	for i, al := range n.Aliases {
-		items[i] = al
+		al.Child = a.pythonCalls([]plan.Expr{al.Child})[0]
+		aliases[i], items[i] = al, al
+	}
+	orig := in
+	if hasPythonUDF(items...) {
+		if in, err = a.withPythonUDFs(in, items); err != nil {
+			return nil, err
+		}
 	}
 	gen, err := a.planGenerator(in, items)
 	if err != nil {
@@ -80,9 +88,9 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 	if gen != nil {
 		b = a.binderOver(gen.in)
 	}
-	exprs := in.allRefs()
+	exprs := in.allRefs()[:len(orig.cols)]
 	seen := map[string]bool{}
-	for i, al := range n.Aliases {
+	for i, al := range aliases {
 		if len(al.Names) != 1 {
 			return nil, sparkerr.Unsupported("withColumns with a multi-name alias is not supported")
 		}
@@ -105,7 +113,7 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 		}
 		named := &expr.Alias{Child: trimAlias(x), Name: name}
 		replaced := false
-		for i, c := range in.cols {
+		for i, c := range orig.cols {
 			if a.nameEq(c.name, name) {
 				exprs[i] = named
 				replaced = true

@@ -5,6 +5,7 @@ import (
 
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -21,6 +22,10 @@ type column struct {
 	nullable bool
 	// hidden columns (a scalar subquery's value joined in) are not visible by name or star.
 	hidden bool
+	// udf is the Python function call whose result the (hidden) column holds, udfName the
+	// call's column name (f(x)).
+	udf     *plan.PythonUDF
+	udfName string
 }
 
 // resolved is a resolved node with its scope: cols[i] describes node.Schema()[i].

@@ -14,4 +14,9 @@
 //
 // Generate (explode, posexplode, inline, stack, json_tuple) appends a generator's columns to its
 // input's, one output row per generated row.
+//
+// Python functions: PythonEval appends the results of scalar Python functions of one eval type
+// to its input's columns (always nullable, as Spark's PythonUDF); MapInPython,
+// GroupMapInPython and CoGroupMapInPython output the fields of their function's struct type.
+// PythonFunc carries a function's pickled command and bound arguments.
 package logical

@@ -14,6 +14,9 @@
 //     "or", "not", "negative", "isnull", "isnotnull", "in", "like", "rlike", "when" (CASE WHEN: args
 //     are cond1, value1, cond2, value2, …, [else]), "between" is rewritten by front doors into
 //     ">=" and "<=", "coalesce", "count", "sum", etc. The analyzer lower-cases names.
+//   - Python functions are *plan.PythonUDF (always by pointer: the analyzer tells calls apart by
+//     identity); mapInPandas and friends are MapInPython, GroupMapInPython and
+//     CoGroupMapInPython; spark.udf.register is the RegisterPythonFunction command.
 //   - Relations form a tree through their Input fields; PlanID is the client's plan id (Spark
 //     Connect's RelationCommon.plan_id) or 0 when absent, used to resolve df["col"] references.
 package plan

@@ -1,5 +1,7 @@
 package plan
 
+import sqltypes "github.com/weirhq/weir/sql/types"
+
 // PythonFunction is a Python function as a Spark Connect client sends it (PythonUDF without its
 // output type): its pickled payload, the client's Python version and Spark's PythonEvalType.
 // foreachBatch functions, foreach writers and UDFs carry one.
@@ -20,3 +22,59 @@ type CachedRemoteRelation struct {
 	RelCommon
 	ID string
 }
+
+// PythonUDF is a call of a Python user-defined function the client sent (Spark Connect's
+// CommonInlineUserDefinedFunction with a PythonUDF): the pickled function and how to run it.
+// It is only ever used by pointer: the analyzer tells calls apart by identity.
+type PythonUDF struct {
+	// Name is the function's name (the column name of a call is Name(args)).
+	Name string
+	// PythonFunction is the pickled (function, return type), its eval type and Python version.
+	PythonFunction
+	// OutputType is the declared return type (a struct for the map and grouped-map kinds).
+	OutputType    sqltypes.DataType
+	Deterministic bool
+	Args          []Expr
+	// ArgNames are the keyword names of the arguments ("" for positional ones); nil when all
+	// are positional.
+	ArgNames []string
+}
+
+func (*PythonUDF) isExpr() {}
+
+// MapInPython is mapInPandas / mapInArrow (Spark Connect MapPartitions): Func (an
+// SQL_MAP_PANDAS_ITER_UDF or SQL_MAP_ARROW_ITER_UDF, no arguments: it reads every input column)
+// maps each partition's batches to rows of Func.OutputType's struct fields.
+type MapInPython struct {
+	RelCommon
+	Input     Relation
+	Func      *PythonUDF
+	IsBarrier bool
+}
+
+// GroupMapInPython is groupBy(...).applyInPandas / applyInArrow (Spark Connect GroupMap): Func
+// maps the rows of each group to rows of Func.OutputType's struct fields.
+type GroupMapInPython struct {
+	RelCommon
+	Input    Relation
+	Grouping []Expr
+	Func     *PythonUDF
+}
+
+// CoGroupMapInPython is groupBy(...).cogroup(other.groupBy(...)).applyInPandas / applyInArrow
+// (Spark Connect CoGroupMap): Func maps both sides' rows of each key to rows of
+// Func.OutputType's struct fields.
+type CoGroupMapInPython struct {
+	RelCommon
+	Left, Right                 Relation
+	LeftGrouping, RightGrouping []Expr
+	Func                        *PythonUDF
+}
+
+// RegisterPythonFunction is spark.udf.register(name, f) of a Python function: Func (without
+// arguments) joins the session's functions under Func.Name, so SQL text can call it.
+type RegisterPythonFunction struct {
+	Func *PythonUDF
+}
+
+func (RegisterPythonFunction) isCommand() {}

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/weirhq/weir/conf"
+	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
+)
+
+// Python conf keys: the bound on a session's concurrently running Python workers, and the
+// pandas conversion settings Spark's ArrowPythonRunner passes to every worker.
+const (
+	PythonMaxWorkersConf       = "spark.weir.python.maxWorkers"
+	arrowSafeConversionConf    = "spark.sql.execution.pandas.convertToArrowArraySafely"
+	assignColumnsByNameConf    = "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"
+	defaultMaxRecordsPerBatch  = 10000
+	defaultAssignColumnsByName = "true"
+)
+
+// pythonState is a session's Python side: the interpreter its workers run, the runner that
+// starts them, and the functions registered with spark.udf.register.
+type pythonState struct {
+	path   string
+	runner operators.PythonRunner
+	mu     sync.Mutex
+	funcs  map[string]*plan.PythonUDF
+}
+
+// WithPython sets the Python interpreter (with PySpark) the session's workers run (--python).
+func WithPython(path string) SessionOption { return func(s *Session) { s.python.path = path } }
+
+// WithPythonRunner sets what runs the session's Python functions: the worker pool, or a fake
+// in tests. Without one, plans calling Python functions fail.
+func WithPythonRunner(r operators.PythonRunner) SessionOption {
+	return func(s *Session) { s.python.runner = r }
+}
+
+// registerPython is spark.udf.register of a Python function: SQL text of the session may call
+// it by name (case-insensitively), shadowing a builtin of that name.
+func (s *Session) registerPython(c plan.RegisterPythonFunction) (*Result, error) {
+	if c.Func == nil || c.Func.Name == "" {
+		return nil, sparkerr.IllegalArgument("spark.udf.register needs a function name")
+	}
+	s.python.mu.Lock()
+	defer s.python.mu.Unlock()
+	if s.python.funcs == nil {
+		s.python.funcs = map[string]*plan.PythonUDF{}
+	}
+	f := *c.Func
+	f.Args, f.ArgNames = nil, nil
+	s.python.funcs[strings.ToLower(f.Name)] = &f
+	return s.empty()
+}
+
+// pythonFunction looks a registered Python function up by lower-cased name.
+func (s *Session) pythonFunction(name string) (*plan.PythonUDF, bool) {
+	s.python.mu.Lock()
+	defer s.python.mu.Unlock()
+	f, ok := s.python.funcs[name]
+	return f, ok
+}
+
+// pythonSpec is what the planner's Python operators run with, or nil without a runner: the
+// runner and the runner conf Spark's ArrowPythonRunner sends (session time zone, batch size,
+// the pandas conversion settings).
+func (s *Session) pythonSpec() *operators.PythonSpec {
+	if s.python.runner == nil {
+		return nil
+	}
+	maxRecords := int(s.conf.Int(conf.MaxRecordsPerBatchKey, defaultMaxRecordsPerBatch))
+	return &operators.PythonSpec{
+		Runner: s.python.runner,
+		Conf: map[string]string{
+			conf.TimeZoneKey:           s.timeZone(),
+			conf.MaxRecordsPerBatchKey: strconv.Itoa(maxRecords),
+			arrowSafeConversionConf:    s.conf.GetOr(arrowSafeConversionConf, "false"),
+			assignColumnsByNameConf:    s.conf.GetOr(assignColumnsByNameConf, defaultAssignColumnsByName),
+		},
+		MaxRecordsPerBatch: maxRecords,
+	}
+}

@@ -1,0 +1,157 @@
+package operators
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/pyworker"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+)
+
+// pythonOut runs one worker task whose results are rows of the node's output (the map,
+// grouped-map and cogrouped-map kinds): any number of result batches, at any time.
+type pythonOut struct {
+	env    flow.Env
+	spec   PythonSpec
+	task   pyworker.Task
+	stream PythonStream
+}
+
+func (p *pythonOut) send(ctx context.Context, g pyworker.Group, out flow.Emitter) error {
+	if p.stream == nil {
+		s, err := p.spec.Runner.Open(ctx, p.task)
+		if err != nil {
+			return err
+		}
+		p.stream = s
+	}
+	if err := p.stream.Send(ctx, g); err != nil {
+		return err
+	}
+	for p.stream.Ready() {
+		if err := p.recv(ctx, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recv receives one result batch and emits its rows.
+func (p *pythonOut) recv(ctx context.Context, out flow.Emitter) error {
+	res, err := p.stream.Recv(ctx)
+	if err != nil {
+		return err
+	}
+	defer res.Release()
+	cols := structColumns(res)
+	defer releaseAll(cols)
+	want := p.env.OutSchema.NumFields() - flow.UserOffset
+	if len(cols) != want {
+		return sparkerr.Newf(sparkerr.SparkException, "RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF", "",
+			"Column names of the returned pandas.DataFrame do not match specified schema. Expected %d columns, got %d.", want, len(cols))
+	}
+	conformed := make([]arrow.Array, len(cols))
+	defer func() { releaseAll(conformed) }()
+	for i, c := range cols {
+		if conformed[i], err = conform(ctx, p.env.Mem, c, p.env.OutSchema.Field(i+flow.UserOffset).Type); err != nil {
+			return err
+		}
+	}
+	return emitColumns(ctx, p.env, out, conformed, nil)
+}
+
+// finish closes the task's input and emits every remaining result.
+func (p *pythonOut) finish(ctx context.Context, out flow.Emitter) error {
+	if p.stream == nil {
+		return nil
+	}
+	if err := p.stream.CloseSend(ctx); err != nil {
+		return err
+	}
+	for {
+		err := p.recv(ctx, out)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	s := p.stream
+	p.stream = nil
+	return s.Close()
+}
+
+func (p *pythonOut) close() {
+	if p.stream != nil {
+		p.stream.Close()
+		p.stream = nil
+	}
+}
+
+// argBatch evaluates args over rec's rows [lo, hi) into a worker batch (_0, _1, …).
+func argBatch(ctx *expr.Context, args []expr.Expr, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols, err := evalAll(ctx, args, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(cols)
+	return array.NewRecordBatch(argSchema(cols), cols, rec.NumRows()), nil
+}
+
+// PythonMap runs mapInPandas / mapInArrow (Spark's MapInPandas / MapInArrow): each partition's
+// rows (args: every input column) go to one worker task in batches of at most
+// spec.MaxRecordsPerBatch rows, and whatever rows it returns are the output. At each barrier and
+// at end of data the task's input is closed and its results drained, so an epoch's output
+// leaves before its barrier; the next epoch starts a new task.
+func PythonMap(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer string, f PythonFunc) Factory {
+	return func(env flow.Env) (flow.Operator, error) {
+		offs := make([]int, len(f.Args))
+		for i := range offs {
+			offs[i] = i
+		}
+		task := spec.task(env, evalType, pyVer, []pyworker.UDF{{Command: f.Command, ArgOffsets: offs, ReturnType: f.ReturnType}})
+		return &pythonMap{out: pythonOut{env: env, spec: spec, task: task}, ctx: instanceContext(ctx, env), args: f.Args}, nil
+	}
+}
+
+type pythonMap struct {
+	out  pythonOut
+	ctx  *expr.Context
+	args []expr.Expr
+}
+
+func (m *pythonMap) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
+	for _, c := range chunks(rec.NumRows(), m.out.spec.MaxRecordsPerBatch) {
+		part := rec.NewSlice(c[0], c[1])
+		batch, err := argBatch(m.ctx, m.args, part)
+		part.Release()
+		if err != nil {
+			return err
+		}
+		err = m.out.send(ctx, pyworker.Group{Batches: [][]arrow.RecordBatch{{batch}}}, out)
+		batch.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Barrier implements flow.BarrierHandler.
+func (m *pythonMap) Barrier(ctx context.Context, _ int64, out flow.Emitter) error {
+	return m.out.finish(ctx, out)
+}
+
+// EndOfData implements flow.EndOfDataHandler.
+func (m *pythonMap) EndOfData(ctx context.Context, out flow.Emitter) error {
+	return m.out.finish(ctx, out)
+}
+
+// Close implements flow.Closer.
+func (m *pythonMap) Close() { m.out.close() }

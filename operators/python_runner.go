@@ -1,0 +1,115 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/pyworker"
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// PythonRunner starts evaluations on Python workers: the session's pyworker.Pool behind a
+// small adapter, or a fake in tests.
+type PythonRunner interface {
+	Open(ctx context.Context, t pyworker.Task) (PythonStream, error)
+}
+
+// PythonStream is one task running on a worker (pyworker.Stream): Send feeds input groups,
+// Recv returns result batches (io.EOF after CloseSend once every result was read), Ready
+// reports whether a result can be received without blocking, Close ends the task.
+type PythonStream interface {
+	Send(ctx context.Context, g pyworker.Group) error
+	CloseSend(ctx context.Context) error
+	Recv(ctx context.Context) (arrow.RecordBatch, error)
+	Ready() bool
+	Close() error
+}
+
+// PythonSpec is what every Python operator needs besides its functions.
+type PythonSpec struct {
+	Runner PythonRunner
+	// Conf is the runner conf the worker reads (session time zone, maxRecordsPerBatch, …).
+	Conf map[string]string
+	// MaxRecordsPerBatch bounds the rows of one batch sent to a worker
+	// (spark.sql.execution.arrow.maxRecordsPerBatch; ≤ 0 means no bound).
+	MaxRecordsPerBatch int
+}
+
+// task builds a worker task for one partition.
+func (s PythonSpec) task(env flow.Env, evalType int32, pyVer string, udfs []pyworker.UDF) pyworker.Task {
+	return pyworker.Task{EvalType: pyworker.EvalType(evalType), UDFs: udfs, PartitionIndex: env.Partition,
+		PythonVersion: pyVer, Conf: s.Conf, Alloc: env.Mem}
+}
+
+// chunks splits n rows into runs of at most max rows (one run when max ≤ 0).
+func chunks(n int64, max int) [][2]int64 {
+	if n == 0 {
+		return nil
+	}
+	if max <= 0 || int64(max) >= n {
+		return [][2]int64{{0, n}}
+	}
+	var out [][2]int64
+	for lo := int64(0); lo < n; lo += int64(max) {
+		out = append(out, [2]int64{lo, min(n, lo+int64(max))})
+	}
+	return out
+}
+
+// argSchema names a worker batch's columns _0, _1, … as Spark's Arrow runners do.
+func argSchema(cols []arrow.Array) *arrow.Schema {
+	fs := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = arrow.Field{Name: fmt.Sprintf("_%d", i), Type: c.DataType(), Nullable: true}
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// conform returns a as type want (retained): unchanged when it already is, else cast (a
+// worker's timestamps may carry another zone name, its integers another width).
+func conform(ctx context.Context, mem memory.Allocator, a arrow.Array, want arrow.DataType) (arrow.Array, error) {
+	if arrow.TypeEqual(a.DataType(), want) {
+		a.Retain()
+		return a, nil
+	}
+	if a.DataType().ID() == arrow.NULL {
+		return array.MakeArrayOfNull(mem, want, a.Len()), nil
+	}
+	out, err := compute.CastArray(compute.WithAllocator(ctx, mem), a, compute.SafeCastOptions(want))
+	if err != nil {
+		return nil, sparkerr.Newf(sparkerr.SparkException, "", "",
+			"a Python function returned %s where %s was declared: %v", a.DataType(), want, err).Wrap(err)
+	}
+	return out, nil
+}
+
+// structColumns are the fields of a map or grouped-map function's result: worker.py returns
+// them as one struct column; a batch of the fields themselves is taken as is.
+func structColumns(rec arrow.RecordBatch) []arrow.Array {
+	if rec.NumCols() == 1 {
+		if s, ok := rec.Column(0).(*array.Struct); ok {
+			out := make([]arrow.Array, s.NumField())
+			for i := range out {
+				f := s.Field(i)
+				if s.Offset() != 0 || f.Len() != s.Len() {
+					f = array.NewSlice(f, int64(s.Offset()), int64(s.Offset()+s.Len()))
+				} else {
+					f.Retain()
+				}
+				out[i] = f
+			}
+			return out
+		}
+	}
+	out := make([]arrow.Array, rec.NumCols())
+	for i := range out {
+		out[i] = rec.Column(i)
+		out[i].Retain()
+	}
+	return out
+}

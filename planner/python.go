@@ -1,0 +1,81 @@
+package planner
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// pythonSpec is the Python runner of the plan, or Spark's error when the server runs none.
+func (b *builder) pythonSpec(n logical.Node) (operators.PythonSpec, error) {
+	if b.opts.Python == nil || b.opts.Python.Runner == nil {
+		return operators.PythonSpec{}, sparkerr.Unsupported("%s needs Python workers: start the server with --python", n.Describe())
+	}
+	return *b.opts.Python, nil
+}
+
+func (b *builder) pythonFunc(f *logical.PythonFunc) operators.PythonFunc {
+	return operators.PythonFunc{Command: f.Command, Args: f.Args, ArgNames: f.ArgNames,
+		ReturnType: sqltypes.ToArrow(f.ReturnType, b.tz)}
+}
+
+// python plans the Python nodes: PythonEval and MapInPython keep their input's partitions
+// (their own node on a forward edge: they finish their worker task at barriers and end of
+// data); GroupMapInPython and CoGroupMapInPython hash-partition their inputs on the keys.
+func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	spec, err := b.pythonSpec(n)
+	if err != nil {
+		return nil, err
+	}
+	switch n := n.(type) {
+	case *logical.PythonEval:
+		funcs := make([]operators.PythonFunc, len(n.Funcs))
+		for i, f := range n.Funcs {
+			funcs[i] = b.pythonFunc(f)
+		}
+		kind := "ArrowEvalPython"
+		if n.EvalType == 100 {
+			kind = "BatchEvalPython"
+		}
+		return b.node(kind, ins[0].Parallelism, schema,
+			operators.PythonEval(b.ctx, spec, n.EvalType, n.Funcs[0].PythonVer, funcs), forward(ins[0])), nil
+	case *logical.MapInPython:
+		return b.node("MapInPython", ins[0].Parallelism, schema,
+			operators.PythonMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, b.pythonFunc(n.Func)), forward(ins[0])), nil
+	case *logical.GroupMapInPython:
+		if b.opts.Streaming && logical.IsStreaming(n) {
+			return nil, unsupportedStreaming(n, "applyInPandas / applyInArrow (FlatMapGroupsInPandas) is not supported with streaming DataFrames/Datasets")
+		}
+		side := b.groupSide(n.Func.Args, n.Keys)
+		return b.node("FlatMapGroupsInPython", b.opts.Partitions, schema,
+			operators.PythonGroupMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, b.pythonFunc(n.Func), []operators.PythonGroupSide{side}),
+			b.hashed(ins[0], n.Keys)), nil
+	case *logical.CoGroupMapInPython:
+		if b.opts.Streaming && logical.IsStreaming(n) {
+			return nil, unsupportedStreaming(n, "CoGrouping with a streaming DataFrame/Dataset is not supported")
+		}
+		sides := []operators.PythonGroupSide{b.groupSide(allRefs(n.Left.Schema()), n.LeftKeys),
+			b.groupSide(allRefs(n.Right.Schema()), n.RightKeys)}
+		return b.node("FlatMapCoGroupsInPython", b.opts.Partitions, schema,
+			operators.PythonGroupMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, b.pythonFunc(n.Func), sides),
+			b.hashed(ins[0], n.LeftKeys), b.hashed(ins[1], n.RightKeys)), nil
+	}
+	return nil, sparkerr.Internal("planner: %s is not a Python node", n.Describe())
+}
+
+func (b *builder) groupSide(args, keys []expr.Expr) operators.PythonGroupSide {
+	s := operators.PythonGroupSide{Args: args, Keys: keys}
+	for _, e := range append(append([]expr.Expr(nil), args...), keys...) {
+		s.Types = append(s.Types, sqltypes.ToArrow(e.Type(), b.tz))
+	}
+	return s
+}
+
+// allRefs references every column of s.
+func allRefs(s sqltypes.Schema) []expr.Expr {
+	return columns(s, allColumns(len(s)))
+}

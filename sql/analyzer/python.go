@@ -1,0 +1,382 @@
+package analyzer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// Python UDFs, extracted as Spark's ExtractPythonUDFs does: the calls of a select list, filter
+// condition or withColumns are evaluated in logical.PythonEval nodes below the operator. Each
+// node computes the calls whose arguments are ready (they read no call not yet computed), of
+// one eval type, and appends their results as hidden columns; a call over another call (f(g(x)))
+// reads the inner one's column in a node above it. The operator then binds over the widened
+// input, a call reading its column (named as Spark names the call: f(x)), and a projection
+// drops the hidden columns again.
+
+// The eval types (pyspark.util.PythonEvalType) the analyzer places.
+const (
+	evalBatched         = 100
+	evalArrowBatched    = 101
+	evalScalarPandas    = 200
+	evalGroupedMap      = 201
+	evalGroupedAgg      = 202
+	evalWindowAgg       = 203
+	evalScalarIter      = 204
+	evalMapPandas       = 205
+	evalCogroupedMap    = 206
+	evalMapArrow        = 207
+	evalGroupedMapArrow = 209
+	evalCogroupedArrow  = 210
+	evalScalarArrow     = 250
+	evalScalarArrowIter = 251
+	evalGroupedAggArrow = 252
+)
+
+// isScalarEval reports whether an eval type is a row-by-row function (a PythonEval node).
+func isScalarEval(t int32) bool {
+	switch t {
+	case evalBatched, evalArrowBatched, evalScalarPandas, evalScalarIter, evalScalarArrow, evalScalarArrowIter:
+		return true
+	}
+	return false
+}
+
+// asPythonUDF unwraps a Python function call.
+func asPythonUDF(e plan.Expr) (*plan.PythonUDF, bool) {
+	u, ok := e.(*plan.PythonUDF)
+	return u, ok && u != nil
+}
+
+// hasPythonUDF reports whether any of es calls a Python function.
+func hasPythonUDF(es ...plan.Expr) bool {
+	found := false
+	for _, e := range es {
+		walkPlanExpr(e, func(x plan.Expr) bool {
+			if _, ok := asPythonUDF(x); ok {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// pythonCalls replaces calls of the session's registered Python functions (spark.udf.register)
+// by Python function calls; a registered name shadows a builtin, as in Spark's session
+// function registry.
+func (a *Analyzer) pythonCalls(es []plan.Expr) []plan.Expr {
+	if a.PythonFunctions == nil {
+		return es
+	}
+	out := make([]plan.Expr, len(es))
+	for i, e := range es {
+		out[i] = a.pythonCall(e)
+	}
+	return out
+}
+
+func (a *Analyzer) pythonCall(e plan.Expr) plan.Expr {
+	args := func(xs []plan.Expr) []plan.Expr {
+		out := make([]plan.Expr, len(xs))
+		for i, x := range xs {
+			out[i] = a.pythonCall(x)
+		}
+		return out
+	}
+	switch x := e.(type) {
+	case plan.Call:
+		if f, ok := a.PythonFunctions(strings.ToLower(x.Name)); ok && !x.Distinct && x.Filter == nil {
+			u := *f
+			u.Args = args(x.Args)
+			u.ArgNames = nil
+			return &u
+		}
+		x.Args = args(x.Args)
+		return x
+	case *plan.Call:
+		return a.pythonCall(*x)
+	case plan.Alias:
+		x.Child = a.pythonCall(x.Child)
+		return x
+	case *plan.Alias:
+		return a.pythonCall(*x)
+	case plan.Cast:
+		x.Child = a.pythonCall(x.Child)
+		return x
+	case *plan.Cast:
+		return a.pythonCall(*x)
+	case plan.ExtractValue:
+		x.Child = a.pythonCall(x.Child)
+		return x
+	case *plan.ExtractValue:
+		return a.pythonCall(*x)
+	case *plan.PythonUDF:
+		u := *x
+		u.Args = args(x.Args)
+		return &u
+	}
+	return e
+}
+
+// withPythonUDFs evaluates the Python function calls of es below in: the result is in's node
+// under PythonEval nodes, with one hidden column per call that binders over it read for the
+// call.
+func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, error) {
+	var calls []*plan.PythonUDF
+	seen := map[*plan.PythonUDF]bool{}
+	var collect func(e plan.Expr) bool
+	collect = func(e plan.Expr) bool {
+		u, ok := asPythonUDF(e)
+		if !ok {
+			return true
+		}
+		for _, arg := range u.Args {
+			walkPlanExpr(arg, collect)
+		}
+		if !seen[u] {
+			seen[u] = true
+			calls = append(calls, u)
+		}
+		return false
+	}
+	for _, e := range es {
+		walkPlanExpr(e, collect)
+	}
+	for _, u := range calls {
+		if err := checkScalarEval(u); err != nil {
+			return nil, err
+		}
+	}
+	cur := in
+	done := map[*plan.PythonUDF]bool{}
+	hidden := 0
+	for len(done) < len(calls) {
+		var batch []*plan.PythonUDF
+		evalType := int32(-1)
+		for _, u := range calls {
+			if done[u] || !argsReady(u, done) || (evalType >= 0 && u.EvalType != evalType) {
+				continue
+			}
+			evalType = u.EvalType
+			batch = append(batch, u)
+		}
+		if len(batch) == 0 {
+			return nil, sparkerr.Internal("analyzer: Python function calls read each other")
+		}
+		node := &logical.PythonEval{Input: cur.node, EvalType: evalType}
+		cols := append([]column(nil), cur.cols...)
+		b := a.binderOver(cur)
+		for _, u := range batch {
+			f, err := a.bindPythonFunc(b, u)
+			if err != nil {
+				return nil, err
+			}
+			name := fmt.Sprintf("pythonUDF%d", hidden)
+			hidden++
+			node.Funcs = append(node.Funcs, f)
+			node.Names = append(node.Names, name)
+			cols = append(cols, column{name: name, typ: f.ReturnType, nullable: true, hidden: true, udf: u, udfName: f.String()})
+			done[u] = true
+		}
+		cur = &resolved{node: node, cols: cols}
+	}
+	return cur, nil
+}
+
+// argsReady reports whether u's arguments call no Python function that is not done.
+func argsReady(u *plan.PythonUDF, done map[*plan.PythonUDF]bool) bool {
+	ready := true
+	for _, arg := range u.Args {
+		walkPlanExpr(arg, func(x plan.Expr) bool {
+			if v, ok := asPythonUDF(x); ok {
+				ready = ready && done[v]
+				return false
+			}
+			return ready
+		})
+	}
+	return ready
+}
+
+// bindPythonFunc binds a call's arguments over b's input.
+func (a *Analyzer) bindPythonFunc(b *binder, u *plan.PythonUDF) (*logical.PythonFunc, error) {
+	f := &logical.PythonFunc{Name: u.Name, EvalType: u.EvalType, Command: u.Command, PythonVer: u.PythonVer,
+		ReturnType: u.OutputType, ArgNames: u.ArgNames}
+	for _, arg := range u.Args {
+		if _, ok := asStar(arg); ok {
+			refs, err := a.expandStar(b.in, planStar(arg))
+			if err != nil {
+				return nil, err
+			}
+			f.Args = append(f.Args, refs...)
+			if f.ArgNames != nil {
+				return nil, sparkerr.Unsupported("a star among named arguments of the Python function %q", u.Name)
+			}
+			continue
+		}
+		x, err := b.bind(arg)
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, x)
+	}
+	return f, nil
+}
+
+func planStar(e plan.Expr) plan.Star {
+	s, _ := asStar(e)
+	return s
+}
+
+// checkScalarEval refuses a function of a non-scalar eval type where a row-by-row call is
+// expected, with Spark's errors.
+func checkScalarEval(u *plan.PythonUDF) error {
+	switch {
+	case isScalarEval(u.EvalType):
+		return nil
+	case u.EvalType == evalGroupedAgg || u.EvalType == evalGroupedAggArrow:
+		return sparkerr.Analysis("UNSUPPORTED_EXPR_FOR_OPERATOR", "42K0E",
+			"A query operator contains one or more unsupported expressions. Consider to rewrite it to avoid window functions, aggregate functions, and generator functions in the WHERE clause. Invalid expressions: [%s]",
+			u.Name).WithParams("invalidExprSqls", u.Name)
+	case u.EvalType == evalWindowAgg:
+		return sparkerr.Unsupported("window aggregate Python functions (%s) are not supported", u.Name)
+	}
+	return sparkerr.Analysis("INVALID_UDF_EVAL_TYPE", "42000",
+		"The UDF %s is of eval type %d, which cannot be called as a column expression.", u.Name, u.EvalType).
+		WithParams("evalType", fmt.Sprint(u.EvalType))
+}
+
+// bindPythonUDF binds a Python function call to the hidden column that holds its result.
+func (b *binder) bindPythonUDF(u *plan.PythonUDF) (expr.Expr, error) {
+	for i, c := range b.in.cols {
+		if c.udf == u {
+			return &expr.Alias{Child: b.in.ref(i), Name: c.udfName}, nil
+		}
+	}
+	if err := checkScalarEval(u); err != nil {
+		return nil, err
+	}
+	return nil, sparkerr.Unsupported("the Python function %q can only be called in a select list, filter or withColumns (not in grouping, sorting, join or aggregate expressions yet)", u.Name)
+}
+
+// resolveFilterWithPythonUDFs filters on a condition that calls Python functions: Filter over
+// the PythonEval nodes, then the input's columns.
+func (a *Analyzer) resolveFilterWithPythonUDFs(ctx context.Context, n *plan.Filter, cond plan.Expr) (*resolved, error) {
+	in, err := a.resolve(ctx, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	wide, err := a.withPythonUDFs(in, []plan.Expr{cond})
+	if err != nil {
+		return nil, err
+	}
+	x, err := a.bindCondition(wide, cond)
+	if err != nil {
+		return nil, err
+	}
+	filtered := a.keepScope(wide, &logical.Filter{Input: wide.node, Cond: x})
+	refs := make([]expr.Expr, len(in.cols))
+	for i := range refs {
+		refs[i] = filtered.ref(i)
+	}
+	return filtered.project(refs), nil
+}
+
+// pythonFunc is a map or grouped-map function's logical form, checked against the eval types
+// the relation takes and its struct return type.
+func pythonFunc(u *plan.PythonUDF, what string, evalTypes ...int32) (*logical.PythonFunc, error) {
+	ok := false
+	for _, t := range evalTypes {
+		ok = ok || u.EvalType == t
+	}
+	if !ok {
+		return nil, sparkerr.Analysis("INVALID_UDF_EVAL_TYPE", "42000",
+			"%s does not support UDFs with eval type %d.", what, u.EvalType).
+			WithParams("evalType", fmt.Sprint(u.EvalType))
+	}
+	if u.OutputType.Kind != sqltypes.Struct {
+		return nil, sparkerr.Analysis("INVALID_RETURN_TYPE", "42000",
+			"The return type of %s must be a StructType.", what)
+	}
+	return &logical.PythonFunc{Name: u.Name, EvalType: u.EvalType, Command: u.Command, PythonVer: u.PythonVer,
+		ReturnType: u.OutputType}, nil
+}
+
+func (a *Analyzer) resolveMapInPython(ctx context.Context, n *plan.MapInPython) (*resolved, error) {
+	in, err := a.resolve(ctx, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pythonFunc(n.Func, "mapInPandas/mapInArrow", evalMapPandas, evalMapArrow)
+	if err != nil {
+		return nil, err
+	}
+	f.Args = in.visibleRefs()
+	return newResolved(&logical.MapInPython{Input: in.node, Func: f, IsBarrier: n.IsBarrier}), nil
+}
+
+func (a *Analyzer) resolveGroupMapInPython(ctx context.Context, n *plan.GroupMapInPython) (*resolved, error) {
+	in, err := a.resolve(ctx, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pythonFunc(n.Func, "applyInPandas/applyInArrow", evalGroupedMap, evalGroupedMapArrow)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := a.binderOver(in).bindAll(n.Grouping)
+	if err != nil {
+		return nil, err
+	}
+	f.Args = in.visibleRefs()
+	return newResolved(&logical.GroupMapInPython{Input: in.node, Keys: keys, Func: f}), nil
+}
+
+func (a *Analyzer) resolveCoGroupMapInPython(ctx context.Context, n *plan.CoGroupMapInPython) (*resolved, error) {
+	left, err := a.resolve(ctx, n.Left)
+	if err != nil {
+		return nil, err
+	}
+	right, err := a.resolve(ctx, n.Right)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pythonFunc(n.Func, "cogroup().applyInPandas/applyInArrow", evalCogroupedMap, evalCogroupedArrow)
+	if err != nil {
+		return nil, err
+	}
+	lk, err := a.binderOver(left).bindAll(n.LeftGrouping)
+	if err != nil {
+		return nil, err
+	}
+	rk, err := a.binderOver(right).bindAll(n.RightGrouping)
+	if err != nil {
+		return nil, err
+	}
+	if len(lk) != len(rk) {
+		return nil, sparkerr.IllegalArgument("requirement failed: the two sides of a cogroup must have as many grouping expressions (%d and %d)", len(lk), len(rk))
+	}
+	for i := range lk {
+		if !lk[i].Type().Equal(rk[i].Type()) {
+			t, ok := expr.CommonType(lk[i].Type(), rk[i].Type())
+			if !ok {
+				return nil, sparkerr.DatatypeMismatch("DATA_DIFF_TYPES", `"cogroup"`,
+					"Cannot cogroup on keys of types %s and %s.", lk[i].Type().SQL(), rk[i].Type().SQL())
+			}
+			if lk[i], err = a.castIfNeeded(lk[i], t); err != nil {
+				return nil, err
+			}
+			if rk[i], err = a.castIfNeeded(rk[i], t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return newResolved(&logical.CoGroupMapInPython{Left: left.node, Right: right.node, LeftKeys: lk, RightKeys: rk, Func: f}), nil
+}

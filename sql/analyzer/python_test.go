@@ -1,0 +1,80 @@
+package analyzer_test
+
+import (
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// pyUDF is a Python function call as Spark Connect sends it.
+func pyUDF(name string, evalType int32, out sqltypes.DataType, args ...plan.Expr) *plan.PythonUDF {
+	return &plan.PythonUDF{Name: name, PythonFunction: plan.PythonFunction{EvalType: evalType, Command: []byte("pickled " + name), PythonVer: "3.12"},
+		OutputType: out, Deterministic: true, Args: args}
+}
+
+// registeredPython is the session's registered Python functions of the tests (plus_one: a
+// pandas UDF returning bigint; upper shadows the builtin).
+func registeredPython(name string) (*plan.PythonUDF, bool) {
+	switch name {
+	case "plus_one":
+		return pyUDF("plus_one", 200, sqltypes.LongType), true
+	case "upper":
+		return pyUDF("upper", 101, sqltypes.StringType), true
+	}
+	return nil, false
+}
+
+func init() {
+	structOut := sqltypes.StructType(field("a", sqltypes.IntegerType, true), field("n", sqltypes.LongType, true))
+	for name, build := range map[string]func() plan.Relation{
+		"python-select": func() plan.Relation {
+			// t.select(f(a), f(a) + 1, b)
+			return project(tbl("t", 0), pyUDF("f", 200, sqltypes.LongType, col("a")),
+				fn("+", pyUDF("f", 200, sqltypes.LongType, col("a")), i32(1)), col("b"))
+		},
+		"python-nested": func() plan.Relation {
+			// t.select(g(f(a), c)): f is computed in a node below g's.
+			return project(tbl("t", 0), as(pyUDF("g", 101, sqltypes.DoubleType, pyUDF("f", 101, sqltypes.LongType, col("a")), col("c")), "r"))
+		},
+		"python-mixed-eval-types": func() plan.Relation {
+			// f (arrow) and p (pandas) are independent but of different eval types: two nodes.
+			return project(tbl("t", 0), pyUDF("f", 101, sqltypes.LongType, col("a")), pyUDF("p", 200, sqltypes.StringType, col("b")))
+		},
+		"python-filter": func() plan.Relation {
+			return &plan.Filter{Input: tbl("t", 0), Condition: pyUDF("keep", 200, sqltypes.BooleanType, col("a"), col("c"))}
+		},
+		"python-with-columns": func() plan.Relation {
+			return &plan.WithColumns{Input: tbl("t", 0), Aliases: []plan.Alias{
+				{Child: pyUDF("f", 200, sqltypes.LongType, col("a")), Names: []string{"a"}},
+				{Child: pyUDF("g", 200, sqltypes.StringType, col("b")), Names: []string{"z"}}}}
+		},
+		"python-named-args": func() plan.Relation {
+			u := pyUDF("f", 200, sqltypes.LongType, col("a"), col("c"))
+			u.ArgNames = []string{"", "y"}
+			return project(tbl("t", 0), u)
+		},
+		"python-grouped-agg-in-select-list": func() plan.Relation {
+			return &plan.Filter{Input: tbl("t", 0), Condition: fn(">", pyUDF("mean", 202, sqltypes.DoubleType, col("c")), i32(0))}
+		},
+		"python-in-sort": func() plan.Relation {
+			return &plan.Sort{Input: tbl("t", 0), Order: []plan.SortOrder{{Child: pyUDF("f", 200, sqltypes.LongType, col("a"))}}, IsGlobal: true}
+		},
+		"python-map-in-pandas": func() plan.Relation {
+			return &plan.MapInPython{Input: tbl("t", 0), Func: pyUDF("func", 205, structOut)}
+		},
+		"python-map-not-struct": func() plan.Relation {
+			return &plan.MapInPython{Input: tbl("t", 0), Func: pyUDF("func", 205, sqltypes.LongType)}
+		},
+		"python-map-wrong-eval-type": func() plan.Relation {
+			return &plan.MapInPython{Input: tbl("t", 0), Func: pyUDF("func", 200, structOut)}
+		},
+		"python-apply-in-pandas": func() plan.Relation {
+			return &plan.GroupMapInPython{Input: tbl("t", 0), Grouping: exprs(col("b")), Func: pyUDF("func", 201, structOut)}
+		},
+		"python-cogroup": func() plan.Relation {
+			return &plan.CoGroupMapInPython{Left: tbl("t", 0), Right: tbl("s", 0), LeftGrouping: exprs(col("a")),
+				RightGrouping: exprs(col("d")), Func: pyUDF("func", 206, structOut)}
+		},
+	} {
+		planCases[name] = build
+	}
+}
