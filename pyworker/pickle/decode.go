@@ -517,8 +517,8 @@ func (d *decoder) textInt(isInt bool) error {
 	if len(l) > 0 && l[len(l)-1] == 'L' {
 		l = l[:len(l)-1]
 	}
-	if len(l) > MaxIntBytes*3 {
-		return pickleError("integer of %d digits is too large", len(l))
+	if len(l) > maxDecimalDigits+1 {
+		return pickleError("integer of %d digits is too large (at most %d)", len(l), maxDecimalDigits)
 	}
 	n, ok := new(big.Int).SetString(string(l), 10)
 	if !ok {
@@ -615,7 +615,7 @@ func construct(callable any, args Tuple) (any, error) {
 		if len(args) == 1 {
 			if s, ok := args[0].(string); ok {
 				if !validDecimal(s) {
-					return nil, pickleError("decimal.Decimal(%.40q) is not a finite number", s)
+					return nil, pickleError("decimal.Decimal(%.40q) is not a finite number of at most %d digits", s, maxDecimalDigits)
 				}
 				return Decimal(s), nil
 			}

@@ -25,10 +25,10 @@ type Budget struct {
 	Bytes int
 }
 
-// BudgetFor is the budget for the results of a pickle of n bytes: 256 times its size plus 16 Mi
+// BudgetFor is the budget for the results of a pickle of n bytes: 256 times its size plus 1 Mi
 // values and bytes, far beyond what sharing in a real UDF's results needs.
 func BudgetFor(n int) Budget {
-	return Budget{Values: 256*n + 16<<20, Bytes: 256*n + 16<<20}
+	return Budget{Values: 256*n + 1<<20, Bytes: 256*n + 1<<20}
 }
 
 func (b *Budget) spend(values, bytes int) error {
@@ -240,9 +240,13 @@ func nullMapKey() error {
 
 func itoa(n int) string { return big.NewInt(int64(n)).String() }
 
+// maxDecimalDigits bounds the digits of a parsed decimal.Decimal or text integer, like CPython's
+// default int_max_str_digits.
+const maxDecimalDigits = 4300
+
 // parseDecimal parses Python's Decimal string form ("-1.50", "1E+3", "2.5e-7") into an unscaled
 // value and a scale (value = unscaled × 10^-scale). ok is false for anything else (NaN, Infinity,
-// garbage) and for exponents beyond ±1e6.
+// garbage), for exponents beyond ±1e7 and for more than maxDecimalDigits digits.
 func parseDecimal(s string) (unscaled *big.Int, scale int, ok bool) {
 	mant, exp := s, 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
@@ -275,7 +279,7 @@ func parseDecimal(s string) (unscaled *big.Int, scale int, ok bool) {
 	}
 	intPart, frac, _ := strings.Cut(mant, ".")
 	digits := intPart + frac
-	if digits == "" || len(digits) > MaxIntBytes {
+	if digits == "" || len(digits) > maxDecimalDigits {
 		return nil, 0, false
 	}
 	for _, c := range digits {

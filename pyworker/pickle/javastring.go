@@ -21,18 +21,22 @@ const maxToStringDepth = 1000
 // of the JVM's identity hash, which cannot be reproduced.
 func javaToString(v any, budget *Budget) (string, error) {
 	var b strings.Builder
-	if err := writeJavaString(&b, v, nil, 0, budget); err != nil {
+	if err := writeJavaString(&b, v, 0, budget); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
 
-func writeJavaString(b *strings.Builder, v any, parent any, depth int, budget *Budget) error {
+func writeJavaString(b *strings.Builder, v any, depth int, budget *Budget) error {
 	if depth > maxToStringDepth {
 		return pickleError("value nested more than %d levels deep", maxToStringDepth)
 	}
-	if err := budget.spend(1, b.Len()/64); err != nil {
+	if err := budget.spend(1, 0); err != nil {
 		return err
+	}
+	if b.Len() > budget.Bytes {
+		// Each leaf adds at most one input-sized string, so the overshoot is bounded.
+		return pickleError("the decoded value's string form is too large")
 	}
 	switch x := v.(type) {
 	case nil:
@@ -109,7 +113,7 @@ func writeJavaElem(b *strings.Builder, v, self any, selfText string, depth int, 
 		b.WriteString(selfText)
 		return nil
 	}
-	return writeJavaString(b, v, self, depth+1, budget)
+	return writeJavaString(b, v, depth+1, budget)
 }
 
 // writeIdentity writes class@hash, the hash taken over the rendered contents.
@@ -140,7 +144,12 @@ func javaClassOf(o *Object) string {
 	return o.Module + "." + o.Name
 }
 
-// javaDoubleString is Java's Double.toString: the shortest digits that round-trip, in plain
+func mustParse(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// javaDoubleString is Java's Double.toString (JDK 19+): the shortest digits that round-trip, in plain
 // notation ("123.0", "0.001") for 10^-3 ≤ |v| < 10^7 and computerized scientific notation
 // ("1.0E7", "1.234E-5") otherwise.
 func javaDoubleString(v float64) string {
@@ -164,9 +173,19 @@ func javaDoubleString(v float64) string {
 	}
 	// Shortest round-trip digits d1 d2 … dn and exponent e: v = 0.d1…dn × 10^e.
 	s := strconv.FormatFloat(v, 'e', -1, 64) // "d.ddde±XX"
+	if !strings.Contains(s, ".") {
+		// JDK 19+ (Raffaello Giulietti's algorithm) picks the closest 2-digit decimal when the
+		// shortest has one digit: 4.9E-324 rather than 5.0E-324.
+		if s2 := strconv.FormatFloat(v, 'e', 1, 64); mustParse(s2) == v {
+			s = s2
+		}
+	}
 	mant, expStr, _ := strings.Cut(s, "e")
 	exp, _ := strconv.Atoi(expStr)
 	digits := strings.Replace(mant, ".", "", 1)
+	if t := strings.TrimRight(digits, "0"); t != "" {
+		digits = t
+	}
 	if v >= 1e-3 && v < 1e7 {
 		point := exp + 1 // digits before the decimal point
 		var intPart, frac string

@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"math/big"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
