@@ -113,13 +113,30 @@ func (e *RowEncoder) Encode(cols []arrow.Array, from, to int) ([]byte, error) {
 // _create_row_inbound_converter(schema)(*values), the converter and the schema memoized.
 func (w *writer) rowStart(t sqltypes.DataType) {
 	w.memoized("\x00converter", func() { w.global("pyspark.sql.types", "_create_row_inbound_converter") })
-	js := sqltypes.JSONType(t)
+	js := w.schemaJSON(t)
 	w.memoized(js, func() {
 		w.global("pyspark.sql.types", "_parse_datatype_json_string")
 		w.str(js)
 		w.buf = append(w.buf, opTuple1, opReduce)
 	})
 	w.buf = append(w.buf, opTuple1, opReduce, opMark)
+}
+
+// schemaJSON is sqltypes.JSONType(t), cached per struct type (keyed by its fields' backing
+// array, which is the encoder's schema for its whole life).
+func (w *writer) schemaJSON(t sqltypes.DataType) string {
+	if len(t.Fields) == 0 {
+		return sqltypes.JSONType(t)
+	}
+	if js, ok := w.schemas[&t.Fields[0]]; ok {
+		return js
+	}
+	if w.schemas == nil {
+		w.schemas = make(map[*sqltypes.Field]string)
+	}
+	js := sqltypes.JSONType(t)
+	w.schemas[&t.Fields[0]] = js
+	return js
 }
 
 func (w *writer) rowEnd() { w.buf = append(w.buf, opTuple, opReduce) }

@@ -184,3 +184,39 @@ func TestBigDecimalString(t *testing.T) {
 		}
 	}
 }
+
+func TestAutoBatchSize(t *testing.T) {
+	var a AutoBatchSize
+	var got []int
+	for _, size := range []int{100, 100, 2 << 20, 11 << 20, 11 << 20, 11 << 20, 11 << 20} {
+		got = append(got, a.Rows())
+		a.Observe(size)
+	}
+	got = append(got, a.Rows())
+	want := []int{1, 2, 4, 4, 2, 1, 1, 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("batch sizes %v, want %v", got, want)
+	}
+}
+
+// BenchmarkEncodeRows measures pickling 100-row UDF batches with a struct column (Row mode).
+func BenchmarkEncodeRows(b *testing.B) {
+	schema := UDFInputSchema([]sqltypes.DataType{sqltypes.LongType, sqltypes.StringType, convTypes[4]})
+	r := rand.New(rand.NewPCG(1, 2))
+	cols := make([]arrow.Array, len(schema))
+	for c, f := range schema {
+		vals := make([]any, UDFBatchRows)
+		for i := range vals {
+			vals[i] = randValue(r, f.Type, 0)
+		}
+		cols[c] = buildColumn(f.Type, vals)
+		defer cols[c].Release()
+	}
+	e := NewRowEncoder(BatchedUDF, schema)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Encode(cols, 0, UDFBatchRows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

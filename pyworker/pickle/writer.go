@@ -6,14 +6,17 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // writer appends one pickle the way Spark's Pyrolite Pickler (protocol 2) writes the Java objects
 // EvaluatePython.toJava produces. Memoized objects (the Row converter and schemas) are written
 // once per pickle and referenced with BINGET / LONG_BINGET afterwards.
 type writer struct {
-	buf  []byte
-	memo map[string]uint32
+	buf     []byte
+	memo    map[string]uint32
+	schemas map[*sqltypes.Field]string
 }
 
 func (w *writer) reset() {
