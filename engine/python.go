@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/weirhq/weir/conf"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/pyworker"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/plan"
 )
@@ -28,6 +31,55 @@ type pythonState struct {
 	runner operators.PythonRunner
 	mu     sync.Mutex
 	funcs  map[string]*plan.PythonUDF
+	// pool is the session's worker pool, made at the first use when path is set and no runner
+	// was given; Close closes it.
+	pool *pyworker.Pool
+}
+
+// defaultPythonWorkers is spark.weir.python.maxWorkers' default: room for a few Python operators
+// per partition (each holds a worker while its partition runs).
+func defaultPythonWorkers() int { return max(8, 4*flow.DefaultParallelism()) }
+
+// poolRunner runs Python functions on a pyworker.Pool.
+type poolRunner struct{ pool *pyworker.Pool }
+
+// Open implements operators.PythonRunner.
+func (r poolRunner) Open(ctx context.Context, t pyworker.Task) (operators.PythonStream, error) {
+	st, err := r.pool.Open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// pythonRunner is the runner the session's plans use: the one given, else the session's pool
+// (started lazily; its size is spark.weir.python.maxWorkers when it starts), else nil.
+func (s *Session) pythonRunner() operators.PythonRunner {
+	if s.python.runner != nil {
+		return s.python.runner
+	}
+	if s.python.path == "" {
+		return nil
+	}
+	s.python.mu.Lock()
+	defer s.python.mu.Unlock()
+	if s.python.pool == nil {
+		s.python.pool = pyworker.NewPool(pyworker.PoolConfig{Python: s.python.path,
+			MaxWorkers: int(s.conf.Int(PythonMaxWorkersConf, int64(defaultPythonWorkers())))})
+	}
+	return poolRunner{s.python.pool}
+}
+
+// closePython kills the session's Python workers (the session ends); a later plan starts a
+// new pool.
+func (s *Session) closePython() {
+	s.python.mu.Lock()
+	pool := s.python.pool
+	s.python.pool = nil
+	s.python.mu.Unlock()
+	if pool != nil {
+		_ = pool.Close()
+	}
 }
 
 // WithPython sets the Python interpreter (with PySpark) the session's workers run (--python).
@@ -68,12 +120,13 @@ func (s *Session) pythonFunction(name string) (*plan.PythonUDF, bool) {
 // runner and the runner conf Spark's ArrowPythonRunner sends (session time zone, batch size,
 // the pandas conversion settings).
 func (s *Session) pythonSpec() *operators.PythonSpec {
-	if s.python.runner == nil {
+	runner := s.pythonRunner()
+	if runner == nil {
 		return nil
 	}
 	maxRecords := int(s.conf.Int(conf.MaxRecordsPerBatchKey, defaultMaxRecordsPerBatch))
 	return &operators.PythonSpec{
-		Runner: s.python.runner,
+		Runner: runner,
 		Conf: map[string]string{
 			conf.TimeZoneKey:           s.timeZone(),
 			conf.MaxRecordsPerBatchKey: strconv.Itoa(maxRecords),

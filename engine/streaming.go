@@ -64,7 +64,10 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreach
 
 // Close stops the session's streaming queries (ReleaseSession, session expiry). The session
 // may still answer batch queries afterwards.
-func (s *Session) Close() { s.streams.StopAll() }
+func (s *Session) Close() {
+	s.streams.StopAll()
+	s.closePython()
+}
 
 // streamingActionError is Spark's refusal of a batch action (collect, show, count) on a plan
 // that reads a stream (UnsupportedOperationChecker.checkForBatch): the message names the
