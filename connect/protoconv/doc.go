@@ -56,7 +56,7 @@
 // service replaces them first), SampleBy, Describe, Summary, Crosstab, Cov, Corr,
 // ApproxQuantile, FreqItems, Replace (na.replace), Unpivot, Transpose, CollectMetrics (observe),
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
-// LateralJoin, NearestByJoin, CachedRemoteRelation, Catalog, Python UDTFs and data sources,
+// LateralJoin, NearestByJoin, Catalog, Python UDTFs and data sources,
 // UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
 // dropFields), Scala and Java user-defined functions, NamedArgumentExpression outside a
