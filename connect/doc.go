@@ -55,7 +55,13 @@
 //   - StreamingQueryListenerBusCommand: add keeps its ExecutePlan open, sends
 //     listener_bus_listener_added and then one events result per query event, and completes when
 //     a later remove arrives; nothing else travels on that stream.
-//   - Closing a session (ReleaseSession, expiry, shutdown) stops its queries.
+//   - writeStream.foreachBatch (foreach_batch.go): the query's PySpark foreachBatch worker is
+//     started with the query; each epoch's output is cached in the engine session under a fresh
+//     id (CachedRemoteRelation, dropped after the call or on RemoveCachedRemoteRelationCommand)
+//     and the worker reads it over the worker endpoint (worker_endpoint.go: loopback, no TLS,
+//     admitting only per-worker tokens that authenticate as their session's owner); Serve runs
+//     the endpoint and stops it after every session.
+//   - Closing a session (ReleaseSession, expiry, shutdown) stops its queries and Python workers.
 //
 // Errors of Spark's _LEGACY_ERROR_* classes are shown without the "[CLASS] " prefix, as Spark
 // shows them.

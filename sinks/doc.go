@@ -21,6 +21,10 @@
 // when its operators' input ends, and Finish completes it; BatchAdapter turns a streaming sink
 // into one. SaveMode is DataFrameWriter.mode.
 //
+// ForeachBatch (foreach_batch.go) is the one sink that is not a connector: it hands each epoch's
+// output to a ForeachBatchFunc (writeStream.foreachBatch's Python function) and, unlike the
+// others, calls it again on a replayed epoch (same batch id, same rows: Spark's contract).
+//
 // Toolkit: Changelog (changelog.go: an epoch's output per output mode, Inserts, the complete
 // mode's compacting result table), RowCounter (numOutputRows), Options (Spark's
 // CaseInsensitiveStringMap parsing).
