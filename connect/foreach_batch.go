@@ -66,13 +66,28 @@ func (s *Server) startForeachBatch(ctx context.Context, sess *session, fn *plan.
 	r := &foreachBatchRunner{cache: cache, revoke: revoke, worker: w}
 	err = errors.Join(w.WritePythonVersion(fn.PythonVer), w.WriteUTF(sess.id), w.WriteBytes(fn.Command), w.Flush(ctx))
 	if err == nil {
-		err = r.status(ctx)
+		err = initFailure(r.status(ctx))
 	}
 	if err != nil {
 		_ = r.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// runnerInitException is the Java class of Spark's StreamingPythonRunnerInitializationException
+// (PySpark raises pyspark.errors.StreamingPythonRunnerInitializationException for it).
+const runnerInitException = "org.apache.spark.api.python.StreamingPythonRunner$StreamingPythonRunnerInitializationException"
+
+// initFailure is Spark's error for a worker that refused its function at start (the function
+// cannot be unpickled, the Python versions differ): the worker's answer and traceback.
+func initFailure(err error) error {
+	e, ok := sparkerr.As(err)
+	if !ok || e.Class != "PYTHON_EXCEPTION" {
+		return err
+	}
+	return sparkerr.Newf(runnerInitException, "", "", "Streaming Runner initialization failed (returned %d). Error message: %s",
+		pyworker.PythonExceptionThrown, e.Params["traceback"]).Wrap(err)
 }
 
 // Call implements sinks.ForeachBatchFunc.

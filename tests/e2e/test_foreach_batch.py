@@ -224,3 +224,26 @@ def test_foreach_batch_stop_during_the_function_is_graceful(spark, server, tmp_p
     while worker_pids(server.proc.pid) and time.time() < deadline:
         time.sleep(0.05)
     assert worker_pids(server.proc.pid) == []
+
+
+def test_foreach_batch_function_that_cannot_load_fails_start(spark):
+    from pyspark.errors import StreamingPythonRunnerInitializationException
+
+    class Unloadable:
+        @staticmethod
+        def _fail():
+            raise ValueError("Cannot unpickle this object")
+
+        def __reduce__(self):
+            return self._fail, ()
+
+    obj = Unloadable()
+
+    def func(batch_df, batch_id):
+        print(obj)
+
+    with pytest.raises(StreamingPythonRunnerInitializationException) as e:
+        spark.readStream.format("rate").load().writeStream.foreachBatch(func).start()
+    assert "Streaming Runner initialization failed" in str(e.value)
+    assert "Cannot unpickle this object" in str(e.value)
+    assert spark.streams.active == []
