@@ -27,12 +27,11 @@ type ForeachBatchFunc interface {
 // idempotent per epoch: an epoch replayed after a crash calls the function again, with the same
 // batch id and the same rows, so the function can make its writes idempotent (Spark's contract).
 type ForeachBatch struct {
-	mode    flow.OutputMode
-	schema  sqltypes.Schema
-	fn      ForeachBatchFunc
-	written RowCounter
-	once    sync.Once
-	err     error
+	mode   flow.OutputMode
+	schema sqltypes.Schema
+	fn     ForeachBatchFunc
+	once   sync.Once
+	err    error
 }
 
 // NewForeachBatch builds the sink; it owns fn from now on (Close closes it).
@@ -46,8 +45,9 @@ func (s *ForeachBatch) Description() string { return "ForeachBatchSink" }
 // Parallelism implements Sink: the function sees each epoch's output as one DataFrame.
 func (s *ForeachBatch) Parallelism(int) int { return 1 }
 
-// OutputRows implements Sink.
-func (s *ForeachBatch) OutputRows() int64 { return s.written.Take() }
+// OutputRows implements Sink: -1, as Spark reports for ForeachBatchSink (a V1 sink that does
+// not count what the function writes).
+func (s *ForeachBatch) OutputRows() int64 { return -1 }
 
 // Close closes the function (once).
 func (s *ForeachBatch) Close() error {
@@ -85,7 +85,6 @@ func (o *foreachBatchOperator) Barrier(ctx context.Context, epoch int64, _ flow.
 		}
 		return userFunctionError(err)
 	}
-	o.sink.written.Add(CountRows(recs))
 	return nil
 }
 

@@ -51,6 +51,7 @@ def test_foreach_batch_writes_each_batch_to_parquet(spark, server, tmp_path):
         write_json(src, "b.json", [{"k": 10, "v": "y"}])
         q.processAllAvailable()
         assert q.lastProgress["sink"]["description"] == "ForeachBatchSink"
+        assert q.lastProgress["sink"]["numOutputRows"] == -1  # as Spark reports it
     finally:
         q.stop()
     rows = sorted((r.batch, r.k, r.v) for r in spark.read.parquet(str(out)).collect())
