@@ -19,7 +19,8 @@ func (s *Session) Streams() *query.Manager { return s.streams }
 // validate: streaming input, writer settings, trigger, output mode and operators). It returns once
 // the query runs; start-time errors (options, output mode, sink) come back here as Spark's
 // exceptions. foreachBatch runs ws.ForeachBatch (the caller starts its Python worker); the query
-// owns it from this call on, whatever the outcome.
+// owns it from this call on, whatever the outcome. ws.Foreach runs as tasks on the session's
+// Python workers (foreach_writer.go).
 func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreachBatch sinks.ForeachBatchFunc) (_ *query.Query, err error) {
 	if foreachBatch != nil {
 		defer func() {
@@ -46,6 +47,12 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreach
 	if err != nil {
 		return nil, err
 	}
+	var foreach sinks.ForeachWriter
+	if ws.Foreach != nil {
+		if foreach, err = s.newForeachWriter(ws.Foreach); err != nil {
+			return nil, err
+		}
+	}
 	return s.streams.Start(ctx, query.Spec{
 		Plan:         node,
 		Format:       ws.Format,
@@ -57,7 +64,7 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreach
 		TableName:    ws.TableName,
 		PartitionBy:  ws.PartitionBy,
 		ClusterBy:    ws.ClusterBy,
-		Foreach:      ws.Foreach != nil,
+		Foreach:      foreach,
 		ForeachBatch: foreachBatch,
 	})
 }

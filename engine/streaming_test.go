@@ -115,7 +115,7 @@ func TestStartStreamValidation(t *testing.T) {
 		{"input analysis error", ws(func(w *plan.WriteStream) { w.Input = &plan.NamedTable{Name: []string{"missing"}} }),
 			sparkerr.AnalysisException, "TABLE_OR_VIEW_NOT_FOUND", "missing"},
 		{"foreach", ws(func(w *plan.WriteStream) { w.Foreach = &plan.PythonFunction{} }),
-			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.foreach"},
+			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.foreach needs Python workers"},
 		{"toTable", ws(func(w *plan.WriteStream) { w.TableName = "t" }),
 			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.toTable(t) is not supported by Weir"},
 		{"partitionBy on noop", ws(func(w *plan.WriteStream) { w.PartitionBy = []string{"value"} }),

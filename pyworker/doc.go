@@ -16,9 +16,12 @@
 // after a task that ended cleanly (spark.python.worker.reuse), at most MaxWorkers busy at once.
 // A Stream writes worker.py's task header (task_header.go) with its first input, frames each
 // input unit (Group) and decodes the output as the eval type's family says (family.go; the
-// Arrow kinds in arrow_families.go, where the wire format of each is described), and reads the
+// Arrow kinds in arrow_families.go, the pickled kinds SQL_BATCHED_UDF and NON_UDF (foreach
+// writers) in pickle_families.go, where the wire format of each is described), and reads the
 // end section (timing data, accumulators, END_OF_STREAM). Callers see flat Arrow batches: the
-// struct wrapping of the map kinds is the package's business.
+// struct wrapping of the map kinds and the pickling of rows and results (package pickle) are the
+// package's business. Task.LocalProperties are the TaskContext local properties (a foreach
+// writer's epoch id, BatchIDProperty).
 //
 // Ownership: the Worker owns its process, its socket and one goroutine that reaps the process.
 // Every blocking call takes a context; when it is done the socket is closed (the worker cannot be
@@ -31,5 +34,6 @@
 // deadlocks). A context done during Send or Recv kills that worker; Pool.Close kills every
 // worker, then the daemon, and reaps them.
 //
-// Imports: the standard library, Arrow, sparkerr and sql/types (the input_type eval conf).
+// Imports: the standard library, Arrow, sparkerr, sql/types (the input_type eval conf) and
+// pyworker/pickle.
 package pyworker

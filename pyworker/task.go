@@ -40,6 +40,9 @@ type Task struct {
 	UDFs     []UDF
 	// PartitionIndex is the task's partition (TaskContext.partitionId, foreach's partition_id).
 	PartitionIndex int
+	// LocalProperties are the task's TaskContext local properties (getLocalProperty): a foreach
+	// writer's task has "streaming.sql.batchId", its epoch id.
+	LocalProperties map[string]string
 	// PythonVersion is the client's Python "major.minor" (PythonUDF.python_ver); the worker fails
 	// with PYTHON_VERSION_MISMATCH when its own differs.
 	PythonVersion string

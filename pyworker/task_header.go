@@ -28,11 +28,15 @@ type taskContext struct {
 //	int eval type; runner conf and eval conf (Conf.load: int n + n UTF key/value pairs);
 //	then the family's command section (read_udfs, read_command).
 func writeTaskHeader(w io.Writer, t *Task, fam *family, evalConf map[string]string, filesDir string) error {
+	props := t.LocalProperties
+	if props == nil {
+		props = map[string]string{}
+	}
 	tc, err := json.Marshal(taskContext{
 		PartitionID:     t.PartitionIndex,
 		CPUs:            1,
 		Resources:       map[string]any{},
-		LocalProperties: map[string]string{},
+		LocalProperties: props,
 	})
 	if err != nil {
 		return err

@@ -43,8 +43,9 @@ type Spec struct {
 	PartitionBy []string
 	// ClusterBy is writeStream.clusterBy's columns (refused: checkWriter).
 	ClusterBy []string
-	// Foreach marks a Python foreach writer (refused: checkWriter).
-	Foreach bool
+	// Foreach is writeStream.foreach's writer (nil if none); the sink is then sinks.Foreach and
+	// Format is ignored.
+	Foreach sinks.ForeachWriter
 	// ForeachBatch is writeStream.foreachBatch's function (nil if none); the sink is then
 	// sinks.ForeachBatch and Format is ignored. Start takes ownership: the function is closed when
 	// the query ends or fails to start.

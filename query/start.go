@@ -136,6 +136,8 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	var sink sinks.Sink
 	if spec.ForeachBatch != nil {
 		sink = sinks.NewForeachBatch(senv, spec.ForeachBatch)
+	} else if spec.Foreach != nil {
+		sink = sinks.NewForeach(senv, spec.Foreach)
 	} else if sink, err = connectors.NewSink(format, senv, sinkOptions(spec, location)); err != nil {
 		return err
 	}

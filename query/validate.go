@@ -38,8 +38,9 @@ func validate(spec *Spec) error {
 // checkWriter refuses the DataStreamWriter settings Weir has no support for.
 func checkWriter(spec *Spec) error {
 	switch {
-	case spec.Foreach:
-		return sparkerr.Unsupported("writeStream.foreach: Python foreach writers are not supported (Weir runs no Python on the server)")
+	case spec.Foreach != nil && len(spec.PartitionBy) > 0:
+		return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
+			"'foreach' does not support partitioning").WithParams("operation", "foreach")
 	case spec.ForeachBatch != nil && len(spec.PartitionBy) > 0:
 		return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "",
 			"'foreachBatch' does not support partitioning").WithParams("operation", "foreachBatch")

@@ -30,7 +30,7 @@ go test -count=1 ./...
 go test -count=1 -race $race_pkgs
 
 echo "== go fuzz (bounded: 12 s per target; a crasher is saved under the package's testdata/fuzz)"
-fuzz_targets="./engine:FuzzConfSet ./connect/protoconv:FuzzRelation ./connect/protoconv:FuzzCommand ./connect/protoconv:FuzzLocalRelation ./sql/parser:FuzzParse"
+fuzz_targets="./engine:FuzzConfSet ./connect/protoconv:FuzzRelation ./connect/protoconv:FuzzCommand ./connect/protoconv:FuzzLocalRelation ./sql/parser:FuzzParse ./pyworker/pickle:FuzzDecode"
 for target in $fuzz_targets; do
   go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 12s -fuzzminimizetime 1s "${target%%:*}"
 done

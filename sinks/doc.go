@@ -21,9 +21,11 @@
 // when its operators' input ends, and Finish completes it; BatchAdapter turns a streaming sink
 // into one. SaveMode is DataFrameWriter.mode.
 //
-// ForeachBatch (foreach_batch.go) is the one sink that is not a connector: it hands each epoch's
-// output to a ForeachBatchFunc (writeStream.foreachBatch's Python function) and, unlike the
-// others, calls it again on a replayed epoch (same batch id, same rows: Spark's contract).
+// Python sinks (the functions run on the session's Python workers, behind interfaces the engine
+// implements): ForeachBatch (foreach_batch.go, one call per epoch with its whole output) and
+// Foreach (foreach.go, writeStream.foreach: one writer task per sink partition and epoch). Unlike
+// the other sinks they are not idempotent per epoch: a replayed epoch runs the function again
+// with the same ids, as in Spark.
 //
 // Toolkit: Changelog (changelog.go: an epoch's output per output mode, Inserts, the complete
 // mode's compacting result table), RowCounter (numOutputRows), Options (Spark's

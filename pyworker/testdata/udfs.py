@@ -4,6 +4,7 @@
 # {"version": "<major.minor>", "commands": {name: base64 command}}.
 import base64
 import json
+import os
 import sys
 import time
 
@@ -11,8 +12,28 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pyspark.serializers import CloudPickleSerializer
-from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+from pyspark.serializers import AutoBatchedSerializer, CloudPickleSerializer, CPickleSerializer
+from pyspark.sql.streaming.readwriter import DataStreamWriter
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    ByteType,
+    DateType,
+    DayTimeIntervalType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    MapType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
 
 
 def scalar_pandas(a, b):  # SQL_SCALAR_PANDAS_UDF; b comes as a keyword argument
@@ -93,6 +114,51 @@ def identity(a):
     return a
 
 
+def python_type(a):  # SQL_BATCHED_UDF: the Python class each argument arrives as
+    return type(a).__name__
+
+
+def wrong_type(a):  # SQL_BATCHED_UDF: a str for a LongType result is NULL (makeFromJava)
+    return "not a long"
+
+
+def raises_row(a):  # SQL_BATCHED_UDF
+    if a == 2:
+        raise ValueError("boom from a batched udf at %d" % a)
+    return a
+
+
+def sum_args(a, b):  # SQL_BATCHED_UDF, two arguments
+    return None if a is None or b is None else a + b
+
+
+class FileWriter:  # NON_UDF: a foreach writer object logging its calls to $WEIR_TEST_OUT
+    def open(self, partition_id, epoch_id):
+        name = "writer-%d-%d" % (partition_id, epoch_id)
+        self.out = open(os.path.join(os.environ["WEIR_TEST_OUT"], name), "w")
+        self.out.write("open %d %d\n" % (partition_id, epoch_id))
+        return True
+
+    def process(self, row):
+        if row.s == "boom":
+            raise ValueError("boom from a foreach writer")
+        self.out.write("process %r\n" % (row,))
+
+    def close(self, error):
+        self.out.write("close %r\n" % (error,))
+        self.out.close()
+
+
+def foreach_row(row):  # NON_UDF: the function form
+    with open(os.path.join(os.environ["WEIR_TEST_OUT"], "rows"), "a") as out:
+        out.write("%r\n" % (row,))
+
+
+def foreach_command(f):  # what pyspark/sql/connect/streaming/readwriter.py foreach() pickles
+    ser = AutoBatchedSerializer(CPickleSerializer())
+    return (DataStreamWriter._construct_foreach_function(f), None, ser, ser)
+
+
 long_t = LongType()
 commands = {
     "scalar_pandas": (scalar_pandas, long_t),
@@ -125,7 +191,35 @@ commands = {
     "raises": (raises, long_t),
     "sleeps": (sleeps, long_t),
     "identity": (identity, long_t),
+    "python_type": (python_type, StringType()),
+    "wrong_type": (wrong_type, long_t),
+    "raises_row": (raises_row, long_t),
+    "sum_args": (sum_args, long_t),
 }
+# identity_<type>: the identity function declared to return each Spark type (SQL_BATCHED_UDF
+# round trips of every type).
+for name, rt in {
+    "boolean": BooleanType(),
+    "byte": ByteType(),
+    "short": ShortType(),
+    "integer": IntegerType(),
+    "long": long_t,
+    "float": FloatType(),
+    "double": DoubleType(),
+    "decimal": DecimalType(10, 2),
+    "string": StringType(),
+    "binary": BinaryType(),
+    "date": DateType(),
+    "timestamp": TimestampType(),
+    "timestamp_ntz": TimestampNTZType(),
+    "interval": DayTimeIntervalType(),
+    "array": ArrayType(long_t),
+    "map": MapType(StringType(), long_t),
+    "struct": StructType([StructField("a", long_t), StructField("b", StringType())]),
+}.items():
+    commands["identity_" + name] = (identity, rt)
+commands["foreach_writer"] = foreach_command(FileWriter())
+commands["foreach_function"] = foreach_command(foreach_row)
 
 ser = CloudPickleSerializer()
 json.dump(
