@@ -35,7 +35,7 @@ func startAndWait(b *testing.B, s *engine.Session, ws *plan.WriteStream, epochs 
 	defer remove()
 	ctx := context.Background()
 	began := time.Now()
-	q, err := s.StartStream(ctx, ws)
+	q, err := s.StartStream(ctx, ws, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

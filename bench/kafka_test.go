@@ -251,7 +251,7 @@ func (p *progressTotals) report(b *testing.B) {
 // startPipeline starts the pipeline in s and fails the benchmark if it does not start.
 func startPipeline(b *testing.B, s *engine.Session, ws *plan.WriteStream) *query.Query {
 	b.Helper()
-	q, err := s.StartStream(context.Background(), ws)
+	q, err := s.StartStream(context.Background(), ws, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

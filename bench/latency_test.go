@@ -158,7 +158,7 @@ func benchLatency(b *testing.B, poll string) {
 	src := &plan.DataSource{Format: "rate", IsStreaming: true, Options: map[string]string{
 		"rowsPerSecond": "100000", "numPartitions": "2"}}
 	ctx := context.Background()
-	q, err := s.StartStream(ctx, &plan.WriteStream{Input: statelessQuery(src), Format: "latency-probe", OutputMode: "append"})
+	q, err := s.StartStream(ctx, &plan.WriteStream{Input: statelessQuery(src), Format: "latency-probe", OutputMode: "append"}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

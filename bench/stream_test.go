@@ -76,7 +76,7 @@ func runEpochs(b *testing.B, s *engine.Session, input plan.Relation, mode string
 	remove := s.Streams().AddListener(events)
 	defer remove()
 	ctx := context.Background()
-	q, err := s.StartStream(ctx, &plan.WriteStream{Input: input, Format: "noop", OutputMode: mode})
+	q, err := s.StartStream(ctx, &plan.WriteStream{Input: input, Format: "noop", OutputMode: mode}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
