@@ -118,6 +118,9 @@ func TestPoolWorkerCrashIsAClearError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exited unexpectedly (crashed)") {
 		t.Errorf("Recv = %v, want a crash", err)
 	}
+	if errors.Is(err, io.EOF) {
+		t.Errorf("Recv = %v: a crash reads as io.EOF, the end of the results", err)
+	}
 	if err := s.Send(context.Background(), one(rec)); err == nil || !strings.Contains(err.Error(), "crashed") {
 		t.Errorf("Send after the crash = %v, want the crash", err)
 	}

@@ -347,17 +347,27 @@ func readEndSection(r io.Reader) (bool, error) {
 
 // readFailure turns a read error into the stream's error: a crash when the worker's socket
 // ended (or was reset: the worker died with input unread), a kill when the stream was killed.
+// An end of input is never wrapped: the stream's error must not read as the io.EOF that ends its
+// results.
 func (s *Stream) readFailure(err error) error {
+	eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	failure := func(format string, args ...any) error {
+		e := workerFailure(format, args...)
+		if eof {
+			return e
+		}
+		return e.Wrap(err)
+	}
 	if s.isKilled() {
-		return workerFailure("Python worker %d was killed", s.w.pid).Wrap(err)
+		return failure("Python worker %d was killed", s.w.pid)
 	}
 	select {
 	case <-s.pool.done:
-		return workerFailure("Python worker %d was killed: its pool was closed", s.w.pid).Wrap(err)
+		return failure("Python worker %d was killed: its pool was closed", s.w.pid)
 	default:
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
-		return workerFailure("Python worker %d exited unexpectedly (crashed)", s.w.pid).Wrap(err)
+	if eof || errors.Is(err, syscall.ECONNRESET) {
+		return workerFailure("Python worker %d exited unexpectedly (crashed): %v", s.w.pid, err)
 	}
 	return workerFailure("Python worker %d: %v", s.w.pid, err).Wrap(err)
 }
