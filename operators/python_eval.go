@@ -19,7 +19,10 @@ type PythonFunc struct {
 	Command    []byte
 	Args       []expr.Expr
 	ArgNames   []string
-	ReturnType arrow.DataType
+	// ColumnNames name the argument columns the worker reads (the input's column names for the
+	// map kinds: mapInPandas sees them as the DataFrame's columns); nil names them _0, _1, ….
+	ColumnNames []string
+	ReturnType  arrow.DataType
 }
 
 // PythonEval evaluates scalar Python functions of one eval type (Spark's ArrowEvalPython /
@@ -86,7 +89,7 @@ func (p *pythonEval) Process(ctx context.Context, _ int, rec arrow.RecordBatch, 
 		cols = append(cols, cs...)
 	}
 	defer releaseAll(cols)
-	schema := argSchema(cols)
+	schema := argSchema(cols, nil)
 	for _, c := range chunks(rec.NumRows(), p.spec.MaxRecordsPerBatch) {
 		part := make([]arrow.Array, len(cols))
 		for i, col := range cols {

@@ -19,6 +19,9 @@ type PythonGroupSide struct {
 	Keys []expr.Expr
 	// Types are the Arrow types of Args then Keys (for a side without rows).
 	Types []arrow.DataType
+	// Names name the worker batch's columns, Args then Keys (the input's column names: the
+	// function's DataFrame or table has them); nil names them _0, _1, ….
+	Names []string
 }
 
 // groupArgOffsets are a side's offsets as worker.py's extract_key_value_indexes reads them
@@ -68,7 +71,7 @@ func (g *pythonGroupMap) Process(_ context.Context, in int, rec arrow.RecordBatc
 		return sparkerr.Internal("grouped Python map: input %d of %d", in, len(g.sides))
 	}
 	s := g.sides[in]
-	b, err := argBatch(g.ctx, append(append([]expr.Expr(nil), s.Args...), s.Keys...), rec)
+	b, err := argBatch(g.ctx, append(append([]expr.Expr(nil), s.Args...), s.Keys...), s.Names, rec)
 	if err != nil {
 		return err
 	}
@@ -166,7 +169,7 @@ func (g *pythonGroupMap) emptySide(i int) arrow.RecordBatch {
 		cols[j] = array.MakeArrayOfNull(g.out.env.Mem, t, 0)
 	}
 	defer releaseAll(cols)
-	return array.NewRecordBatch(argSchema(cols), cols, 0)
+	return array.NewRecordBatch(argSchema(cols, g.sides[i].Names), cols, 0)
 }
 
 // Close implements flow.Closer.

@@ -46,6 +46,7 @@ type fakeStream struct {
 	held    []arrow.RecordBatch // scalar inputs not answered yet
 	results []arrow.RecordBatch
 	closed  bool
+	sent    bool
 }
 
 func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
@@ -56,6 +57,21 @@ func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
 		}
 	}
 	s.r.h.lines = append(s.r.h.lines, "send "+strings.Join(sizes, "|"))
+	if !s.sent {
+		// the worker's column names, once per task (the map and grouped kinds' DataFrames have them)
+		var names []string
+		for _, side := range g.Batches {
+			if len(side) > 0 {
+				var ns []string
+				for _, f := range side[0].Schema().Fields() {
+					ns = append(ns, f.Name)
+				}
+				names = append(names, strings.Join(ns, ","))
+			}
+		}
+		s.r.h.lines = append(s.r.h.lines, "columns "+strings.Join(names, "|"))
+		s.sent = true
+	}
 	cmd := string(s.task.UDFs[0].Command)
 	switch cmd {
 	case "add1", "concat":
@@ -218,7 +234,7 @@ func (h *harness) buildPython(d *datadriven.TestData, kind string, in sqltypes.S
 	case "python-map":
 		out := sqltypes.Schema{{Name: "a", Type: sqltypes.LongType, Nullable: true}}
 		f := PythonFunc{Command: []byte("evens"), Args: parseExprs(in, strings.Join(in.Names(), ",")),
-			ReturnType: sqltypes.ToArrow(out.AsStruct(), "UTC")}
+			ColumnNames: in.Names(), ReturnType: sqltypes.ToArrow(out.AsStruct(), "UTC")}
 		return PythonMap(ctx, spec, eval, "3.12", f), out, nil
 	case "python-group", "python-cogroup":
 		schemas := []sqltypes.Schema{in}
@@ -233,6 +249,7 @@ func (h *harness) buildPython(d *datadriven.TestData, kind string, in sqltypes.S
 			side := PythonGroupSide{Args: parseExprs(s, strings.Join(s.Names(), ",")), Keys: parseExprs(s, arg(d, "keys", "k"))}
 			for _, e := range append(append([]expr.Expr(nil), side.Args...), side.Keys...) {
 				side.Types = append(side.Types, sqltypes.ToArrow(e.Type(), "UTC"))
+				side.Names = append(side.Names, e.String())
 			}
 			sides = append(sides, side)
 			out = append(out, sqltypes.Field{Name: fmt.Sprintf("n%d", i), Type: sqltypes.LongType, Nullable: true})

@@ -44,8 +44,10 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 		return b.node(kind, ins[0].Parallelism, schema,
 			operators.PythonEval(b.ctx, spec, n.EvalType, n.Funcs[0].PythonVer, funcs), forward(ins[0])), nil
 	case *logical.MapInPython:
+		f := b.pythonFunc(n.Func)
+		f.ColumnNames = exprNames(n.Func.Args)
 		return b.node("MapInPython", ins[0].Parallelism, schema,
-			operators.PythonMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, b.pythonFunc(n.Func)), forward(ins[0])), nil
+			operators.PythonMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, f), forward(ins[0])), nil
 	case *logical.GroupMapInPython:
 		if b.opts.Streaming && logical.IsStreaming(n) {
 			return nil, unsupportedStreaming(n, "applyInPandas / applyInArrow (FlatMapGroupsInPandas) is not supported with streaming DataFrames/Datasets")
@@ -69,10 +71,22 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 
 func (b *builder) groupSide(args, keys []expr.Expr) operators.PythonGroupSide {
 	s := operators.PythonGroupSide{Args: args, Keys: keys}
-	for _, e := range append(append([]expr.Expr(nil), args...), keys...) {
+	all := append(append([]expr.Expr(nil), args...), keys...)
+	for _, e := range all {
 		s.Types = append(s.Types, sqltypes.ToArrow(e.Type(), b.tz))
 	}
+	s.Names = exprNames(all)
 	return s
+}
+
+// exprNames names the worker's columns for es as Spark does: a column by its name, any other
+// expression by its SQL text.
+func exprNames(es []expr.Expr) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.String()
+	}
+	return out
 }
 
 // allRefs references every column of s.
