@@ -16,9 +16,9 @@ import (
 // PythonFunc is one Python function an operator runs: its pickled command, its arguments over
 // the operator's input and its result's Arrow type.
 type PythonFunc struct {
-	Command    []byte
-	Args       []expr.Expr
-	ArgNames   []string
+	Command  []byte
+	Args     []expr.Expr
+	ArgNames []string
 	// ColumnNames name the argument columns the worker reads (the input's column names for the
 	// map kinds: mapInPandas sees them as the DataFrame's columns); nil names them _0, _1, ….
 	ColumnNames []string

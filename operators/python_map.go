@@ -122,7 +122,7 @@ func PythonMap(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer string,
 }
 
 type pythonMap struct {
-	out  pythonOut
+	out   pythonOut
 	ctx   *expr.Context
 	args  []expr.Expr
 	names []string
