@@ -33,6 +33,9 @@ func (r *fakeRunner) Open(_ context.Context, t pyworker.Task) (PythonStream, err
 	var offs []string
 	for _, u := range t.UDFs {
 		offs = append(offs, fmt.Sprint(u.ArgOffsets))
+		for _, side := range u.Sides {
+			offs = append(offs, fmt.Sprintf("{keys %v values %v}", side.Keys, side.Values))
+		}
 	}
 	r.h.lines = append(r.h.lines, fmt.Sprintf("open eval=%d part=%d py=%s offsets=%s tz=%s", t.EvalType, t.PartitionIndex,
 		t.PythonVersion, strings.Join(offs, ""), t.Conf["spark.sql.session.timeZone"]))
@@ -98,8 +101,7 @@ func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
 		s.results = append(s.results, structBatch(s.mem, t.Columns()[:1], []string{"a"}))
 		t.Release()
 	case "count":
-		offs := s.task.UDFs[0].ArgOffsets
-		nk := offs[1]
+		nk := len(s.task.UDFs[0].Sides[0].Keys)
 		var key any
 		vals := []any{}
 		for i, side := range g.Batches {
