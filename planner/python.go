@@ -25,7 +25,8 @@ func (b *builder) pythonFunc(f *logical.PythonFunc) operators.PythonFunc {
 
 // python plans the Python nodes: PythonEval and MapInPython keep their input's partitions
 // (their own node on a forward edge: they finish their worker task at barriers and end of
-// data); GroupMapInPython and CoGroupMapInPython hash-partition their inputs on the keys.
+// data); GroupMapInPython, CoGroupMapInPython and AggregateInPython hash-partition their
+// inputs on the keys (AggregateInPython without keys gathers them into one partition).
 func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema) (*flow.Node, error) {
 	spec, err := b.pythonSpec(n)
 	if err != nil {
@@ -56,6 +57,19 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 		return b.node("FlatMapGroupsInPython", b.opts.Partitions, schema,
 			operators.PythonGroupMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, b.pythonFunc(n.Func), []operators.PythonGroupSide{side}),
 			b.hashed(ins[0], n.Keys)), nil
+	case *logical.AggregateInPython:
+		if b.opts.Streaming && logical.IsStreaming(n) {
+			return nil, unsupportedStreaming(n, "Streaming aggregation doesn't support group aggregate pandas UDF")
+		}
+		funcs := make([]operators.PythonFunc, len(n.Funcs))
+		for i, f := range n.Funcs {
+			funcs[i] = b.pythonFunc(f)
+		}
+		op := operators.PythonAggregate(b.ctx, spec, n.EvalType, n.Funcs[0].PythonVer, funcs, n.Groups)
+		if len(n.Groups) == 0 {
+			return b.node("AggregateInPandas", 1, schema, op, flow.Input{From: ins[0], Exchange: flow.Gather}), nil
+		}
+		return b.node("AggregateInPandas", b.opts.Partitions, schema, op, b.hashed(ins[0], n.Groups)), nil
 	case *logical.CoGroupMapInPython:
 		if b.opts.Streaming && logical.IsStreaming(n) {
 			return nil, unsupportedStreaming(n, "CoGrouping with a streaming DataFrame/Dataset is not supported")

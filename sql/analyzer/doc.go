@@ -52,7 +52,13 @@
 //     below the operator, as hidden columns the expression reads: each node holds the calls of
 //     one eval type whose arguments are ready, so f(g(x)) is two nodes and independent calls of
 //     one eval type share one. Elsewhere (grouping, sorting, join conditions, aggregate
-//     arguments) they are refused; grouped-aggregate and map kinds are refused as columns.
+//     arguments) they are refused; map kinds are refused as columns. Grouped-aggregate
+//     functions are aggregate calls: an aggregation whose calls are all grouped-aggregate
+//     functions (of one eval type) becomes a logical.AggregateInPython (Spark's
+//     AggregateInPandas; HAVING and select-list expressions over them as for Aggregate); mixed
+//     with other aggregates it is CANNOT_USE_MIXTURE; with ROLLUP, CUBE, GROUPING SETS or PIVOT
+//     it is refused. In an aggregation only registered grouped-aggregate functions replace SQL
+//     calls.
 //     mapInPandas / mapInArrow, applyInPandas / applyInArrow and cogroup().applyInPandas /
 //     applyInArrow become logical.MapInPython, GroupMapInPython and CoGroupMapInPython (their
 //     eval type checked: INVALID_UDF_EVAL_TYPE; a non-struct return type INVALID_RETURN_TYPE;

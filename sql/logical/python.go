@@ -146,3 +146,36 @@ func (c *CoGroupMapInPython) Describe() string {
 	return fmt.Sprintf("%s [%s], [%s], %s, [%s]", kind, exprList(c.LeftKeys), exprList(c.RightKeys), c.Func.Name,
 		strings.Join(c.Schema().Names(), ", "))
 }
+
+// AggregateInPython is an aggregation whose aggregate calls are all grouped-aggregate Python
+// functions (Spark's AggregateInPandas): each function reads the rows of a group (its Args over
+// Input) and returns one value. Its output is Groups' values then one column per function,
+// named Names, of the function's declared type and nullable.
+type AggregateInPython struct {
+	Input    Node
+	Groups   []expr.Expr
+	EvalType int32
+	Funcs    []*PythonFunc
+	Names    []string
+}
+
+// Schema implements Node.
+func (a *AggregateInPython) Schema() sqltypes.Schema {
+	s := SchemaOf(a.Groups)
+	for i, f := range a.Funcs {
+		s = append(s, sqltypes.Field{Name: a.Names[i], Type: f.ReturnType, Nullable: true})
+	}
+	return s
+}
+
+// Children implements Node.
+func (a *AggregateInPython) Children() []Node { return []Node{a.Input} }
+
+// Describe implements Node.
+func (a *AggregateInPython) Describe() string {
+	fs := make([]string, len(a.Funcs))
+	for i, f := range a.Funcs {
+		fs[i] = f.String()
+	}
+	return fmt.Sprintf("AggregateInPandas [%s], [%s]", exprList(a.Groups), strings.Join(fs, ", "))
+}

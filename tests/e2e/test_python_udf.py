@@ -8,7 +8,7 @@ from typing import Iterator
 import pandas as pd
 import pyarrow as pa
 import pytest
-from pyspark.errors import PythonException
+from pyspark.errors import AnalysisException, PythonException
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.functions import pandas_udf, udf
@@ -104,6 +104,13 @@ def test_grouped_agg_pandas_udf(spark):
     # without grouping: one row over everything
     [total] = df.agg(mean_v("v").alias("m")).collect()
     assert total.m == pytest.approx(28.0 / 6)
+    # registered, in SQL, with HAVING
+    spark.udf.register("mean_v", mean_v)
+    df.createOrReplaceTempView("agg_udf_t")
+    rows = spark.sql("SELECT k, mean_v(v) AS m FROM agg_udf_t GROUP BY k HAVING mean_v(v) > 2 ORDER BY k").collect()
+    assert [tuple(r) for r in rows] == [(2, 6.0), (3, 7.0)]
+    with pytest.raises(AnalysisException, match="Cannot use a mixture of aggregate function and group aggregate pandas UDF"):
+        df.groupBy("k").agg(mean_v("v"), F.sum("v")).collect()
 
 
 def test_map_in_pandas_sees_column_names(spark):
