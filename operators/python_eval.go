@@ -23,6 +23,9 @@ type PythonFunc struct {
 	// map kinds: mapInPandas sees them as the DataFrame's columns); nil names them _0, _1, ….
 	ColumnNames []string
 	ReturnType  arrow.DataType
+	// Chained are the pickled commands of the functions whose result is this one's argument,
+	// innermost first (pyworker.UDF.Chained; Args are the innermost's).
+	Chained [][]byte
 }
 
 // PythonEval evaluates scalar Python functions of one eval type (Spark's ArrowEvalPython /
@@ -57,7 +60,7 @@ func (p *pythonEval) open(ctx context.Context) error {
 	udfs := make([]pyworker.UDF, len(p.funcs))
 	off := 0
 	for i, f := range p.funcs {
-		u := pyworker.UDF{Command: f.Command, ArgNames: f.ArgNames, ReturnType: f.ReturnType}
+		u := pyworker.UDF{Command: f.Command, ArgNames: f.ArgNames, Chained: f.Chained, ReturnType: f.ReturnType}
 		for range f.Args {
 			u.ArgOffsets = append(u.ArgOffsets, off)
 			off++

@@ -19,8 +19,12 @@ func (b *builder) pythonSpec(n logical.Node) (operators.PythonSpec, error) {
 }
 
 func (b *builder) pythonFunc(f *logical.PythonFunc) operators.PythonFunc {
-	return operators.PythonFunc{Command: f.Command, Args: f.Args, ArgNames: f.ArgNames,
+	out := operators.PythonFunc{Command: f.Command, Args: f.Args, ArgNames: f.ArgNames,
 		ReturnType: sqltypes.ToArrow(f.ReturnType, b.tz)}
+	for _, g := range f.Chained {
+		out.Chained = append(out.Chained, g.Command)
+	}
+	return out
 }
 
 // python plans the Python nodes: PythonEval and MapInPython keep their input's partitions

@@ -50,8 +50,9 @@
 //     functions the session registered, Analyzer.PythonFunctions, which shadow builtins) in a
 //     select list, filter condition or withColumns are computed by logical.PythonEval nodes
 //     below the operator, as hidden columns the expression reads: each node holds the calls of
-//     one eval type whose arguments are ready, so f(g(x)) is two nodes and independent calls of
-//     one eval type share one. Elsewhere (grouping, sorting, join conditions, aggregate
+//     one eval type whose arguments are ready, so f(g(x, y)) is two nodes and independent calls
+//     of one eval type share one; a call whose only argument is a call of the same Arrow eval
+//     type (f(g(x))) is one chained function (logical.PythonFunc.Chained), as Spark chains them. Elsewhere (grouping, sorting, join conditions, aggregate
 //     arguments) they are refused; map kinds are refused as columns. Grouped-aggregate
 //     functions are aggregate calls: an aggregation whose calls are all grouped-aggregate
 //     functions (of one eval type) becomes a logical.AggregateInPython (Spark's

@@ -151,7 +151,7 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 		if !ok {
 			return true
 		}
-		for _, arg := range u.Args {
+		for _, arg := range chainArgs(u) {
 			walkPlanExpr(arg, collect)
 		}
 		if !seen[u] {
@@ -188,7 +188,7 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 		cols := append([]column(nil), cur.cols...)
 		b := a.binderOver(cur)
 		for _, u := range batch {
-			f, err := a.bindPythonFunc(b, u)
+			f, err := a.bindChainedPythonFunc(b, u)
 			if err != nil {
 				return nil, err
 			}
@@ -204,10 +204,42 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 	return cur, nil
 }
 
+// chainable reports whether calls of an eval type nest into one worker function (Spark chains
+// any scalar kind; Weir the Arrow ones it runs: the pickled kind is left as is).
+func chainable(t int32) bool {
+	return t == evalArrowBatched || t == evalScalarPandas || t == evalScalarArrow
+}
+
+// chainedInner is the call u's only argument is, when the two run as one chained function
+// (Spark's ExtractPythonUDFs.collectFunctions: a positional argument that is itself a call of
+// the same eval type), else nil.
+func chainedInner(u *plan.PythonUDF) *plan.PythonUDF {
+	if len(u.Args) != 1 || !chainable(u.EvalType) || (u.ArgNames != nil && u.ArgNames[0] != "") {
+		return nil
+	}
+	v, ok := asPythonUDF(u.Args[0])
+	if !ok || v.EvalType != u.EvalType {
+		return nil
+	}
+	return v
+}
+
+// chain is u's chain of calls, innermost first (u alone when it chains nothing).
+func chain(u *plan.PythonUDF) []*plan.PythonUDF {
+	out := []*plan.PythonUDF{u}
+	for v := chainedInner(u); v != nil; v = chainedInner(v) {
+		out = append([]*plan.PythonUDF{v}, out...)
+	}
+	return out
+}
+
+// chainArgs are the arguments of u's chain: its innermost call's.
+func chainArgs(u *plan.PythonUDF) []plan.Expr { return chain(u)[0].Args }
+
 // argsReady reports whether u's arguments call no Python function that is not done.
 func argsReady(u *plan.PythonUDF, done map[*plan.PythonUDF]bool) bool {
 	ready := true
-	for _, arg := range u.Args {
+	for _, arg := range chainArgs(u) {
 		walkPlanExpr(arg, func(x plan.Expr) bool {
 			if v, ok := asPythonUDF(x); ok {
 				ready = ready && done[v]
@@ -217,6 +249,23 @@ func argsReady(u *plan.PythonUDF, done map[*plan.PythonUDF]bool) bool {
 		})
 	}
 	return ready
+}
+
+// bindChainedPythonFunc binds a call of a PythonEval node: a chain of directly nested calls of
+// one eval type becomes one function (its outermost call, the others Chained).
+func (a *Analyzer) bindChainedPythonFunc(b *binder, u *plan.PythonUDF) (*logical.PythonFunc, error) {
+	calls := chain(u)
+	inner, err := a.bindPythonFunc(b, calls[0])
+	if err != nil || len(calls) == 1 {
+		return inner, err
+	}
+	f := &logical.PythonFunc{Name: u.Name, EvalType: u.EvalType, Command: u.Command, PythonVer: u.PythonVer,
+		ReturnType: u.OutputType, Args: inner.Args, ArgNames: inner.ArgNames, Chained: []*logical.PythonFunc{inner}}
+	for _, v := range calls[1 : len(calls)-1] {
+		f.Chained = append(f.Chained, &logical.PythonFunc{Name: v.Name, EvalType: v.EvalType, Command: v.Command,
+			PythonVer: v.PythonVer, ReturnType: v.OutputType})
+	}
+	return f, nil
 }
 
 // bindPythonFunc binds a call's arguments over b's input.

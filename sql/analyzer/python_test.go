@@ -55,6 +55,16 @@ func init() {
 		"python-grouped-agg-in-select-list": func() plan.Relation {
 			return &plan.Filter{Input: tbl("t", 0), Condition: fn(">", pyUDF("mean", 202, sqltypes.DoubleType, col("c")), i32(0))}
 		},
+		"python-chained": func() plan.Relation {
+			// t.select(h(g(f(a))), g(b)): h∘g∘f is one chained function; g(b) shares the node.
+			return project(tbl("t", 0), pyUDF("h", 200, sqltypes.LongType, pyUDF("g", 200, sqltypes.LongType, pyUDF("f", 200, sqltypes.LongType, col("a")))),
+				pyUDF("g", 200, sqltypes.LongType, col("b")))
+		},
+		"python-chain-breaks": func() plan.Relation {
+			// an inner call of another eval type, or one of two arguments, is its own node.
+			return project(tbl("t", 0), pyUDF("g", 200, sqltypes.LongType, pyUDF("f", 101, sqltypes.LongType, col("a"))),
+				pyUDF("k", 200, sqltypes.LongType, pyUDF("f", 200, sqltypes.LongType, col("a")), col("c")))
+		},
 		"python-grouped-agg": func() plan.Relation {
 			// t.groupBy(b).agg(mean(c), mean(c) + 1 AS m1, cnt(a)): one AggregateInPandas node,
 			// mean(c) computed once.

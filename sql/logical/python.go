@@ -21,10 +21,22 @@ type PythonFunc struct {
 	Args       []expr.Expr
 	// ArgNames are keyword names per argument ("" positional); nil when all are positional.
 	ArgNames []string
+	// Chained are the functions whose result is this one's only argument, innermost first
+	// (f(g(h(x))) is f with Chained [h, g]; Args and ArgNames are then h's): the worker runs
+	// them as one function, as Spark's ExtractPythonUDFs chains directly nested calls of one
+	// eval type.
+	Chained []*PythonFunc
 }
 
-// String renders the call as Spark names its column: name(arg, ...).
+// String renders the call as Spark names its column: name(arg, ...), nested calls for a chain.
 func (f *PythonFunc) String() string {
+	if len(f.Chained) > 0 {
+		s := f.Chained[0].String()
+		for _, g := range f.Chained[1:] {
+			s = g.Name + "(" + s + ")"
+		}
+		return f.Name + "(" + s + ")"
+	}
 	args := make([]string, len(f.Args))
 	for i, a := range f.Args {
 		args[i] = a.String()

@@ -88,6 +88,14 @@ def test_chained_and_filtered_udfs(spark):
     df = spark.range(6).where(double("id") > 4).select("id", inc(double("id")).alias("y"))
     assert sorted((r.id, r.y) for r in df.collect()) == [(3, 7), (4, 9), (5, 11)]
 
+    # directly nested calls of one eval type run as one chained function on the worker
+    @udf("string", useArrow=True)
+    def wrap(s):
+        return "<" + s + ">"
+
+    rows = spark.range(2).select(F.col("id"), wrap(wrap(F.col("id").cast("string"))).alias("w")).orderBy("id").collect()
+    assert [(r.id, r.w) for r in rows] == [(0, "<<0>>"), (1, "<<1>>")]
+
 
 def test_grouped_agg_pandas_udf(spark):
     @pandas_udf("double")
