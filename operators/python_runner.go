@@ -38,6 +38,9 @@ type PythonSpec struct {
 	// MaxRecordsPerBatch bounds the rows of one batch sent to a worker
 	// (spark.sql.execution.arrow.maxRecordsPerBatch; ≤ 0 means no bound).
 	MaxRecordsPerBatch int
+	// MaxWorkers is how many workers Runner runs at once (it makes an Open wait beyond); ≤ 0
+	// means no bound. The planner refuses plans that could wait forever for one.
+	MaxWorkers int
 }
 
 // task builds a worker task for one partition.

@@ -70,6 +70,9 @@ func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 	if err := checkPartitions(g, max); err != nil {
 		return nil, err
 	}
+	if err := b.checkPythonWorkers(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -88,6 +91,8 @@ type builder struct {
 	count int
 	// chains are the stages of the stateless nodes built so far.
 	chains map[*flow.Node][]operators.Stage
+	// pythonNodes are the Python nodes built so far (checkPythonWorkers).
+	pythonNodes []pythonNode
 }
 
 // stateless adds a stateless operator over in, keeping its partitions: fused into in when in

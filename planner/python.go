@@ -32,6 +32,20 @@ func (b *builder) pythonFunc(f *logical.PythonFunc) operators.PythonFunc {
 // data); GroupMapInPython, CoGroupMapInPython and AggregateInPython hash-partition their
 // inputs on the keys (AggregateInPython without keys gathers them into one partition).
 func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	out, err := b.pythonNode(n, ins, schema)
+	if err != nil {
+		return nil, err
+	}
+	switch n.(type) {
+	case *logical.PythonEval, *logical.MapInPython:
+		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out})
+	default:
+		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out, lazy: true})
+	}
+	return out, nil
+}
+
+func (b *builder) pythonNode(n logical.Node, ins []*flow.Node, schema *arrow.Schema) (*flow.Node, error) {
 	spec, err := b.pythonSpec(n)
 	if err != nil {
 		return nil, err

@@ -232,17 +232,35 @@ def test_raising_udf_is_python_exception(spark):
     assert spark.range(2).select(F.col("id") + 1).count() == 2
 
 
-def test_stopped_session_leaves_no_worker(server):
+def test_small_pool_session_and_its_workers(server):
+    """A session whose pool has 2 workers: plans that cannot wait forever run with more partitions
+    than that, one that could is refused naming the conf; once stopped, the session's workers
+    are gone."""
     before = python_workers(server.proc.pid)
     s = SparkSession.builder.remote(server.url).create()
+    s.conf.set("spark.weir.python.maxWorkers", "2")
+    s.conf.set("spark.sql.shuffle.partitions", "8")
 
     @pandas_udf("long")
     def inc(v: pd.Series) -> pd.Series:
         return v + 1
 
-    assert sorted(r[0] for r in s.range(0, 4, 1, 2).select(inc("id")).collect()) == [1, 2, 3, 4]
+    @udf("long", useArrow=True)
+    def neg(v):
+        return -v
+
+    # 8 independent partitions, one Python node: each waits its turn for one of 2 workers
+    assert sorted(r[0] for r in s.range(0, 16, 1, 8).select(inc("id")).collect()) == list(range(1, 17))
+    # applyInPandas on 8 shuffle partitions takes its workers at end of data
+    rows = (s.range(0, 16, 1, 4).withColumn("k", F.col("id") % 5).groupBy("k")
+            .applyInPandas(lambda pdf: pdf.head(1)[["k"]].assign(n=len(pdf)), "k LONG, n LONG").collect())
+    assert sorted(tuple(r) for r in rows) == [(0, 4), (1, 3), (2, 3), (3, 3), (4, 3)]
     started = set(python_workers(server.proc.pid)) - set(before)
-    assert started, "the session's UDF ran on no worker of its own"
+    assert started, "the session's UDFs ran on no worker of its own"
+    # two Python nodes (of two eval types) in one pipeline over 4 partitions need 8 workers
+    with pytest.raises(Exception, match="spark.weir.python.maxWorkers = 2"):
+        s.range(0, 16, 1, 4).select(inc(neg("id"))).collect()
+
     s.stop()
     # ReleaseSession closes the session's pool: its daemon and workers are killed and reaped
     # (a reaped child has no /proc entry).
