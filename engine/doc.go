@@ -48,5 +48,7 @@
 // maxRecordsPerBatch, convertToArrowArraySafely, groupedMap.assignColumnsByName) through
 // planner.Options.Python. spark.udf.register of a Python function (plan.RegisterPythonFunction)
 // keeps it in the session by lower-cased name for the analyzer's SQL calls.
-// spark.weir.python.maxWorkers bounds the session's running workers.
+// spark.weir.python.maxWorkers bounds the session's running workers: its value when the
+// session's pool starts (the first plan calling Python) is the pool's size for the session's
+// life, and the planner's PythonSpec.MaxWorkers (plans that could wait forever are refused).
 package engine

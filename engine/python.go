@@ -9,6 +9,7 @@ import (
 	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/pyworker"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/plan"
@@ -17,7 +18,7 @@ import (
 // Python conf keys: the bound on a session's concurrently running Python workers, and the
 // pandas conversion settings Spark's ArrowPythonRunner passes to every worker.
 const (
-	PythonMaxWorkersConf       = "spark.weir.python.maxWorkers"
+	PythonMaxWorkersConf       = planner.PythonMaxWorkersConf
 	arrowSafeConversionConf    = "spark.sql.execution.pandas.convertToArrowArraySafely"
 	assignColumnsByNameConf    = "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"
 	defaultMaxRecordsPerBatch  = 10000
@@ -32,8 +33,9 @@ type pythonState struct {
 	mu     sync.Mutex
 	funcs  map[string]*plan.PythonUDF
 	// pool is the session's worker pool, made at the first use when path is set and no runner
-	// was given; Close closes it.
-	pool *pyworker.Pool
+	// was given; Close closes it. poolSize is its MaxWorkers.
+	pool     *pyworker.Pool
+	poolSize int
 }
 
 // defaultPythonWorkers is spark.weir.python.maxWorkers' default: room for a few Python operators
@@ -52,22 +54,23 @@ func (r poolRunner) Open(ctx context.Context, t pyworker.Task) (operators.Python
 	return st, nil
 }
 
-// pythonRunner is the runner the session's plans use: the one given, else the session's pool
-// (started lazily; its size is spark.weir.python.maxWorkers when it starts), else nil.
-func (s *Session) pythonRunner() operators.PythonRunner {
+// pythonRunner is the runner the session's plans use and how many workers it runs at once (0:
+// no bound): the one given, else the session's pool (started lazily; its size is
+// spark.weir.python.maxWorkers when it starts), else nil.
+func (s *Session) pythonRunner() (operators.PythonRunner, int) {
 	if s.python.runner != nil {
-		return s.python.runner
+		return s.python.runner, 0
 	}
 	if s.python.path == "" {
-		return nil
+		return nil, 0
 	}
 	s.python.mu.Lock()
 	defer s.python.mu.Unlock()
 	if s.python.pool == nil {
-		s.python.pool = pyworker.NewPool(pyworker.PoolConfig{Python: s.python.path,
-			MaxWorkers: int(s.conf.Int(PythonMaxWorkersConf, int64(defaultPythonWorkers())))})
+		s.python.poolSize = int(s.conf.Int(PythonMaxWorkersConf, int64(defaultPythonWorkers())))
+		s.python.pool = pyworker.NewPool(pyworker.PoolConfig{Python: s.python.path, MaxWorkers: s.python.poolSize})
 	}
-	return poolRunner{s.python.pool}
+	return poolRunner{s.python.pool}, s.python.poolSize
 }
 
 // closePython kills the session's Python workers (the session ends); a later plan starts a
@@ -120,7 +123,7 @@ func (s *Session) pythonFunction(name string) (*plan.PythonUDF, bool) {
 // runner and the runner conf Spark's ArrowPythonRunner sends (session time zone, batch size,
 // the pandas conversion settings).
 func (s *Session) pythonSpec() *operators.PythonSpec {
-	runner := s.pythonRunner()
+	runner, maxWorkers := s.pythonRunner()
 	if runner == nil {
 		return nil
 	}
@@ -134,5 +137,6 @@ func (s *Session) pythonSpec() *operators.PythonSpec {
 			assignColumnsByNameConf:    s.conf.GetOr(assignColumnsByNameConf, defaultAssignColumnsByName),
 		},
 		MaxRecordsPerBatch: maxRecords,
+		MaxWorkers:         maxWorkers,
 	}
 }

@@ -33,6 +33,11 @@
 // per-group accumulator states (expr.GroupStateAccumulator), and loads a group back before
 // feeding it; spilled groups close with the watermark and are part of snapshots.
 //
+// Python functions (through a PythonRunner, the session's worker pool): PythonEval (scalar
+// functions; results appended to each row), PythonMap (mapInPandas / mapInArrow), and, keyed,
+// PythonGroupMap (applyInPandas, cogroup) and PythonAggregate (grouped-aggregate functions: one
+// row per group). Each holds one worker task per partition while it runs.
+//
 // Contract: every batch in and out is in flow-event form; outputs use the node's schema
 // (env.OutSchema). Blocking operators emit at end of data in batches of at most BatchRows
 // rows. Operators follow flow's ownership rules: they Retain what they keep past Process and

@@ -16,10 +16,16 @@ import (
 // PythonFunc is one Python function an operator runs: its pickled command, its arguments over
 // the operator's input and its result's Arrow type.
 type PythonFunc struct {
-	Command    []byte
-	Args       []expr.Expr
-	ArgNames   []string
-	ReturnType arrow.DataType
+	Command  []byte
+	Args     []expr.Expr
+	ArgNames []string
+	// ColumnNames name the argument columns the worker reads (the input's column names for the
+	// map kinds: mapInPandas sees them as the DataFrame's columns); nil names them _0, _1, ….
+	ColumnNames []string
+	ReturnType  arrow.DataType
+	// Chained are the pickled commands of the functions whose result is this one's argument,
+	// innermost first (pyworker.UDF.Chained; Args are the innermost's).
+	Chained [][]byte
 }
 
 // PythonEval evaluates scalar Python functions of one eval type (Spark's ArrowEvalPython /
@@ -54,7 +60,7 @@ func (p *pythonEval) open(ctx context.Context) error {
 	udfs := make([]pyworker.UDF, len(p.funcs))
 	off := 0
 	for i, f := range p.funcs {
-		u := pyworker.UDF{Command: f.Command, ArgNames: f.ArgNames, ReturnType: f.ReturnType}
+		u := pyworker.UDF{Command: f.Command, ArgNames: f.ArgNames, Chained: f.Chained, ReturnType: f.ReturnType}
 		for range f.Args {
 			u.ArgOffsets = append(u.ArgOffsets, off)
 			off++
@@ -86,7 +92,7 @@ func (p *pythonEval) Process(ctx context.Context, _ int, rec arrow.RecordBatch, 
 		cols = append(cols, cs...)
 	}
 	defer releaseAll(cols)
-	schema := argSchema(cols)
+	schema := argSchema(cols, nil)
 	for _, c := range chunks(rec.NumRows(), p.spec.MaxRecordsPerBatch) {
 		part := make([]arrow.Array, len(cols))
 		for i, col := range cols {

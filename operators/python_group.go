@@ -19,21 +19,24 @@ type PythonGroupSide struct {
 	Keys []expr.Expr
 	// Types are the Arrow types of Args then Keys (for a side without rows).
 	Types []arrow.DataType
+	// Names name the worker batch's columns, Args then Keys (the input's column names: the
+	// function's DataFrame or table has them); nil names them _0, _1, ….
+	Names []string
 }
 
-// groupArgOffsets are a side's offsets as worker.py's extract_key_value_indexes reads them
-// (Spark's resolveArgOffsets): [length, number of keys, key offsets…, value offsets…]; a side's
-// worker batch holds its args, then its keys.
-func groupArgOffsets(s PythonGroupSide) []int {
+// groupSideOffsets are a side's key and value columns in its worker batch (args, then keys):
+// pyworker encodes them as worker.py's extract_key_value_indexes reads them (Spark's
+// resolveArgOffsets).
+func groupSideOffsets(s PythonGroupSide) pyworker.SideOffsets {
 	nv, nk := len(s.Args), len(s.Keys)
-	out := []int{1 + nk + nv, nk}
+	var o pyworker.SideOffsets
 	for i := range nk {
-		out = append(out, nv+i)
+		o.Keys = append(o.Keys, nv+i)
 	}
 	for i := range nv {
-		out = append(out, i)
+		o.Values = append(o.Values, i)
 	}
-	return out
+	return o
 }
 
 // PythonGroupMap runs applyInPandas / applyInArrow (one side) and cogroup().applyInPandas /
@@ -45,11 +48,11 @@ func groupArgOffsets(s PythonGroupSide) []int {
 // bounded inputs only (Spark refuses these on streams).
 func PythonGroupMap(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer string, f PythonFunc, sides []PythonGroupSide) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
-		var offs []int
+		var offs []pyworker.SideOffsets
 		for _, s := range sides {
-			offs = append(offs, groupArgOffsets(s)...)
+			offs = append(offs, groupSideOffsets(s))
 		}
-		task := spec.task(env, evalType, pyVer, []pyworker.UDF{{Command: f.Command, ArgOffsets: offs, ReturnType: f.ReturnType}})
+		task := spec.task(env, evalType, pyVer, []pyworker.UDF{{Command: f.Command, Sides: offs, ReturnType: f.ReturnType}})
 		return &pythonGroupMap{out: pythonOut{env: env, spec: spec, task: task}, ctx: instanceContext(ctx, env),
 			sides: sides, rows: make([][]arrow.RecordBatch, len(sides))}, nil
 	}
@@ -68,7 +71,7 @@ func (g *pythonGroupMap) Process(_ context.Context, in int, rec arrow.RecordBatc
 		return sparkerr.Internal("grouped Python map: input %d of %d", in, len(g.sides))
 	}
 	s := g.sides[in]
-	b, err := argBatch(g.ctx, append(append([]expr.Expr(nil), s.Args...), s.Keys...), rec)
+	b, err := argBatch(g.ctx, append(append([]expr.Expr(nil), s.Args...), s.Keys...), s.Names, rec)
 	if err != nil {
 		return err
 	}
@@ -166,7 +169,7 @@ func (g *pythonGroupMap) emptySide(i int) arrow.RecordBatch {
 		cols[j] = array.MakeArrayOfNull(g.out.env.Mem, t, 0)
 	}
 	defer releaseAll(cols)
-	return array.NewRecordBatch(argSchema(cols), cols, 0)
+	return array.NewRecordBatch(argSchema(cols, g.sides[i].Names), cols, 0)
 }
 
 // Close implements flow.Closer.

@@ -94,14 +94,15 @@ func (p *pythonOut) close() {
 	}
 }
 
-// argBatch evaluates args over rec's rows [lo, hi) into a worker batch (_0, _1, …).
-func argBatch(ctx *expr.Context, args []expr.Expr, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+// argBatch evaluates args over rec's rows into a worker batch with columns named names (_0, _1,
+// … when nil).
+func argBatch(ctx *expr.Context, args []expr.Expr, names []string, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	cols, err := evalAll(ctx, args, rec)
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(cols)
-	return array.NewRecordBatch(argSchema(cols), cols, rec.NumRows()), nil
+	return array.NewRecordBatch(argSchema(cols, names), cols, rec.NumRows()), nil
 }
 
 // PythonMap runs mapInPandas / mapInArrow (Spark's MapInPandas / MapInArrow): each partition's
@@ -116,20 +117,21 @@ func PythonMap(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer string,
 			offs[i] = i
 		}
 		task := spec.task(env, evalType, pyVer, []pyworker.UDF{{Command: f.Command, ArgOffsets: offs, ReturnType: f.ReturnType}})
-		return &pythonMap{out: pythonOut{env: env, spec: spec, task: task}, ctx: instanceContext(ctx, env), args: f.Args}, nil
+		return &pythonMap{out: pythonOut{env: env, spec: spec, task: task}, ctx: instanceContext(ctx, env), args: f.Args, names: f.ColumnNames}, nil
 	}
 }
 
 type pythonMap struct {
-	out  pythonOut
-	ctx  *expr.Context
-	args []expr.Expr
+	out   pythonOut
+	ctx   *expr.Context
+	args  []expr.Expr
+	names []string
 }
 
 func (m *pythonMap) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
 	for _, c := range chunks(rec.NumRows(), m.out.spec.MaxRecordsPerBatch) {
 		part := rec.NewSlice(c[0], c[1])
-		batch, err := argBatch(m.ctx, m.args, part)
+		batch, err := argBatch(m.ctx, m.args, m.names, part)
 		part.Release()
 		if err != nil {
 			return err

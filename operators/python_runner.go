@@ -38,6 +38,9 @@ type PythonSpec struct {
 	// MaxRecordsPerBatch bounds the rows of one batch sent to a worker
 	// (spark.sql.execution.arrow.maxRecordsPerBatch; ≤ 0 means no bound).
 	MaxRecordsPerBatch int
+	// MaxWorkers is how many workers Runner runs at once (it makes an Open wait beyond); ≤ 0
+	// means no bound. The planner refuses plans that could wait forever for one.
+	MaxWorkers int
 }
 
 // task builds a worker task for one partition.
@@ -61,11 +64,17 @@ func chunks(n int64, max int) [][2]int64 {
 	return out
 }
 
-// argSchema names a worker batch's columns _0, _1, … as Spark's Arrow runners do.
-func argSchema(cols []arrow.Array) *arrow.Schema {
+// argSchema names a worker batch's columns: names[i] when given (the map and grouped kinds send
+// their input's column names, which become the pandas DataFrame's or Arrow table's), else _i as
+// Spark's ArrowEvalPython names a scalar function's arguments.
+func argSchema(cols []arrow.Array, names []string) *arrow.Schema {
 	fs := make([]arrow.Field, len(cols))
 	for i, c := range cols {
-		fs[i] = arrow.Field{Name: fmt.Sprintf("_%d", i), Type: c.DataType(), Nullable: true}
+		name := fmt.Sprintf("_%d", i)
+		if i < len(names) {
+			name = names[i]
+		}
+		fs[i] = arrow.Field{Name: name, Type: c.DataType(), Nullable: true}
 	}
 	return arrow.NewSchema(fs, nil)
 }

@@ -33,6 +33,9 @@ func (r *fakeRunner) Open(_ context.Context, t pyworker.Task) (PythonStream, err
 	var offs []string
 	for _, u := range t.UDFs {
 		offs = append(offs, fmt.Sprint(u.ArgOffsets))
+		for _, side := range u.Sides {
+			offs = append(offs, fmt.Sprintf("{keys %v values %v}", side.Keys, side.Values))
+		}
 	}
 	r.h.lines = append(r.h.lines, fmt.Sprintf("open eval=%d part=%d py=%s offsets=%s tz=%s", t.EvalType, t.PartitionIndex,
 		t.PythonVersion, strings.Join(offs, ""), t.Conf["spark.sql.session.timeZone"]))
@@ -46,6 +49,9 @@ type fakeStream struct {
 	held    []arrow.RecordBatch // scalar inputs not answered yet
 	results []arrow.RecordBatch
 	closed  bool
+	sent    bool
+	// sums are grouped-aggregate results held until CloseSend (lag > 0), per UDF.
+	sums [][]any
 }
 
 func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
@@ -56,6 +62,21 @@ func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
 		}
 	}
 	s.r.h.lines = append(s.r.h.lines, "send "+strings.Join(sizes, "|"))
+	if !s.sent {
+		// the worker's column names, once per task (the map and grouped kinds' DataFrames have them)
+		var names []string
+		for _, side := range g.Batches {
+			if len(side) > 0 {
+				var ns []string
+				for _, f := range side[0].Schema().Fields() {
+					ns = append(ns, f.Name)
+				}
+				names = append(names, strings.Join(ns, ","))
+			}
+		}
+		s.r.h.lines = append(s.r.h.lines, "columns "+strings.Join(names, "|"))
+		s.sent = true
+	}
 	cmd := string(s.task.UDFs[0].Command)
 	switch cmd {
 	case "add1", "concat":
@@ -82,8 +103,7 @@ func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
 		s.results = append(s.results, structBatch(s.mem, t.Columns()[:1], []string{"a"}))
 		t.Release()
 	case "count":
-		offs := s.task.UDFs[0].ArgOffsets
-		nk := offs[1]
+		nk := len(s.task.UDFs[0].Sides[0].Keys)
 		var key any
 		vals := []any{}
 		for i, side := range g.Batches {
@@ -105,10 +125,48 @@ func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
 		}
 		s.results = append(s.results, structBatch(s.mem, cols, names))
 		releaseAll(cols)
+	case "total":
+		row := make([]any, len(s.task.UDFs))
+		for i, u := range s.task.UDFs {
+			sum := int64(0)
+			for _, b := range g.Batches[0] {
+				for r := 0; r < int(b.NumRows()); r++ {
+					if v := expr.ValueAt(b.Column(u.ArgOffsets[0]), r, sqltypes.LongType); v != nil {
+						sum += v.(int64)
+					}
+				}
+			}
+			row[i] = sum
+		}
+		s.sums = append(s.sums, row)
+		if s.r.lag == 0 {
+			s.flushSums()
+		}
 	default:
 		return fmt.Errorf("fake worker: unknown command %q", cmd)
 	}
 	return nil
+}
+
+// flushSums answers the held grouped-aggregate results as one batch (a row per group).
+func (s *fakeStream) flushSums() {
+	if len(s.sums) == 0 {
+		return
+	}
+	var cols []arrow.Array
+	var fs []arrow.Field
+	for i := range s.task.UDFs {
+		vals := make([]any, len(s.sums))
+		for j, row := range s.sums {
+			vals[j] = row[i]
+		}
+		a := expr.BuildArray(s.mem, sqltypes.LongType, "UTC", vals)
+		cols = append(cols, a)
+		fs = append(fs, arrow.Field{Name: fmt.Sprintf("_%d", i), Type: a.DataType(), Nullable: true})
+	}
+	s.results = append(s.results, array.NewRecordBatch(arrow.NewSchema(fs, nil), cols, int64(len(s.sums))))
+	releaseAll(cols)
+	s.sums = nil
 }
 
 // answer computes a scalar batch's results, one column per UDF, re-batched by r.rows.
@@ -166,6 +224,7 @@ func (s *fakeStream) CloseSend(context.Context) error {
 		b.Release()
 	}
 	s.held = nil
+	s.flushSums()
 	s.closed = true
 	return nil
 }
@@ -193,7 +252,8 @@ func (s *fakeStream) Close() error {
 }
 
 // buildPython makes the Python operators of the harness: kind=python-eval funcs=add1(a);concat(a,b)
-// eval=200, kind=python-map, kind=python-group keys=k, kind=python-cogroup keys=k right=k:string,w:long.
+// eval=200, kind=python-map, kind=python-group keys=k, kind=python-cogroup keys=k right=k:string,w:long,
+// kind=python-agg keys=k funcs=total(v);total(w) (no keys: a global aggregation).
 func (h *harness) buildPython(d *datadriven.TestData, kind string, in sqltypes.Schema) (Factory, sqltypes.Schema, error) {
 	ctx := &expr.Context{Mem: h.mem, ANSI: true}
 	spec := PythonSpec{Runner: &fakeRunner{h: h, lag: int(argInt(d, "lag", 0)), rows: int(argInt(d, "rows", 0))},
@@ -215,10 +275,26 @@ func (h *harness) buildPython(d *datadriven.TestData, kind string, in sqltypes.S
 			out = append(out, sqltypes.Field{Name: call, Type: t, Nullable: true})
 		}
 		return PythonEval(ctx, spec, eval, "3.12", funcs), out, nil
+	case "python-agg":
+		var keys []expr.Expr
+		out := sqltypes.Schema{}
+		if ks := arg(d, "keys", ""); ks != "" {
+			keys = parseExprs(in, ks)
+			for _, k := range keys {
+				out = append(out, sqltypes.Field{Name: k.String(), Type: k.Type(), Nullable: true})
+			}
+		}
+		var funcs []PythonFunc
+		for _, call := range strings.Split(arg(d, "funcs", ""), ";") {
+			name, args, _ := strings.Cut(strings.TrimSuffix(call, ")"), "(")
+			funcs = append(funcs, PythonFunc{Command: []byte(name), Args: parseExprs(in, args), ReturnType: arrow.PrimitiveTypes.Int64})
+			out = append(out, sqltypes.Field{Name: call, Type: sqltypes.LongType, Nullable: true})
+		}
+		return PythonAggregate(ctx, spec, eval, "3.12", funcs, keys), out, nil
 	case "python-map":
 		out := sqltypes.Schema{{Name: "a", Type: sqltypes.LongType, Nullable: true}}
 		f := PythonFunc{Command: []byte("evens"), Args: parseExprs(in, strings.Join(in.Names(), ",")),
-			ReturnType: sqltypes.ToArrow(out.AsStruct(), "UTC")}
+			ColumnNames: in.Names(), ReturnType: sqltypes.ToArrow(out.AsStruct(), "UTC")}
 		return PythonMap(ctx, spec, eval, "3.12", f), out, nil
 	case "python-group", "python-cogroup":
 		schemas := []sqltypes.Schema{in}
@@ -233,6 +309,7 @@ func (h *harness) buildPython(d *datadriven.TestData, kind string, in sqltypes.S
 			side := PythonGroupSide{Args: parseExprs(s, strings.Join(s.Names(), ",")), Keys: parseExprs(s, arg(d, "keys", "k"))}
 			for _, e := range append(append([]expr.Expr(nil), side.Args...), side.Keys...) {
 				side.Types = append(side.Types, sqltypes.ToArrow(e.Type(), "UTC"))
+				side.Names = append(side.Names, e.String())
 			}
 			sides = append(sides, side)
 			out = append(out, sqltypes.Field{Name: fmt.Sprintf("n%d", i), Type: sqltypes.LongType, Nullable: true})

@@ -19,9 +19,15 @@
 // Python functions (Options.Python: the session's runner and runner conf; without it a plan
 // calling Python fails asking for --python): PythonEval (ArrowEvalPython / BatchEvalPython) and
 // MapInPython are their own nodes on forward edges, keeping their input's partitions (one worker
-// task per partition, running in parallel), batch and streaming; GroupMapInPython and
-// CoGroupMapInPython hash-partition their inputs on the grouping keys into Options.Partitions
-// partitions and are refused on streams, as Spark's UnsupportedOperationChecker does.
+// task per partition, running in parallel), batch and streaming; GroupMapInPython,
+// CoGroupMapInPython and AggregateInPython (AggregateInPandas: grouped-aggregate functions)
+// hash-partition their inputs on the grouping keys into Options.Partitions partitions (a
+// global AggregateInPython gathers one) and are refused on streams, as Spark's
+// UnsupportedOperationChecker does. Each partition of a Python node holds one of the runner's
+// PythonSpec.MaxWorkers workers while it runs, so a plan that could wait forever for one is
+// refused naming spark.weir.python.maxWorkers (checkPythonWorkers: the Python nodes' partitions
+// in all must fit, unless a batch plan's only Python node takes its workers at end of data or
+// has partitions fed independently from the sources).
 //
 // Event time: a logical.Watermark becomes an EventTimeWatermark node (its own node, on a
 // forward edge). An aggregate grouping by a sliding window gets an ExpandWindows node below its

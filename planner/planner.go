@@ -70,6 +70,9 @@ func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 	if err := checkPartitions(g, max); err != nil {
 		return nil, err
 	}
+	if err := b.checkPythonWorkers(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -88,6 +91,8 @@ type builder struct {
 	count int
 	// chains are the stages of the stateless nodes built so far.
 	chains map[*flow.Node][]operators.Stage
+	// pythonNodes are the Python nodes built so far (checkPythonWorkers).
+	pythonNodes []pythonNode
 }
 
 // stateless adds a stateless operator over in, keeping its partitions: fused into in when in
@@ -192,7 +197,7 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		return b.stateless("Generate", ins[0], schema, operators.Generate(b.ctx, n.Generator)), nil
 	case *logical.Aggregate:
 		return b.aggregate(n, ins[0], schema)
-	case *logical.PythonEval, *logical.MapInPython, *logical.GroupMapInPython, *logical.CoGroupMapInPython:
+	case *logical.PythonEval, *logical.MapInPython, *logical.GroupMapInPython, *logical.CoGroupMapInPython, *logical.AggregateInPython:
 		return b.python(n, ins, schema)
 	case *logical.Watermark:
 		return b.watermark(n, ins[0], schema), nil

@@ -19,14 +19,33 @@ func (b *builder) pythonSpec(n logical.Node) (operators.PythonSpec, error) {
 }
 
 func (b *builder) pythonFunc(f *logical.PythonFunc) operators.PythonFunc {
-	return operators.PythonFunc{Command: f.Command, Args: f.Args, ArgNames: f.ArgNames,
+	out := operators.PythonFunc{Command: f.Command, Args: f.Args, ArgNames: f.ArgNames,
 		ReturnType: sqltypes.ToArrow(f.ReturnType, b.tz)}
+	for _, g := range f.Chained {
+		out.Chained = append(out.Chained, g.Command)
+	}
+	return out
 }
 
 // python plans the Python nodes: PythonEval and MapInPython keep their input's partitions
 // (their own node on a forward edge: they finish their worker task at barriers and end of
-// data); GroupMapInPython and CoGroupMapInPython hash-partition their inputs on the keys.
+// data); GroupMapInPython, CoGroupMapInPython and AggregateInPython hash-partition their
+// inputs on the keys (AggregateInPython without keys gathers them into one partition).
 func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	out, err := b.pythonNode(n, ins, schema)
+	if err != nil {
+		return nil, err
+	}
+	switch n.(type) {
+	case *logical.PythonEval, *logical.MapInPython:
+		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out})
+	default:
+		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out, lazy: true})
+	}
+	return out, nil
+}
+
+func (b *builder) pythonNode(n logical.Node, ins []*flow.Node, schema *arrow.Schema) (*flow.Node, error) {
 	spec, err := b.pythonSpec(n)
 	if err != nil {
 		return nil, err
@@ -44,8 +63,10 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 		return b.node(kind, ins[0].Parallelism, schema,
 			operators.PythonEval(b.ctx, spec, n.EvalType, n.Funcs[0].PythonVer, funcs), forward(ins[0])), nil
 	case *logical.MapInPython:
+		f := b.pythonFunc(n.Func)
+		f.ColumnNames = exprNames(n.Func.Args)
 		return b.node("MapInPython", ins[0].Parallelism, schema,
-			operators.PythonMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, b.pythonFunc(n.Func)), forward(ins[0])), nil
+			operators.PythonMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, f), forward(ins[0])), nil
 	case *logical.GroupMapInPython:
 		if b.opts.Streaming && logical.IsStreaming(n) {
 			return nil, unsupportedStreaming(n, "applyInPandas / applyInArrow (FlatMapGroupsInPandas) is not supported with streaming DataFrames/Datasets")
@@ -54,6 +75,19 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 		return b.node("FlatMapGroupsInPython", b.opts.Partitions, schema,
 			operators.PythonGroupMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, b.pythonFunc(n.Func), []operators.PythonGroupSide{side}),
 			b.hashed(ins[0], n.Keys)), nil
+	case *logical.AggregateInPython:
+		if b.opts.Streaming && logical.IsStreaming(n) {
+			return nil, unsupportedStreaming(n, "Streaming aggregation doesn't support group aggregate pandas UDF")
+		}
+		funcs := make([]operators.PythonFunc, len(n.Funcs))
+		for i, f := range n.Funcs {
+			funcs[i] = b.pythonFunc(f)
+		}
+		op := operators.PythonAggregate(b.ctx, spec, n.EvalType, n.Funcs[0].PythonVer, funcs, n.Groups)
+		if len(n.Groups) == 0 {
+			return b.node("AggregateInPandas", 1, schema, op, flow.Input{From: ins[0], Exchange: flow.Gather}), nil
+		}
+		return b.node("AggregateInPandas", b.opts.Partitions, schema, op, b.hashed(ins[0], n.Groups)), nil
 	case *logical.CoGroupMapInPython:
 		if b.opts.Streaming && logical.IsStreaming(n) {
 			return nil, unsupportedStreaming(n, "CoGrouping with a streaming DataFrame/Dataset is not supported")
@@ -69,10 +103,22 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 
 func (b *builder) groupSide(args, keys []expr.Expr) operators.PythonGroupSide {
 	s := operators.PythonGroupSide{Args: args, Keys: keys}
-	for _, e := range append(append([]expr.Expr(nil), args...), keys...) {
+	all := append(append([]expr.Expr(nil), args...), keys...)
+	for _, e := range all {
 		s.Types = append(s.Types, sqltypes.ToArrow(e.Type(), b.tz))
 	}
+	s.Names = exprNames(all)
 	return s
+}
+
+// exprNames names the worker's columns for es as Spark does: a column by its name, any other
+// expression by its SQL text.
+func exprNames(es []expr.Expr) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.String()
+	}
+	return out
 }
 
 // allRefs references every column of s.

@@ -35,6 +35,10 @@ func CheckStreamingOperators(root logical.Node) error {
 		if logical.IsStreaming(n) {
 			return unsupportedStreaming(n, "applyInPandas / applyInArrow (FlatMapGroupsInPandas) is not supported with streaming DataFrames/Datasets")
 		}
+	case *logical.AggregateInPython:
+		if logical.IsStreaming(n) {
+			return unsupportedStreaming(n, "Streaming aggregation doesn't support group aggregate pandas UDF")
+		}
 	case *logical.CoGroupMapInPython:
 		if logical.IsStreaming(n) {
 			return unsupportedStreaming(n, "CoGrouping with a streaming DataFrame/Dataset is not supported")

@@ -33,6 +33,9 @@ type aggBuild struct {
 	aggs      []expr.AggFunc
 	aggNames  []string
 	aggKeys   map[string]int
+	// pyAggs are the grouped-aggregate Python function calls (keyed in aggKeys too); a query
+	// with any is an AggregateInPython and may not call other aggregates.
+	pyAggs []*logical.PythonFunc
 	// nulled marks grouping expressions rolled up in this grouping set (they read as NULL).
 	nulled map[int]bool
 	// pivotGuard, when set, restricts every aggregate call to the rows of one pivot value.
@@ -47,7 +50,7 @@ func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*re
 	if err != nil {
 		return nil, err
 	}
-	spec := groupSpec{grouping: n.Grouping, aggs: n.Aggs, global: len(n.Grouping) == 0}
+	spec := groupSpec{grouping: n.Grouping, aggs: a.pythonAggCalls(n.Aggs), global: len(n.Grouping) == 0}
 	switch n.Type {
 	case plan.GroupBy:
 		return a.resolveGrouped(ctx, in, spec)
@@ -71,7 +74,9 @@ func (a *Analyzer) resolveGrouped(ctx context.Context, in *resolved, spec groupS
 	if err := b.bindOutputs(); err != nil {
 		return nil, err
 	}
-	b.finish()
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
 	return b.agg.project(b.outputs), nil
 }
 
@@ -200,6 +205,10 @@ func (b *aggBuild) rewrite(bd *binder, e plan.Expr) (expr.Expr, bool, error) {
 	}
 	if c, ok := asCall(e); ok && expr.IsAggregate(strings.ToLower(c.Name)) {
 		x, err := b.addAggregate(c)
+		return x, true, err
+	}
+	if u, ok := asPythonUDF(e); ok && isGroupedAggEval(u.EvalType) {
+		x, err := b.addPythonAggregate(u)
 		return x, true, err
 	}
 	if !planSizeAtMost(e, b.matchSize) {
@@ -421,10 +430,17 @@ func (b *aggBuild) outputScope() *resolved {
 	return &resolved{cols: cols}
 }
 
-// finish builds the Aggregate node once every aggregate call has been collected.
-func (b *aggBuild) finish() {
+// finish builds the Aggregate node once every aggregate call has been collected: an
+// AggregateInPython when the calls are grouped-aggregate Python functions.
+func (b *aggBuild) finish() error {
 	groups := b.liveGroups()
-	node := &logical.Aggregate{Input: b.in.node, Groups: groups, Aggs: b.aggs, Names: b.aggNames}
+	var node logical.Node = &logical.Aggregate{Input: b.in.node, Groups: groups, Aggs: b.aggs, Names: b.aggNames}
+	if len(b.pyAggs) > 0 {
+		var err error
+		if node, err = b.pythonAggregate(groups); err != nil {
+			return err
+		}
+	}
 	r := newResolved(node)
 	for i, g := range groups {
 		if c, ok := g.(*expr.Column); ok {
@@ -433,6 +449,7 @@ func (b *aggBuild) finish() {
 		}
 	}
 	b.agg = r
+	return nil
 }
 
 // resolveHaving resolves Filter(cond) over Aggregate as HAVING: aggregate calls in cond become
@@ -445,21 +462,23 @@ func (a *Analyzer) resolveHaving(ctx context.Context, n *plan.Aggregate, cond pl
 	if err != nil {
 		return nil, err
 	}
-	b, err := a.newAggBuild(in, groupSpec{grouping: n.Grouping, aggs: n.Aggs, global: len(n.Grouping) == 0}, nil)
+	b, err := a.newAggBuild(in, groupSpec{grouping: n.Grouping, aggs: a.pythonAggCalls(n.Aggs), global: len(n.Grouping) == 0}, nil)
 	if err != nil {
 		return nil, err
 	}
 	if err := b.bindOutputs(); err != nil {
 		return nil, err
 	}
-	c, err := b.bindExtra(cond)
+	c, err := b.bindExtra(a.pythonAggCalls([]plan.Expr{cond})[0])
 	if err != nil {
 		return nil, err
 	}
 	if err := checkBoolean(c); err != nil {
 		return nil, err
 	}
-	b.finish()
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
 	filtered := a.keepScope(b.agg, &logical.Filter{Input: b.agg.node, Cond: c})
 	return filtered.project(b.outputs).withPlanID(n.PlanID), nil
 }

@@ -295,13 +295,15 @@ func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolv
 }
 
 func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved, error) {
-	if cond := a.pythonCalls([]plan.Expr{n.Condition})[0]; hasPythonUDF(cond) {
+	agg, overAgg := n.Input.(*plan.Aggregate)
+	overAgg = overAgg && agg.Type == plan.GroupBy
+	if cond := a.pythonCalls([]plan.Expr{n.Condition})[0]; hasPythonUDF(cond) && !(overAgg && containsAggregate(cond)) {
 		return a.resolveFilterWithPythonUDFs(ctx, n, cond)
 	}
 	if hasSubquery(n.Condition) {
 		return a.resolveFilterWithSubqueries(ctx, n)
 	}
-	if agg, ok := n.Input.(*plan.Aggregate); ok && agg.Type == plan.GroupBy && containsAggregate(n.Condition) {
+	if overAgg && containsAggregate(a.pythonAggCalls([]plan.Expr{n.Condition})[0]) {
 		return a.resolveHaving(ctx, agg, n.Condition)
 	}
 	in, err := a.resolve(ctx, n.Input)

@@ -281,6 +281,10 @@ func containsAggregate(e plan.Expr) bool {
 			found = true
 			return false
 		}
+		if u, ok := asPythonUDF(x); ok && isGroupedAggEval(u.EvalType) {
+			found = true
+			return false
+		}
 		return true
 	})
 	return found

@@ -50,9 +50,16 @@
 //     functions the session registered, Analyzer.PythonFunctions, which shadow builtins) in a
 //     select list, filter condition or withColumns are computed by logical.PythonEval nodes
 //     below the operator, as hidden columns the expression reads: each node holds the calls of
-//     one eval type whose arguments are ready, so f(g(x)) is two nodes and independent calls of
-//     one eval type share one. Elsewhere (grouping, sorting, join conditions, aggregate
-//     arguments) they are refused; grouped-aggregate and map kinds are refused as columns.
+//     one eval type whose arguments are ready, so f(g(x, y)) is two nodes and independent calls
+//     of one eval type share one; a call whose only argument is a call of the same Arrow eval
+//     type (f(g(x))) is one chained function (logical.PythonFunc.Chained), as Spark chains them. Elsewhere (grouping, sorting, join conditions, aggregate
+//     arguments) they are refused; map kinds are refused as columns. Grouped-aggregate
+//     functions are aggregate calls: an aggregation whose calls are all grouped-aggregate
+//     functions (of one eval type) becomes a logical.AggregateInPython (Spark's
+//     AggregateInPandas; HAVING and select-list expressions over them as for Aggregate); mixed
+//     with other aggregates it is CANNOT_USE_MIXTURE; with ROLLUP, CUBE, GROUPING SETS or PIVOT
+//     it is refused. In an aggregation only registered grouped-aggregate functions replace SQL
+//     calls.
 //     mapInPandas / mapInArrow, applyInPandas / applyInArrow and cogroup().applyInPandas /
 //     applyInArrow become logical.MapInPython, GroupMapInPython and CoGroupMapInPython (their
 //     eval type checked: INVALID_UDF_EVAL_TYPE; a non-struct return type INVALID_RETURN_TYPE;

@@ -70,7 +70,9 @@ func (a *Analyzer) resolveGroupingSets(in *resolved, n *plan.Aggregate) (*resolv
 		if err := b.bindOutputs(); err != nil {
 			return nil, err
 		}
-		b.finish()
+		if err := b.finish(); err != nil {
+			return nil, err
+		}
 		r := b.agg.project(b.outputs)
 		if out == nil {
 			out = append([]column{}, r.cols...)

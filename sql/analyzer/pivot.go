@@ -66,7 +66,9 @@ func (a *Analyzer) resolvePivot(in *resolved, n *plan.Aggregate) (*resolved, err
 		}
 	}
 	b.pivotGuard = nil
-	b.finish()
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
 	return b.agg.project(b.outputs), nil
 }
 

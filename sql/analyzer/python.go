@@ -48,6 +48,9 @@ func isScalarEval(t int32) bool {
 	return false
 }
 
+// isGroupedAggEval reports whether a function is a grouped-aggregate one (an aggregate call).
+func isGroupedAggEval(t int32) bool { return t == evalGroupedAgg || t == evalGroupedAggArrow }
+
 // asPythonUDF unwraps a Python function call.
 func asPythonUDF(e plan.Expr) (*plan.PythonUDF, bool) {
 	u, ok := e.(*plan.PythonUDF)
@@ -72,27 +75,38 @@ func hasPythonUDF(es ...plan.Expr) bool {
 // by Python function calls; a registered name shadows a builtin, as in Spark's session
 // function registry.
 func (a *Analyzer) pythonCalls(es []plan.Expr) []plan.Expr {
+	return a.pythonCallsOf(es, func(*plan.PythonUDF) bool { return true })
+}
+
+// pythonAggCalls replaces calls of registered grouped-aggregate Python functions only (in an
+// aggregation, where scalar Python functions are not supported yet).
+func (a *Analyzer) pythonAggCalls(es []plan.Expr) []plan.Expr {
+	return a.pythonCallsOf(es, func(u *plan.PythonUDF) bool { return isGroupedAggEval(u.EvalType) })
+}
+
+// pythonCallsOf replaces calls of the registered Python functions that keep accepts.
+func (a *Analyzer) pythonCallsOf(es []plan.Expr, keep func(*plan.PythonUDF) bool) []plan.Expr {
 	if a.PythonFunctions == nil {
 		return es
 	}
 	out := make([]plan.Expr, len(es))
 	for i, e := range es {
-		out[i] = a.pythonCall(e)
+		out[i] = a.pythonCall(e, keep)
 	}
 	return out
 }
 
-func (a *Analyzer) pythonCall(e plan.Expr) plan.Expr {
+func (a *Analyzer) pythonCall(e plan.Expr, keep func(*plan.PythonUDF) bool) plan.Expr {
 	args := func(xs []plan.Expr) []plan.Expr {
 		out := make([]plan.Expr, len(xs))
 		for i, x := range xs {
-			out[i] = a.pythonCall(x)
+			out[i] = a.pythonCall(x, keep)
 		}
 		return out
 	}
 	switch x := e.(type) {
 	case plan.Call:
-		if f, ok := a.PythonFunctions(strings.ToLower(x.Name)); ok && !x.Distinct && x.Filter == nil {
+		if f, ok := a.PythonFunctions(strings.ToLower(x.Name)); ok && keep(f) && !x.Distinct && x.Filter == nil {
 			u := *f
 			u.Args = args(x.Args)
 			u.ArgNames = nil
@@ -101,22 +115,22 @@ func (a *Analyzer) pythonCall(e plan.Expr) plan.Expr {
 		x.Args = args(x.Args)
 		return x
 	case *plan.Call:
-		return a.pythonCall(*x)
+		return a.pythonCall(*x, keep)
 	case plan.Alias:
-		x.Child = a.pythonCall(x.Child)
+		x.Child = a.pythonCall(x.Child, keep)
 		return x
 	case *plan.Alias:
-		return a.pythonCall(*x)
+		return a.pythonCall(*x, keep)
 	case plan.Cast:
-		x.Child = a.pythonCall(x.Child)
+		x.Child = a.pythonCall(x.Child, keep)
 		return x
 	case *plan.Cast:
-		return a.pythonCall(*x)
+		return a.pythonCall(*x, keep)
 	case plan.ExtractValue:
-		x.Child = a.pythonCall(x.Child)
+		x.Child = a.pythonCall(x.Child, keep)
 		return x
 	case *plan.ExtractValue:
-		return a.pythonCall(*x)
+		return a.pythonCall(*x, keep)
 	case *plan.PythonUDF:
 		u := *x
 		u.Args = args(x.Args)
@@ -137,7 +151,7 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 		if !ok {
 			return true
 		}
-		for _, arg := range u.Args {
+		for _, arg := range chainArgs(u) {
 			walkPlanExpr(arg, collect)
 		}
 		if !seen[u] {
@@ -174,7 +188,7 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 		cols := append([]column(nil), cur.cols...)
 		b := a.binderOver(cur)
 		for _, u := range batch {
-			f, err := a.bindPythonFunc(b, u)
+			f, err := a.bindChainedPythonFunc(b, u)
 			if err != nil {
 				return nil, err
 			}
@@ -190,10 +204,42 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 	return cur, nil
 }
 
+// chainable reports whether calls of an eval type nest into one worker function (Spark chains
+// any scalar kind; Weir the Arrow ones it runs: the pickled kind is left as is).
+func chainable(t int32) bool {
+	return t == evalArrowBatched || t == evalScalarPandas || t == evalScalarArrow
+}
+
+// chainedInner is the call u's only argument is, when the two run as one chained function
+// (Spark's ExtractPythonUDFs.collectFunctions: a positional argument that is itself a call of
+// the same eval type), else nil.
+func chainedInner(u *plan.PythonUDF) *plan.PythonUDF {
+	if len(u.Args) != 1 || !chainable(u.EvalType) || (u.ArgNames != nil && u.ArgNames[0] != "") {
+		return nil
+	}
+	v, ok := asPythonUDF(u.Args[0])
+	if !ok || v.EvalType != u.EvalType {
+		return nil
+	}
+	return v
+}
+
+// chain is u's chain of calls, innermost first (u alone when it chains nothing).
+func chain(u *plan.PythonUDF) []*plan.PythonUDF {
+	out := []*plan.PythonUDF{u}
+	for v := chainedInner(u); v != nil; v = chainedInner(v) {
+		out = append([]*plan.PythonUDF{v}, out...)
+	}
+	return out
+}
+
+// chainArgs are the arguments of u's chain: its innermost call's.
+func chainArgs(u *plan.PythonUDF) []plan.Expr { return chain(u)[0].Args }
+
 // argsReady reports whether u's arguments call no Python function that is not done.
 func argsReady(u *plan.PythonUDF, done map[*plan.PythonUDF]bool) bool {
 	ready := true
-	for _, arg := range u.Args {
+	for _, arg := range chainArgs(u) {
 		walkPlanExpr(arg, func(x plan.Expr) bool {
 			if v, ok := asPythonUDF(x); ok {
 				ready = ready && done[v]
@@ -203,6 +249,23 @@ func argsReady(u *plan.PythonUDF, done map[*plan.PythonUDF]bool) bool {
 		})
 	}
 	return ready
+}
+
+// bindChainedPythonFunc binds a call of a PythonEval node: a chain of directly nested calls of
+// one eval type becomes one function (its outermost call, the others Chained).
+func (a *Analyzer) bindChainedPythonFunc(b *binder, u *plan.PythonUDF) (*logical.PythonFunc, error) {
+	calls := chain(u)
+	inner, err := a.bindPythonFunc(b, calls[0])
+	if err != nil || len(calls) == 1 {
+		return inner, err
+	}
+	f := &logical.PythonFunc{Name: u.Name, EvalType: u.EvalType, Command: u.Command, PythonVer: u.PythonVer,
+		ReturnType: u.OutputType, Args: inner.Args, ArgNames: inner.ArgNames, Chained: []*logical.PythonFunc{inner}}
+	for _, v := range calls[1 : len(calls)-1] {
+		f.Chained = append(f.Chained, &logical.PythonFunc{Name: v.Name, EvalType: v.EvalType, Command: v.Command,
+			PythonVer: v.PythonVer, ReturnType: v.OutputType})
+	}
+	return f, nil
 }
 
 // bindPythonFunc binds a call's arguments over b's input.
@@ -379,4 +442,54 @@ func (a *Analyzer) resolveCoGroupMapInPython(ctx context.Context, n *plan.CoGrou
 		}
 	}
 	return newResolved(&logical.CoGroupMapInPython{Left: left.node, Right: right.node, LeftKeys: lk, RightKeys: rk, Func: f}), nil
+}
+
+// addPythonAggregate binds a grouped-aggregate Python function call over the aggregation's input
+// and references its output column (Spark's PythonUDAF in an Aggregate).
+func (b *aggBuild) addPythonAggregate(u *plan.PythonUDF) (expr.Expr, error) {
+	inner := b.a.binderOver(b.in)
+	inner.aggError = func(plan.Call) error {
+		return sparkerr.Analysis("NESTED_AGGREGATE_FUNCTION", "42607",
+			"It is not allowed to use an aggregate function in the argument of another aggregate function. Please use the inner aggregate function in a sub-query.")
+	}
+	f, err := b.a.bindPythonFunc(inner, u)
+	if err != nil {
+		return nil, err
+	}
+	key := "python|" + string(f.Command) + "|" + f.String()
+	for _, x := range f.Args {
+		key += "|" + exprKey(x)
+	}
+	if j, ok := b.aggKeys[key]; ok {
+		return b.pythonAggRef(j), nil
+	}
+	b.aggKeys[key] = len(b.pyAggs)
+	b.pyAggs = append(b.pyAggs, f)
+	return b.pythonAggRef(len(b.pyAggs) - 1), nil
+}
+
+// pythonAggRef references grouped-aggregate function i in the aggregation's output.
+func (b *aggBuild) pythonAggRef(i int) expr.Expr {
+	f := b.pyAggs[i]
+	return &expr.Column{Index: len(b.liveGroups()) + i, Name: f.String(), T: f.ReturnType, Null: true}
+}
+
+// pythonAggregate is the AggregateInPython of an aggregation whose calls are grouped-aggregate
+// Python functions, or Spark's error when it mixes them with other aggregates.
+func (b *aggBuild) pythonAggregate(groups []expr.Expr) (logical.Node, error) {
+	if len(b.aggs) > 0 {
+		return nil, sparkerr.Analysis("CANNOT_USE_MIXTURE", "",
+			"Cannot use a mixture of aggregate function and group aggregate pandas UDF")
+	}
+	if b.nulled != nil || b.pivotGuard != nil {
+		return nil, sparkerr.Unsupported("grouped-aggregate Python functions with ROLLUP, CUBE, GROUPING SETS or PIVOT are not supported")
+	}
+	n := &logical.AggregateInPython{Input: b.in.node, Groups: groups, EvalType: b.pyAggs[0].EvalType, Funcs: b.pyAggs}
+	for _, f := range b.pyAggs {
+		if f.EvalType != n.EvalType {
+			return nil, sparkerr.Unsupported("grouped-aggregate pandas and Arrow Python functions in one aggregation are not supported")
+		}
+		n.Names = append(n.Names, f.String())
+	}
+	return n, nil
 }

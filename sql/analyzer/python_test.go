@@ -55,6 +55,40 @@ func init() {
 		"python-grouped-agg-in-select-list": func() plan.Relation {
 			return &plan.Filter{Input: tbl("t", 0), Condition: fn(">", pyUDF("mean", 202, sqltypes.DoubleType, col("c")), i32(0))}
 		},
+		"python-chained": func() plan.Relation {
+			// t.select(h(g(f(a))), g(b)): h∘g∘f is one chained function; g(b) shares the node.
+			return project(tbl("t", 0), pyUDF("h", 200, sqltypes.LongType, pyUDF("g", 200, sqltypes.LongType, pyUDF("f", 200, sqltypes.LongType, col("a")))),
+				pyUDF("g", 200, sqltypes.LongType, col("b")))
+		},
+		"python-chain-breaks": func() plan.Relation {
+			// an inner call of another eval type, or one of two arguments, is its own node.
+			return project(tbl("t", 0), pyUDF("g", 200, sqltypes.LongType, pyUDF("f", 101, sqltypes.LongType, col("a"))),
+				pyUDF("k", 200, sqltypes.LongType, pyUDF("f", 200, sqltypes.LongType, col("a")), col("c")))
+		},
+		"python-grouped-agg": func() plan.Relation {
+			// t.groupBy(b).agg(mean(c), mean(c) + 1 AS m1, cnt(a)): one AggregateInPandas node,
+			// mean(c) computed once.
+			return groupBy(tbl("t", 0), exprs(col("b")), col("b"), pyUDF("mean", 202, sqltypes.DoubleType, col("c")),
+				as(fn("+", pyUDF("mean", 202, sqltypes.DoubleType, col("c")), i32(1)), "m1"), pyUDF("cnt", 202, sqltypes.LongType, col("a")))
+		},
+		"python-grouped-agg-global-select": func() plan.Relation {
+			// t.select(mean(c)): a global aggregation, as in Spark.
+			return project(tbl("t", 0), pyUDF("mean", 202, sqltypes.DoubleType, col("c")))
+		},
+		"python-grouped-agg-having": func() plan.Relation {
+			return &plan.Filter{Input: groupBy(tbl("t", 0), exprs(col("b")), col("b")),
+				Condition: fn(">", pyUDF("mean", 202, sqltypes.DoubleType, col("c")), i32(0))}
+		},
+		"python-grouped-agg-mixed": func() plan.Relation {
+			return groupBy(tbl("t", 0), exprs(col("b")), pyUDF("mean", 202, sqltypes.DoubleType, col("c")), fn("sum", col("a")))
+		},
+		"python-grouped-agg-nested": func() plan.Relation {
+			return groupBy(tbl("t", 0), exprs(col("b")), pyUDF("mean", 202, sqltypes.DoubleType, fn("sum", col("c"))))
+		},
+		"python-grouped-agg-rollup": func() plan.Relation {
+			return &plan.Aggregate{Input: tbl("t", 0), Type: plan.GroupRollup, Grouping: exprs(col("b")),
+				Aggs: exprs(col("b"), pyUDF("mean", 202, sqltypes.DoubleType, col("c")))}
+		},
 		"python-in-sort": func() plan.Relation {
 			return &plan.Sort{Input: tbl("t", 0), Order: []plan.SortOrder{{Child: pyUDF("f", 200, sqltypes.LongType, col("a"))}}, IsGlobal: true}
 		},

@@ -178,7 +178,9 @@ func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *pla
 	if err != nil {
 		return nil, err
 	}
-	b.finish()
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
 	// Ordinal keys reference the select list: rebind them over the Aggregate's output.
 	for i, o := range n.Order {
 		if lit, ok := asLiteral(o.Child); ok && lit.Type.IsIntegral() && lit.Value != nil {

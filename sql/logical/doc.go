@@ -17,6 +17,7 @@
 //
 // Python functions: PythonEval appends the results of scalar Python functions of one eval type
 // to its input's columns (always nullable, as Spark's PythonUDF); MapInPython,
-// GroupMapInPython and CoGroupMapInPython output the fields of their function's struct type.
+// GroupMapInPython and CoGroupMapInPython output the fields of their function's struct type;
+// AggregateInPython outputs its grouping values and one value per grouped-aggregate function.
 // PythonFunc carries a function's pickled command and bound arguments.
 package logical

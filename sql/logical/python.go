@@ -21,10 +21,22 @@ type PythonFunc struct {
 	Args       []expr.Expr
 	// ArgNames are keyword names per argument ("" positional); nil when all are positional.
 	ArgNames []string
+	// Chained are the functions whose result is this one's only argument, innermost first
+	// (f(g(h(x))) is f with Chained [h, g]; Args and ArgNames are then h's): the worker runs
+	// them as one function, as Spark's ExtractPythonUDFs chains directly nested calls of one
+	// eval type.
+	Chained []*PythonFunc
 }
 
-// String renders the call as Spark names its column: name(arg, ...).
+// String renders the call as Spark names its column: name(arg, ...), nested calls for a chain.
 func (f *PythonFunc) String() string {
+	if len(f.Chained) > 0 {
+		s := f.Chained[0].String()
+		for _, g := range f.Chained[1:] {
+			s = g.Name + "(" + s + ")"
+		}
+		return f.Name + "(" + s + ")"
+	}
 	args := make([]string, len(f.Args))
 	for i, a := range f.Args {
 		args[i] = a.String()
@@ -145,4 +157,37 @@ func (c *CoGroupMapInPython) Describe() string {
 	}
 	return fmt.Sprintf("%s [%s], [%s], %s, [%s]", kind, exprList(c.LeftKeys), exprList(c.RightKeys), c.Func.Name,
 		strings.Join(c.Schema().Names(), ", "))
+}
+
+// AggregateInPython is an aggregation whose aggregate calls are all grouped-aggregate Python
+// functions (Spark's AggregateInPandas): each function reads the rows of a group (its Args over
+// Input) and returns one value. Its output is Groups' values then one column per function,
+// named Names, of the function's declared type and nullable.
+type AggregateInPython struct {
+	Input    Node
+	Groups   []expr.Expr
+	EvalType int32
+	Funcs    []*PythonFunc
+	Names    []string
+}
+
+// Schema implements Node.
+func (a *AggregateInPython) Schema() sqltypes.Schema {
+	s := SchemaOf(a.Groups)
+	for i, f := range a.Funcs {
+		s = append(s, sqltypes.Field{Name: a.Names[i], Type: f.ReturnType, Nullable: true})
+	}
+	return s
+}
+
+// Children implements Node.
+func (a *AggregateInPython) Children() []Node { return []Node{a.Input} }
+
+// Describe implements Node.
+func (a *AggregateInPython) Describe() string {
+	fs := make([]string, len(a.Funcs))
+	for i, f := range a.Funcs {
+		fs[i] = f.String()
+	}
+	return fmt.Sprintf("AggregateInPandas [%s], [%s]", exprList(a.Groups), strings.Join(fs, ", "))
 }
