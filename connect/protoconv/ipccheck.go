@@ -70,12 +70,18 @@ func (b flatBuf) table(at int) (tbl, vt int, ok bool) {
 	return at, vt, true
 }
 
-// field returns the absolute position of field i of a table, or -1 when absent.
+// field returns the absolute position of field i of a table, or -1 when absent. A field is
+// present exactly when flatbuffers' Table.Offset finds it (its slot starts inside the vtable's
+// stated size, even when an odd size cuts the slot short); a slot outside the buffer then counts
+// as present at a position no vector fits, so the callers refuse it.
 func (b flatBuf) field(tbl, vt, i int) int {
 	vtSize := int(binary.LittleEndian.Uint16(b[vt:]))
 	slot := 4 + 2*i
-	if slot+2 > vtSize || vt+slot+2 > len(b) {
+	if slot >= vtSize {
 		return -1
+	}
+	if vt+slot+2 > len(b) {
+		return len(b)
 	}
 	off := int(binary.LittleEndian.Uint16(b[vt+slot:]))
 	if off == 0 {
@@ -155,7 +161,10 @@ func (b flatBuf) checkMessage() (int64, error) {
 		bodyLen = int64(binary.LittleEndian.Uint64(b[at:]))
 	}
 	headerType := 0
-	if at := b.field(msg, vt, 1); at >= 0 && at < len(b) {
+	if at := b.field(msg, vt, 1); at >= 0 {
+		if at >= len(b) {
+			return 0, errFlatBuffer
+		}
 		headerType = int(b[at])
 	}
 	header, err := b.ref(msg, vt, 2)
