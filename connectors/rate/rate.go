@@ -196,12 +196,15 @@ func (r *RateSource) Initial(context.Context) (sources.Offset, error) {
 	return sources.LongOffset(0), nil
 }
 
-// Latest implements StreamSource: milliseconds since creation (never moving backwards).
+// Latest implements StreamSource: milliseconds since creation (never moving backwards), moved
+// only when a new row became readable. A millisecond offset that moved with the clock alone would
+// make every poll a new, empty batch (hundreds of progress events a second at 1 row/s), where
+// Spark's seconds-offset runs a batch only when its second brings rows.
 func (r *RateSource) Latest(context.Context) (sources.Offset, error) {
 	now := r.clock.Now().UnixMilli()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lastTimeMs < now {
+	if r.lastTimeMs < now && r.valueAtMs(now-r.creationMs) > r.valueAtMs(r.lastTimeMs-r.creationMs) {
 		r.lastTimeMs = now
 	}
 	return sources.LongOffset(r.lastTimeMs - r.creationMs), nil

@@ -322,3 +322,24 @@ func TestRateMillisecondOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLatestMovesOnlyWithRows checks that the offset stays put while no new row is due, so
+// an idle poll is no new batch: at 1 row/s rows are stamped on whole seconds.
+func TestRateLatestMovesOnlyWithRows(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	mock := clock.NewMock()
+	mock.Set(time.UnixMilli(1_000_000))
+	src := openRateForTest(t, mem, mock, nil, map[string]string{"rowsPerSecond": "1"})
+	latest := func() string { return sourcetest.OffsetString(t)(src.Latest(t.Context())) }
+	var got []string
+	for _, step := range []time.Duration{1, 300, 400, 299, 1, 1, 500, 499, 1} {
+		mock.Add(step * time.Millisecond)
+		got = append(got, latest())
+	}
+	// Row 0 is stamped 0 ms and readable after it; row 1 at 1000 ms; row 2 at 2000 ms.
+	want := []string{"1", "1", "1", "1", "1001", "1001", "1001", "2001", "2001"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("latest offsets %v, want %v", got, want)
+	}
+}
