@@ -68,6 +68,8 @@ func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, er
 		return s.write(ctx, c)
 	case plan.RegisterPythonFunction:
 		return s.registerPython(c)
+	case plan.RegisterPythonTableFunction:
+		return s.registerPythonTable(c)
 	case plan.UseDatabase:
 		return s.useDatabase(c.Name)
 	case *plan.UseDatabase:

@@ -47,7 +47,8 @@
 // get it with Spark's runner conf (session time zone, spark.sql.execution.arrow.
 // maxRecordsPerBatch, convertToArrowArraySafely, groupedMap.assignColumnsByName) through
 // planner.Options.Python. spark.udf.register of a Python function (plan.RegisterPythonFunction)
-// keeps it in the session by lower-cased name for the analyzer's SQL calls.
+// keeps it in the session by lower-cased name for the analyzer's SQL calls; spark.udtf.register
+// of a Python UDTF (plan.RegisterPythonTableFunction) likewise for calls in FROM.
 // spark.weir.python.maxWorkers bounds the session's running workers: its value when the
 // session's pool starts (the first plan calling Python) is the pool's size for the session's
 // life, and the planner's PythonSpec.MaxWorkers (plans that could wait forever are refused).

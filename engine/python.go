@@ -26,12 +26,14 @@ const (
 )
 
 // pythonState is a session's Python side: the interpreter its workers run, the runner that
-// starts them, and the functions registered with spark.udf.register.
+// starts them, and the functions registered with spark.udf.register and spark.udtf.register.
 type pythonState struct {
 	path   string
 	runner operators.PythonRunner
 	mu     sync.Mutex
 	funcs  map[string]*plan.PythonUDF
+	// tableFuncs are the Python UDTFs registered with spark.udtf.register.
+	tableFuncs map[string]*plan.PythonUDTF
 	// pool is the session's worker pool, made at the first use when path is set and no runner
 	// was given; Close closes it. poolSize is its MaxWorkers.
 	pool     *pyworker.Pool
@@ -109,6 +111,31 @@ func (s *Session) registerPython(c plan.RegisterPythonFunction) (*Result, error)
 	f.Args, f.ArgNames = nil, nil
 	s.python.funcs[strings.ToLower(f.Name)] = &f
 	return s.empty()
+}
+
+// registerPythonTable is spark.udtf.register of a Python UDTF: SQL text of the session may call
+// it by name (case-insensitively) in FROM, shadowing a builtin table function of that name.
+func (s *Session) registerPythonTable(c plan.RegisterPythonTableFunction) (*Result, error) {
+	if c.Func == nil || c.Func.Name == "" {
+		return nil, sparkerr.IllegalArgument("spark.udtf.register needs a function name")
+	}
+	s.python.mu.Lock()
+	defer s.python.mu.Unlock()
+	if s.python.tableFuncs == nil {
+		s.python.tableFuncs = map[string]*plan.PythonUDTF{}
+	}
+	f := *c.Func
+	f.Args, f.ArgNames = nil, nil
+	s.python.tableFuncs[strings.ToLower(f.Name)] = &f
+	return s.empty()
+}
+
+// pythonTableFunction looks a registered Python UDTF up by lower-cased name.
+func (s *Session) pythonTableFunction(name string) (*plan.PythonUDTF, bool) {
+	s.python.mu.Lock()
+	defer s.python.mu.Unlock()
+	f, ok := s.python.tableFuncs[name]
+	return f, ok
 }
 
 // pythonFunction looks a registered Python function up by lower-cased name.

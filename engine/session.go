@@ -117,11 +117,12 @@ func (s *Session) timeZone() string { return s.conf.GetOr(conf.TimeZoneKey, "UTC
 
 func (s *Session) analyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{
-		Catalog:         s.views,
-		Sources:         s.sources,
-		Options:         s.exprOptions(),
-		CaseSensitive:   s.conf.Bool(conf.CaseSensitiveKey, false),
-		PythonFunctions: s.pythonFunction,
+		Catalog:              s.views,
+		Sources:              s.sources,
+		Options:              s.exprOptions(),
+		CaseSensitive:        s.conf.Bool(conf.CaseSensitiveKey, false),
+		PythonFunctions:      s.pythonFunction,
+		PythonTableFunctions: s.pythonTableFunction,
 	}
 }
 

@@ -34,7 +34,8 @@
 // feeding it; spilled groups close with the watermark and are part of snapshots.
 //
 // Python functions (through a PythonRunner, the session's worker pool): PythonEval (scalar
-// functions; results appended to each row), PythonMap (mapInPandas / mapInArrow), and, keyed,
+// functions; results appended to each row), PythonUDTF (@udtf table functions: each input row's
+// returned rows follow it), PythonMap (mapInPandas / mapInArrow), and, keyed,
 // PythonGroupMap (applyInPandas, cogroup) and PythonAggregate (grouped-aggregate functions: one
 // row per group). Each holds one worker task per partition while it runs.
 //

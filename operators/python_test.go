@@ -19,7 +19,8 @@ import (
 // UDF's command, and what the operator sends is logged on the harness.
 //
 // Commands: "add1" (scalar: first argument + 1), "concat" (scalar: arguments joined by "-"),
-// "evens" (map: rows whose first column is even), "count" (grouped: one row (key, rows); for a
+// "evens" (map: rows whose first column is even), "range" (UDTF: per row one batch of 0..n-1,
+// n the first argument; terminate one row -1), "count" (grouped: one row (key, rows); for a
 // cogroup (key, left rows, right rows)). lag=n answers scalar batches only once n more have
 // been sent (or at CloseSend), rows=n re-batches answers into batches of n rows, as an iterator
 // UDF may.
@@ -142,6 +143,17 @@ func (s *fakeStream) Send(_ context.Context, g pyworker.Group) error {
 		if s.r.lag == 0 {
 			s.flushSums()
 		}
+	case "range":
+		b := g.Batches[0][0]
+		for r := 0; r < int(b.NumRows()); r++ {
+			var vals []any
+			if v := expr.ValueAt(b.Column(0), r, sqltypes.LongType); v != nil {
+				for i := int64(0); i < v.(int64); i++ {
+					vals = append(vals, i)
+				}
+			}
+			s.results = append(s.results, longBatch(s.mem, "i", vals))
+		}
 	default:
 		return fmt.Errorf("fake worker: unknown command %q", cmd)
 	}
@@ -217,8 +229,19 @@ func structBatch(mem memory.Allocator, cols []arrow.Array, names []string) arrow
 		[]arrow.Array{st}, int64(st.Len()))
 }
 
+// longBatch is a batch of one long column.
+func longBatch(mem memory.Allocator, name string, vals []any) arrow.RecordBatch {
+	a := expr.BuildArray(mem, sqltypes.LongType, "UTC", vals)
+	defer a.Release()
+	return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: name, Type: a.DataType(), Nullable: true}}, nil),
+		[]arrow.Array{a}, int64(a.Len()))
+}
+
 func (s *fakeStream) CloseSend(context.Context) error {
 	s.r.h.lines = append(s.r.h.lines, "close-send")
+	if string(s.task.UDFs[0].Command) == "range" {
+		s.results = append(s.results, longBatch(s.mem, "i", []any{int64(-1)})) // terminate's rows
+	}
 	for _, b := range s.held {
 		s.answer(b)
 		b.Release()
@@ -291,6 +314,12 @@ func (h *harness) buildPython(d *datadriven.TestData, kind string, in sqltypes.S
 			out = append(out, sqltypes.Field{Name: call, Type: sqltypes.LongType, Nullable: true})
 		}
 		return PythonAggregate(ctx, spec, eval, "3.12", funcs, keys), out, nil
+	case "python-udtf":
+		out := append(sqltypes.Schema{}, in...)
+		out = append(out, sqltypes.Field{Name: "i", Type: sqltypes.LongType, Nullable: true})
+		f := PythonFunc{Command: []byte("range"), Args: parseExprs(in, arg(d, "args", "")),
+			ReturnType: sqltypes.ToArrow(sqltypes.StructType(out[len(in)]), "UTC")}
+		return PythonUDTF(ctx, spec, eval, "3.12", "range", f), out, nil
 	case "python-map":
 		out := sqltypes.Schema{{Name: "a", Type: sqltypes.LongType, Nullable: true}}
 		f := PythonFunc{Command: []byte("evens"), Args: parseExprs(in, strings.Join(in.Names(), ",")),

@@ -17,8 +17,8 @@
 // it, and Limit stops its upstream once satisfied.
 //
 // Python functions (Options.Python: the session's runner and runner conf; without it a plan
-// calling Python fails asking for --python): PythonEval (ArrowEvalPython / BatchEvalPython) and
-// MapInPython are their own nodes on forward edges, keeping their input's partitions (one worker
+// calling Python fails asking for --python): PythonEval (ArrowEvalPython / BatchEvalPython),
+// PythonUDTF (BatchEvalPythonUDTF / ArrowEvalPythonUDTF) and MapInPython are their own nodes on forward edges, keeping their input's partitions (one worker
 // task per partition, running in parallel), batch and streaming; GroupMapInPython,
 // CoGroupMapInPython and AggregateInPython (AggregateInPandas: grouped-aggregate functions)
 // hash-partition their inputs on the grouping keys into Options.Partitions partitions (a

@@ -27,7 +27,7 @@ func (b *builder) pythonFunc(f *logical.PythonFunc) operators.PythonFunc {
 	return out
 }
 
-// python plans the Python nodes: PythonEval and MapInPython keep their input's partitions
+// python plans the Python nodes: PythonEval, PythonUDTF and MapInPython keep their input's partitions
 // (their own node on a forward edge: they finish their worker task at barriers and end of
 // data); GroupMapInPython, CoGroupMapInPython and AggregateInPython hash-partition their
 // inputs on the keys (AggregateInPython without keys gathers them into one partition).
@@ -37,7 +37,7 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 		return nil, err
 	}
 	switch n.(type) {
-	case *logical.PythonEval, *logical.MapInPython:
+	case *logical.PythonEval, *logical.PythonUDTF, *logical.MapInPython:
 		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out})
 	default:
 		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out, lazy: true})
@@ -62,6 +62,13 @@ func (b *builder) pythonNode(n logical.Node, ins []*flow.Node, schema *arrow.Sch
 		}
 		return b.node(kind, ins[0].Parallelism, schema,
 			operators.PythonEval(b.ctx, spec, n.EvalType, n.Funcs[0].PythonVer, funcs), forward(ins[0])), nil
+	case *logical.PythonUDTF:
+		kind := "BatchEvalPythonUDTF"
+		if n.Func.EvalType != 300 {
+			kind = "ArrowEvalPythonUDTF"
+		}
+		return b.node(kind, ins[0].Parallelism, schema,
+			operators.PythonUDTF(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, n.Func.Name, b.pythonFunc(n.Func)), forward(ins[0])), nil
 	case *logical.MapInPython:
 		f := b.pythonFunc(n.Func)
 		f.ColumnNames = exprNames(n.Func.Args)

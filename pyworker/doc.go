@@ -17,7 +17,9 @@
 // A Stream writes worker.py's task header (task_header.go) with its first input, frames each
 // input unit (Group) and decodes the output as the eval type's family says (family.go; the
 // Arrow kinds in arrow_families.go, the pickled kinds SQL_BATCHED_UDF and NON_UDF (foreach
-// writers) in pickle_families.go, where the wire format of each is described), and reads the
+// writers) in pickle_families.go, the table functions SQL_TABLE_UDF and SQL_ARROW_TABLE_UDF
+// (@udtf: one result batch per eval call, then terminate's) in udtf_families.go, where the
+// wire format of each is described), and reads the
 // end section (timing data, accumulators, END_OF_STREAM). Callers see flat Arrow batches: the
 // struct wrapping of the map kinds and the pickling of rows and results (package pickle) are the
 // package's business. Task.LocalProperties are the TaskContext local properties (a foreach

@@ -7,8 +7,11 @@ import (
 
 // UDF is one Python function of a task, as the client sent it.
 type UDF struct {
+	// Name is the function's name; worker.py reads it for a UDTF (its error messages name it).
+	Name string
 	// Command is the client's pickled payload (PythonUDF.command: cloudpickle of (func,
-	// return_type)), passed to the worker unchanged.
+	// return_type); PythonUDTF.command: cloudpickle of the handler class), passed to the worker
+	// unchanged.
 	Command []byte
 	// ArgOffsets are the columns of the task's input batches that are the function's arguments,
 	// in order.

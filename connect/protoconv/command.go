@@ -54,6 +54,8 @@ func (t *translation) command(cmd *pb.Command) (plan.Command, error) {
 		return plan.CreateView{Name: v.GetName(), Input: in, Replace: v.GetReplace(), IsGlobal: v.GetIsGlobal()}, nil
 	case *pb.Command_RegisterFunction:
 		return t.registerFunction(x.RegisterFunction)
+	case *pb.Command_RegisterTableFunction:
+		return t.registerTableFunction(x.RegisterTableFunction)
 	case *pb.Command_WriteStreamOperationStart:
 		return t.writeStream(x.WriteStreamOperationStart)
 	case *pb.Command_WriteOperation:

@@ -37,8 +37,12 @@
 // a repeated keyword DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT); MapPartitions (mapInPandas,
 // mapInArrow), GroupMap (applyInPandas, applyInArrow) and CoGroupMap (cogroup().applyInPandas /
 // applyInArrow) become plan.MapInPython, plan.GroupMapInPython and plan.CoGroupMapInPython; the
-// RegisterFunction command (spark.udf.register) plan.RegisterPythonFunction. Scala and Java
-// UDFs, the stateful GroupMap forms and sorting expressions are refused.
+// RegisterFunction command (spark.udf.register) plan.RegisterPythonFunction. A Python UDTF call
+// (CommonInlineUserDefinedTableFunction) used as a relation becomes plan.PythonTableFunction and
+// the RegisterTableFunction command (spark.udtf.register) plan.RegisterPythonTableFunction (a
+// returnType string is parsed as DDL, "a: int, b: string"); PyArrow-native UDTFs (@arrow_udtf)
+// are refused. Scala and Java UDFs, the stateful GroupMap forms and sorting expressions are
+// refused.
 //
 // Ownership: a plan.LocalRelation owns its decoded Arrow records (each retained once); whoever
 // consumes the plan last releases them. When a translation fails, records decoded so far are
@@ -56,7 +60,7 @@
 // service replaces them first), SampleBy, Describe, Summary, Crosstab, Cov, Corr,
 // ApproxQuantile, FreqItems, Replace (na.replace), Unpivot, Transpose, CollectMetrics (observe),
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
-// LateralJoin, NearestByJoin, Catalog, Python UDTFs and data sources,
+// LateralJoin, NearestByJoin, Catalog, Python data sources,
 // UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
 // dropFields), Scala and Java user-defined functions, NamedArgumentExpression outside a
@@ -64,8 +68,8 @@
 // MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
 // ".*" or a plain name; literals of calendar interval and time; data types calendar interval,
 // time, variant, geometry, geography and user-defined types; every command except SqlCommand,
-// CreateDataFrameViewCommand, RegisterFunction (of a Python function; RegisterTableFunction,
-// Python UDTFs, is refused) and WriteStreamOperationStart (StreamingQueryCommand,
+// CreateDataFrameViewCommand, RegisterFunction (of a Python function), RegisterTableFunction
+// (of a Python UDTF) and WriteStreamOperationStart (StreamingQueryCommand,
 // StreamingQueryManagerCommand and StreamingQueryListenerBusCommand are not plan commands: the
 // connect service reads them itself); the real-time streaming trigger.
 //

@@ -3,12 +3,13 @@ package protoconv
 import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // pythonUDF converts a CommonInlineUserDefinedFunction holding a PythonUDF. Scala and Java UDFs
-// cannot run here; Python table functions (UDTFs) are a different message and refused by the
-// relation conversion.
+// cannot run here; Python table functions (UDTFs) are a different message (pythonUDTF).
 func (t *translation) pythonUDF(f *pb.CommonInlineUserDefinedFunction) (*plan.PythonUDF, error) {
 	if f == nil {
 		return nil, invalidPlan("CommonInlineUserDefinedFunction is missing")
@@ -43,10 +44,20 @@ func (t *translation) pythonUDF(f *pb.CommonInlineUserDefinedFunction) (*plan.Py
 	return nil, invalidPlan("CommonInlineUserDefinedFunction %q is missing its function", f.GetFunctionName())
 }
 
-// pythonArgs converts a Python function's arguments; NamedArgumentExpression (f(x=col)) gives
-// a keyword argument. Positional arguments after keyword ones are Spark's
-// UNEXPECTED_POSITIONAL_ARGUMENT, a repeated keyword DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.
+// pythonArgs converts a Python function's arguments into u.Args and u.ArgNames.
 func (t *translation) pythonArgs(u *plan.PythonUDF, args []*pb.Expression) error {
+	var err error
+	u.Args, u.ArgNames, err = t.pythonCallArgs(u.Name, args)
+	return err
+}
+
+// pythonCallArgs converts the arguments of a call of the Python function (or table function)
+// name; NamedArgumentExpression (f(x=col)) gives a keyword argument. Positional arguments after
+// keyword ones are Spark's UNEXPECTED_POSITIONAL_ARGUMENT, a repeated keyword
+// DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT. The names are nil when all arguments are positional.
+func (t *translation) pythonCallArgs(name string, args []*pb.Expression) ([]plan.Expr, []string, error) {
+	var xs []plan.Expr
+	var names []string
 	named := false
 	seen := map[string]bool{}
 	for _, a := range args {
@@ -54,32 +65,105 @@ func (t *translation) pythonArgs(u *plan.PythonUDF, args []*pb.Expression) error
 		if na, ok := a.GetExprType().(*pb.Expression_NamedArgumentExpression); ok {
 			key = na.NamedArgumentExpression.GetKey()
 			if key == "" {
-				return invalidPlan("NamedArgumentExpression is missing key")
+				return nil, nil, invalidPlan("NamedArgumentExpression is missing key")
 			}
 			if seen[key] {
-				return sparkerr.Analysis("DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE", "4274K",
+				return nil, nil, sparkerr.Analysis("DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE", "4274K",
 					"Call to routine `%s` is invalid because it includes multiple argument assignments to the same parameter name `%s`. More than one named argument referred to the same parameter. Please assign a value only once.",
-					u.Name, key).WithParams("routineName", "`"+u.Name+"`", "parameterName", "`"+key+"`")
+					name, key).WithParams("routineName", "`"+name+"`", "parameterName", "`"+key+"`")
 			}
 			seen[key] = true
 			named = true
 			a = na.NamedArgumentExpression.GetValue()
 		} else if named {
-			return sparkerr.Analysis("UNEXPECTED_POSITIONAL_ARGUMENT", "4274K",
+			last := names[len(names)-1]
+			return nil, nil, sparkerr.Analysis("UNEXPECTED_POSITIONAL_ARGUMENT", "4274K",
 				"Cannot invoke routine `%s` because it contains positional argument(s) following the named argument assigned to `%s`; please rearrange them so the positional arguments come first and then retry the query again.",
-				u.Name, u.ArgNames[len(u.ArgNames)-1]).WithParams("routineName", "`"+u.Name+"`", "parameterName", "`"+u.ArgNames[len(u.ArgNames)-1]+"`")
+				name, last).WithParams("routineName", "`"+name+"`", "parameterName", "`"+last+"`")
 		}
-		x, err := t.required(a, "PythonUDF argument")
+		x, err := t.required(a, "Python function argument")
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		u.Args = append(u.Args, x)
-		u.ArgNames = append(u.ArgNames, key)
+		xs = append(xs, x)
+		names = append(names, key)
 	}
 	if !named {
-		u.ArgNames = nil
+		names = nil
 	}
-	return nil
+	return xs, names, nil
+}
+
+// pythonUDTF converts a CommonInlineUserDefinedTableFunction (a call of a Python UDTF). The
+// eval types Weir runs are SQL_TABLE_UDF and SQL_ARROW_TABLE_UDF; a handler without a declared
+// return type (its analyze method computes it, which needs pyspark.sql.worker.analyze_udtf) and
+// PyArrow-native UDTFs (@arrow_udtf, SQL_ARROW_UDTF) are refused.
+func (t *translation) pythonUDTF(f *pb.CommonInlineUserDefinedTableFunction) (*plan.PythonUDTF, error) {
+	if f == nil {
+		return nil, invalidPlan("CommonInlineUserDefinedTableFunction is missing")
+	}
+	p := f.GetPythonUdtf()
+	if p == nil || len(p.GetCommand()) == 0 {
+		return nil, invalidPlan("CommonInlineUserDefinedTableFunction %q is missing its PythonUDTF command", f.GetFunctionName())
+	}
+	switch p.GetEvalType() {
+	case udtfEvalType, arrowUDTFEvalType:
+	case pyarrowUDTFEvalType:
+		return nil, sparkerr.Unsupported("the PyArrow-native Python UDTF %q (@arrow_udtf, eval type %d) is not supported; use @udtf", f.GetFunctionName(), p.GetEvalType())
+	default:
+		return nil, sparkerr.Analysis("INVALID_UDTF_EVAL_TYPE", "42000",
+			"The eval type of the UDTF '%s' is invalid. It must be one of 'SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF'.",
+			f.GetFunctionName()).WithParams("name", f.GetFunctionName(), "eval_type", "SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF")
+	}
+	u := &plan.PythonUDTF{Name: f.GetFunctionName(), Deterministic: f.GetDeterministic(),
+		PythonFunction: plan.PythonFunction{Command: p.GetCommand(), PythonVer: p.GetPythonVer(), EvalType: p.GetEvalType()}}
+	if p.ReturnType != nil {
+		rt, err := DataTypeFromProto(p.GetReturnType())
+		if un, ok := p.GetReturnType().GetKind().(*pb.DataType_Unparsed_); ok {
+			// A returnType string is a DDL schema ("a: int, b: string") as often as a type.
+			rt, err = parser.ParseDDL(un.Unparsed.GetDataTypeString())
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rt.Kind != sqltypes.Struct {
+			return nil, invalidPlan("Invalid Python user-defined table function return type. Expect a struct type, but got %s.", rt.SQL())
+		}
+		u.ReturnType = &rt
+	}
+	var err error
+	if u.Args, u.ArgNames, err = t.pythonCallArgs(u.Name, f.GetArguments()); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// The UDTF eval types (pyspark.util.PythonEvalType).
+const (
+	udtfEvalType        = 300 // SQL_TABLE_UDF
+	arrowUDTFEvalType   = 301 // SQL_ARROW_TABLE_UDF
+	pyarrowUDTFEvalType = 302 // SQL_ARROW_UDTF
+)
+
+// pythonTableFunction is a Python UDTF call as a DataFrame (udtf_obj(lit(1), …)).
+func (t *translation) pythonTableFunction(f *pb.CommonInlineUserDefinedTableFunction) (plan.Relation, error) {
+	u, err := t.pythonUDTF(f)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.PythonTableFunction{Func: u}, nil
+}
+
+// registerTableFunction is spark.udtf.register (the RegisterTableFunction command).
+func (t *translation) registerTableFunction(f *pb.CommonInlineUserDefinedTableFunction) (plan.Command, error) {
+	if f.GetFunctionName() == "" {
+		return nil, invalidPlan("CommonInlineUserDefinedTableFunction is missing function_name")
+	}
+	u, err := t.pythonUDTF(f)
+	if err != nil {
+		return nil, err
+	}
+	return plan.RegisterPythonTableFunction{Func: u}, nil
 }
 
 // mapPartitions is mapInPandas / mapInArrow.

@@ -177,6 +177,8 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.groupMap(x.GroupMap)
 	case *pb.Relation_CoGroupMap:
 		return t.coGroupMap(x.CoGroupMap)
+	case *pb.Relation_CommonInlineUserDefinedTableFunction:
+		return t.pythonTableFunction(x.CommonInlineUserDefinedTableFunction)
 	case *pb.Relation_Unknown:
 		return nil, sparkerr.Unsupported("relation type Unknown is not supported")
 	case *pb.Relation_WithRelations:

@@ -221,6 +221,42 @@ for name, rt in {
 commands["foreach_writer"] = foreach_command(FileWriter())
 commands["foreach_function"] = foreach_command(foreach_row)
 
+
+
+# UDTF handler classes (SQL_TABLE_UDF / SQL_ARROW_TABLE_UDF): the command of a PythonUDTF is the
+# cloudpickled class alone; the return type travels in the task's command section.
+class RangeUDTF:  # returns (n bigint, i bigint)
+    def __init__(self):
+        self.calls = 0
+
+    def eval(self, n, step=1):
+        self.calls += 1
+        for i in range(0, n, step):
+            yield n, i
+
+    def terminate(self):
+        yield -1, self.calls
+
+
+class ConstUDTF:  # no arguments; returns (d date, s string, x double)
+    def eval(self):
+        import datetime
+
+        yield datetime.date(2024, 2, 29), "héllo", 1.5
+        yield None, None, None
+
+
+class FailingUDTF:  # returns (n bigint)
+    def eval(self, n):
+        if n == 3:
+            raise ValueError("udtf saw three")
+        yield (n,)
+
+
+commands["udtf_range"] = RangeUDTF
+commands["udtf_const"] = ConstUDTF
+commands["udtf_failing"] = FailingUDTF
+
 ser = CloudPickleSerializer()
 json.dump(
     {

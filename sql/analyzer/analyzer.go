@@ -41,6 +41,9 @@ type Analyzer struct {
 	// PythonFunctions looks up a Python function the session registered (spark.udf.register)
 	// by lower-cased name; nil when there are none.
 	PythonFunctions func(name string) (*plan.PythonUDF, bool)
+	// PythonTableFunctions looks up a Python UDTF the session registered (spark.udtf.register)
+	// by lower-cased name; nil when there are none.
+	PythonTableFunctions func(name string) (*plan.PythonUDTF, bool)
 
 	// ctx is the context of the Resolve call this copy serves (see Resolve); binding checks it
 	// every checkEvery expressions so that an interrupted request stops promptly.
@@ -177,6 +180,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveGenerate(ctx, n)
 	case *plan.MapInPython:
 		return a.resolveMapInPython(ctx, n)
+	case *plan.PythonTableFunction:
+		return a.resolvePythonTableFunction(ctx, n)
 	case *plan.GroupMapInPython:
 		return a.resolveGroupMapInPython(ctx, n)
 	case *plan.CoGroupMapInPython:

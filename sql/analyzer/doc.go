@@ -63,7 +63,12 @@
 //     mapInPandas / mapInArrow, applyInPandas / applyInArrow and cogroup().applyInPandas /
 //     applyInArrow become logical.MapInPython, GroupMapInPython and CoGroupMapInPython (their
 //     eval type checked: INVALID_UDF_EVAL_TYPE; a non-struct return type INVALID_RETURN_TYPE;
-//     cogroup keys widened to a common type).
+//     cogroup keys widened to a common type). A Python UDTF call as a relation
+//     (plan.PythonTableFunction), and a registered one (Analyzer.PythonTableFunctions, which
+//     shadow builtins) called in FROM, becomes a logical.PythonUDTF over one empty row: its
+//     arguments read no column, its columns are the declared return type's fields (aliased by
+//     AS t(c1, …)). A UDTF without a declared return type (an analyze method) is refused; so is
+//     a call over another relation's rows, as Weir has no LATERAL joins.
 //
 // Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
 // them in a Project above); VALUES rows are evaluated once, coerced to each column's common type

@@ -9,6 +9,7 @@ import (
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Generators in select lists (Spark's ExtractGenerator) and LATERAL VIEW (plan.Generate).
@@ -253,7 +254,12 @@ func isUnresolvedRoutine(err error) bool {
 // generatorNames are the names of g's columns: aliases (one per column, else
 // UDTF_ALIAS_NUMBER_MISMATCH) or the generator's defaults.
 func generatorNames(g expr.Generator, aliases []string) ([]string, error) {
-	out := g.Output()
+	return tableFunctionNames(g.Output(), aliases)
+}
+
+// tableFunctionNames are the names of a table function's output columns out: aliases (one per
+// column, else UDTF_ALIAS_NUMBER_MISMATCH) or out's names.
+func tableFunctionNames(out sqltypes.Schema, aliases []string) ([]string, error) {
 	if len(aliases) == 0 {
 		return out.Names(), nil
 	}
@@ -309,6 +315,11 @@ func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*reso
 	for _, arg := range n.Generator.Args {
 		if containsGenerator(arg) {
 			return nil, a.nestedGenerator(in, n.Generator)
+		}
+	}
+	if n.TableFunction && a.PythonTableFunctions != nil {
+		if f, ok := a.PythonTableFunctions(strings.ToLower(n.Generator.Name)); ok {
+			return a.pythonTableFunctionCall(in, f, n)
 		}
 	}
 	if n.TableFunction && !expr.IsGenerator(n.Generator.Name) {

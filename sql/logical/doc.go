@@ -18,6 +18,7 @@
 // Python functions: PythonEval appends the results of scalar Python functions of one eval type
 // to its input's columns (always nullable, as Spark's PythonUDF); MapInPython,
 // GroupMapInPython and CoGroupMapInPython output the fields of their function's struct type;
-// AggregateInPython outputs its grouping values and one value per grouped-aggregate function.
+// AggregateInPython outputs its grouping values and one value per grouped-aggregate function;
+// PythonUDTF appends a table function's rows to the input row each answers.
 // PythonFunc carries a function's pickled command and bound arguments.
 package logical

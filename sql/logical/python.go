@@ -191,3 +191,36 @@ func (a *AggregateInPython) Describe() string {
 	}
 	return fmt.Sprintf("AggregateInPandas [%s], [%s]", exprList(a.Groups), strings.Join(fs, ", "))
 }
+
+// PythonUDTF runs a Python table function (Spark's BatchEvalPythonUDTF / ArrowEvalPythonUDTF)
+// over each input row: Func's Args are over Input, its ReturnType a struct. The output is the
+// input's columns followed by the struct's fields, named Names, one output row per row the
+// function returns (terminate's rows follow the last input row). A call whose arguments read no
+// column runs over one empty row (no input columns).
+type PythonUDTF struct {
+	Input Node
+	Func  *PythonFunc
+	Names []string
+}
+
+// Schema implements Node.
+func (p *PythonUDTF) Schema() sqltypes.Schema {
+	s := append(sqltypes.Schema{}, p.Input.Schema()...)
+	for i, f := range p.Func.ReturnType.Fields {
+		f.Name = p.Names[i]
+		s = append(s, f)
+	}
+	return s
+}
+
+// Children implements Node.
+func (p *PythonUDTF) Children() []Node { return []Node{p.Input} }
+
+// Describe implements Node.
+func (p *PythonUDTF) Describe() string {
+	kind := "BatchEvalPythonUDTF"
+	if p.Func.EvalType != 300 {
+		kind = "ArrowEvalPythonUDTF"
+	}
+	return fmt.Sprintf("%s %s, [%s], %d", kind, p.Func.String(), strings.Join(p.Names, ", "), p.Func.EvalType)
+}

@@ -78,3 +78,38 @@ type RegisterPythonFunction struct {
 }
 
 func (RegisterPythonFunction) isCommand() {}
+
+// PythonUDTF is a call of a Python user-defined table function (Spark Connect's
+// CommonInlineUserDefinedTableFunction with a PythonUDTF): the pickled handler class, its eval
+// type (SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF, …), its declared return type and the call's
+// arguments.
+type PythonUDTF struct {
+	// Name is the function's name (spark.udtf.register's, else the handler class's).
+	Name string
+	// PythonFunction is the cloudpickled handler class, its eval type and Python version.
+	PythonFunction
+	// ReturnType is the declared return type (a struct); nil when the handler declares none and
+	// computes it in its analyze method.
+	ReturnType    *sqltypes.DataType
+	Deterministic bool
+	Args          []Expr
+	// ArgNames are the keyword names of the arguments ("" for positional ones); nil when all
+	// are positional.
+	ArgNames []string
+}
+
+// PythonTableFunction is a Python UDTF call used as a relation (udtf_obj(lit(1), …) as a
+// DataFrame, or a registered UDTF called in FROM): the rows its handler returns for arguments
+// that read no column.
+type PythonTableFunction struct {
+	RelCommon
+	Func *PythonUDTF
+}
+
+// RegisterPythonTableFunction is spark.udtf.register(name, f): Func (without arguments) joins
+// the session's table functions under Func.Name, so SQL text can call it in FROM.
+type RegisterPythonTableFunction struct {
+	Func *PythonUDTF
+}
+
+func (RegisterPythonTableFunction) isCommand() {}

@@ -1,0 +1,74 @@
+package analyzer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+)
+
+// Python table functions (@udtf): a call used as a relation, or a registered UDTF called in
+// FROM, is a logical.PythonUDTF over one empty row, its arguments bound there (so they read no
+// column), its output the return type's fields (Spark's Generate of a PythonUDTF over
+// OneRowRelation). Weir has no LATERAL joins, so a call over another relation's rows
+// (df.lateralJoin, FROM t, LATERAL f(t.a)) is not reached from here.
+
+// The UDTF eval types the analyzer places (pyspark.util.PythonEvalType).
+const (
+	evalTableUDF      = 300
+	evalArrowTableUDF = 301
+)
+
+func (a *Analyzer) resolvePythonTableFunction(ctx context.Context, n *plan.PythonTableFunction) (*resolved, error) {
+	in, err := a.resolve(ctx, &plan.Values{Rows: [][]plan.Expr{{}}})
+	if err != nil {
+		return nil, err
+	}
+	return a.pythonUDTFOver(in, n.Func, "", nil)
+}
+
+// pythonTableFunctionCall is a registered UDTF f called in FROM as n (f(args) [AS alias(names)]).
+func (a *Analyzer) pythonTableFunctionCall(in *resolved, f *plan.PythonUDTF, n *plan.Generate) (*resolved, error) {
+	if n.Generator.Distinct || n.Generator.Filter != nil {
+		return nil, sparkerr.Unsupported("DISTINCT or FILTER in a call of the Python table function %q", f.Name)
+	}
+	u := *f
+	u.Args, u.ArgNames = n.Generator.Args, nil
+	return a.pythonUDTFOver(in, &u, n.Alias, n.ColumnNames)
+}
+
+// pythonUDTFOver runs the UDTF call u over in's rows, its columns named aliases (else the
+// return type's field names) and qualified by alias.
+func (a *Analyzer) pythonUDTFOver(in *resolved, u *plan.PythonUDTF, alias string, aliases []string) (*resolved, error) {
+	if u.EvalType != evalTableUDF && u.EvalType != evalArrowTableUDF {
+		return nil, sparkerr.Analysis("INVALID_UDF_EVAL_TYPE", "42000",
+			"The Python table function %s is of eval type %d, which Weir does not run (SQL_TABLE_UDF or SQL_ARROW_TABLE_UDF).",
+			u.Name, u.EvalType).WithParams("evalType", fmt.Sprint(u.EvalType))
+	}
+	if u.ReturnType == nil {
+		return nil, sparkerr.Unsupported("the Python UDTF %q declares no returnType: its analyze method would have to run on a worker (pyspark.sql.worker.analyze_udtf), which Weir does not do yet; declare returnType in @udtf", u.Name)
+	}
+	// Bind the arguments as a Python function's (stars expand, keyword names kept).
+	call := &plan.PythonUDF{Name: u.Name, PythonFunction: u.PythonFunction, OutputType: *u.ReturnType,
+		Deterministic: u.Deterministic, Args: u.Args, ArgNames: u.ArgNames}
+	f, err := a.bindPythonFunc(a.binderOver(in), call)
+	if err != nil {
+		return nil, err
+	}
+	fields := u.ReturnType.Fields
+	names, err := tableFunctionNames(fields, aliases)
+	if err != nil {
+		return nil, err
+	}
+	var q []string
+	if alias != "" {
+		q = []string{alias}
+	}
+	cols := append([]column(nil), in.cols...)
+	for i, fl := range fields {
+		cols = append(cols, column{name: names[i], qualifier: q, typ: fl.Type, nullable: fl.Nullable})
+	}
+	return &resolved{node: &logical.PythonUDTF{Input: in.node, Func: f, Names: names}, cols: cols}, nil
+}

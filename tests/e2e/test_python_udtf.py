@@ -1,0 +1,116 @@
+"""Stock PySpark Python user-defined table functions (@udtf) on Weir's Python workers: a UDTF call
+as a DataFrame and a registered UDTF in SQL FROM, pickled (SQL_TABLE_UDF) and Arrow
+(SQL_ARROW_TABLE_UDF)."""
+import datetime
+
+import pytest
+from pyspark.errors import AnalysisException, PythonException
+from pyspark.sql import Row
+from pyspark.sql import functions as F
+from pyspark.sql.functions import udtf
+
+
+# The handler classes are made inside functions: cloudpickle pickles such a class by value (a
+# module-level one by reference, which the server's workers could not import).
+def squares_class():
+    class Squares:
+        """eval yields several rows per call; terminate one more (the number of calls)."""
+
+        def __init__(self):
+            self.calls = 0
+
+        def eval(self, start: int, end: int):
+            self.calls += 1
+            for n in range(start, end + 1):
+                yield n, n * n
+
+        def terminate(self):
+            yield -1, self.calls
+
+    return Squares
+
+
+def types_class():
+    class Types:
+        def eval(self, word: str):
+            yield word, len(word), datetime.date(2024, 2, 29), 2.5, [1, 2]
+            yield None, None, None, None, None
+
+    return Types
+
+
+def fails_class():
+    class Fails:
+        def eval(self, n: int):
+            if n > 1:
+                raise ValueError(f"too big: {n}")
+            yield (n,)
+
+    return Fails
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_dataframe(spark, arrow):
+    sq = udtf(squares_class(), returnType="num: int, squared: int", useArrow=arrow)
+    assert sq.evalType == (301 if arrow else 300)
+    df = sq(F.lit(1), F.lit(3))
+    assert df.columns == ["num", "squared"]
+    assert df.collect() == [Row(num=1, squared=1), Row(num=2, squared=4), Row(num=3, squared=9),
+                            Row(num=-1, squared=1)]
+    # keyword arguments and expressions over constants
+    assert sq(start=F.lit(2) + 1, end=F.lit(4)).collect() == [
+        Row(num=3, squared=9), Row(num=4, squared=16), Row(num=-1, squared=1)]
+    # a UDTF DataFrame composes with the rest of the API
+    assert sq(F.lit(1), F.lit(10)).filter("num > 8").agg(F.sum("squared")).first()[0] == 181
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_types(spark, arrow):
+    t = udtf(types_class(), returnType="w string, n int, d date, x double, a array<int>", useArrow=arrow)
+    assert t(F.lit("héllo")).collect() == [
+        Row(w="héllo", n=5, d=datetime.date(2024, 2, 29), x=2.5, a=[1, 2]),
+        Row(w=None, n=None, d=None, x=None, a=None),
+    ]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_register_sql(spark, arrow):
+    sq = udtf(squares_class(), returnType="num: int, squared: int", useArrow=arrow)
+    spark.udtf.register("weir_squares", sq)
+    got = spark.sql("SELECT * FROM weir_squares(2, 3)").collect()
+    assert got == [Row(num=2, squared=4), Row(num=3, squared=9), Row(num=-1, squared=1)]
+    got = spark.sql(
+        "SELECT s.n + 100 AS m FROM WEIR_SQUARES(1, 1 + 1) AS s(n, sq) WHERE sq > 0 ORDER BY m").collect()
+    assert got == [Row(m=99), Row(m=101), Row(m=102)]
+    with pytest.raises(AnalysisException, match="ASSIGNMENT_ARITY_MISMATCH"):
+        spark.sql("SELECT * FROM weir_squares(1, 2) AS s(a)").collect()
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_exception(spark, arrow):
+    f = udtf(fails_class(), returnType="n int", useArrow=arrow)
+    assert f(F.lit(1)).collect() == [Row(n=1)]
+    with pytest.raises(PythonException) as e:
+        f(F.lit(5)).collect()
+    msg = str(e.value)
+    assert "Traceback" in msg
+    assert "ValueError: too big: 5" in msg
+
+
+def test_udtf_refusals(spark):
+    class WithAnalyze:
+        @staticmethod
+        def analyze(n):
+            from pyspark.sql.udtf import AnalyzeResult
+            from pyspark.sql.types import IntegerType, StructType
+
+            return AnalyzeResult(StructType().add("n", IntegerType()))
+
+        def eval(self, n: int):
+            yield (n,)
+
+    with pytest.raises(Exception, match="analyze"):
+        udtf(WithAnalyze)(F.lit(1)).collect()
+    sq = udtf(squares_class(), returnType="num: int, squared: int")
+    with pytest.raises(Exception, match="UNRESOLVED_COLUMN|cannot be resolved"):
+        sq(F.col("id"), F.lit(1)).collect()
