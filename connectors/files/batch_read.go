@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/weirhq/weir/sql/expr"
 	"os"
 	"path/filepath"
 	"sort"
@@ -213,7 +214,7 @@ func inferJSON(files []dataFile) (sqltypes.Schema, error) {
 			if line == "" {
 				continue
 			}
-			dec := json.NewDecoder(strings.NewReader(line))
+			dec := json.NewDecoder(strings.NewReader(expr.JSONSingleQuotes(line)))
 			dec.UseNumber()
 			var v any
 			if dec.Decode(&v) != nil {

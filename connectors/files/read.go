@@ -275,7 +275,7 @@ func (r *fileReader) jsonRow(line string) ([]any, bool) {
 		return nil, false
 	}
 	row := make([]any, len(r.schema))
-	dec := json.NewDecoder(strings.NewReader(line))
+	dec := json.NewDecoder(strings.NewReader(expr.JSONSingleQuotes(line)))
 	dec.UseNumber()
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil {

@@ -20,7 +20,7 @@ func parseJSONText(s string) (v any, ok, empty bool) {
 	if strings.TrimSpace(s) == "" {
 		return nil, false, true
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
+	dec := json.NewDecoder(strings.NewReader(JSONSingleQuotes(s)))
 	dec.UseNumber()
 	v, err := readJSONValue(dec)
 	if err != nil {

@@ -219,3 +219,13 @@ def test_partition_by_unknown_column_and_memory_sink_are_refused(spark, tmp_path
          .option("checkpointLocation", str(tmp_path / "cp")).start(str(tmp_path / "out")))
     with pytest.raises(AnalysisException, match="'memory' does not support partitioning"):
         df.writeStream.partitionBy("k").format("memory").queryName("parts").start()
+
+
+def test_json_reads_single_quoted_text_as_spark(spark, tmp_path):
+    """Spark's JSON reader and from_json allow single quotes by default (Jackson's
+    ALLOW_SINGLE_QUOTES): Python's str(dict) lines read as JSON."""
+    (tmp_path / "a.json").write_text("{'partition': 0, 'epoch': 1, 's': 'it\\'s \"x\"'}\n")
+    rows = spark.read.schema("partition INT, epoch INT, s STRING").json(str(tmp_path)).collect()
+    assert [tuple(r) for r in rows] == [(0, 1, "it's \"x\"")]
+    got = spark.sql("""SELECT from_json("{'a': 'b'}", 'a STRING').a AS a""").collect()
+    assert got[0].a == "b"
