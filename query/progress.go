@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"github.com/weirhq/weir/sql/expr"
 	"math"
 	"strings"
 	"time"
@@ -23,8 +24,8 @@ type progressJSON struct {
 	BatchID                int64                 `json:"batchId"`
 	BatchDuration          int64                 `json:"batchDuration"`
 	NumInputRows           int64                 `json:"numInputRows"`
-	InputRowsPerSecond     float64               `json:"inputRowsPerSecond"`
-	ProcessedRowsPerSecond float64               `json:"processedRowsPerSecond"`
+	InputRowsPerSecond     double                `json:"inputRowsPerSecond"`
+	ProcessedRowsPerSecond double                `json:"processedRowsPerSecond"`
 	DurationMs             durationsJSON         `json:"durationMs"`
 	EventTime              map[string]string     `json:"eventTime"`
 	StateOperators         []stateOperatorJSON   `json:"stateOperators"`
@@ -62,13 +63,13 @@ type stateOperatorJSON struct {
 }
 
 type sourceProgressJSON struct {
-	Description            string  `json:"description"`
-	StartOffset            string  `json:"startOffset"`
-	EndOffset              string  `json:"endOffset"`
-	LatestOffset           string  `json:"latestOffset"`
-	NumInputRows           int64   `json:"numInputRows"`
-	InputRowsPerSecond     float64 `json:"inputRowsPerSecond"`
-	ProcessedRowsPerSecond float64 `json:"processedRowsPerSecond"`
+	Description            string `json:"description"`
+	StartOffset            string `json:"startOffset"`
+	EndOffset              string `json:"endOffset"`
+	LatestOffset           string `json:"latestOffset"`
+	NumInputRows           int64  `json:"numInputRows"`
+	InputRowsPerSecond     double `json:"inputRowsPerSecond"`
+	ProcessedRowsPerSecond double `json:"processedRowsPerSecond"`
 }
 
 type sinkProgressJSON struct {
@@ -103,7 +104,7 @@ func timestamp(t time.Time) string {
 }
 
 // rate is n rows over d as rows per second; 0 when undefined (Spark's NaN/Infinity).
-func rate(n int64, d time.Duration) float64 {
+func rate(n int64, d time.Duration) double {
 	if d <= 0 {
 		return 0
 	}
@@ -111,8 +112,15 @@ func rate(n int64, d time.Duration) float64 {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return 0
 	}
-	return r
+	return double(r)
 }
+
+// double is a progress field Spark holds as a Scala Double: its JSON is Java's rendering of it
+// (json4s' JDouble: "0.0", "2.5", "1.0E7"), so PySpark reads a float, never an int.
+type double float64
+
+// MarshalJSON implements json.Marshaler.
+func (d double) MarshalJSON() ([]byte, error) { return []byte(expr.JavaDouble(float64(d), 64)), nil }
 
 func nullableName(name string) *string {
 	if name == "" {

@@ -485,6 +485,10 @@ func TestProgressJSONHasEveryRequiredKey(t *testing.T) {
 		if p := progressOf(t, ps[1]); p["numInputRows"] != float64(6) || p["inputRowsPerSecond"] != float64(6) {
 			t.Fatalf("second epoch %v", p)
 		}
+		// Rates are Scala Doubles in Spark's JSON ("6.0"): PySpark reads floats, not ints.
+		if !strings.Contains(ps[1], `"inputRowsPerSecond":6.0`) || !strings.Contains(ps[1], `"processedRowsPerSecond":`) {
+			t.Fatalf("rates not rendered as doubles: %s", ps[1])
+		}
 		// Complete mode: the changed count each epoch, retraction of the old one first.
 		if rows := testSinkByID(t.Name()).rows(); !slices.Equal(rows[0], []int64{4}) || !slices.Equal(rows[1], []int64{10}) {
 			t.Fatalf("counts %v", rows)
