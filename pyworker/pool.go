@@ -8,7 +8,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -153,7 +157,15 @@ func (p *Pool) runningDaemon(ctx context.Context) (*daemon, string, error) {
 			return nil, "", workerFailure("cannot create the Python workers' files directory: %v", err).Wrap(err)
 		}
 	}
-	nd, err := startDaemon(ctx, p.cfg)
+	// Every worker the daemon forks writes its faulthandler traceback (a segfault's) to
+	// faultDir/<pid> while it runs a task; a crash's error quotes it (faultLog).
+	faultDir := filepath.Join(dir, "faulthandler")
+	if err := os.MkdirAll(faultDir, 0o700); err != nil {
+		return nil, "", workerFailure("cannot create the Python workers' faulthandler directory: %v", err).Wrap(err)
+	}
+	cfg := p.cfg
+	cfg.Env = append(slices.Clip(cfg.Env), "PYTHON_FAULTHANDLER_DIR="+faultDir)
+	nd, err := startDaemon(ctx, cfg)
 	p.mu.Lock()
 	if p.filesDir == "" {
 		p.filesDir = dir
@@ -173,6 +185,28 @@ func (p *Pool) runningDaemon(ctx context.Context) (*daemon, string, error) {
 		return nil, "", err
 	}
 	return nd, dir, nil
+}
+
+// maxFaultLog bounds the part of a faulthandler log a crash's error quotes.
+const maxFaultLog = 16 << 10
+
+// faultLog returns (and removes) what the crashed worker pid's faulthandler wrote, "" if nothing.
+func (p *Pool) faultLog(pid int) string {
+	p.mu.Lock()
+	dir := p.filesDir
+	p.mu.Unlock()
+	if dir == "" {
+		return ""
+	}
+	path := filepath.Join(dir, "faulthandler", strconv.Itoa(pid))
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer os.Remove(path)
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxFaultLog))
+	return strings.TrimSpace(string(b))
 }
 
 // release ends a stream's use of w: back to the idle list when reusable, killed otherwise.

@@ -367,6 +367,11 @@ func (s *Stream) readFailure(err error) error {
 	default:
 	}
 	if eof || errors.Is(err, syscall.ECONNRESET) {
+		// A fatal signal's traceback, when the worker's faulthandler wrote one (Spark quotes it
+		// the same way: "Fatal Python error: Segmentation fault" and the stack).
+		if log := s.pool.faultLog(s.w.pid); log != "" {
+			return workerFailure("Python worker %d exited unexpectedly (crashed): %s", s.w.pid, log)
+		}
 		return workerFailure("Python worker %d exited unexpectedly (crashed): %v", s.w.pid, err)
 	}
 	return workerFailure("Python worker %d: %v", s.w.pid, err).Wrap(err)

@@ -118,3 +118,23 @@ def test_kill_9_of_the_server_leaves_no_python_behind():
     spark.client._channel.close()
     spark.client._closed = True
     assert wait_gone(pythons) == [], "Python processes outlived the killed server"
+
+
+def test_a_segfaulting_udf_reports_the_fatal_error(own_server):
+    """The workers' faulthandler log is quoted when one dies of a fatal signal, as Spark does."""
+    spark = SparkSession.builder.remote(own_server.url).create()
+    try:
+        from pyspark.sql.types import StringType
+
+        @udf(StringType())  # a DataType: a DDL string would need an active session to parse
+        def segfault(x):
+            import ctypes
+            return ctypes.string_at(0)
+
+        with pytest.raises(Exception) as e:
+            spark.range(1).select(segfault("id")).collect()
+        msg = str(e.value)
+        assert "exited unexpectedly (crashed)" in msg and "Segmentation fault" in msg, msg
+        assert spark.range(2).count() == 2
+    finally:
+        spark.stop()
