@@ -308,7 +308,7 @@ func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved
 	if hasSubquery(n.Condition) {
 		return a.resolveFilterWithSubqueries(ctx, n)
 	}
-	if overAgg && containsAggregate(a.pythonAggCalls([]plan.Expr{n.Condition})[0]) {
+	if overAgg && containsAggregate(n.Condition) {
 		return a.resolveHaving(ctx, agg, n.Condition)
 	}
 	in, err := a.resolve(ctx, n.Input)

@@ -541,6 +541,15 @@ func (f *formatter) expr(e plan.Expr) string {
 			parts = append(parts, kind+" BETWEEN "+f.bound(x.Frame.Lower, "PRECEDING")+" AND "+f.bound(x.Frame.Upper, "FOLLOWING"))
 		}
 		return f.expr(x.Func) + " OVER (" + strings.Join(parts, " ") + ")"
+	case *plan.PythonUDF:
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = f.expr(a)
+			if x.ArgNames != nil && x.ArgNames[i] != "" {
+				args[i] = x.ArgNames[i] + " => " + args[i]
+			}
+		}
+		return x.Name + "(" + strings.Join(args, ", ") + ")"
 	}
 	return fmt.Sprintf("%T", e)
 }
