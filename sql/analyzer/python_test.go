@@ -145,6 +145,45 @@ func init() {
 			return &plan.Sort{Input: tbl("t", 0), Order: []plan.SortOrder{{Child: pyUDF("f", 200, sqltypes.LongType, col("a")), Descending: true},
 				{Child: col("b")}}, IsGlobal: true}
 		},
+		"python-join-one-side": func() plan.Relation {
+			// t.join(s, f(t.a) == s.d): f reads the left side only, runs there; an equi-join key.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: fn("==", pyUDF("f", 101, sqltypes.LongType, col("t", "a")), col("s", "d"))}
+		},
+		"python-join-keys-both-sides": func() plan.Relation {
+			// t.join(s, [f(t.a) == f(s.a), t.c > 0]): each side computes its own f.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: fn("and", fn("==", pyUDF("f", 101, sqltypes.LongType, col("t", "a")), pyUDF("f", 101, sqltypes.LongType, col("s", "a"))),
+					fn(">", col("t", "c"), i32(0)))}
+		},
+		"python-join-crossing": func() plan.Relation {
+			// t.join(s, [eq(t.a, s.a), t.a == s.d]): eq reads both sides: a filter over the join.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: fn("and", pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a")), fn("==", col("t", "a"), col("s", "d")))}
+		},
+		"python-join-crossing-only": func() plan.Relation {
+			// t.join(s, eq(t.a, s.a)): nothing left for the join: a cross join under the filter.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a"))}
+		},
+		"python-join-left-outer-one-side": func() plan.Relation {
+			// t.join(s, f(t.a) == cast(s.d as string), "left_outer"): f runs on the left side.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftOuterJoin,
+				Condition: fn("==", pyUDF("f", 100, sqltypes.StringType, col("t", "a")), plan.Cast{Child: col("s", "d"), To: sqltypes.StringType})}
+		},
+		"python-join-left-outer-crossing": func() plan.Relation {
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftOuterJoin,
+				Condition: fn("and", pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a")), fn("==", col("t", "a"), col("s", "d")))}
+		},
+		"python-join-semi-crossing": func() plan.Relation {
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftSemiJoin,
+				Condition: pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a"))}
+		},
+		"python-join-semi-one-side": func() plan.Relation {
+			// a left semi join keeps the left columns only: the right side's hidden column goes.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftSemiJoin,
+				Condition: fn("==", col("t", "a"), pyUDF("f", 101, sqltypes.IntegerType, col("s", "d")))}
+		},
 		"python-map-in-pandas": func() plan.Relation {
 			return &plan.MapInPython{Input: tbl("t", 0), Func: pyUDF("func", 205, structOut)}
 		},
