@@ -290,6 +290,9 @@ func (b *aggBuild) liveGroups() []expr.Expr {
 // addAggregate binds an aggregate call over the input and references its output column.
 func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 	name := strings.ToLower(c.Name)
+	if err := namedArgsUnsupported(c); err != nil {
+		return nil, err
+	}
 	inner := b.a.binderOver(b.in)
 	inner.aggError = func(c plan.Call) error {
 		return sparkerr.Analysis("NESTED_AGGREGATE_FUNCTION", "42607",

@@ -120,7 +120,7 @@ func (a *Analyzer) pythonCall(e plan.Expr, keep func(*plan.PythonUDF) bool) plan
 		if f, ok := a.PythonFunctions(strings.ToLower(x.Name)); ok && keep(f) && !x.Distinct && x.Filter == nil {
 			u := *f
 			u.Args = args(x.Args)
-			u.ArgNames = nil
+			u.ArgNames = x.ArgNames
 			return &u
 		}
 		x.Args = args(x.Args)
@@ -282,6 +282,9 @@ func (a *Analyzer) bindChainedPythonFunc(b *binder, u *plan.PythonUDF) (*logical
 
 // bindPythonFunc binds a call's arguments over b's input.
 func (a *Analyzer) bindPythonFunc(b *binder, u *plan.PythonUDF) (*logical.PythonFunc, error) {
+	if err := checkArgNames(u.Name, u.ArgNames); err != nil {
+		return nil, err
+	}
 	f := &logical.PythonFunc{Name: u.Name, EvalType: u.EvalType, Command: u.Command, PythonVer: u.PythonVer,
 		ReturnType: u.OutputType, ArgNames: u.ArgNames}
 	for _, arg := range u.Args {
@@ -310,6 +313,43 @@ func (a *Analyzer) bindPythonFunc(b *binder, u *plan.PythonUDF) (*logical.Python
 		f.Args = append(f.Args, x)
 	}
 	return f, nil
+}
+
+// checkArgNames checks the keyword names of a call of the routine name as Spark does for
+// functions that take named arguments: a positional argument after a named one is
+// UNEXPECTED_POSITIONAL_ARGUMENT, a name given twice
+// DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE.
+func checkArgNames(name string, names []string) error {
+	seen := map[string]bool{}
+	last := ""
+	for _, n := range names {
+		switch {
+		case n == "" && last != "":
+			return sparkerr.Analysis("UNEXPECTED_POSITIONAL_ARGUMENT", "4274K",
+				"Cannot invoke routine `%s` because it contains positional argument(s) following the named argument assigned to `%s`; please rearrange them so the positional arguments come first and then retry the query again.",
+				name, last).WithParams("routineName", "`"+name+"`", "parameterName", "`"+last+"`")
+		case n != "" && seen[n]:
+			return sparkerr.Analysis("DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE", "4274K",
+				"Call to routine `%s` is invalid because it includes multiple argument assignments to the same parameter name `%s`. More than one named argument referred to the same parameter. Please assign a value only once.",
+				name, n).WithParams("routineName", "`"+name+"`", "parameterName", "`"+n+"`")
+		case n != "":
+			seen[n] = true
+			last = n
+		}
+	}
+	return nil
+}
+
+// namedArgsUnsupported is Spark's NAMED_PARAMETERS_NOT_SUPPORTED for a named argument in a
+// call of a builtin function (none of Weir's takes them).
+func namedArgsUnsupported(c plan.Call) error {
+	if c.ArgNames == nil {
+		return nil
+	}
+	q := "`" + strings.ToLower(c.Name) + "`"
+	return sparkerr.Analysis("NAMED_PARAMETERS_NOT_SUPPORTED", "4274K",
+		"Named parameters are not supported for function %s; please retry the query with positional arguments to the function call instead.", q).
+		WithParams("functionName", q)
 }
 
 func planStar(e plan.Expr) plan.Star {

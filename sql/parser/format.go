@@ -467,7 +467,14 @@ func (f *formatter) expr(e plan.Expr) string {
 		if x.Distinct {
 			s += "DISTINCT "
 		}
-		s += strings.Trim(f.list(x.Args), "[]") + ")"
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = f.expr(a)
+			if x.ArgNames != nil && x.ArgNames[i] != "" {
+				args[i] = quoteIdent(x.ArgNames[i]) + " => " + args[i]
+			}
+		}
+		s += strings.Join(args, ", ") + ")"
 		if x.Filter != nil {
 			s += " FILTER (WHERE " + f.expr(x.Filter) + ")"
 		}

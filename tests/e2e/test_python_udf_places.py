@@ -11,13 +11,22 @@ from pyspark.sql.functions import col, udf
 from pyspark.sql.types import BooleanType, IntegerType, StringType
 
 
+@pytest.fixture(autouse=True, params=["false", "true"], ids=["pickled", "arrow"])
+def udf_kind(spark, request):
+    """Every test runs with pickled (SQL_BATCHED_UDF) and Arrow-optimized @udf functions."""
+    spark.conf.set("spark.sql.execution.pythonUDF.arrow.enabled", request.param)
+    yield request.param
+    spark.conf.unset("spark.sql.execution.pythonUDF.arrow.enabled")
+
+
 @pytest.fixture
 def kv(spark):
     return spark.createDataFrame([(1, "1"), (2, "2"), (1, "2"), (1, "2")], ["key", "value"])
 
 
-def test_udf_with_filter_and_distinct(kv):
+def test_udf_with_filter_and_distinct(kv, udf_kind):
     is_one = udf(lambda a: a == 1, BooleanType())
+    assert is_one.evalType == (101 if udf_kind == "true" else 100)  # SQL_ARROW_BATCHED_UDF / SQL_BATCHED_UDF
     assert kv.select(col("key")).distinct().filter(is_one(col("key"))).collect() == [Row(key=1)]
     below_two = udf(lambda a: a < 2, BooleanType())
     got = kv.select("key", "value").filter(below_two(col("key")) & (kv.value < "2")).collect()
@@ -149,3 +158,49 @@ def test_udf_in_generate(spark):
     assert df.select(F.explode(f(*df))).groupBy().sum().first()[0] == 10
     got = spark.range(3).select("id", F.explode(f(col("id")))).collect()
     assert [tuple(r) for r in got] == [(1, 0), (2, 0), (2, 1)]
+
+
+def test_sql_named_arguments(spark):
+    @udf("int")
+    def test_udf(a, b):
+        return a + 10 * b
+
+    spark.udf.register("test_udf", test_udf)
+    for q in ["SELECT test_udf(id, b => id * 10) FROM range(2)",
+              "SELECT test_udf(a => id, b => id * 10) FROM range(2)",
+              "SELECT test_udf(b => id * 10, a => id) FROM range(2)"]:
+        assert [r[0] for r in spark.sql(q).collect()] == [0, 101], q
+
+
+def test_sql_named_arguments_kwargs_and_defaults(spark):
+    @udf("int")
+    def kw(**kwargs):
+        return kwargs["a"] + 10 * kwargs["b"]
+
+    @udf("int")
+    def dflt(a, b=0):
+        return a + 10 * b
+
+    spark.udf.register("kw_udf", kw)
+    spark.udf.register("dflt_udf", dflt)
+    assert [r[0] for r in spark.sql("SELECT kw_udf(b => id * 10, a => id) FROM range(2)").collect()] == [0, 101]
+    assert [r[0] for r in spark.sql("SELECT dflt_udf(a => id) FROM range(2)").collect()] == [0, 1]
+
+
+def test_sql_named_arguments_negative(spark):
+    @udf("int")
+    def test_udf(a, b):
+        return a + b
+
+    spark.udf.register("test_udf", test_udf)
+    with pytest.raises(AnalysisException, match="DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE"):
+        spark.sql("SELECT test_udf(a => id, a => id * 10) FROM range(2)").show()
+    with pytest.raises(AnalysisException, match="UNEXPECTED_POSITIONAL_ARGUMENT"):
+        spark.sql("SELECT test_udf(a => id, id * 10) FROM range(2)").show()
+    with pytest.raises(PythonException, match=r"test_udf\(\) got an unexpected keyword argument 'c'"):
+        spark.sql("SELECT test_udf(c => 'x') FROM range(2)").show()
+    with pytest.raises(PythonException, match=r"test_udf\(\) got multiple values for argument 'a'"):
+        spark.sql("SELECT test_udf(id, a => id * 10) FROM range(2)").show()
+    with pytest.raises(AnalysisException, match="NAMED_PARAMETERS_NOT_SUPPORTED") as e:
+        spark.sql("SELECT abs(x => id) FROM range(2)").collect()
+    assert e.value.getSqlState() == "4274K"
