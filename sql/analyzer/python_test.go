@@ -145,6 +145,11 @@ func init() {
 			return &plan.Sort{Input: tbl("t", 0), Order: []plan.SortOrder{{Child: pyUDF("f", 200, sqltypes.LongType, col("a")), Descending: true},
 				{Child: col("b")}}, IsGlobal: true}
 		},
+		"python-grouped-agg-with-scalar": func() plan.Relation {
+			// t.groupBy(b).agg(f(mean(g(c)))): g below the AggregateInPandas, f above it.
+			return groupBy(tbl("t", 0), exprs(col("b")), pyUDF("f", 200, sqltypes.DoubleType,
+				pyUDF("mean", 202, sqltypes.DoubleType, pyUDF("g", 200, sqltypes.DoubleType, col("c")))))
+		},
 		"python-join-one-side": func() plan.Relation {
 			// t.join(s, f(t.a) == s.d): f reads the left side only, runs there; an equi-join key.
 			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,

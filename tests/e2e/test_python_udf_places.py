@@ -204,3 +204,17 @@ def test_sql_named_arguments_negative(spark):
     with pytest.raises(AnalysisException, match="NAMED_PARAMETERS_NOT_SUPPORTED") as e:
         spark.sql("SELECT abs(x => id) FROM range(2)").collect()
     assert e.value.getSqlState() == "4274K"
+
+
+def test_scalar_udf_around_grouped_agg_udf(spark, kv):
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    @pandas_udf("double")
+    def mean_udf(v: pd.Series) -> float:
+        return float(v.mean())
+
+    twice = udf(lambda x: 2 * x, "double")
+    as_float = udf(lambda s: float(s), "double")
+    got = kv.groupBy("key").agg(twice(mean_udf(as_float(col("value")))).alias("m")).orderBy("key").collect()
+    assert got == [Row(key=1, m=10 / 3), Row(key=2, m=4.0)]
