@@ -123,6 +123,7 @@ func (s *Session) analyzer() *analyzer.Analyzer {
 		CaseSensitive:        s.conf.Bool(conf.CaseSensitiveKey, false),
 		PythonFunctions:      s.pythonFunction,
 		PythonTableFunctions: s.pythonTableFunction,
+		NoImplicitCartesian:  !s.conf.Bool("spark.sql.crossJoin.enabled", true),
 	}
 }
 

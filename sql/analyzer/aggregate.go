@@ -36,6 +36,10 @@ type aggBuild struct {
 	// pyAggs are the grouped-aggregate Python function calls (keyed in aggKeys too); a query
 	// with any is an AggregateInPython and may not call other aggregates.
 	pyAggs []*logical.PythonFunc
+	// above are the scalar Python function calls over the aggregation's results (keyed by
+	// pythonFuncKey in aboveKeys), evaluated above the Aggregate.
+	above     []*abovePython
+	aboveKeys map[string]int
 	// nulled marks grouping expressions rolled up in this grouping set (they read as NULL).
 	nulled map[int]bool
 	// pivotGuard, when set, restricts every aggregate call to the rows of one pivot value.
@@ -50,7 +54,8 @@ func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*re
 	if err != nil {
 		return nil, err
 	}
-	spec := groupSpec{grouping: n.Grouping, aggs: a.pythonAggCalls(n.Aggs), global: len(n.Grouping) == 0}
+	n = a.withPythonCalls(n)
+	spec := groupSpec{grouping: n.Grouping, aggs: n.Aggs, global: len(n.Grouping) == 0}
 	switch n.Type {
 	case plan.GroupBy:
 		return a.resolveGrouped(ctx, in, spec)
@@ -66,6 +71,10 @@ func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*re
 func (a *Analyzer) resolveGrouped(ctx context.Context, in *resolved, spec groupSpec) (*resolved, error) {
 	if anyGenerator(spec.aggs) {
 		return a.resolveGroupedGenerator(ctx, in, spec)
+	}
+	in, err := a.pythonBelowAggregate(in, spec)
+	if err != nil {
+		return nil, err
 	}
 	b, err := a.newAggBuild(in, spec, nil)
 	if err != nil {
@@ -83,7 +92,7 @@ func (a *Analyzer) resolveGrouped(ctx context.Context, in *resolved, spec groupS
 // newAggBuild binds the grouping expressions of spec over in.
 func (a *Analyzer) newAggBuild(in *resolved, spec groupSpec, nulled map[int]bool) (*aggBuild, error) {
 	b := &aggBuild{a: a, in: in, spec: spec, groupKeys: map[string]int{}, aggKeys: map[string]int{}, nulled: nulled,
-		matchSize: 16}
+		matchSize: 16, aboveKeys: map[string]int{}}
 	grouping, err := a.expandGrouping(in, spec)
 	if err != nil {
 		return nil, err
@@ -211,6 +220,10 @@ func (b *aggBuild) rewrite(bd *binder, e plan.Expr) (expr.Expr, bool, error) {
 		x, err := b.addPythonAggregate(u)
 		return x, true, err
 	}
+	if u, ok := asPythonUDF(e); ok {
+		x, err := b.pythonCall(bd, u)
+		return x, true, err
+	}
 	if !planSizeAtMost(e, b.matchSize) {
 		// Too large to equal a grouping expression: bind its parts. Binding and matching it
 		// whole at every level of a chain made a grouped query quadratic in its size.
@@ -277,6 +290,9 @@ func (b *aggBuild) liveGroups() []expr.Expr {
 // addAggregate binds an aggregate call over the input and references its output column.
 func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 	name := strings.ToLower(c.Name)
+	if err := namedArgsUnsupported(c); err != nil {
+		return nil, err
+	}
 	inner := b.a.binderOver(b.in)
 	inner.aggError = func(c plan.Call) error {
 		return sparkerr.Analysis("NESTED_AGGREGATE_FUNCTION", "42607",
@@ -448,7 +464,7 @@ func (b *aggBuild) finish() error {
 			r.cols[i].planIDs = b.in.cols[c.Index].planIDs
 		}
 	}
-	b.agg = r
+	b.agg = b.aboveAggregate(r)
 	return nil
 }
 
@@ -462,14 +478,20 @@ func (a *Analyzer) resolveHaving(ctx context.Context, n *plan.Aggregate, cond pl
 	if err != nil {
 		return nil, err
 	}
-	b, err := a.newAggBuild(in, groupSpec{grouping: n.Grouping, aggs: a.pythonAggCalls(n.Aggs), global: len(n.Grouping) == 0}, nil)
+	n = a.withPythonCalls(n)
+	cond = a.pythonCalls([]plan.Expr{cond})[0]
+	spec := groupSpec{grouping: n.Grouping, aggs: n.Aggs, global: len(n.Grouping) == 0}
+	if in, err = a.pythonBelowAggregate(in, spec, cond); err != nil {
+		return nil, err
+	}
+	b, err := a.newAggBuild(in, spec, nil)
 	if err != nil {
 		return nil, err
 	}
 	if err := b.bindOutputs(); err != nil {
 		return nil, err
 	}
-	c, err := b.bindExtra(a.pythonAggCalls([]plan.Expr{cond})[0])
+	c, err := b.bindExtra(cond)
 	if err != nil {
 		return nil, err
 	}

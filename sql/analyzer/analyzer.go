@@ -44,6 +44,10 @@ type Analyzer struct {
 	// PythonTableFunctions looks up a Python UDTF the session registered (spark.udtf.register)
 	// by lower-cased name; nil when there are none.
 	PythonTableFunctions func(name string) (*plan.PythonUDTF, bool)
+	// NoImplicitCartesian is spark.sql.crossJoin.enabled=false: an inner join whose condition
+	// is left empty by taking Python function calls out of it fails as in Spark (see
+	// resolveJoinWithPythonUDFs).
+	NoImplicitCartesian bool
 
 	// ctx is the context of the Resolve call this copy serves (see Resolve); binding checks it
 	// every checkEvery expressions so that an interrupted request stops promptly.
@@ -308,7 +312,7 @@ func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved
 	if hasSubquery(n.Condition) {
 		return a.resolveFilterWithSubqueries(ctx, n)
 	}
-	if overAgg && containsAggregate(a.pythonAggCalls([]plan.Expr{n.Condition})[0]) {
+	if overAgg && containsAggregate(n.Condition) {
 		return a.resolveHaving(ctx, agg, n.Condition)
 	}
 	in, err := a.resolve(ctx, n.Input)

@@ -87,13 +87,17 @@ func render(n logical.Node, err error) string {
 }
 
 // TestResolve runs testdata/*: `sql` resolves its input parsed as SQL; `plan name=…` resolves a
-// hand-built plan from planCases.
+// hand-built plan from planCases. Arguments case-sensitive and no-implicit-cartesian
+// (spark.sql.crossJoin.enabled=false) set the analyzer's options.
 func TestResolve(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			a := newAnalyzer()
 			if d.HasArg("case-sensitive") {
 				a.CaseSensitive = true
+			}
+			if d.HasArg("no-implicit-cartesian") {
+				a.NoImplicitCartesian = true
 			}
 			switch d.Cmd {
 			case "sql":

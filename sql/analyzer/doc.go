@@ -52,14 +52,25 @@
 //     below the operator, as hidden columns the expression reads: each node holds the calls of
 //     one eval type whose arguments are ready, so f(g(x, y)) is two nodes and independent calls
 //     of one eval type share one; a call whose only argument is a call of the same Arrow eval
-//     type (f(g(x))) is one chained function (logical.PythonFunc.Chained), as Spark chains them. Elsewhere (grouping, sorting, join conditions, aggregate
-//     arguments) they are refused; map kinds are refused as columns. Grouped-aggregate
+//     type (f(g(x))) is one chained function (logical.PythonFunc.Chained), as Spark chains
+//     them. Equal deterministic calls (one function over equal bound arguments) share a column.
+//     In an aggregation (ExtractPythonUDFFromAggregate, ExtractGroupingPythonUDFFromAggregate)
+//     calls in grouping expressions and inside aggregate calls' arguments run below the
+//     Aggregate, the select list's call equal to a grouping expression's reads its group, and
+//     every other call of the select list, HAVING or ORDER BY runs in PythonEval nodes over the
+//     Aggregate's results; a nondeterministic call in an aggregate's arguments is
+//     AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION. Sort keys' calls run below the Sort.
+//     In a join condition (ExtractPythonUDFFromJoinCondition) a call reading one side runs on
+//     that side; a conjunct whose call reads both sides is a Filter over an inner join of the
+//     rest (a cross join if nothing is left; with Analyzer.NoImplicitCartesian Spark's
+//     implicit cartesian product error), UNSUPPORTED_FEATURE.PYTHON_UDF_IN_ON_CLAUSE for other
+//     join types. Elsewhere (repartition keys, lambda bodies, window specs…) they are refused;
+//     map kinds are refused as columns. Grouped-aggregate
 //     functions are aggregate calls: an aggregation whose calls are all grouped-aggregate
 //     functions (of one eval type) becomes a logical.AggregateInPython (Spark's
 //     AggregateInPandas; HAVING and select-list expressions over them as for Aggregate); mixed
 //     with other aggregates it is CANNOT_USE_MIXTURE; with ROLLUP, CUBE, GROUPING SETS or PIVOT
-//     it is refused. In an aggregation only registered grouped-aggregate functions replace SQL
-//     calls.
+//     it is refused.
 //     mapInPandas / mapInArrow, applyInPandas / applyInArrow and cogroup().applyInPandas /
 //     applyInArrow become logical.MapInPython, GroupMapInPython and CoGroupMapInPython (their
 //     eval type checked: INVALID_UDF_EVAL_TYPE; a non-struct return type INVALID_RETURN_TYPE;

@@ -174,6 +174,9 @@ func (a *Analyzer) resolveGroupedGenerator(ctx context.Context, in *resolved, sp
 		return nil, err
 	}
 	call, names, _ := generatorCall(spec.aggs[pos])
+	if err := namedArgsUnsupported(call); err != nil {
+		return nil, err
+	}
 	var rest []plan.Expr
 	for i, item := range spec.aggs {
 		if _, ok := asStar(item); ok {
@@ -231,6 +234,9 @@ func (a *Analyzer) bindGenerator(in *resolved, call plan.Call, outer bool) (expr
 		return nil, sparkerr.Analysis("UNSUPPORTED_GENERATOR.NOT_GENERATOR", "42K0E",
 			"The generator is not supported: %s is expected to be a generator. However, its class is %s, which is not a generator.",
 			name, "a scalar function").WithParams("functionName", name, "classCanonicalName", "a scalar function")
+	}
+	if err := namedArgsUnsupported(call); err != nil {
+		return nil, err
 	}
 	args, err := a.binderOver(in).bindAll(call.Args)
 	if err != nil {

@@ -16,6 +16,10 @@ func (a *Analyzer) resolveGroupingSets(in *resolved, n *plan.Aggregate) (*resolv
 		}
 	}
 	spec := groupSpec{grouping: grouping, aggs: n.Aggs}
+	in, err := a.pythonBelowAggregate(in, spec)
+	if err != nil {
+		return nil, err
+	}
 	base, err := a.newAggBuild(in, spec, nil)
 	if err != nil {
 		return nil, err

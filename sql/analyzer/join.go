@@ -29,6 +29,11 @@ func (a *Analyzer) resolveJoin(ctx context.Context, n *plan.Join) (*resolved, er
 		}
 		return a.resolveUsingJoin(left, right, n)
 	}
+	if n.Condition != nil {
+		if cond := a.pythonCalls([]plan.Expr{n.Condition})[0]; hasPythonUDF(cond) {
+			return a.resolveJoinWithPythonUDFs(left, right, n, cond)
+		}
+	}
 	both := &resolved{cols: append(append([]column{}, left.cols...), right.cols...)}
 	j := &logical.Join{Left: left.node, Right: right.node, Type: n.Type}
 	if n.Condition != nil {

@@ -27,12 +27,16 @@ func (a *Analyzer) resolvePivot(in *resolved, n *plan.Aggregate) (*resolved, err
 				planExprSQL(e))
 		}
 	}
+	// The grouping columns come first: bind them as select items.
+	spec := groupSpec{grouping: n.Grouping, aggs: append([]plan.Expr{}, n.Grouping...)}
+	in, err := a.pythonBelowAggregate(in, spec, n.Aggs...)
+	if err != nil {
+		return nil, err
+	}
 	pivotCol, err := a.binderOver(in).bind(n.PivotCol)
 	if err != nil {
 		return nil, err
 	}
-	// The grouping columns come first: bind them as select items.
-	spec := groupSpec{grouping: n.Grouping, aggs: append([]plan.Expr{}, n.Grouping...)}
 	b, err := a.newAggBuild(in, spec, nil)
 	if err != nil {
 		return nil, err

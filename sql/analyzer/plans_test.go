@@ -118,7 +118,7 @@ var planCases = map[string]func() plan.Relation{
 		return groupBy(tbl("t", 0), exprs(i32(2)), col("b"), fn("count", star()))
 	},
 	"group-by-alias": func() plan.Relation {
-		return groupBy(tbl("t", 0), exprs(col("k")), as(fn("upper", col("b")), "k"), fn("count", star()))
+		return groupBy(tbl("t", 0), exprs(col("k")), as(fn("lower", col("b")), "k"), fn("count", star()))
 	},
 	"group-by-all": func() plan.Relation {
 		return groupBy(tbl("t", 0), exprs(col("all")), col("b"), fn("sum", col("a")))

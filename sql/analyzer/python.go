@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"strings"
 
@@ -78,15 +79,25 @@ func (a *Analyzer) pythonCalls(es []plan.Expr) []plan.Expr {
 	return a.pythonCallsOf(es, func(*plan.PythonUDF) bool { return true })
 }
 
-// pythonAggCalls replaces calls of registered grouped-aggregate Python functions only (in an
-// aggregation, where scalar Python functions are not supported yet).
-func (a *Analyzer) pythonAggCalls(es []plan.Expr) []plan.Expr {
-	return a.pythonCallsOf(es, func(u *plan.PythonUDF) bool { return isGroupedAggEval(u.EvalType) })
+// withPythonCalls is an aggregation with pythonCalls applied to its grouping expressions,
+// grouping sets and output list.
+func (a *Analyzer) withPythonCalls(n *plan.Aggregate) *plan.Aggregate {
+	if a.PythonFunctions == nil {
+		return n
+	}
+	m := *n
+	m.Grouping = a.pythonCalls(n.Grouping)
+	m.Aggs = a.pythonCalls(n.Aggs)
+	m.Sets = make([][]plan.Expr, len(n.Sets))
+	for i, s := range n.Sets {
+		m.Sets[i] = a.pythonCalls(s)
+	}
+	return &m
 }
 
 // pythonCallsOf replaces calls of the registered Python functions that keep accepts.
 func (a *Analyzer) pythonCallsOf(es []plan.Expr, keep func(*plan.PythonUDF) bool) []plan.Expr {
-	if a.PythonFunctions == nil {
+	if a.PythonFunctions == nil || es == nil {
 		return es
 	}
 	out := make([]plan.Expr, len(es))
@@ -109,7 +120,7 @@ func (a *Analyzer) pythonCall(e plan.Expr, keep func(*plan.PythonUDF) bool) plan
 		if f, ok := a.PythonFunctions(strings.ToLower(x.Name)); ok && keep(f) && !x.Distinct && x.Filter == nil {
 			u := *f
 			u.Args = args(x.Args)
-			u.ArgNames = nil
+			u.ArgNames = x.ArgNames
 			return &u
 		}
 		x.Args = args(x.Args)
@@ -196,7 +207,8 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 			hidden++
 			node.Funcs = append(node.Funcs, f)
 			node.Names = append(node.Names, name)
-			cols = append(cols, column{name: name, typ: f.ReturnType, nullable: true, hidden: true, udf: u, udfName: f.String()})
+			cols = append(cols, column{name: name, typ: f.ReturnType, nullable: true, hidden: true, udf: u, udfName: f.String(),
+				udfKey: pythonFuncKey(f, u.Deterministic)})
 			done[u] = true
 		}
 		cur = &resolved{node: node, cols: cols}
@@ -270,6 +282,9 @@ func (a *Analyzer) bindChainedPythonFunc(b *binder, u *plan.PythonUDF) (*logical
 
 // bindPythonFunc binds a call's arguments over b's input.
 func (a *Analyzer) bindPythonFunc(b *binder, u *plan.PythonUDF) (*logical.PythonFunc, error) {
+	if err := checkArgNames(u.Name, u.ArgNames); err != nil {
+		return nil, err
+	}
 	f := &logical.PythonFunc{Name: u.Name, EvalType: u.EvalType, Command: u.Command, PythonVer: u.PythonVer,
 		ReturnType: u.OutputType, ArgNames: u.ArgNames}
 	for _, arg := range u.Args {
@@ -277,6 +292,13 @@ func (a *Analyzer) bindPythonFunc(b *binder, u *plan.PythonUDF) (*logical.Python
 			refs, err := a.expandStar(b.in, planStar(arg))
 			if err != nil {
 				return nil, err
+			}
+			for i := range refs {
+				if b.starRef != nil {
+					if refs[i], err = b.starRef(refs[i]); err != nil {
+						return nil, err
+					}
+				}
 			}
 			f.Args = append(f.Args, refs...)
 			if f.ArgNames != nil {
@@ -291,6 +313,43 @@ func (a *Analyzer) bindPythonFunc(b *binder, u *plan.PythonUDF) (*logical.Python
 		f.Args = append(f.Args, x)
 	}
 	return f, nil
+}
+
+// checkArgNames checks the keyword names of a call of the routine name as Spark does for
+// functions that take named arguments: a positional argument after a named one is
+// UNEXPECTED_POSITIONAL_ARGUMENT, a name given twice
+// DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE.
+func checkArgNames(name string, names []string) error {
+	seen := map[string]bool{}
+	last := ""
+	for _, n := range names {
+		switch {
+		case n == "" && last != "":
+			return sparkerr.Analysis("UNEXPECTED_POSITIONAL_ARGUMENT", "4274K",
+				"Cannot invoke routine `%s` because it contains positional argument(s) following the named argument assigned to `%s`; please rearrange them so the positional arguments come first and then retry the query again.",
+				name, last).WithParams("routineName", "`"+name+"`", "parameterName", "`"+last+"`")
+		case n != "" && seen[n]:
+			return sparkerr.Analysis("DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE", "4274K",
+				"Call to routine `%s` is invalid because it includes multiple argument assignments to the same parameter name `%s`. More than one named argument referred to the same parameter. Please assign a value only once.",
+				name, n).WithParams("routineName", "`"+name+"`", "parameterName", "`"+n+"`")
+		case n != "":
+			seen[n] = true
+			last = n
+		}
+	}
+	return nil
+}
+
+// namedArgsUnsupported is Spark's NAMED_PARAMETERS_NOT_SUPPORTED for a named argument in a
+// call of a builtin function (none of Weir's takes them).
+func namedArgsUnsupported(c plan.Call) error {
+	if c.ArgNames == nil {
+		return nil
+	}
+	q := "`" + strings.ToLower(c.Name) + "`"
+	return sparkerr.Analysis("NAMED_PARAMETERS_NOT_SUPPORTED", "4274K",
+		"Named parameters are not supported for function %s; please retry the query with positional arguments to the function call instead.", q).
+		WithParams("functionName", q)
 }
 
 func planStar(e plan.Expr) plan.Star {
@@ -318,15 +377,64 @@ func checkScalarEval(u *plan.PythonUDF) error {
 
 // bindPythonUDF binds a Python function call to the hidden column that holds its result.
 func (b *binder) bindPythonUDF(u *plan.PythonUDF) (expr.Expr, error) {
-	for i, c := range b.in.cols {
-		if c.udf == u {
-			return &expr.Alias{Child: b.in.ref(i), Name: c.udfName}, nil
-		}
+	if i, ok := b.a.pythonColumn(b.in, u); ok {
+		return &expr.Alias{Child: b.in.ref(i), Name: b.in.cols[i].udfName}, nil
 	}
 	if err := checkScalarEval(u); err != nil {
 		return nil, err
 	}
-	return nil, sparkerr.Unsupported("the Python function %q can only be called in a select list, filter or withColumns (not in grouping, sorting, join or aggregate expressions yet)", u.Name)
+	return nil, sparkerr.Unsupported("calling the Python function %q here (Python functions are evaluated in select lists, filters, withColumns, grouping and aggregate arguments, sort keys and join conditions)", u.Name)
+}
+
+// pythonColumn finds the hidden column of in that holds the result of the call u: the one
+// computed for u itself, or, for a deterministic call, for an equal call (the same function
+// over the same bound arguments: groupBy(f(x)).agg(f(x)) computes f(x) once).
+func (a *Analyzer) pythonColumn(in *resolved, u *plan.PythonUDF) (int, bool) {
+	keyed := false
+	for i, c := range in.cols {
+		if c.udf == u {
+			return i, true
+		}
+		keyed = keyed || c.udfKey != ""
+	}
+	if !keyed || !u.Deterministic || !isScalarEval(u.EvalType) {
+		return 0, false
+	}
+	f, err := a.bindChainedPythonFunc(a.binderOver(in), u)
+	if err != nil {
+		return 0, false
+	}
+	key := pythonFuncKey(f, true)
+	for i, c := range in.cols {
+		if c.udfKey == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// pythonFuncKey identifies a bound deterministic call for matching equal calls; "" for a
+// nondeterministic one, which equals no other call.
+func pythonFuncKey(f *logical.PythonFunc, deterministic bool) string {
+	if !deterministic {
+		return ""
+	}
+	var b strings.Builder
+	var write func(f *logical.PythonFunc)
+	write = func(f *logical.PythonFunc) {
+		fmt.Fprintf(&b, "%s|%d|%x|%s|", f.Name, f.EvalType, sha256.Sum256(f.Command), f.ReturnType.String())
+		for _, g := range f.Chained {
+			write(g)
+		}
+	}
+	write(f)
+	for i, x := range f.Args {
+		if f.ArgNames != nil {
+			b.WriteString(f.ArgNames[i] + "=")
+		}
+		b.WriteString(exprKey(x) + "|")
+	}
+	return b.String()
 }
 
 // resolveFilterWithPythonUDFs filters on a condition that calls Python functions: Filter over

@@ -92,6 +92,103 @@ func init() {
 		"python-in-sort": func() plan.Relation {
 			return &plan.Sort{Input: tbl("t", 0), Order: []plan.SortOrder{{Child: pyUDF("f", 200, sqltypes.LongType, col("a"))}}, IsGlobal: true}
 		},
+		"python-in-grouping": func() plan.Relation {
+			// t.groupBy(f(a).alias("k")).agg(sum(g(b)).alias("s")): f(a) and g(b) are computed
+			// below the Aggregate, the output's f(a) (another call, equal) reads the group.
+			return groupBy(tbl("t", 0), exprs(as(pyUDF("f", 101, sqltypes.LongType, col("a")), "k")),
+				as(pyUDF("f", 101, sqltypes.LongType, col("a")), "k"), as(fn("sum", pyUDF("g", 101, sqltypes.LongType, col("b"))), "s"))
+		},
+		"python-over-grouping": func() plan.Relation {
+			// ….select(h(k, s)) over the aggregation above: a plain select.
+			agg := groupBy(tbl("t", 0), exprs(as(pyUDF("f", 101, sqltypes.LongType, col("a")), "k")),
+				as(pyUDF("f", 101, sqltypes.LongType, col("a")), "k"), as(fn("sum", pyUDF("g", 101, sqltypes.LongType, col("b"))), "s"))
+			return project(agg, as(pyUDF("h", 101, sqltypes.LongType, col("k"), col("s")), "t"))
+		},
+		"python-above-aggregate": func() plan.Relation {
+			// t.groupBy(b).agg(f(sum(a)), f(sum(a)) + 1, g(b), h(f(sum(a)))): f(sum(a)) (once) and
+			// g(b) read the aggregation's results, h a level above f.
+			return groupBy(tbl("t", 0), exprs(col("b")), pyUDF("f", 200, sqltypes.LongType, fn("sum", col("a"))),
+				fn("+", pyUDF("f", 200, sqltypes.LongType, fn("sum", col("a"))), i32(1)),
+				pyUDF("g", 200, sqltypes.StringType, col("b")),
+				pyUDF("h", 101, sqltypes.LongType, pyUDF("f", 200, sqltypes.LongType, fn("sum", col("a")))))
+		},
+		"python-global-aggregate": func() plan.Relation {
+			// t.select(f(sum(g(a)))): g below the global Aggregate, f above it.
+			return project(tbl("t", 0), pyUDF("f", 101, sqltypes.LongType, fn("sum", pyUDF("g", 101, sqltypes.LongType, col("a")))))
+		},
+		"python-having": func() plan.Relation {
+			return &plan.Filter{Input: groupBy(tbl("t", 0), exprs(col("b")), col("b")),
+				Condition: fn(">", pyUDF("f", 200, sqltypes.LongType, fn("sum", col("a"))), i32(0))}
+		},
+		"python-sort-over-aggregate": func() plan.Relation {
+			return &plan.Sort{Input: groupBy(tbl("t", 0), exprs(col("b")), col("b")),
+				Order: []plan.SortOrder{{Child: pyUDF("f", 200, sqltypes.LongType, fn("count", star()))}}, IsGlobal: true}
+		},
+		"python-aggregate-missing-group": func() plan.Relation {
+			return groupBy(tbl("t", 0), exprs(col("b")), pyUDF("f", 200, sqltypes.LongType, col("a")))
+		},
+		"python-nondeterministic-in-aggregate": func() plan.Relation {
+			nd := pyUDF("rnd", 100, sqltypes.IntegerType)
+			nd.Deterministic = false
+			return groupBy(tbl("t", 0), exprs(col("b")), fn("sum", nd))
+		},
+		"python-nondeterministic-not-shared": func() plan.Relation {
+			// groupBy(rnd()).agg(rnd()): two calls of a nondeterministic function are two values.
+			nd := func() *plan.PythonUDF {
+				u := pyUDF("rnd", 100, sqltypes.IntegerType)
+				u.Deterministic = false
+				return u
+			}
+			return groupBy(tbl("t", 0), exprs(nd()), nd())
+		},
+		"python-sort-two-keys": func() plan.Relation {
+			return &plan.Sort{Input: tbl("t", 0), Order: []plan.SortOrder{{Child: pyUDF("f", 200, sqltypes.LongType, col("a")), Descending: true},
+				{Child: col("b")}}, IsGlobal: true}
+		},
+		"python-grouped-agg-with-scalar": func() plan.Relation {
+			// t.groupBy(b).agg(f(mean(g(c)))): g below the AggregateInPandas, f above it.
+			return groupBy(tbl("t", 0), exprs(col("b")), pyUDF("f", 200, sqltypes.DoubleType,
+				pyUDF("mean", 202, sqltypes.DoubleType, pyUDF("g", 200, sqltypes.DoubleType, col("c")))))
+		},
+		"python-join-one-side": func() plan.Relation {
+			// t.join(s, f(t.a) == s.d): f reads the left side only, runs there; an equi-join key.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: fn("==", pyUDF("f", 101, sqltypes.LongType, col("t", "a")), col("s", "d"))}
+		},
+		"python-join-keys-both-sides": func() plan.Relation {
+			// t.join(s, [f(t.a) == f(s.a), t.c > 0]): each side computes its own f.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: fn("and", fn("==", pyUDF("f", 101, sqltypes.LongType, col("t", "a")), pyUDF("f", 101, sqltypes.LongType, col("s", "a"))),
+					fn(">", col("t", "c"), i32(0)))}
+		},
+		"python-join-crossing": func() plan.Relation {
+			// t.join(s, [eq(t.a, s.a), t.a == s.d]): eq reads both sides: a filter over the join.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: fn("and", pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a")), fn("==", col("t", "a"), col("s", "d")))}
+		},
+		"python-join-crossing-only": func() plan.Relation {
+			// t.join(s, eq(t.a, s.a)): nothing left for the join: a cross join under the filter.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.InnerJoin,
+				Condition: pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a"))}
+		},
+		"python-join-left-outer-one-side": func() plan.Relation {
+			// t.join(s, f(t.a) == cast(s.d as string), "left_outer"): f runs on the left side.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftOuterJoin,
+				Condition: fn("==", pyUDF("f", 100, sqltypes.StringType, col("t", "a")), plan.Cast{Child: col("s", "d"), To: sqltypes.StringType})}
+		},
+		"python-join-left-outer-crossing": func() plan.Relation {
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftOuterJoin,
+				Condition: fn("and", pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a")), fn("==", col("t", "a"), col("s", "d")))}
+		},
+		"python-join-semi-crossing": func() plan.Relation {
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftSemiJoin,
+				Condition: pyUDF("eq", 100, sqltypes.BooleanType, col("t", "a"), col("s", "a"))}
+		},
+		"python-join-semi-one-side": func() plan.Relation {
+			// a left semi join keeps the left columns only: the right side's hidden column goes.
+			return &plan.Join{Left: alias(tbl("t", 0), "t"), Right: alias(tbl("s", 0), "s"), Type: plan.LeftSemiJoin,
+				Condition: fn("==", col("t", "a"), pyUDF("f", 101, sqltypes.IntegerType, col("s", "d")))}
+		},
 		"python-map-in-pandas": func() plan.Relation {
 			return &plan.MapInPython{Input: tbl("t", 0), Func: pyUDF("func", 205, structOut)}
 		},

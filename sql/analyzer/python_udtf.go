@@ -35,7 +35,7 @@ func (a *Analyzer) pythonTableFunctionCall(in *resolved, f *plan.PythonUDTF, n *
 		return nil, sparkerr.Unsupported("DISTINCT or FILTER in a call of the Python table function %q", f.Name)
 	}
 	u := *f
-	u.Args, u.ArgNames = n.Generator.Args, nil
+	u.Args, u.ArgNames = n.Generator.Args, n.Generator.ArgNames
 	return a.pythonUDTFOver(in, &u, n.Alias, n.ColumnNames)
 }
 

@@ -23,9 +23,10 @@ type column struct {
 	// hidden columns (a scalar subquery's value joined in) are not visible by name or star.
 	hidden bool
 	// udf is the Python function call whose result the (hidden) column holds, udfName the
-	// call's column name (f(x)).
+	// call's column name (f(x)), udfKey its pythonFuncKey ("" for a nondeterministic call).
 	udf     *plan.PythonUDF
 	udfName string
+	udfKey  string
 }
 
 // resolved is a resolved node with its scope: cols[i] describes node.Schema()[i].

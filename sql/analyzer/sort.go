@@ -18,9 +18,17 @@ func (a *Analyzer) resolveSort(ctx context.Context, n *plan.Sort) (*resolved, er
 	if err != nil {
 		return nil, err
 	}
-	keys, err := a.bindSortKeys(in, n.Order, a.binderOver(in).bind)
+	var sorted *resolved
+	if order := a.pythonSortOrder(n.Order); order != nil {
+		sorted, err = a.sortWithPythonUDFs(in, n, order)
+	} else {
+		var keys []logical.SortKey
+		if keys, err = a.bindSortKeys(in, n.Order, a.binderOver(in).bind); err == nil {
+			sorted = a.keepScope(in, &logical.Sort{Input: in.node, Keys: keys, Global: n.IsGlobal})
+		}
+	}
 	if err == nil {
-		return a.keepScope(in, &logical.Sort{Input: in.node, Keys: keys, Global: n.IsGlobal}), nil
+		return sorted, nil
 	}
 	if !isUnresolvedColumn(err) && !isAggregateMisuse(err) {
 		return nil, err
@@ -157,7 +165,24 @@ func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *pla
 	if err != nil {
 		return nil, err
 	}
-	b, err := a.newAggBuild(in, groupSpec{grouping: agg.Grouping, aggs: agg.Aggs, global: len(agg.Grouping) == 0}, nil)
+	agg = a.withPythonCalls(agg)
+	spec := groupSpec{grouping: agg.Grouping, aggs: agg.Aggs, global: len(agg.Grouping) == 0}
+	order := make([]plan.SortOrder, len(n.Order))
+	extra := make([]plan.Expr, 0, len(n.Order)+1)
+	for i, o := range n.Order {
+		order[i] = o
+		order[i].Child = a.pythonCalls([]plan.Expr{o.Child})[0]
+		extra = append(extra, order[i].Child)
+	}
+	var havingCond plan.Expr
+	if having != nil {
+		havingCond = a.pythonCalls([]plan.Expr{having.Condition})[0]
+		extra = append(extra, havingCond)
+	}
+	if in, err = a.pythonBelowAggregate(in, spec, extra...); err != nil {
+		return nil, err
+	}
+	b, err := a.newAggBuild(in, spec, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +191,7 @@ func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *pla
 	}
 	var cond expr.Expr
 	if having != nil {
-		if cond, err = b.bindExtra(having.Condition); err != nil {
+		if cond, err = b.bindExtra(havingCond); err != nil {
 			return nil, err
 		}
 		if err := checkBoolean(cond); err != nil {
@@ -174,7 +199,7 @@ func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *pla
 		}
 	}
 	outScope := b.outputScope()
-	keys, err := a.bindSortKeys(outScope, n.Order, b.bindExtra)
+	keys, err := a.bindSortKeys(outScope, order, b.bindExtra)
 	if err != nil {
 		return nil, err
 	}
@@ -197,4 +222,44 @@ func (a *Analyzer) sortOverAggregate(ctx context.Context, n *plan.Sort, agg *pla
 		out = out.withPlanID(having.PlanID)
 	}
 	return out, nil
+}
+
+// pythonSortOrder is order with pythonCalls applied to its keys when a key calls a Python
+// function, else nil.
+func (a *Analyzer) pythonSortOrder(order []plan.SortOrder) []plan.SortOrder {
+	out := make([]plan.SortOrder, len(order))
+	found := false
+	for i, o := range order {
+		out[i] = o
+		out[i].Child = a.pythonCalls([]plan.Expr{o.Child})[0]
+		found = found || hasPythonUDF(out[i].Child)
+	}
+	if !found {
+		return nil
+	}
+	return out
+}
+
+// sortWithPythonUDFs sorts on keys that call Python functions: Sort over the PythonEval nodes
+// computing them, then the input's columns (Spark evaluates them in a projection below the
+// Sort and drops them above it).
+func (a *Analyzer) sortWithPythonUDFs(in *resolved, n *plan.Sort, order []plan.SortOrder) (*resolved, error) {
+	es := make([]plan.Expr, len(order))
+	for i, o := range order {
+		es[i] = o.Child
+	}
+	wide, err := a.withPythonUDFs(in, es)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := a.bindSortKeys(in, order, a.binderOver(wide).bind)
+	if err != nil {
+		return nil, err
+	}
+	sorted := a.keepScope(wide, &logical.Sort{Input: wide.node, Keys: keys, Global: n.IsGlobal})
+	refs := make([]expr.Expr, len(in.cols))
+	for i := range refs {
+		refs[i] = sorted.ref(i)
+	}
+	return sorted.project(refs), nil
 }

@@ -28,7 +28,9 @@
 //   - CASE WHEN c THEN v … [ELSE e] END is Call "when"(c1, v1, …, [e]); CASE x WHEN a THEN v
 //     compares with ==(x, a). CAST and x::t are Cast{Mode: CastDefault}; TRY_CAST is CastTry.
 //   - count(*) is Call{"count", [Star{}]} (a bare star argument; Spark counts rows for it).
-//     f(DISTINCT …) sets Distinct, FILTER (WHERE c) sets Filter; IGNORE NULLS appends a true
+//     f(DISTINCT …) sets Distinct, FILTER (WHERE c) sets Filter; a named argument f(k => v)
+//     (Spark's NamedArgumentExpression) sets ArgNames (the analyzer decides which functions
+//     take them); IGNORE NULLS appends a true
 //     literal for first/last/first_value/last_value/any_value. EXTRACT(f FROM x) is
 //     extract('f', x); SUBSTRING(s FROM p FOR l) substring(s, p, l); TRIM(BOTH|LEADING|TRAILING
 //     c FROM s) btrim/ltrim/rtrim(s, c); POSITION(a IN b) locate(a, b); bare CURRENT_DATE,

@@ -467,7 +467,14 @@ func (f *formatter) expr(e plan.Expr) string {
 		if x.Distinct {
 			s += "DISTINCT "
 		}
-		s += strings.Trim(f.list(x.Args), "[]") + ")"
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = f.expr(a)
+			if x.ArgNames != nil && x.ArgNames[i] != "" {
+				args[i] = quoteIdent(x.ArgNames[i]) + " => " + args[i]
+			}
+		}
+		s += strings.Join(args, ", ") + ")"
 		if x.Filter != nil {
 			s += " FILTER (WHERE " + f.expr(x.Filter) + ")"
 		}
@@ -541,6 +548,15 @@ func (f *formatter) expr(e plan.Expr) string {
 			parts = append(parts, kind+" BETWEEN "+f.bound(x.Frame.Lower, "PRECEDING")+" AND "+f.bound(x.Frame.Upper, "FOLLOWING"))
 		}
 		return f.expr(x.Func) + " OVER (" + strings.Join(parts, " ") + ")"
+	case *plan.PythonUDF:
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = f.expr(a)
+			if x.ArgNames != nil && x.ArgNames[i] != "" {
+				args[i] = x.ArgNames[i] + " => " + args[i]
+			}
+		}
+		return x.Name + "(" + strings.Join(args, ", ") + ")"
 	}
 	return fmt.Sprintf("%T", e)
 }

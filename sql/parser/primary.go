@@ -176,7 +176,7 @@ func (p *parser) functionCall(name string) plan.Expr {
 		p.accept("ALL")
 	}
 	if !p.peek().isOp(")") {
-		call.Args = p.expressionList()
+		call.Args, call.ArgNames = p.functionArguments()
 	}
 	p.expectOp(")")
 	if p.peek().is("WITHIN") {
@@ -202,6 +202,30 @@ func (p *parser) functionCall(name string) plan.Expr {
 		return p.windowSpec(call)
 	}
 	return call
+}
+
+// functionArguments parses a call's comma-separated arguments, each an expression or a named
+// argument `name => expression`; names is nil when no argument is named.
+func (p *parser) functionArguments() (args []plan.Expr, names []string) {
+	named := false
+	for {
+		name := ""
+		if t := p.peek(); (t.kind == tokWord || t.kind == tokQuotedIdent) && p.peekAt(1).isOp("=>") {
+			name = p.anyIdentifier()
+			p.expectOp("=>")
+			named = true
+		}
+		args = append(args, p.expression())
+		names = append(names, name)
+		if !p.peek().isOp(",") {
+			break
+		}
+		p.pos++
+	}
+	if !named {
+		names = nil
+	}
+	return args, names
 }
 
 // specialForm parses the keyword-argument forms SUBSTRING(s FROM p FOR l), TRIM(BOTH x FROM s),

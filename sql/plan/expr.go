@@ -28,8 +28,12 @@ type Star struct {
 
 // Call is a function call or operator by Spark name (see package doc).
 type Call struct {
-	Name     string
-	Args     []Expr
+	Name string
+	Args []Expr
+	// ArgNames are the names of SQL named arguments (f(a => x), Spark's
+	// NamedArgumentExpression), per argument ("" for a positional one); nil when all are
+	// positional.
+	ArgNames []string
 	Distinct bool
 	// Filter is an aggregate FILTER (WHERE …) clause, or nil.
 	Filter Expr
