@@ -25,6 +25,7 @@ import pandas as pd  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql.functions import pandas_udf, udf  # noqa: E402
+from pyspark.sql.types import LongType  # noqa: E402
 
 from conftest import start_server, stop_server  # noqa: E402
 
@@ -63,12 +64,12 @@ def start_spark():
     raise RuntimeError("Spark's server did not start")
 
 
-@pandas_udf("long")
+@pandas_udf(LongType())  # DataTypes, not DDL strings: those need a session to parse
 def plus_one(s: pd.Series) -> pd.Series:
     return s + 1
 
 
-@udf("long", useArrow=True)
+@udf(LongType(), useArrow=True)
 def plus_one_arrow(x):
     return x + 1
 
