@@ -138,3 +138,54 @@ def test_a_segfaulting_udf_reports_the_fatal_error(own_server):
         assert spark.range(2).count() == 2
     finally:
         spark.stop()
+
+
+def test_interrupt_stops_a_hanging_udf_and_its_worker(own_server):
+    """A UDF that never returns is bounded by the query's interrupt: the operation ends and the
+    worker running it is killed."""
+    import threading
+
+    spark = SparkSession.builder.remote(own_server.url).create()
+    try:
+        from pyspark.sql.types import LongType
+
+        @udf(LongType())
+        def hang(x):
+            import time as t
+            t.sleep(600)
+            return x
+
+        failure = []
+
+        def run():
+            try:
+                spark.range(1).select(hang("id")).collect()
+            except Exception as e:  # the interrupted operation
+                failure.append(e)
+
+        th = threading.Thread(target=run)
+        th.start()
+        deadline = time.time() + 30
+        busy = []
+        while time.time() < deadline and not busy:
+            # the daemon and a forked worker running the task
+            busy = [p for p in python_children(own_server.proc.pid) if _ppid(p) != own_server.proc.pid]
+            time.sleep(0.1)
+        assert busy, "no worker started"
+        spark.interruptAll()
+        th.join(timeout=30)
+        assert not th.is_alive(), "the interrupted query did not end"
+        assert failure and "cancel" in str(failure[0]).lower(), failure
+        assert wait_gone(busy) == [], "the hanging worker was not killed"
+        assert spark.range(3).count() == 3
+    finally:
+        spark.stop()
+
+
+def _ppid(pid):
+    """The parent of pid (the daemon's workers are its children; the daemon is the server's)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
