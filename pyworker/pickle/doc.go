@@ -27,5 +27,6 @@
 // bounded by a Budget, since memo references can share (even cycle) parts of it. Corrupt input
 // fails with a PickleException-classed sparkerr.Error, never a panic.
 //
-// Imports: the standard library, Arrow, sparkerr and sql/types.
+// Imports: the standard library, Arrow, sparkerr, sql/types and sql/expr (Java's rendering of a
+// double, shared with Spark's casts).
 package pickle

@@ -3,10 +3,11 @@ package pickle
 import (
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/weirhq/weir/sql/expr"
 )
 
 // maxToStringDepth bounds the nesting javaToString walks (Java itself overflows its stack on a
@@ -144,64 +145,5 @@ func javaClassOf(o *Object) string {
 	return o.Module + "." + o.Name
 }
 
-func mustParse(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
-}
-
-// javaDoubleString is Java's Double.toString (JDK 19+): the shortest digits that round-trip, in plain
-// notation ("123.0", "0.001") for 10^-3 ≤ |v| < 10^7 and computerized scientific notation
-// ("1.0E7", "1.234E-5") otherwise.
-func javaDoubleString(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	case v == 0:
-		if math.Signbit(v) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	sign := ""
-	if v < 0 {
-		sign = "-"
-		v = -v
-	}
-	// Shortest round-trip digits d1 d2 … dn and exponent e: v = 0.d1…dn × 10^e.
-	s := strconv.FormatFloat(v, 'e', -1, 64) // "d.ddde±XX"
-	if !strings.Contains(s, ".") {
-		// JDK 19+ (Raffaello Giulietti's algorithm) picks the closest 2-digit decimal when the
-		// shortest has one digit: 4.9E-324 rather than 5.0E-324.
-		if s2 := strconv.FormatFloat(v, 'e', 1, 64); mustParse(s2) == v {
-			s = s2
-		}
-	}
-	mant, expStr, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	if t := strings.TrimRight(digits, "0"); t != "" {
-		digits = t
-	}
-	if v >= 1e-3 && v < 1e7 {
-		point := exp + 1 // digits before the decimal point
-		var intPart, frac string
-		switch {
-		case point <= 0:
-			intPart, frac = "0", strings.Repeat("0", -point)+digits
-		case point >= len(digits):
-			intPart, frac = digits+strings.Repeat("0", point-len(digits)), "0"
-		default:
-			intPart, frac = digits[:point], digits[point:]
-		}
-		return sign + intPart + "." + frac
-	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
-	}
-	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
-}
+// javaDoubleString is Java's Double.toString (Spark's rendering of a double).
+func javaDoubleString(v float64) string { return expr.JavaDouble(v, 64) }

@@ -47,12 +47,27 @@ func JavaDouble(f float64, bits int) string {
 		return s
 	}
 	s := strconv.FormatFloat(f, 'e', -1, bits) // d.ddde±XX
+	if bits == 64 && !strings.Contains(s, ".") {
+		// Java (JDK 19+, Giulietti's algorithm) prints the closest 2-digit decimal when the
+		// shortest has one digit and is not the closest: 4.9E-324, not 5.0E-324.
+		if s2 := strconv.FormatFloat(f, 'e', 1, 64); parsesTo(s2, f) {
+			s = s2
+		}
+	}
 	mant, exp, _ := strings.Cut(s, "e")
+	if m, ok := strings.CutSuffix(mant, "0"); ok && strings.Contains(m, ".") && !strings.HasSuffix(m, ".") {
+		mant = m
+	}
 	if !strings.Contains(mant, ".") {
 		mant += ".0"
 	}
 	e, _ := strconv.Atoi(exp)
 	return mant + "E" + strconv.Itoa(e)
+}
+
+func parsesTo(s string, f float64) bool {
+	g, err := strconv.ParseFloat(s, 64)
+	return err == nil && g == f
 }
 
 // formatDecimal renders an unscaled decimal with scale as plain text ("1.50", "-0.01").
