@@ -63,7 +63,8 @@
 // LateralJoin, NearestByJoin, Catalog, Python data sources,
 // UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
-// dropFields), Scala and Java user-defined functions, NamedArgumentExpression outside a
+// dropFields), Scala user-defined functions (Java ones: Spark's "Can not load class", as no class is
+// on Weir's classpath), NamedArgumentExpression outside a
 // Python function call, table-argument subqueries,
 // MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
 // ".*" or a plain name; literals of calendar interval and time; data types calendar interval,

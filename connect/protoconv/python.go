@@ -39,7 +39,11 @@ func (t *translation) pythonUDF(f *pb.CommonInlineUserDefinedFunction) (*plan.Py
 	case *pb.CommonInlineUserDefinedFunction_ScalarScalaUdf:
 		return nil, sparkerr.Unsupported("Scala user-defined function %q cannot run on Weir (no JVM)", f.GetFunctionName())
 	case *pb.CommonInlineUserDefinedFunction_JavaUdf:
-		return nil, sparkerr.Unsupported("Java user-defined function %q cannot run on Weir (no JVM)", f.GetFunctionName())
+		// Weir has no JVM, so no class is on its classpath: Spark's error for a class it cannot
+		// load (registerJavaFunction / registerJavaUDAF of a missing class).
+		name := fn.JavaUdf.GetClassName()
+		return nil, sparkerr.Newf(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1329", "",
+			"Can not load class %s, please make sure it is on the classpath.", name).WithParams("className", name)
 	}
 	return nil, invalidPlan("CommonInlineUserDefinedFunction %q is missing its function", f.GetFunctionName())
 }

@@ -268,3 +268,14 @@ def test_small_pool_session_and_its_workers(server):
     while any(os.path.exists(f"/proc/{p}") for p in started) and time.time() < deadline:
         time.sleep(0.05)
     assert [p for p in started if os.path.exists(f"/proc/{p}")] == []
+
+
+def test_java_udfs_cannot_be_loaded_as_spark_says(spark):
+    """Weir has no JVM: every Java class is one Spark could not load, with Spark's error."""
+    from pyspark.errors import AnalysisException
+
+    for register, cls in ((spark.udf.registerJavaFunction, "com.example.Udf"),
+                          (spark.udf.registerJavaUDAF, "com.example.Udaf")):
+        with pytest.raises(AnalysisException) as e:
+            register("f_" + cls.rsplit(".", 1)[1].lower(), cls)
+        assert f"Can not load class {cls}, please make sure it is on the classpath." in str(e.value)
