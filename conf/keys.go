@@ -12,6 +12,9 @@ const (
 	MaxRecordsPerBatchKey = "spark.sql.execution.arrow.maxRecordsPerBatch"
 	MaxResultSizeKey      = "spark.driver.maxResultSize"
 	DefaultParallelismKey = "spark.default.parallelism"
+	// LegacyPathOptionKey lets a path given to save()/start() replace a "path" option (else both
+	// set is an error, as Spark 3.1+).
+	LegacyPathOptionKey = "spark.sql.legacy.pathOptionBehavior.enabled"
 	// QueryMemoryBudgetKey is a query's memory budget in bytes (flow.MemoryBudget; a quarter of it
 	// bounds one value of a function sized by an argument).
 	QueryMemoryBudgetKey = "spark.weir.query.memoryBudgetBytes"

@@ -82,6 +82,8 @@ var confEntries = []ConfEntry{
 			"a query resumed from a checkpoint keeps the checkpoint's count."},
 	{Key: conf.SourcesDefaultKey, Kind: ConfString, Default: "parquet",
 		Doc: "The format of df.write.save and spark.read.load without a format."},
+	{Key: conf.LegacyPathOptionKey, Kind: ConfBool, Default: "false",
+		Doc: "Whether a path given to writeStream.start(path) replaces a 'path' option (else setting both is an error)."},
 
 	// Results.
 	{Key: conf.MaxRecordsPerBatchKey, Kind: ConfInt, Default: "10000",

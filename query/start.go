@@ -36,6 +36,15 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (_ *Query, err error) {
 			}
 		}()
 	}
+	legacyPath := false
+	if m.env.Conf != nil {
+		if v, ok := m.env.Conf(conf.LegacyPathOptionKey); ok {
+			legacyPath = strings.EqualFold(strings.TrimSpace(v), "true")
+		}
+	}
+	if err := checkPathOption(&spec, legacyPath); err != nil {
+		return nil, err
+	}
 	if err := validate(&spec); err != nil {
 		return nil, err
 	}

@@ -229,3 +229,27 @@ def test_json_reads_single_quoted_text_as_spark(spark, tmp_path):
     assert [tuple(r) for r in rows] == [(0, 1, "it's \"x\"")]
     got = spark.sql("""SELECT from_json("{'a': 'b'}", 'a STRING').a AS a""").collect()
     assert got[0].a == "b"
+
+
+def test_start_path_and_path_option_as_spark(spark, tmp_path):
+    """start(path) with a "path" option set: Spark's error, unless the legacy behaviour lets the
+    parameter win (PySpark's test_stream_save_options_overwrite)."""
+    from pyspark.errors import AnalysisException
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.txt").write_text("hello\n")
+    df = spark.readStream.format("text").load(str(src))
+    w = df.writeStream.format("parquet").option("path", str(tmp_path / "fake"))
+    with pytest.raises(AnalysisException) as e:
+        w.start(path=str(tmp_path / "out"), checkpointLocation=str(tmp_path / "chk0"))
+    assert "There is a 'path' option set and start() is called with a path parameter" in str(e.value)
+    spark.conf.set("spark.sql.legacy.pathOptionBehavior.enabled", "true")
+    try:
+        q = w.start(path=str(tmp_path / "out"), checkpointLocation=str(tmp_path / "chk"))
+        q.processAllAvailable()
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.legacy.pathOptionBehavior.enabled")
+    assert [r.value for r in spark.read.parquet(str(tmp_path / "out")).collect()] == ["hello"]
+    assert not (tmp_path / "fake").exists()
