@@ -44,12 +44,9 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 	if format == "" {
 		format = s.conf.GetOr(conf.SourcesDefaultKey, "parquet")
 	}
-	options := make(map[string]string, len(w.Options)+1)
-	for k, v := range w.Options {
-		options[k] = v
-	}
-	if w.Path != "" {
-		options["path"] = w.Path
+	options, err := sinks.WithPath("save", w.Path, w.Options, strings.EqualFold(s.conf.GetOr(conf.LegacyPathOptionKey, "false"), "true"))
+	if err != nil {
+		return nil, err
 	}
 	mode := saveMode(w.Mode)
 	if mode == sinks.SaveOverwrite && connectors.IsFileFormat(format) {

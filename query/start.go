@@ -42,7 +42,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (_ *Query, err error) {
 			legacyPath = strings.EqualFold(strings.TrimSpace(v), "true")
 		}
 	}
-	if err := checkPathOption(&spec, legacyPath); err != nil {
+	if spec.Options, err = sinks.WithPath("start", spec.Path, spec.Options, legacyPath); err != nil {
 		return nil, err
 	}
 	if err := validate(&spec); err != nil {

@@ -35,38 +35,6 @@ func validate(spec *Spec) error {
 	return checkPlan(spec.Plan, spec.OutputMode, spec.Trigger.Kind)
 }
 
-// checkPathOption applies Spark's rule for a start(path) call on a writer that also has a "path"
-// option: an error (DataStreamWriter.start, _LEGACY_ERROR_TEMP_1188) unless
-// spark.sql.legacy.pathOptionBehavior.enabled, under which the parameter replaces the option.
-func checkPathOption(spec *Spec, legacy bool) error {
-	if spec.Path == "" {
-		return nil
-	}
-	var keys []string
-	for k := range spec.Options {
-		if strings.EqualFold(k, "path") {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	if !legacy {
-		return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1188", "",
-			"There is a 'path' option set and start() is called with a path parameter. Either remove the path "+
-				"option, or call start() without the parameter. To ignore this check, set "+
-				"'spark.sql.legacy.pathOptionBehavior.enabled' to 'true'.").WithParams("method", "start")
-	}
-	opts := make(map[string]string, len(spec.Options))
-	for k, v := range spec.Options {
-		if !strings.EqualFold(k, "path") {
-			opts[k] = v
-		}
-	}
-	spec.Options = opts
-	return nil
-}
-
 // checkWriter refuses the DataStreamWriter settings Weir has no support for.
 func checkWriter(spec *Spec) error {
 	switch {

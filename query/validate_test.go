@@ -169,23 +169,3 @@ func currentTimeCond(t *testing.T) expr.Expr {
 	}
 	return e
 }
-
-// TestPathOptionAndStartPath checks Spark's rule for start(path) on a writer with a "path"
-// option: refused, unless the legacy behaviour lets the parameter replace the option.
-func TestPathOptionAndStartPath(t *testing.T) {
-	spec := Spec{Path: "/out", Options: map[string]string{"PATH": "/fake", "checkpointLocation": "/chk"}}
-	err := checkPathOption(&spec, false)
-	if e, ok := sparkerr.As(err); !ok || e.Class != "_LEGACY_ERROR_TEMP_1188" {
-		t.Fatalf("err %v: want _LEGACY_ERROR_TEMP_1188", err)
-	}
-	if err := checkPathOption(&spec, true); err != nil {
-		t.Fatal(err)
-	}
-	if got := sinkOptions(spec, ""); got["path"] != "/out" || len(got) != 2 || got["checkpointLocation"] != "/chk" {
-		t.Fatalf("options %v: want the parameter as the path", got)
-	}
-	plain := Spec{Path: "/out", Options: map[string]string{"x": "1"}}
-	if err := checkPathOption(&plain, false); err != nil || plain.Options["x"] != "1" {
-		t.Fatalf("no path option: err %v, options %v", err, plain.Options)
-	}
-}

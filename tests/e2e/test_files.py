@@ -253,3 +253,19 @@ def test_start_path_and_path_option_as_spark(spark, tmp_path):
         spark.conf.unset("spark.sql.legacy.pathOptionBehavior.enabled")
     assert [r.value for r in spark.read.parquet(str(tmp_path / "out")).collect()] == ["hello"]
     assert not (tmp_path / "fake").exists()
+
+
+def test_save_path_and_path_option_as_spark(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+
+    df = spark.range(2)
+    with pytest.raises(AnalysisException) as e:
+        df.write.option("path", str(tmp_path / "fake")).parquet(str(tmp_path / "out"))
+    assert "There is a 'path' option set and save() is called with a path parameter" in str(e.value)
+    spark.conf.set("spark.sql.legacy.pathOptionBehavior.enabled", "true")
+    try:
+        df.write.option("path", str(tmp_path / "fake")).parquet(str(tmp_path / "out"))
+    finally:
+        spark.conf.unset("spark.sql.legacy.pathOptionBehavior.enabled")
+    assert sorted(r.id for r in spark.read.parquet(str(tmp_path / "out")).collect()) == [0, 1]
+    assert not (tmp_path / "fake").exists()
