@@ -8,7 +8,10 @@
 // formats are registered in register.go.
 //
 // A directory written by the file sink is read through its commit log, so only committed files
-// are seen. Partition discovery (partition_discovery.go) gives files in Hive-style directories
+// are seen. Other files a stream admits into its log only once settled (settle.go: not empty,
+// unchanged for 20 ms), so a file listed while its writer is still writing it in place is read
+// whole once written; processAllAvailable, Trigger.Once and Trigger.AvailableNow wait for the
+// files unsettled when they look, so a file written before them is theirs. Partition discovery (partition_discovery.go) gives files in Hive-style directories
 // col=value (Spark's escaping, __HIVE_DEFAULT_PARTITION__ for null) those columns; partitioned
 // writes (partition_write.go) write such directories without the partition columns in the
 // files.

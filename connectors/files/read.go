@@ -34,6 +34,8 @@ type dataFile struct {
 	MTime int64  `json:"modificationTime"`
 	// Partition is the file's Hive-style partition directories under the listed path.
 	Partition []PartitionValue `json:"partition,omitempty"`
+	// committed: a file sink's commit log lists the file, so it is complete (not logged).
+	committed bool
 }
 
 // listDataFiles lists the data files under path, oldest first (modification time, then
@@ -79,7 +81,7 @@ func listPath(files *fileaccess.Policy, path string) ([]dataFile, error) {
 			if p, err = files.CheckRead(p); err != nil {
 				return nil, err
 			}
-			out = append(out, dataFile{Path: p, Size: f.Size, MTime: f.ModificationTime, Partition: partitionValuesOf(path, p)})
+			out = append(out, dataFile{Path: p, Size: f.Size, MTime: f.ModificationTime, Partition: partitionValuesOf(path, p), committed: true})
 		}
 		return out, nil
 	}

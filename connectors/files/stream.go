@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
@@ -36,12 +38,14 @@ func decodeFileOffset(o sources.Offset) (int64, error) {
 }
 
 // fileStream is the streaming file source: each Latest lists the directory and appends the
-// files not seen before as a new batch of its file log (at most maxFilesPerTrigger beyond the
-// last batch read); an epoch (start, end] reads the files of batches start+1..end, spread over
-// the partitions round-robin. The log persists through StreamEnv.Metadata, so a restarted
-// query reads the same files for a replayed epoch. LatestAndAvailable (the data available for
-// Trigger.Once and processAllAvailable) and PrepareAvailableNow (Trigger.AvailableNow) log all
-// the files not seen before at once, in batches of at most maxFilesPerTrigger.
+// settled files not seen before (settle.go: unchanged for settleAfter, so not being written) as
+// a new batch of its file log (at most maxFilesPerTrigger beyond the last batch read); an epoch
+// (start, end] reads the files of batches start+1..end, spread over the partitions
+// round-robin. The log persists through StreamEnv.Metadata, so a restarted query reads the
+// same files for a replayed epoch. LatestAndAvailable (the data available for Trigger.Once and
+// processAllAvailable) and PrepareAvailableNow (Trigger.AvailableNow) log all the files not
+// seen before at once, in batches of at most maxFilesPerTrigger, first waiting for the files
+// listed unsettled to settle (logAvailable): a file written before the call is read by it.
 type fileStream struct {
 	opts   fileOptions
 	schema sqltypes.Schema
@@ -49,6 +53,7 @@ type fileStream struct {
 	parts  int
 	meta   sources.MetadataStore
 	files  *fileaccess.Policy
+	settle *settler
 
 	mu      sync.Mutex
 	batches [][]dataFile // the file log: batch i's files
@@ -69,8 +74,13 @@ func openFileStream(_ context.Context, format string, env sources.StreamEnv, opt
 	if o.path, err = env.Files.CheckRead(o.path); err != nil {
 		return nil, err
 	}
+	clk := env.Clock
+	if clk == nil {
+		clk = clock.New()
+	}
 	s := &fileStream{opts: o, schema: schema, reader: newFileReader(env.Mem, o, schema, env.TimeZone, env.MaxLineBytes),
-		parts: max(1, env.DefaultPartitions), meta: env.Metadata, files: env.Files, seen: map[string]bool{}, read: -1}
+		parts: max(1, env.DefaultPartitions), meta: env.Metadata, files: env.Files, settle: newSettler(clk),
+		seen: map[string]bool{}, read: -1}
 	if s.meta != nil {
 		data, ok, err := s.meta.Get()
 		if err != nil {
@@ -152,21 +162,19 @@ func (s *fileStream) LatestFrom(_ context.Context, start sources.Offset) (source
 }
 
 // LatestAndAvailable implements RateLimited: the files not seen before are logged in batches
-// of at most maxFilesPerTrigger; the next epoch ends after the first batch not read yet and
-// the data available after the last batch (Trigger.Once reads them all in one epoch, as
-// Spark ignores maxFilesPerTrigger under it).
-func (s *fileStream) LatestAndAvailable(_ context.Context, start sources.Offset) (sources.Offset, sources.Offset, error) {
+// of at most maxFilesPerTrigger (logAvailable: waiting for those still settling); the next
+// epoch ends after the first batch not read yet and the data available after the last batch
+// (Trigger.Once reads them all in one epoch, as Spark ignores maxFilesPerTrigger under it).
+func (s *fileStream) LatestAndAvailable(ctx context.Context, start sources.Offset) (sources.Offset, sources.Offset, error) {
 	from, err := decodeFileOffset(start)
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := s.logAvailable(ctx); err != nil {
+		return nil, nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.availableNow {
-		if err := s.logFresh(true); err != nil {
-			return nil, nil, err
-		}
-	}
 	last := int64(len(s.batches)) - 1
 	next, ok := s.nextLogged(from)
 	if !ok {
@@ -177,21 +185,67 @@ func (s *fileStream) LatestAndAvailable(_ context.Context, start sources.Offset)
 
 // PrepareAvailableNow implements AvailableNow (Spark's FileStreamSource lists every file at
 // the start of a Trigger.AvailableNow query): the files not seen before are logged in batches
-// of at most maxFilesPerTrigger, the last of which is the target; the directory is not listed
-// again.
-func (s *fileStream) PrepareAvailableNow(context.Context, sources.Offset) (sources.Offset, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.logFresh(true); err != nil {
+// of at most maxFilesPerTrigger (logAvailable: waiting for those still settling), the last of
+// which is the target; the directory is not listed again.
+func (s *fileStream) PrepareAvailableNow(ctx context.Context, _ sources.Offset) (sources.Offset, error) {
+	if err := s.logAvailable(ctx); err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.availableNow = true
 	return encodeFileOffset(int64(len(s.batches)) - 1), nil
 }
 
-// logFresh lists the directory and logs the files not seen before (oldest first, or newest
-// first with latestFirst): all of them in batches of at most maxFilesPerTrigger when all is
-// set, else one batch of at most maxFilesPerTrigger. The caller holds s.mu.
+// logAvailable logs every settled file not seen before (logFresh(true)) and, when files were
+// listed unsettled, waits until the first of them would settle, lists again, and so on until
+// each file first listed unsettled is logged or has changed since (it is being written after
+// the call began: not available at it; later listings admit it once settled). Empty files are
+// not waited for (they settle only once written). So it waits about settleAfter at most, and
+// a file written completely before the call is logged when it returns. Nothing once
+// availableNow fixed the target. The caller does not hold s.mu.
+func (s *fileStream) logAvailable(ctx context.Context) error {
+	var awaited map[string]sighting
+	for {
+		s.mu.Lock()
+		if s.availableNow {
+			s.mu.Unlock()
+			return nil
+		}
+		err := s.logFresh(true)
+		pending := s.settle.awaited()
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if awaited == nil {
+			awaited = pending
+		} else {
+			for p, was := range awaited {
+				if now, ok := pending[p]; !ok || now.size != was.size || now.mtime != was.mtime {
+					delete(awaited, p)
+				}
+			}
+		}
+		if len(awaited) == 0 {
+			return nil
+		}
+		var first time.Time
+		for _, w := range awaited {
+			if t := w.settles(); first.IsZero() || t.Before(first) {
+				first = t
+			}
+		}
+		if err := s.settle.wait(ctx, first.Sub(s.settle.clock.Now())); err != nil {
+			return err
+		}
+	}
+}
+
+// logFresh lists the directory and logs the settled files not seen before (oldest first, or
+// newest first with latestFirst): all of them in batches of at most maxFilesPerTrigger when
+// all is set, else one batch of at most maxFilesPerTrigger. The files listed unsettled are
+// left pending in s.settle. The caller holds s.mu.
 func (s *fileStream) logFresh(all bool) error {
 	files, err := listDataFiles(s.files, s.opts.path)
 	if err != nil {
@@ -203,6 +257,7 @@ func (s *fileStream) logFresh(all bool) error {
 			fresh = append(fresh, f)
 		}
 	}
+	fresh = s.settle.split(fresh)
 	if s.opts.latestFirst {
 		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].MTime > fresh[j].MTime })
 	}

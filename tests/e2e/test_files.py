@@ -75,6 +75,32 @@ def test_json_file_stream_to_memory(spark, tmp_path):
         q.stop()
 
 
+def test_text_stream_reads_files_written_in_place(spark, tmp_path):
+    # Files written in place with open/write/close, as users and PySpark's own tests do: the
+    # query polls the directory every millisecond and lists a file between its writer's open
+    # and close, yet logs it only once written (settled: not empty, unchanged for 20 ms), so
+    # every row arrives exactly once.
+    src = tmp_path / "in_place"
+    src.mkdir()
+    q = (spark.readStream.format("text").load(str(src))
+         .writeStream.format("memory").queryName("in_place_lines").start())
+    try:
+        want = []
+        for i in range(10):
+            with open(src / f"f{i}.txt", "w") as f:
+                f.write(f"file {i} a\nfile {i} b\n")
+            want += [f"file {i} a", f"file {i} b"]
+            q.processAllAvailable()
+            rows = spark.sql("SELECT value FROM in_place_lines").collect()
+            assert sorted(r.value for r in rows) == sorted(want)
+        # No epoch read a file cut short: each read one whole file.
+        epochs = [p for p in q.recentProgress
+                  if p["sources"][0]["startOffset"] != p["sources"][0]["endOffset"]]
+        assert [p["numInputRows"] for p in epochs] == [2] * 10
+    finally:
+        q.stop()
+
+
 def test_streaming_file_source_requires_a_schema(spark, tmp_path):
     with pytest.raises(Exception) as e:
         spark.readStream.format("json").load(str(tmp_path)).schema
