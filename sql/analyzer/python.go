@@ -191,6 +191,9 @@ func (a *Analyzer) withPythonUDFs(in *resolved, es []plan.Expr) (*resolved, erro
 			}
 			evalType = u.EvalType
 			batch = append(batch, u)
+			if evalType == evalScalarIter || evalType == evalScalarArrowIter {
+				break // worker.py runs one iterator UDF per task ("One SCALAR_ITER UDF expected here")
+			}
 		}
 		if len(batch) == 0 {
 			return nil, sparkerr.Internal("analyzer: Python function calls read each other")

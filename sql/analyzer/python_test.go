@@ -39,6 +39,11 @@ func init() {
 			// f (arrow) and p (pandas) are independent but of different eval types: two nodes.
 			return project(tbl("t", 0), pyUDF("f", 101, sqltypes.LongType, col("a")), pyUDF("p", 200, sqltypes.StringType, col("b")))
 		},
+		"python-scalar-iter-one-per-node": func() plan.Relation {
+			// worker.py runs one iterator UDF per task: two independent ones get a node each.
+			return project(tbl("t", 0), pyUDF("it1", 204, sqltypes.LongType, col("a")), pyUDF("it2", 204, sqltypes.LongType, col("a")),
+				pyUDF("s1", 200, sqltypes.LongType, col("a")), pyUDF("s2", 200, sqltypes.LongType, col("a")))
+		},
 		"python-filter": func() plan.Relation {
 			return &plan.Filter{Input: tbl("t", 0), Condition: pyUDF("keep", 200, sqltypes.BooleanType, col("a"), col("c"))}
 		},
