@@ -279,3 +279,23 @@ def test_java_udfs_cannot_be_loaded_as_spark_says(spark):
         with pytest.raises(AnalysisException) as e:
             register("f_" + cls.rsplit(".", 1)[1].lower(), cls)
         assert f"Can not load class {cls}, please make sure it is on the classpath." in str(e.value)
+
+
+def test_two_scalar_iterator_pandas_udfs_in_one_select(spark):
+    from typing import Iterator
+
+    import pandas as pd
+    from pyspark.sql.types import LongType
+
+    @pandas_udf(LongType())
+    def plus_one(it: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for s in it:
+            yield s + 1
+
+    @pandas_udf(LongType())
+    def times_ten(it: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for s in it:
+            yield s * 10
+
+    rows = spark.range(4).select(plus_one("id").alias("p"), times_ten("id").alias("t")).collect()
+    assert sorted((r.p, r.t) for r in rows) == [(1, 0), (2, 10), (3, 20), (4, 30)]
