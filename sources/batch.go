@@ -115,15 +115,15 @@ func (l LocalData) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 		if rec.NumRows() == 0 {
 			continue
 		}
-		if int(rec.NumCols())+flow.UserOffset != env.OutSchema.NumFields() {
-			return sparkerr.Internal("local data has %d columns, its schema %d", rec.NumCols(), env.OutSchema.NumFields()-flow.UserOffset)
+		cols, err := conformColumns(ctx, env.Mem, rec, env.OutSchema)
+		if err != nil {
+			return err
 		}
-		for i, c := range rec.Columns() {
-			if want := env.OutSchema.Field(i + flow.UserOffset).Type; !arrow.TypeEqual(c.DataType(), want) {
-				return sparkerr.Internal("local data column %d is %s, its schema says %s", i, c.DataType(), want)
-			}
+		err = out.Emit(ctx, flow.NewDataBatchRows(env.Mem, env.OutSchema, cols, nil, int(rec.NumRows())))
+		for _, c := range cols {
+			c.Release()
 		}
-		if err := out.Emit(ctx, flow.NewDataBatchRows(env.Mem, env.OutSchema, rec.Columns(), nil, int(rec.NumRows()))); err != nil {
+		if err != nil {
 			return err
 		}
 	}

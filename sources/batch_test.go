@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -89,4 +90,51 @@ func TestLocalDataEmitsFromPartitionZero(t *testing.T) {
 	if err := src.Run(context.Background(), flow.Env{Mem: mem, Partitions: 1, OutSchema: bad}, &collector{}); err == nil {
 		t.Fatal("type mismatch accepted")
 	}
+}
+
+// TestLocalDataConformsRepresentations checks that inline data in another Arrow representation
+// of the schema's Spark type (pandas 3's large_utf8 strings, a pandas category's dictionary) is
+// cast to the schema's type, while a different type stays an error.
+func TestLocalDataConformsRepresentations(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	want := flow.EventSchema(arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "c", Type: arrow.BinaryTypes.String, Nullable: true}}, nil))
+	lb := array.NewLargeStringBuilder(mem)
+	lb.AppendValues([]string{"x", "y"}, nil)
+	large := lb.NewArray()
+	lb.Release()
+	db := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
+	_ = db.AppendString("cat")
+	_ = db.AppendString("cat")
+	dict := db.NewArray()
+	db.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "s", Type: large.DataType()}, {Name: "c", Type: dict.DataType()}}, nil),
+		[]arrow.Array{large, dict}, 2)
+	large.Release()
+	dict.Release()
+	defer rec.Release()
+	emit := &stringCollector{}
+	if err := (LocalData{Records: []arrow.RecordBatch{rec}}).Run(context.Background(), flow.Env{Mem: mem, Partitions: 1, OutSchema: want}, emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(emit.rows, " "); got != "x/cat y/cat" {
+		t.Fatalf("rows %v", got)
+	}
+	ints := flow.EventSchema(arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.PrimitiveTypes.Int64}, {Name: "c", Type: arrow.BinaryTypes.String}}, nil))
+	if err := (LocalData{Records: []arrow.RecordBatch{rec}}).Run(context.Background(), flow.Env{Mem: mem, Partitions: 1, OutSchema: ints}, emit); err == nil {
+		t.Fatal("a string column accepted as bigint")
+	}
+}
+
+// stringCollector keeps the rows of two string user columns as "a/b".
+type stringCollector struct{ rows []string }
+
+func (c *stringCollector) Emit(_ context.Context, b arrow.RecordBatch) error {
+	defer b.Release()
+	for i := 0; i < int(b.NumRows()); i++ {
+		c.rows = append(c.rows, b.Column(flow.UserOffset).(*array.String).Value(i)+"/"+b.Column(flow.UserOffset+1).(*array.String).Value(i))
+	}
+	return nil
 }

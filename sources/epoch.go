@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/benbjohnson/clock"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
@@ -426,7 +428,7 @@ func (e *EpochSource) read(ctx context.Context, env flow.Env, out flow.Emitter, 
 		if rows == 0 {
 			return nil
 		}
-		cols, err := conformColumns(rec, env.OutSchema)
+		cols, err := conformColumns(ctx, env.Mem, rec, env.OutSchema)
 		if err != nil {
 			return err
 		}
@@ -440,33 +442,81 @@ func (e *EpochSource) read(ctx context.Context, env flow.Env, out flow.Emitter, 
 	return n, err
 }
 
-// conformColumns returns rec's columns typed as schema's user columns (new references): a
-// timestamp column of another time zone is relabelled; any other mismatch is an error.
-func conformColumns(rec arrow.RecordBatch, schema *arrow.Schema) ([]arrow.Array, error) {
+// conformColumns returns rec's columns typed as schema's user columns (new references). Sources
+// and clients send representations Spark treats as one type: a timestamp column of another time
+// zone is relabelled (the same instants); others (pandas 3 strings as large_utf8) are cast; a
+// mismatch no cast bridges is an error.
+func conformColumns(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, schema *arrow.Schema) ([]arrow.Array, error) {
 	want := schema.NumFields() - flow.UserOffset
 	if int(rec.NumCols()) != want {
-		return nil, sparkerr.Internal("stream source batch has %d columns, the query expects %d", rec.NumCols(), want)
+		return nil, sparkerr.Internal("a batch of %d columns where the query expects %d", rec.NumCols(), want)
 	}
-	cols := make([]arrow.Array, want)
-	for i := range cols {
+	cols := make([]arrow.Array, 0, want)
+	fail := func(err error) ([]arrow.Array, error) {
+		for _, c := range cols {
+			c.Release()
+		}
+		return nil, err
+	}
+	for i := 0; i < want; i++ {
 		col := rec.Column(i)
 		wt := schema.Field(flow.UserOffset + i).Type
 		if arrow.TypeEqual(col.DataType(), wt) {
 			col.Retain()
-			cols[i] = col
+			cols = append(cols, col)
 			continue
 		}
 		gt, gok := col.DataType().(*arrow.TimestampType)
 		tt, tok := wt.(*arrow.TimestampType)
-		if !gok || !tok || gt.Unit != tt.Unit {
-			for _, c := range cols[:i] {
-				c.Release()
-			}
-			return nil, sparkerr.Internal("stream source column %d is %s, the query expects %s", i, col.DataType(), wt)
+		if gok && tok && gt.Unit == tt.Unit {
+			d := array.NewData(wt, col.Len(), col.Data().Buffers(), nil, col.NullN(), col.Data().Offset())
+			cols = append(cols, array.MakeFromData(d))
+			d.Release()
+			continue
 		}
-		d := array.NewData(wt, col.Len(), col.Data().Buffers(), nil, col.NullN(), col.Data().Offset())
-		cols[i] = array.MakeFromData(d)
-		d.Release()
+		if !sameSparkType(col.DataType(), wt) {
+			return fail(sparkerr.Internal("column %d is %s where the query expects %s", i, col.DataType(), wt))
+		}
+		cast, err := compute.CastArray(compute.WithAllocator(ctx, mem), col, compute.SafeCastOptions(wt))
+		if err != nil {
+			return fail(sparkerr.Internal("column %d is %s where the query expects %s: %v", i, col.DataType(), wt, err))
+		}
+		cols = append(cols, cast)
 	}
 	return cols, nil
+}
+
+// sameSparkType reports whether got is another Arrow representation of want's Spark type: large
+// or view strings and binaries, a dictionary (a pandas category) of such values, lists of them.
+func sameSparkType(got, want arrow.DataType) bool {
+	if arrow.TypeEqual(got, want) {
+		return true
+	}
+	if d, ok := got.(*arrow.DictionaryType); ok {
+		return sameSparkType(d.ValueType, want)
+	}
+	stringy := func(t arrow.DataType) bool {
+		switch t.ID() {
+		case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+			return true
+		}
+		return false
+	}
+	binary := func(t arrow.DataType) bool {
+		switch t.ID() {
+		case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+			return true
+		}
+		return false
+	}
+	switch {
+	case stringy(got) && stringy(want), binary(got) && binary(want):
+		return true
+	}
+	gl, gok := got.(arrow.ListLikeType)
+	wl, wok := want.(arrow.ListLikeType)
+	if gok && wok && got.ID() != arrow.MAP && want.ID() != arrow.MAP {
+		return sameSparkType(gl.Elem(), wl.Elem())
+	}
+	return false
 }

@@ -176,3 +176,15 @@ def test_server_keeps_serving_after_errors(spark):
         with pytest.raises(Exception):
             spark.sql("SELECT FROM").collect()
     assert spark.range(5).count() == 5
+
+
+def test_create_dataframe_from_pandas_category_and_large_strings(spark):
+    """pandas categories (Arrow dictionaries) and pyarrow large strings are Spark strings."""
+    import pandas as pd
+    import pyarrow as pa
+
+    pdf = pd.DataFrame({"c": pd.Categorical(["a", "b", "a"]),
+                        "s": pd.Series(["x", "y", None], dtype=pd.ArrowDtype(pa.large_string()))})
+    df = spark.createDataFrame(pdf)
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["string", "string"]
+    assert [tuple(r) for r in df.collect()] == [("a", "x"), ("b", "y"), ("a", None)]
