@@ -129,7 +129,7 @@ var confEntries = []ConfEntry{
 
 	// Python functions.
 	{Key: PythonMaxWorkersConf, Kind: ConfInt, Default: strconv.Itoa(defaultPythonWorkers()),
-		DocDefault: "four per core, at least 8", Valid: positive, Invalid: "The value of " + PythonMaxWorkersConf + " must be positive",
+		DocDefault: "eight per core, at least 32", Valid: positive, Invalid: "The value of " + PythonMaxWorkersConf + " must be positive",
 		Doc: "Most Python workers one session runs at once (UDFs, mapInPandas, applyInPandas: one per partition and Python operator); a plan needing more is refused."},
 	{Key: arrowSafeConversionConf, Kind: ConfBool, Default: "false",
 		Doc: "Whether Python workers check for unsafe (overflowing, truncating) conversions of pandas results to Arrow."},

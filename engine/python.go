@@ -40,9 +40,11 @@ type pythonState struct {
 	poolSize int
 }
 
-// defaultPythonWorkers is spark.weir.python.maxWorkers' default: room for a few Python operators
-// per partition (each holds a worker while its partition runs).
-func defaultPythonWorkers() int { return max(8, 4*flow.DefaultParallelism()) }
+// defaultPythonWorkers is spark.weir.python.maxWorkers' default: room for several Python
+// operators per partition (each holds a worker, ≈ 60 MB with pandas, while its partition runs;
+// Spark runs one per task and Python node with no bound), so a select with a dozen pandas UDFs
+// runs on a small box.
+func defaultPythonWorkers() int { return max(32, 8*flow.DefaultParallelism()) }
 
 // poolRunner runs Python functions on a pyworker.Pool.
 type poolRunner struct{ pool *pyworker.Pool }
