@@ -558,11 +558,24 @@ func (a *Analyzer) resolveCoGroupMapInPython(ctx context.Context, n *plan.CoGrou
 // addPythonAggregate binds a grouped-aggregate Python function call over the aggregation's input
 // and references its output column (Spark's PythonUDAF in an Aggregate).
 func (b *aggBuild) addPythonAggregate(u *plan.PythonUDF) (expr.Expr, error) {
-	inner := b.a.binderOver(b.in)
-	inner.aggError = func(plan.Call) error {
+	nested := func() error {
 		return sparkerr.Analysis("NESTED_AGGREGATE_FUNCTION", "42607",
 			"It is not allowed to use an aggregate function in the argument of another aggregate function. Please use the inner aggregate function in a sub-query.")
 	}
+	for _, arg := range u.Args {
+		var inAgg bool
+		walkPlanExpr(arg, func(e plan.Expr) bool {
+			if v, ok := e.(*plan.PythonUDF); ok && (v.EvalType == evalGroupedAgg || v.EvalType == evalGroupedAggArrow) {
+				inAgg = true
+			}
+			return !inAgg
+		})
+		if inAgg {
+			return nil, nested()
+		}
+	}
+	inner := b.a.binderOver(b.in)
+	inner.aggError = func(plan.Call) error { return nested() }
 	f, err := b.a.bindPythonFunc(inner, u)
 	if err != nil {
 		return nil, err

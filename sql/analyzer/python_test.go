@@ -44,6 +44,11 @@ func init() {
 			return project(tbl("t", 0), pyUDF("it1", 204, sqltypes.LongType, col("a")), pyUDF("it2", 204, sqltypes.LongType, col("a")),
 				pyUDF("s1", 200, sqltypes.LongType, col("a")), pyUDF("s2", 200, sqltypes.LongType, col("a")))
 		},
+		"python-grouped-agg-nested-python": func() plan.Relation {
+			// mean(mean(c)): Spark's NESTED_AGGREGATE_FUNCTION, as for built-in aggregates.
+			return groupBy(tbl("t", 0), exprs(col("b")), col("b"),
+				pyUDF("mean", 202, sqltypes.DoubleType, pyUDF("mean", 202, sqltypes.DoubleType, col("c"))))
+		},
 		"python-filter": func() plan.Relation {
 			return &plan.Filter{Input: tbl("t", 0), Condition: pyUDF("keep", 200, sqltypes.BooleanType, col("a"), col("c"))}
 		},
