@@ -69,7 +69,7 @@
 //     functions are aggregate calls: an aggregation whose calls are all grouped-aggregate
 //     functions (of one eval type) becomes a logical.AggregateInPython (Spark's
 //     AggregateInPandas; HAVING and select-list expressions over them as for Aggregate); mixed
-//     with other aggregates it is CANNOT_USE_MIXTURE; with ROLLUP, CUBE, GROUPING SETS or PIVOT
+//     with other aggregates it is INVALID_PANDAS_UDF_PLACEMENT; with ROLLUP, CUBE, GROUPING SETS or PIVOT
 //     it is refused.
 //     mapInPandas / mapInArrow, applyInPandas / applyInArrow and cogroup().applyInPandas /
 //     applyInArrow become logical.MapInPython, GroupMapInPython and CoGroupMapInPython (their

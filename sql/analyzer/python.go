@@ -602,8 +602,14 @@ func (b *aggBuild) pythonAggRef(i int) expr.Expr {
 // Python functions, or Spark's error when it mixes them with other aggregates.
 func (b *aggBuild) pythonAggregate(groups []expr.Expr) (logical.Node, error) {
 	if len(b.aggs) > 0 {
-		return nil, sparkerr.Analysis("CANNOT_USE_MIXTURE", "",
-			"Cannot use a mixture of aggregate function and group aggregate pandas UDF")
+		names := make([]string, len(b.pyAggs))
+		for i, f := range b.pyAggs {
+			names[i] = sparkerr.Quote(f.Name)
+		}
+		list := strings.Join(names, ", ")
+		return nil, sparkerr.Analysis("INVALID_PANDAS_UDF_PLACEMENT", "0A000",
+			"The group aggregate pandas UDF %s cannot be invoked together with as other, non-pandas aggregate functions.", list).
+			WithParams("functionList", list)
 	}
 	if b.nulled != nil || b.pivotGuard != nil {
 		return nil, sparkerr.Unsupported("grouped-aggregate Python functions with ROLLUP, CUBE, GROUPING SETS or PIVOT are not supported")

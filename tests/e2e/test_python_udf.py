@@ -117,7 +117,7 @@ def test_grouped_agg_pandas_udf(spark):
     df.createOrReplaceTempView("agg_udf_t")
     rows = spark.sql("SELECT k, mean_v(v) AS m FROM agg_udf_t GROUP BY k HAVING mean_v(v) > 2 ORDER BY k").collect()
     assert [tuple(r) for r in rows] == [(2, 6.0), (3, 7.0)]
-    with pytest.raises(AnalysisException, match="Cannot use a mixture of aggregate function and group aggregate pandas UDF"):
+    with pytest.raises(AnalysisException, match="The group aggregate pandas UDF `mean_v` cannot be invoked together with as other, non-pandas aggregate functions."):
         df.groupBy("k").agg(mean_v("v"), F.sum("v")).collect()
 
 
