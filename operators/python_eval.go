@@ -92,27 +92,9 @@ func (p *pythonEval) Process(ctx context.Context, _ int, rec arrow.RecordBatch, 
 		cols = append(cols, cs...)
 	}
 	defer releaseAll(cols)
-	schema := argSchema(cols, nil)
-	for _, c := range chunks(rec.NumRows(), p.spec.MaxRecordsPerBatch) {
-		part := make([]arrow.Array, len(cols))
-		for i, col := range cols {
-			part[i] = array.NewSlice(col, c[0], c[1])
-		}
-		batch := array.NewRecordBatch(schema, part, c[1]-c[0])
-		releaseAll(part)
-		p.pending = append(p.pending, rec.NewSlice(c[0], c[1]))
-		err := p.stream.Send(ctx, pyworker.Group{Batches: [][]arrow.RecordBatch{{batch}}})
-		batch.Release()
-		if err != nil {
-			return err
-		}
-		for p.stream.Ready() {
-			if err := p.recv(ctx, out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return sendArgs(ctx, p.stream, rec, cols, p.spec.MaxRecordsPerBatch,
+		func(in arrow.RecordBatch) { p.pending = append(p.pending, in) },
+		func() error { return p.recv(ctx, out) })
 }
 
 // recv receives one result batch and emits the input rows it answers.

@@ -122,3 +122,32 @@ func structColumns(rec arrow.RecordBatch) []arrow.Array {
 	}
 	return out
 }
+
+// sendArgs sends the argument columns cols of rec's rows to stream in batches of at most maxRows
+// rows, handing each batch's input rows (a slice of rec, owned by the callee) to pending before it
+// is sent, and receives every result that is ready after each send (recv), so the worker's output
+// never waits on the input.
+func sendArgs(ctx context.Context, stream PythonStream, rec arrow.RecordBatch, cols []arrow.Array, maxRows int,
+	pending func(arrow.RecordBatch), recv func() error) error {
+	schema := argSchema(cols, nil)
+	for _, c := range chunks(rec.NumRows(), maxRows) {
+		part := make([]arrow.Array, len(cols))
+		for i, col := range cols {
+			part[i] = array.NewSlice(col, c[0], c[1])
+		}
+		batch := array.NewRecordBatch(schema, part, c[1]-c[0])
+		releaseAll(part)
+		pending(rec.NewSlice(c[0], c[1]))
+		err := stream.Send(ctx, pyworker.Group{Batches: [][]arrow.RecordBatch{{batch}}})
+		batch.Release()
+		if err != nil {
+			return err
+		}
+		for stream.Ready() {
+			if err := recv(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

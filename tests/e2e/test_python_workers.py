@@ -26,10 +26,10 @@ def python_children(pid):
         except OSError:
             continue
         children.setdefault(ppid, []).append((int(p), cmd))
-    out, todo = [], [pid]
-    while todo:
-        for child, cmd in children.get(todo.pop(), []):
-            todo.append(child)
+    out, pending = [], [pid]
+    while pending:
+        for child, cmd in children.get(pending.pop(), []):
+            pending.append(child)
             if b"pyspark" in cmd:
                 out.append(child)
     return out
