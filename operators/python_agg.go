@@ -2,8 +2,6 @@ package operators
 
 import (
 	"context"
-	"errors"
-	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -119,17 +117,8 @@ func (p *pythonAgg) EndOfData(ctx context.Context, out flow.Emitter) error {
 			}
 		}
 	}
-	if err := p.stream.CloseSend(ctx); err != nil {
+	if err := closeAndDrain(ctx, p.stream, func() error { return p.recv(ctx, out) }); err != nil {
 		return err
-	}
-	for {
-		err := p.recv(ctx, out)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
 	}
 	if p.done != p.groups {
 		return resultCountMismatch()

@@ -2,8 +2,6 @@ package operators
 
 import (
 	"context"
-	"errors"
-	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -156,17 +154,8 @@ func (p *pythonEval) finish(ctx context.Context, out flow.Emitter) error {
 	if p.stream == nil {
 		return nil
 	}
-	if err := p.stream.CloseSend(ctx); err != nil {
+	if err := closeAndDrain(ctx, p.stream, func() error { return p.recv(ctx, out) }); err != nil {
 		return err
-	}
-	for {
-		err := p.recv(ctx, out)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
 	}
 	if len(p.pending) > 0 {
 		return resultCountMismatch()

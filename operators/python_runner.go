@@ -2,7 +2,9 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -150,4 +152,20 @@ func sendArgs(ctx context.Context, stream PythonStream, rec arrow.RecordBatch, c
 		}
 	}
 	return nil
+}
+
+// closeAndDrain ends stream's input and receives (recv) every result left, up to its io.EOF.
+func closeAndDrain(ctx context.Context, stream PythonStream, recv func() error) error {
+	if err := stream.CloseSend(ctx); err != nil {
+		return err
+	}
+	for {
+		err := recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
