@@ -106,6 +106,10 @@ type SourceScan struct {
 	// UserSchema is the schema the user gave (DDL or JSON, as sent), "" if none; sources that
 	// need it (files) are opened with it.
 	UserSchema string
+	// Filters are conjuncts over Out (bound to Out's column indices) that the optimizer pushed
+	// down: a source may use them to skip data it can prove no row of passes (files, Parquet
+	// row groups, partitions) but need not; the Filter above the scan still applies them.
+	Filters []expr.Expr
 }
 
 // Schema implements Node.
