@@ -15,10 +15,12 @@ type catalog struct {
 	views map[string]logical.Node
 	// cached are the DataFrames held by id for Spark Connect clients (cached_relations.go).
 	cached map[string]*logical.LocalData
+	// cachedNames are the views spark.catalog.cacheTable named (catalog_api.go).
+	cachedNames map[string]bool
 }
 
 func newCatalog() *catalog {
-	return &catalog{views: map[string]logical.Node{}, cached: map[string]*logical.LocalData{}}
+	return &catalog{views: map[string]logical.Node{}, cached: map[string]*logical.LocalData{}, cachedNames: map[string]bool{}}
 }
 
 // TempView implements analyzer.Catalog.
@@ -60,4 +62,28 @@ func (c *catalog) names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func (c *catalog) cacheName(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cachedNames[strings.ToLower(name)] = true
+}
+
+func (c *catalog) uncacheName(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.cachedNames, strings.ToLower(name))
+}
+
+func (c *catalog) isCachedName(name string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.cachedNames[strings.ToLower(name)]
+}
+
+func (c *catalog) clearCachedNames() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.cachedNames)
 }

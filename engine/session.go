@@ -135,6 +135,13 @@ func (s *Session) Analyze(ctx context.Context, rel plan.Relation) (logical.Node,
 		}
 		return showStringSchemaNode(), nil
 	}
+	if c, ok := rel.(*plan.CatalogCall); ok {
+		schema, err := catalogCallSchema(c)
+		if err != nil {
+			return nil, err
+		}
+		return &logical.LocalData{Out: schema}, nil
+	}
 	return s.analyzer().Resolve(ctx, rel)
 }
 
@@ -149,6 +156,9 @@ func (s *Session) Execute(ctx context.Context, rel plan.Relation) (*Result, erro
 			return nil, streamingActionError(input)
 		}
 		return s.showString(ctx, show)
+	}
+	if c, ok := rel.(*plan.CatalogCall); ok {
+		return s.catalogCall(ctx, c)
 	}
 	node, err := s.Analyze(ctx, rel)
 	if err != nil {

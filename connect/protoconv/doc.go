@@ -60,7 +60,8 @@
 // service replaces them first), SampleBy, Describe, Summary, Crosstab, Cov, Corr,
 // ApproxQuantile, FreqItems, Replace (na.replace), Unpivot, Transpose, CollectMetrics (observe),
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
-// LateralJoin, NearestByJoin, Catalog, Python data sources,
+// LateralJoin, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
+// createDatabase, listPartitions, ...), Python data sources,
 // UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
 // dropFields), Scala user-defined functions (Java ones: Spark's "Can not load class", as no class is

@@ -130,6 +130,8 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.setOp(x.SetOp)
 	case *pb.Relation_Join:
 		return t.join(x.Join)
+	case *pb.Relation_Catalog:
+		return catalog(x.Catalog)
 	case *pb.Relation_ShowString:
 		in, err := t.input(x.ShowString.GetInput(), "ShowString")
 		if err != nil {
