@@ -18,21 +18,24 @@ const (
 	StreamingQueryException  = "org.apache.spark.sql.streaming.StreamingQueryException"
 	SparkException           = "org.apache.spark.SparkException"
 	SparkRuntimeException    = "org.apache.spark.SparkRuntimeException"
-	UnsupportedOperation     = "java.lang.UnsupportedOperationException"
-	TempTableAlreadyExists   = "org.apache.spark.sql.catalyst.analysis.TempTableAlreadyExistsException"
-	NoSuchTableException     = "org.apache.spark.sql.catalyst.analysis.NoSuchTableException"
+	// SparkIllegalArgumentException is Spark's IllegalArgumentException with an error class.
+	SparkIllegalArgumentException = "org.apache.spark.SparkIllegalArgumentException"
+	UnsupportedOperation          = "java.lang.UnsupportedOperationException"
+	TempTableAlreadyExists        = "org.apache.spark.sql.catalyst.analysis.TempTableAlreadyExistsException"
+	NoSuchTableException          = "org.apache.spark.sql.catalyst.analysis.NoSuchTableException"
 )
 
 // javaHierarchy lists, for a Java class, the superclasses PySpark walks after it in the
 // `classes` metadata, most specific first.
 var javaHierarchy = map[string][]string{
-	ParseException:          {AnalysisException},
-	TempTableAlreadyExists:  {AnalysisException},
-	NoSuchTableException:    {AnalysisException},
-	NumberFormatException:   {IllegalArgumentException},
-	ArithmeticException:     {},
-	SparkRuntimeException:   {"java.lang.RuntimeException"},
-	StreamingQueryException: {SparkException},
+	ParseException:                {AnalysisException},
+	TempTableAlreadyExists:        {AnalysisException},
+	NoSuchTableException:          {AnalysisException},
+	NumberFormatException:         {IllegalArgumentException},
+	ArithmeticException:           {},
+	SparkRuntimeException:         {"java.lang.RuntimeException"},
+	SparkIllegalArgumentException: {IllegalArgumentException, "java.lang.RuntimeException"},
+	StreamingQueryException:       {SparkException},
 
 	// java.util.Formatter's exceptions (format_string) are IllegalFormatExceptions.
 	"java.util.IllegalFormatConversionException":    {"java.util.IllegalFormatException", IllegalArgumentException},

@@ -50,15 +50,15 @@ func castInvalidInput(v any, from, to sqltypes.DataType) *sparkerr.Error {
 	}
 	lit := renderSQLValue(v, from)
 	return sparkerr.Newf(javaClass, "CAST_INVALID_INPUT", "22018",
-		"The value %s of the type \"%s\" cannot be cast to \"%s\" because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
-		lit, from.SQL(), to.SQL()).WithParams("expression", lit, "sourceType", `"`+from.SQL()+`"`, "targetType", `"`+to.SQL()+`"`, "ansiConfig", `"spark.sql.ansi.enabled"`)
+		"The value %s of the type \"%s\" cannot be cast to \"%s\" because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead.",
+		lit, from.SQL(), to.SQL()).WithParams("expression", lit, "sourceType", `"`+from.SQL()+`"`, "targetType", `"`+to.SQL()+`"`)
 }
 
 func castOverflow(v any, from, to sqltypes.DataType) *sparkerr.Error {
 	lit := renderSQLValue(v, from)
 	return sparkerr.Newf(sparkerr.ArithmeticException, "CAST_OVERFLOW", "22003",
-		"The value %s of the type \"%s\" cannot be cast to \"%s\" due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
-		lit, from.SQL(), to.SQL()).WithParams("value", lit, "sourceType", `"`+from.SQL()+`"`, "targetType", `"`+to.SQL()+`"`, "ansiConfig", `"spark.sql.ansi.enabled"`)
+		"The value %s of the type \"%s\" cannot be cast to \"%s\" due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
+		lit, from.SQL(), to.SQL()).WithParams("value", lit, "sourceType", `"`+from.SQL()+`"`, "targetType", `"`+to.SQL()+`"`)
 }
 
 // renderSQLValue renders a value the way Spark error messages quote it: strings in single quotes,

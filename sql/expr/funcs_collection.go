@@ -108,7 +108,7 @@ func bindSize(name string, args []Expr, opts Options) (Expr, error) {
 
 func invalidIndex(idx, size int64, fn string) *sparkerr.Error {
 	return sparkerr.Newf(sparkArrayIndexOutOfBounds, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT", "22003",
-		"The index %d is out of bounds. The array has %d elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", idx, size).
+		"The index %d is out of bounds. The array has %d elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead.", idx, size).
 		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size))
 }
 
@@ -118,8 +118,8 @@ const sparkArrayIndexOutOfBounds = "org.apache.spark.SparkArrayIndexOutOfBoundsE
 // invalidArrayIndex is INVALID_ARRAY_INDEX: array[index] (0-based) out of bounds under ANSI.
 func invalidArrayIndex(idx, size int64) *sparkerr.Error {
 	return sparkerr.Newf(sparkArrayIndexOutOfBounds, "INVALID_ARRAY_INDEX", "22003",
-		"The index %d is out of bounds. The array has %d elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", idx, size).
-		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size), "ansiConfig", `"spark.sql.ansi.enabled"`)
+		"The index %d is out of bounds. The array has %d elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead.", idx, size).
+		WithParams("indexValue", fmt.Sprint(idx), "arraySize", fmt.Sprint(size))
 }
 
 func bindElementAt(name string, args []Expr, opts Options) (Expr, error) {

@@ -168,7 +168,7 @@ func bindDateField(name string, args []Expr, opts Options) (Expr, error) {
 
 func cannotParse(s, pattern string) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.DateTimeException, "CANNOT_PARSE_TIMESTAMP", "22007",
-		"Text '%s' could not be parsed with pattern '%s'. Use `try_to_timestamp` to tolerate invalid input string and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.", s, pattern).
+		"Text '%s' could not be parsed with pattern '%s'. Use `try_to_timestamp` to tolerate invalid input string and return NULL instead.", s, pattern).
 		WithParams("message", "Text '"+s+"' could not be parsed", "func", "`try_to_timestamp`")
 }
 

@@ -76,6 +76,9 @@ func bindSha2(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindHash(name string, args []Expr, opts Options) (Expr, error) {
+	if err := checkHashable(name, args); err != nil {
+		return nil, err
+	}
 	return &rowFunc{name: name, args: args, t: intType, str: callString(name, args),
 		fn: func(_ *Context, a []any) (any, error) {
 			h := uint32(42)

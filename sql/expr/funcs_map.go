@@ -15,6 +15,7 @@ func init() {
 	registerScalar(1, 1, bindMapEntries, "map_entries")
 	registerScalar(1, -1, bindMapConcat, "map_concat")
 	registerScalar(1, 3, bindStrToMap, "str_to_map")
+	registerScalar(1, 1, bindMapFromEntries, "map_from_entries")
 }
 
 func bindMap(name string, args []Expr, opts Options) (Expr, error) {
@@ -64,7 +65,7 @@ func mapPut(m *sqltypes.MapValue, k, v any, kt sqltypes.DataType) error {
 		if Compare(x, k, kt) == 0 {
 			s := valueString(k, kt, nil2utc())
 			return sparkerr.Newf(sparkerr.SparkRuntimeException, "DUPLICATED_MAP_KEY", "23505",
-				"Duplicate map key %s was found, please check the input data. If you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence.", s).
+				"Duplicate map key %s was found, please check the input data.\nIf you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence.", s).
 				WithParams("key", s, "mapKeyDedupPolicy", `"spark.sql.mapKeyDedupPolicy"`)
 		}
 	}
@@ -189,4 +190,31 @@ func bindStrToMap(name string, args []Expr, opts Options) (Expr, error) {
 		return out, nil
 	})
 	return e, err
+}
+
+// bindMapFromEntries is Spark's MapFromEntries: an array of (key, value) structs as a map; a
+// NULL entry makes the map NULL; NULL or duplicate keys fail as map_from_arrays does.
+func bindMapFromEntries(name string, args []Expr, opts Options) (Expr, error) {
+	t := args[0].Type()
+	if t.Kind != sqltypes.Array || t.Elem.Kind != sqltypes.Struct || len(t.Elem.Fields) != 2 {
+		return nil, sparkerr.Newf(sparkerr.AnalysisException, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
+			"Cannot resolve %s due to data type mismatch: The first parameter requires the \"ARRAY\" of pair \"STRUCT\" type, however %s has the type %s.",
+			quoteSQL(callString(name, args)), quoteSQL(args[0].String()), `"`+t.SQL()+`"`)
+	}
+	kf, vf := t.Elem.Fields[0], t.Elem.Fields[1]
+	f := nullableStrict(name, args, sqltypes.MapType(kf.Type, vf.Type, vf.Nullable), func(_ *Context, a []any) (any, error) {
+		m := &sqltypes.MapValue{}
+		for _, e := range a[0].([]any) {
+			if e == nil {
+				return nil, nil
+			}
+			kv := e.([]any)
+			if err := mapPut(m, kv[0], kv[1], kf.Type); err != nil {
+				return nil, err
+			}
+		}
+		return m, nil
+	})
+	f.str = callString(name, args)
+	return f, nil
 }

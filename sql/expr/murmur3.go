@@ -67,19 +67,36 @@ func m3HashBytes(b []byte, seed uint32) uint32 {
 
 // sparkHash hashes v of type t with seed (Spark's Murmur3Hash for one child).
 func sparkHash(v any, t sqltypes.DataType, seed uint32) uint32 {
+	return murmur3Hasher.hash(v, t, seed)
+}
+
+var murmur3Hasher = valueHasher[uint32]{hashInt: m3HashInt, hashLong: m3HashLong, hashBytes: m3HashBytes}
+
+// valueHasher walks a value as Spark's HashExpression does for both of its hashes (Murmur3 and
+// XXH64): each primitive through the hash's int, long or byte function with the running hash
+// as seed; -0.0 hashes as 0.0 and every NaN alike; decimals up to precision 18 as their
+// unscaled long, wider ones as Java's BigInteger bytes; arrays, structs and maps element by
+// element; NULL leaves the seed.
+type valueHasher[H uint32 | uint64] struct {
+	hashInt   func(int32, H) H
+	hashLong  func(int64, H) H
+	hashBytes func([]byte, H) H
+}
+
+func (x valueHasher[H]) hash(v any, t sqltypes.DataType, seed H) H {
 	if v == nil {
 		return seed
 	}
 	switch t.Kind {
 	case sqltypes.Boolean:
 		if v.(bool) {
-			return m3HashInt(1, seed)
+			return x.hashInt(1, seed)
 		}
-		return m3HashInt(0, seed)
+		return x.hashInt(0, seed)
 	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Date, sqltypes.YearMonthInterval:
-		return m3HashInt(int32(toInt64(v)), seed)
+		return x.hashInt(int32(toInt64(v)), seed)
 	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval:
-		return m3HashLong(toInt64(v), seed)
+		return x.hashLong(toInt64(v), seed)
 	case sqltypes.Float:
 		f := v.(float32)
 		if f == 0 {
@@ -89,7 +106,7 @@ func sparkHash(v any, t sqltypes.DataType, seed uint32) uint32 {
 		if f != f {
 			bitsv = 0x7fc00000
 		}
-		return m3HashInt(int32(bitsv), seed)
+		return x.hashInt(int32(bitsv), seed)
 	case sqltypes.Double:
 		f := v.(float64)
 		if f == 0 {
@@ -99,42 +116,41 @@ func sparkHash(v any, t sqltypes.DataType, seed uint32) uint32 {
 		if f != f {
 			bitsv = 0x7ff8000000000000
 		}
-		return m3HashLong(int64(bitsv), seed)
+		return x.hashLong(int64(bitsv), seed)
 	case sqltypes.Decimal:
 		n := v.(decimal128.Num)
 		if t.Precision <= 18 {
-			return m3HashLong(n.BigInt().Int64(), seed)
+			return x.hashLong(n.BigInt().Int64(), seed)
 		}
-		return m3HashBytes(javaBigIntBytes(n), seed)
+		return x.hashBytes(javaBigIntBytes(n), seed)
 	case sqltypes.String:
-		return m3HashBytes([]byte(v.(string)), seed)
+		return x.hashBytes([]byte(v.(string)), seed)
 	case sqltypes.Binary:
-		return m3HashBytes(v.([]byte), seed)
+		return x.hashBytes(v.([]byte), seed)
 	case sqltypes.Array:
 		h := seed
 		for _, e := range v.([]any) {
-			h = sparkHash(e, *t.Elem, h)
+			h = x.hash(e, *t.Elem, h)
 		}
 		return h
 	case sqltypes.Struct:
 		h := seed
 		for i, e := range v.([]any) {
-			h = sparkHash(e, t.Fields[i].Type, h)
+			h = x.hash(e, t.Fields[i].Type, h)
 		}
 		return h
 	case sqltypes.Map:
 		m := v.(*sqltypes.MapValue)
 		h := seed
 		for i := range m.Keys {
-			h = sparkHash(m.Keys[i], *t.Key, h)
-			h = sparkHash(m.Values[i], *t.Value, h)
+			h = x.hash(m.Keys[i], *t.Key, h)
+			h = x.hash(m.Values[i], *t.Value, h)
 		}
 		return h
 	}
 	return seed
 }
 
-// javaBigIntBytes is BigInteger.toByteArray: minimal big-endian two's complement.
 func javaBigIntBytes(n decimal128.Num) []byte {
 	b := n.BigInt()
 	if b.Sign() >= 0 {

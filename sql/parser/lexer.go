@@ -206,8 +206,9 @@ var paramPrecedingKeywords = map[string]struct{}{
 }
 
 // quoted reads a string literal opened by q at l.pos, unescaping backslash sequences unless
-// raw. As in Spark's lexer, a doubled quote is not an escape: 'a”b' is two adjacent literals,
-// which the parser concatenates ("ab").
+// raw. As in Spark 4.2's lexer, a doubled quote inside a non-raw literal is one quote ('it”s' is
+// it's, "a""b" is a"b; r'it”s' is still two adjacent literals); adjacent literals the parser
+// concatenates ('a' 'b' is ab).
 func (l *lexer) quoted(q byte, raw bool) (string, error) {
 	start := l.pos
 	l.pos++
@@ -217,6 +218,11 @@ func (l *lexer) quoted(q byte, raw bool) (string, error) {
 			return "", sparkerr.Parse("'"+l.src[start:]+"'", "")
 		}
 		c := l.src[l.pos]
+		if c == q && !raw && l.pos+1 < len(l.src) && l.src[l.pos+1] == q {
+			b.WriteByte(q)
+			l.pos += 2
+			continue
+		}
 		if c == q {
 			l.pos++
 			return b.String(), nil

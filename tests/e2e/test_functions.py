@@ -1,0 +1,35 @@
+"""Built-in functions through stock PySpark, with the values Apache Spark 4.2's own Connect
+server gives for the same calls (checked side by side once; the expression-level cases live in
+sql/expr/testdata/functions_42)."""
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
+
+
+def test_string_literal_doubled_quote(spark):
+    row = spark.sql("SELECT 'it''s' AS a, \"a\"\"b\" AS b, 'a' 'b' AS c, r'x''y' AS d").collect()[0]
+    assert tuple(row) == ("it's", 'a"b', "ab", "xy")
+
+
+def test_xxhash64_matches_spark(spark):
+    row = spark.sql(
+        "SELECT xxhash64(CAST(1.5 AS DECIMAL(20,2))), xxhash64(DATE'2024-01-01'), xxhash64(1.5D), "
+        "xxhash64('Spark', array(123), 2)").collect()[0]
+    assert tuple(row) == (-194698251525976593, 3242891694566951137, 7738255526519901366, 5602566077635097486)
+    df = spark.range(3).select(F.xxhash64("id").alias("h"))
+    assert [r.h for r in df.collect()] == [
+        spark.sql(f"SELECT xxhash64({i}L)").collect()[0][0] for i in range(3)]
+    with pytest.raises(AnalysisException, match="HASH_MAP_TYPE"):
+        spark.sql("SELECT xxhash64(map('a', 1))").collect()
+
+
+def test_new_scalar_functions(spark):
+    row = spark.sql(
+        "SELECT quote('Don''t'), dayname(DATE'2024-01-01'), monthname(DATE'2024-12-25'), "
+        "elt(2, 'a', 'b'), find_in_set('ab', 'abc,b,ab'), luhn_check('79927398713'), "
+        "regexp_count('Steven and Stephen', 'Ste(v|ph)en'), regexp_extract_all('1-2, 3-4', '(\\\\d+)-(\\\\d+)', 2), "
+        "url_encode('a b&c'), parse_url('http://u@h.org:80/p?q=1#r', 'QUERY', 'q'), width_bucket(5.3, 0.2, 10.6, 5), "
+        "map_from_entries(array(struct(1, 'a'))), bit_count(-1), current_database()").collect()[0]
+    assert tuple(row) == ("'Don\\'t'", "Mon", "Dec", "b", 3, True, 2, ["2", "4"], "a+b%26c", "1", 3, {1: "a"}, 64,
+                          "default")
+    assert spark.sql("SELECT current_database()").columns == ["current_schema()"]
