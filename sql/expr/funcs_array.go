@@ -24,6 +24,7 @@ func init() {
 	registerScalar(2, 2, bindArrayRepeat, "array_repeat")
 	registerScalar(2, 2, bindArraySetOp, "array_union", "array_intersect", "array_except", "arrays_overlap")
 	registerScalar(1, -1, bindArraysZip, "arrays_zip")
+	registerScalar(3, 3, bindArrayInsert, "array_insert")
 }
 
 func bindArrayContains(name string, args []Expr, opts Options) (Expr, error) {
@@ -576,4 +577,65 @@ func bindArraysZip(name string, args []Expr, opts Options) (Expr, error) {
 	})
 	f.str = callString(name, args)
 	return f, nil
+}
+
+// bindArrayInsert is Spark's ArrayInsert: item inserted at the 1-based pos (negative counts
+// from the end, -1 after the last element); a pos past either end pads with NULLs; pos 0 is
+// INVALID_INDEX_OF_ZERO; a NULL array or pos gives NULL.
+func bindArrayInsert(name string, args []Expr, opts Options) (Expr, error) {
+	t := args[0].Type()
+	if t.Kind == sqltypes.Null {
+		return nil, typeMismatch("ARRAY_FUNCTION_DIFF_TYPES", quoteSQL(callString(name, args)),
+			"Input to `%s` should have been \"ARRAY\" followed by a value with same element type, but it's [\"%s\", \"%s\"].", name, t.SQL(), args[2].Type().SQL())
+	}
+	if t.Kind != sqltypes.Array {
+		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `"ARRAY"`, args[0])
+	}
+	if args[1].Type().Kind != sqltypes.Integer && args[1].Type().Kind != sqltypes.Short && args[1].Type().Kind != sqltypes.Byte {
+		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 1, `"INT"`, args[1])
+	}
+	et, ok := CommonType(*t.Elem, args[2].Type())
+	if !ok {
+		return nil, typeMismatch("ARRAY_FUNCTION_DIFF_TYPES", quoteSQL(callString(name, args)),
+			"Input to `%s` should have been \"ARRAY\" followed by a value with same element type, but it's [\"%s\", \"%s\"].", name, t.SQL(), args[2].Type().SQL())
+	}
+	arr, err := implicitCast(args[0], sqltypes.ArrayType(et, t.ElemNullable), opts)
+	if err != nil {
+		return nil, err
+	}
+	v, err := implicitCast(args[2], et, opts)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := implicitCast(args[1], intType, opts)
+	if err != nil {
+		return nil, err
+	}
+	rt := sqltypes.ArrayType(et, true)
+	return &rowFunc{name: name, args: []Expr{arr, pos, v}, t: rt, null: arr.Nullable() || pos.Nullable(), str: callString(name, args),
+		fn: func(_ *Context, a []any) (any, error) {
+			if a[0] == nil || a[1] == nil {
+				return nil, nil
+			}
+			in := a[0].([]any)
+			p := int(toInt64(a[1]))
+			if p == 0 {
+				return nil, sparkerr.New(sparkerr.SparkRuntimeException, "INVALID_INDEX_OF_ZERO", "22003",
+					"The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).")
+			}
+			at := p - 1
+			if p < 0 {
+				at = len(in) + p + 1
+			}
+			switch {
+			case at < 0:
+				out := append([]any{a[2]}, make([]any, -at)...)
+				return append(out, in...), nil
+			case at > len(in):
+				out := append(append([]any{}, in...), make([]any, at-len(in))...)
+				return append(out, a[2]), nil
+			}
+			out := append(append([]any{}, in[:at]...), a[2])
+			return append(out, in[at:]...), nil
+		}}, nil
 }
