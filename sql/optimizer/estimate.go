@@ -52,7 +52,11 @@ func estimateRows(n logical.Node, o *Options) float64 {
 		case x.Type == plan.LeftSemiJoin || x.Type == plan.LeftAntiJoin:
 			return l
 		case len(x.LeftKeys) > 0:
-			return max(l, r)
+			sel := 1.0
+			for i := range x.LeftKeys {
+				sel *= keySelectivity(x.Left, x.LeftKeys[i], x.Right, x.RightKeys[i], o)
+			}
+			return l * r * sel
 		}
 		return l * r
 	case *logical.Union:
@@ -81,4 +85,52 @@ func selectivity(c expr.Expr) float64 {
 		return min(s, 1)
 	}
 	return 1.0 / 3
+}
+
+// distinctValues guesses how many distinct values column col of n's output holds: the
+// scan's bound (Options.Distinct) traced through Filters, Projects of columns and joins, never
+// more than n's rows; unknown columns are taken as keys (as many values as rows).
+func distinctValues(n logical.Node, col int, o *Options) float64 {
+	rows := estimateRows(n, o)
+	if d, ok := distinctOf(n, col, o); ok {
+		return max(1, min(d, rows))
+	}
+	return max(1, rows)
+}
+
+func distinctOf(n logical.Node, col int, o *Options) (float64, bool) {
+	switch x := n.(type) {
+	case *logical.SourceScan:
+		if o.Distinct == nil {
+			return 0, false
+		}
+		d, ok := o.Distinct(x, col)
+		return float64(d), ok
+	case *logical.Filter:
+		return distinctOf(x.Input, col, o)
+	case *logical.Project:
+		if c, ok := stripAlias(x.Exprs[col]).(*expr.Column); ok {
+			return distinctOf(x.Input, c.Index, o)
+		}
+	case *logical.Join:
+		nl := len(x.Left.Schema())
+		if col < nl {
+			return distinctOf(x.Left, col, o)
+		}
+		return distinctOf(x.Right, col-nl, o)
+	}
+	return 0, false
+}
+
+// keySelectivity is the fraction of pairs an equi-join key keeps: 1 / the larger number of
+// distinct values of its sides (a side that is not a column is taken as a key of its input).
+func keySelectivity(l logical.Node, lk expr.Expr, r logical.Node, rk expr.Expr, o *Options) float64 {
+	return 1 / max(keyDistinct(l, lk, o), keyDistinct(r, rk, o))
+}
+
+func keyDistinct(n logical.Node, k expr.Expr, o *Options) float64 {
+	if c, ok := stripAlias(k).(*expr.Column); ok {
+		return distinctValues(n, c.Index, o)
+	}
+	return max(1, estimateRows(n, o))
 }

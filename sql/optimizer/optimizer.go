@@ -12,6 +12,9 @@ import (
 type Options struct {
 	// Stats, when set, returns a scan's row count (from file metadata); ok false when unknown.
 	Stats func(*logical.SourceScan) (rows int64, ok bool)
+	// Distinct, when set, returns an upper bound of the distinct values of a scan's column
+	// col (from file metadata: an integer column's min and max); ok false when unknown.
+	Distinct func(scan *logical.SourceScan, col int) (n int64, ok bool)
 	// Expr is the statement's evaluation context, for constant folding (time zone, ANSI);
 	// nil: nothing is folded.
 	Expr *expr.Context

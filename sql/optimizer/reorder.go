@@ -95,7 +95,7 @@ func reorderTree(j *logical.Join, o *Options) logical.Node {
 			conds[i].inputs[inputOf(ins, col)] = true
 		}
 	}
-	order := joinOrder(ins, conds)
+	order := joinOrder(ins, conds, o)
 	// newPos maps a column of the original output to its place in the reordered one.
 	newPos := make([]int, len(j.Schema()))
 	pos := 0
@@ -147,9 +147,10 @@ func reorderTree(j *logical.Join, o *Options) logical.Node {
 }
 
 // joinOrder picks the order of inputs: the largest first (the probe side), then repeatedly
-// the smallest input that a condition connects to those already joined, or the smallest
-// input when none is connected. Ties keep the written order.
-func joinOrder(ins []joinInput, conds []joinCond) []int {
+// the input connected to those already joined (a cross product only when none is) whose join
+// is estimated to give the fewest rows, smaller inputs first on ties. An equality keeps 1 /
+// the larger distinct count of its sides, another condition a third.
+func joinOrder(ins []joinInput, conds []joinCond, o *Options) []int {
 	first := 0
 	for i := range ins {
 		if ins[i].rows > ins[first].rows {
@@ -158,29 +159,54 @@ func joinOrder(ins []joinInput, conds []joinCond) []int {
 	}
 	order := []int{first}
 	joined := map[int]bool{first: true}
+	cur := ins[first].rows
 	for len(order) < len(ins) {
-		best, bestConnected := -1, false
+		best, bestConnected, bestRows := -1, false, 0.0
 		for i := range ins {
 			if joined[i] {
 				continue
 			}
 			connected := false
+			rows := cur * ins[i].rows
 			for _, c := range conds {
 				if c.inputs[i] && len(c.inputs) > 1 && connects(c.inputs, joined, i) {
 					connected = true
-					break
+					rows *= condSelectivity(c, ins, o)
 				}
 			}
 			better := best < 0 || (connected && !bestConnected) ||
-				(connected == bestConnected && ins[i].rows < ins[best].rows)
+				(connected == bestConnected && (rows < bestRows || (rows == bestRows && ins[i].rows < ins[best].rows)))
 			if better {
-				best, bestConnected = i, connected
+				best, bestConnected, bestRows = i, connected, rows
 			}
 		}
 		order = append(order, best)
 		joined[best] = true
+		cur = max(1, bestRows)
 	}
 	return order
+}
+
+// condSelectivity is the fraction of pairs a join condition keeps.
+func condSelectivity(c joinCond, ins []joinInput, o *Options) float64 {
+	l, r, ok := expr.Equality(c.e)
+	if !ok {
+		return 1.0 / 3
+	}
+	return 1 / max(sideDistinct(l, ins, o), sideDistinct(r, ins, o))
+}
+
+// sideDistinct is the distinct count of one side of an equality over the flattened inputs.
+func sideDistinct(e expr.Expr, ins []joinInput, o *Options) float64 {
+	cols := expr.ColumnsOf(e, nil)
+	if c, ok := stripAlias(e).(*expr.Column); ok {
+		k := inputOf(ins, c.Index)
+		return distinctValues(ins[k].node, c.Index-ins[k].offset, o)
+	}
+	for col := range cols {
+		return max(1, ins[inputOf(ins, col)].rows)
+	}
+	return 1
 }
 
 // connects reports whether a condition reading inputs would be placed when input i joins
