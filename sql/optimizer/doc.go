@@ -24,12 +24,19 @@
 //     Project restores the original column order.
 //  4. pushdown again (fixed point), for conditions the new order exposes.
 //  5. prune (once): columns no operator reads are dropped from Projects, Joins and
-//     Aggregates' inputs down to the scans; Parquet and JSON batch scans read only the columns
-//     left in their Out (their readers match columns by name).
+//     Aggregates' inputs down to the scans; a batch Parquet scan's Out keeps only the columns
+//     read (its reader matches columns by name; CSV reads by position, and JSON's corrupt-record
+//     column depends on every field, so those scans keep theirs). Adjacent Projects of plain
+//     columns merge (simplify).
 //
 // Estimates: a SourceScan's rows come from Options.Stats (Parquet footers) or a default; a
 // Filter keeps a fixed fraction per conjunct (an equality 1/10, another comparison 1/3);
-// an Aggregate keeps a tenth; LocalData counts its rows.
+// an Aggregate keeps a tenth; LocalData counts its rows; an equi-join keeps 1 / the larger
+// distinct count of each key's sides, a column's distinct count bounded by Options.Distinct
+// (Parquet min/max of integer columns) and its input's rows (unknown: as many as rows).
+//
+// Not done: limit/top-N pushdown (the planner has no top-N operator), aggregation below
+// joins.
 //
 // Conservative by construction: expressions that are nondeterministic (rand) or that
 // expr.Rewritable rejects are never moved; node types the optimizer does not know (and that do

@@ -65,7 +65,7 @@ func remapWith(e expr.Expr, m []int) expr.Expr {
 func prune(n logical.Node, req map[int]bool) (logical.Node, []int) {
 	switch x := n.(type) {
 	case *logical.SourceScan:
-		if x.Streaming || (x.Format != "parquet" && x.Format != "json") || len(req) == 0 || len(req) == len(x.Out) {
+		if x.Streaming || x.Format != "parquet" || len(req) == 0 || len(req) == len(x.Out) {
 			return n, identity(len(x.Out))
 		}
 		// Pushed filters read their columns too (the Filter above requires them anyway).
