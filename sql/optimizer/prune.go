@@ -3,7 +3,6 @@ package optimizer
 import (
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
-	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -225,7 +224,9 @@ func pruneJoin(x *logical.Join, req map[int]bool) (logical.Node, []int) {
 	l, lm := prune(x.Left, needL)
 	r, rm := prune(x.Right, needR)
 	nlNew := len(l.Schema())
-	m := make([]int, len(x.Out))
+	// m covers both sides (a semi or anti join's residual reads the right side too); the
+	// output mapping is its first len(x.Out) entries.
+	m := make([]int, nl+nr)
 	for i := range m {
 		switch {
 		case i < nl:
@@ -249,9 +250,7 @@ func pruneJoin(x *logical.Join, req map[int]bool) (logical.Node, []int) {
 	}
 	// The output is the kept columns (every column of the new sides), with the join's
 	// nullability.
-	if x.Type == plan.LeftSemiJoin || x.Type == plan.LeftAntiJoin {
-		m = m[:nl]
-	}
+	m = m[:len(x.Out)]
 	outFields := make(sqltypes.Schema, 0)
 	for i := range m {
 		if m[i] >= 0 {
