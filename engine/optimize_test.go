@@ -45,6 +45,8 @@ var optimizerQueries = []string{
 	"SELECT * FROM (SELECT * FROM t1 ORDER BY a, b, c) WHERE c > 1",
 	"SELECT * FROM t1 JOIN (SELECT a, max(d) AS m FROM t2 GROUP BY a) g ON t1.a = g.a WHERE g.m > 1 AND t1.c > 0",
 	"SELECT * FROM (SELECT a FROM t1 INTERSECT SELECT a FROM t2) WHERE a > 1",
+	"SELECT * FROM t1, t2 WHERE (t1.c > 2 AND t2.d = 1) OR (t1.b = 1 AND t2.d > 3 AND t1.a = t2.a)",
+	"SELECT * FROM t1, t2, t3 WHERE t1.a = t2.a AND ((t3.e = 1 AND t1.b = 2) OR (t3.e = 2 AND t2.d = 1))",
 }
 
 // TestOptimizerKeepsResults runs optimizerQueries over seeded random tables (small ranges, with

@@ -41,6 +41,14 @@ func pushIntoJoin(j *logical.Join, conds []expr.Expr) logical.Node {
 			toRight = append(toRight, expr.ShiftColumns(c, -nl))
 		case (typ == plan.InnerJoin || typ == plan.CrossJoin) && !semiOrAnti(typ):
 			toJoin = append(toJoin, c)
+			// An OR over both sides still filters each side by what its disjuncts say
+			// about that side alone (Spark's PushExtraPredicateThroughJoin).
+			if l, ok := sidePredicate(c, 0, nl); ok {
+				toLeft = append(toLeft, l)
+			}
+			if r, ok := sidePredicate(c, nl, nl+nr); ok {
+				toRight = append(toRight, expr.ShiftColumns(r, -nl))
+			}
 		default:
 			above = append(above, c)
 		}
@@ -187,4 +195,27 @@ func colRange(lo, hi int) map[int]bool {
 		m[i] = true
 	}
 	return m
+}
+
+// sidePredicate weakens a disjunction over several inputs to columns [lo, hi): the OR of, for
+// each disjunct, the AND of its conjuncts over those columns. Every row the disjunction keeps
+// passes it; false when some disjunct says nothing about those columns.
+func sidePredicate(c expr.Expr, lo, hi int) (expr.Expr, bool) {
+	if !expr.IsOr(c) {
+		return nil, false
+	}
+	var ors []expr.Expr
+	for _, d := range expr.Disjuncts(c) {
+		var parts []expr.Expr
+		for _, x := range expr.Conjuncts(d) {
+			if readsColumns(x) && within(x, lo, hi) {
+				parts = append(parts, x)
+			}
+		}
+		if len(parts) == 0 {
+			return nil, false
+		}
+		ors = append(ors, expr.AndAll(parts))
+	}
+	return expr.OrAll(ors), true
 }

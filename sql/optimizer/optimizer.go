@@ -43,7 +43,13 @@ var batches = []batch{
 }
 
 // Optimize returns a plan equivalent to n (same schema, same rows) for the planner.
-func Optimize(ctx context.Context, n logical.Node, opts Options) (logical.Node, error) {
+// A rule that panics (a bug) fails the query with an internal error instead of the server.
+func Optimize(ctx context.Context, n logical.Node, opts Options) (out logical.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, sparkerr.Internal("optimizer: %v", r)
+		}
+	}()
 	for _, b := range batches {
 		for i := 0; ; i++ {
 			if err := ctx.Err(); err != nil {
