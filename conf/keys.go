@@ -18,4 +18,6 @@ const (
 	// QueryMemoryBudgetKey is a query's memory budget in bytes (flow.MemoryBudget; a quarter of it
 	// bounds one value of a function sized by an argument).
 	QueryMemoryBudgetKey = "spark.weir.query.memoryBudgetBytes"
+	// OptimizerEnabledKey turns the logical optimizer (package sql/optimizer) on or off.
+	OptimizerEnabledKey = "spark.weir.optimizer.enabled"
 )

@@ -237,20 +237,30 @@ func (s *Session) explainCommand(ctx context.Context, c *plan.Explain) (*Result,
 	return s.rowsResult(sqltypes.Schema{stringField("plan")}, [][]any{{text}})
 }
 
-// Explain renders rel's plan in a mode ("simple", "extended", "codegen", "cost", "formatted").
+// Explain renders rel's plan in a mode ("simple", "extended", "codegen", "cost", "formatted"):
+// the optimized plan, and for extended and cost the analyzed one before it too (the physical
+// plan is rendered as the optimized logical tree the planner builds from).
 func (s *Session) Explain(ctx context.Context, rel plan.Relation, mode string) (string, error) {
 	node, err := s.Analyze(ctx, rel)
 	if err != nil {
 		return "", err
 	}
-	tree := logical.TreeString(node)
+	ectx, err := s.evalContext()
+	if err != nil {
+		return "", err
+	}
+	optimized, err := s.optimize(ctx, node, ectx)
+	if err != nil {
+		return "", err
+	}
+	tree := logical.TreeString(optimized)
 	switch strings.ToLower(mode) {
 	case "extended", "cost":
 		schema := make([]string, 0, len(node.Schema()))
 		for _, f := range node.Schema() {
 			schema = append(schema, f.Name+": "+f.Type.String())
 		}
-		return "== Analyzed Logical Plan ==\n" + strings.Join(schema, ", ") + "\n" + tree +
+		return "== Analyzed Logical Plan ==\n" + strings.Join(schema, ", ") + "\n" + logical.TreeString(node) +
 			"\n== Optimized Logical Plan ==\n" + tree + "\n== Physical Plan ==\n" + tree, nil
 	}
 	return "== Physical Plan ==\n" + tree, nil

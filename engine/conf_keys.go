@@ -109,6 +109,8 @@ var confEntries = []ConfEntry{
 	{Key: planner.MaxPartitionsConf, Kind: ConfInt, Default: "4096", Valid: positive,
 		Invalid: "The value of " + planner.MaxPartitionsConf + " must be positive",
 		Doc:     "Most partitions any step of a query may have (repartition, range, shuffles)."},
+	{Key: conf.OptimizerEnabledKey, Kind: ConfBool, Default: "true",
+		Doc: "Whether queries go through the logical optimizer (pushdown, join keys and order, pruning) before they are planned."},
 
 	// Streaming.
 	{Key: query.CheckpointLocationConf, Kind: ConfString, Default: "",

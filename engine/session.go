@@ -194,6 +194,9 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	}
 	ectx.Mem = budget
 	ectx.MaxValueBytes = expr.ValueBytesOfBudget(budget.Limit())
+	if node, err = s.optimize(ctx, node, ectx); err != nil {
+		return nil, err
+	}
 	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: s.shufflePartitions(), Expr: ectx, Sources: s.batchSource,
 		Conf: s.conf.Get, Python: s.pythonSpec()})
 	if err != nil {

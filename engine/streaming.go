@@ -39,6 +39,13 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreach
 	if err != nil {
 		return nil, err
 	}
+	ectx, err := s.evalContext()
+	if err != nil {
+		return nil, err
+	}
+	if node, err = s.optimize(ctx, node, ectx); err != nil {
+		return nil, err
+	}
 	mode, err := flow.ParseOutputMode(ws.OutputMode)
 	if err != nil {
 		return nil, err

@@ -51,4 +51,11 @@
 //
 // Compare, HashColumns and RowsEqual give Spark's ordering and grouping equality (NULL = NULL,
 // NaN = NaN, -0.0 = 0.0) to sorts, group-bys, DISTINCT and hash joins.
+//
+// Rewriting (transform.go, the optimizer's tool): WithChildren rebuilds any bound expression over
+// new children, Transform applies a function bottom-up, RemapColumns/ReplaceColumns move an
+// expression onto another input, AggWithArgs and GeneratorWithArgs do the same for aggregate
+// calls and generators. Rewritable says whether every node of an expression supports this (types
+// defined elsewhere implement Rebuilder); IsDeterministic whether an expression may be moved or
+// folded (not rand/randn).
 package expr

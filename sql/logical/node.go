@@ -124,7 +124,11 @@ func (s *SourceScan) Describe() string {
 	if s.Streaming {
 		kind = "StreamingRelation"
 	}
-	return fmt.Sprintf("%s %s [%s]", kind, s.Format, strings.Join(s.Out.Names(), ", "))
+	d := fmt.Sprintf("%s %s [%s]", kind, s.Format, strings.Join(s.Out.Names(), ", "))
+	if len(s.Filters) > 0 {
+		d += ", PushedFilters: [" + exprList(s.Filters) + "]"
+	}
+	return d
 }
 
 // Project computes Exprs (each named by expr.OutputName) from Input.

@@ -1,0 +1,136 @@
+package optimizer
+
+import (
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+)
+
+// defaultRows is the row count assumed for a scan without statistics.
+const defaultRows = 1_000_000
+
+// estimateRows guesses how many rows n outputs (see doc.go, Estimates).
+func estimateRows(n logical.Node, o *Options) float64 {
+	switch x := n.(type) {
+	case *logical.SourceScan:
+		if o.Stats != nil {
+			if rows, ok := o.Stats(x); ok {
+				return float64(rows)
+			}
+		}
+		return defaultRows
+	case *logical.LocalData:
+		var rows int64
+		for _, r := range x.Records {
+			rows += r.NumRows()
+		}
+		if x.Snapshot != nil {
+			return defaultRows
+		}
+		return float64(rows)
+	case *logical.Range:
+		if x.Step == 0 {
+			return 0
+		}
+		return max(0, float64((x.End-x.Start)/x.Step))
+	case *logical.Filter:
+		rows := estimateRows(x.Input, o)
+		for _, c := range expr.Conjuncts(x.Cond) {
+			rows *= selectivity(c)
+		}
+		return rows
+	case *logical.Aggregate:
+		if len(x.Groups) == 0 {
+			return 1
+		}
+		return estimateRows(x.Input, o) / 10
+	case *logical.Limit:
+		return min(estimateRows(x.Input, o), float64(max(x.N, 0)))
+	case *logical.Join:
+		l, r := estimateRows(x.Left, o), estimateRows(x.Right, o)
+		switch {
+		case x.Type == plan.LeftSemiJoin || x.Type == plan.LeftAntiJoin:
+			return l
+		case len(x.LeftKeys) > 0:
+			sel := 1.0
+			for i := range x.LeftKeys {
+				sel *= keySelectivity(x.Left, x.LeftKeys[i], x.Right, x.RightKeys[i], o)
+			}
+			return l * r * sel
+		}
+		return l * r
+	case *logical.Union:
+		var rows float64
+		for _, in := range x.Inputs {
+			rows += estimateRows(in, o)
+		}
+		return rows
+	}
+	if cs := n.Children(); len(cs) == 1 {
+		return estimateRows(cs[0], o)
+	}
+	return defaultRows
+}
+
+// selectivity is the fraction of rows a conjunct is guessed to keep.
+func selectivity(c expr.Expr) float64 {
+	if _, _, ok := expr.Equality(c); ok {
+		return 0.1
+	}
+	if expr.IsOr(c) {
+		s := 0.0
+		for _, d := range expr.Disjuncts(c) {
+			s += selectivity(d)
+		}
+		return min(s, 1)
+	}
+	return 1.0 / 3
+}
+
+// distinctValues guesses how many distinct values column col of n's output holds: the
+// scan's bound (Options.Distinct) traced through Filters, Projects of columns and joins, never
+// more than n's rows; unknown columns are taken as keys (as many values as rows).
+func distinctValues(n logical.Node, col int, o *Options) float64 {
+	rows := estimateRows(n, o)
+	if d, ok := distinctOf(n, col, o); ok {
+		return max(1, min(d, rows))
+	}
+	return max(1, rows)
+}
+
+func distinctOf(n logical.Node, col int, o *Options) (float64, bool) {
+	switch x := n.(type) {
+	case *logical.SourceScan:
+		if o.Distinct == nil {
+			return 0, false
+		}
+		d, ok := o.Distinct(x, col)
+		return float64(d), ok
+	case *logical.Filter:
+		return distinctOf(x.Input, col, o)
+	case *logical.Project:
+		if c, ok := stripAlias(x.Exprs[col]).(*expr.Column); ok {
+			return distinctOf(x.Input, c.Index, o)
+		}
+	case *logical.Join:
+		nl := len(x.Left.Schema())
+		if col < nl {
+			return distinctOf(x.Left, col, o)
+		}
+		return distinctOf(x.Right, col-nl, o)
+	}
+	return 0, false
+}
+
+// keySelectivity is the fraction of pairs an equi-join key keeps: 1 / the larger number of
+// distinct values of its sides (a side that is not a column is taken as a key of its input).
+func keySelectivity(l logical.Node, lk expr.Expr, r logical.Node, rk expr.Expr, o *Options) float64 {
+	return 1 / max(keyDistinct(l, lk, o), keyDistinct(r, rk, o))
+}
+
+func keyDistinct(n logical.Node, k expr.Expr, o *Options) float64 {
+	if c, ok := stripAlias(k).(*expr.Column); ok {
+		return distinctValues(n, c.Index, o)
+	}
+	return max(1, estimateRows(n, o))
+}
