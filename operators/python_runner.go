@@ -21,6 +21,12 @@ type PythonRunner interface {
 	Open(ctx context.Context, t pyworker.Task) (PythonStream, error)
 }
 
+// PythonWorkerReserver is a PythonRunner made for one plan whose tasks share one reservation of
+// workers (pyworker.Reservation): the planner sets how many of the plan's tasks may run at once.
+type PythonWorkerReserver interface {
+	SetNeed(n int)
+}
+
 // PythonStream is one task running on a worker (pyworker.Stream): Send feeds input groups,
 // Recv returns result batches (io.EOF after CloseSend once every result was read), Ready
 // reports whether a result can be received without blocking, Close ends the task.
@@ -40,8 +46,9 @@ type PythonSpec struct {
 	// MaxRecordsPerBatch bounds the rows of one batch sent to a worker
 	// (spark.sql.execution.arrow.maxRecordsPerBatch; ≤ 0 means no bound).
 	MaxRecordsPerBatch int
-	// MaxWorkers is how many workers Runner runs at once (it makes an Open wait beyond); ≤ 0
-	// means no bound. The planner refuses plans that could wait forever for one.
+	// MaxWorkers is how many workers Runner runs at once for plans that fit (≤ 0: no bound); a
+	// Runner that is a PythonWorkerReserver is given the plan's need by the planner, which may
+	// exceed it (the plan then runs alone, see planner/python_workers.go).
 	MaxWorkers int
 }
 

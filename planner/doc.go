@@ -23,11 +23,13 @@
 // CoGroupMapInPython and AggregateInPython (AggregateInPandas: grouped-aggregate functions)
 // hash-partition their inputs on the grouping keys into Options.Partitions partitions (a
 // global AggregateInPython gathers one) and are refused on streams, as Spark's
-// UnsupportedOperationChecker does. Each partition of a Python node holds one of the runner's
-// PythonSpec.MaxWorkers workers while it runs, so a plan that could wait forever for one is
-// refused naming spark.weir.python.maxWorkers (checkPythonWorkers: the Python nodes' partitions
-// in all must fit, unless a batch plan's only Python node takes its workers at end of data or
-// has partitions fed independently from the sources).
+// UnsupportedOperationChecker does. Each partition of a Python node holds one worker while it
+// runs; the planner gives a runner that is an operators.PythonWorkerReserver the number of
+// tasks the plan must be able to run at once (python_workers.go: every Python partition, or at
+// most PythonSpec.MaxWorkers when a batch plan's only Python node takes its workers at end of
+// data or has partitions fed independently from the sources), which the runner reserves for the
+// plan at once, alone when it exceeds MaxWorkers (spark.weir.python.maxWorkers): no plan waits
+// forever for a worker and none is refused.
 //
 // Event time: a logical.Watermark becomes an EventTimeWatermark node (its own node, on a
 // forward edge). An aggregate grouping by a sliding window gets an ExpandWindows node below its

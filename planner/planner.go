@@ -70,9 +70,7 @@ func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 	if err := checkPartitions(g, max); err != nil {
 		return nil, err
 	}
-	if err := b.checkPythonWorkers(); err != nil {
-		return nil, err
-	}
+	b.reservePythonWorkers()
 	return g, nil
 }
 
@@ -91,7 +89,7 @@ type builder struct {
 	count int
 	// chains are the stages of the stateless nodes built so far.
 	chains map[*flow.Node][]operators.Stage
-	// pythonNodes are the Python nodes built so far (checkPythonWorkers).
+	// pythonNodes are the Python nodes built so far (reservePythonWorkers).
 	pythonNodes []pythonNode
 }
 
