@@ -13,7 +13,12 @@
 //
 // Pool runs UDF tasks (Task: an eval type, its UDFs' pickled commands, the runner conf) on
 // workers forked by one `python -m pyspark.daemon` (daemon.go describes its protocol), reused
-// after a task that ended cleanly (spark.python.worker.reuse), at most MaxWorkers busy at once.
+// after a task that ended cleanly (spark.python.worker.reuse). Workers are granted by
+// reservation (reservation.go), first come first served: Pool.Open reserves one per task; a
+// Reservation reserves one plan's need at once when its first task starts and gives it back when
+// its last running task ends. Reservations run side by side within MaxWorkers; one larger than
+// MaxWorkers is granted alone, so at most max(MaxWorkers, the largest reservation) workers are
+// busy at once, and at most MaxWorkers are kept idle.
 // A Stream writes worker.py's task header (task_header.go) with its first input, frames each
 // input unit (Group) and decodes the output as the eval type's family says (family.go; the
 // Arrow kinds in arrow_families.go, the pickled kinds SQL_BATCHED_UDF and NON_UDF (foreach
