@@ -52,6 +52,9 @@
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a
 // Concat gathers them in partition order, so a plan without exchanges returns rows in the
 // order Spark would (spark.range(10) is 0..9); after an exchange the order is the partitions'.
+// A batch repartition(1) is a Concat too (Spark's shuffle read takes map outputs in map order),
+// and a batch aggregate (builtin or AggregateInPython) emits its groups in the order of their
+// first rows read sender by sender (operators/aggregate_order.go), not in arrival order.
 // Streaming plans (Options.Streaming) gather without ordering wherever one partition is needed,
 // since unbounded partitions never end.
 package planner

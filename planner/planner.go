@@ -262,6 +262,12 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		if len(n.Keys) > 0 {
 			p = operators.HashPartitioner(b.ctx, n.Keys)
 		}
+		if par == 1 && !b.opts.Streaming {
+			// repartition(1) / coalesce(1) of a batch: Spark's shuffle read takes the map outputs
+			// in map order, so the rows come out in their input partitions' order (as Concat
+			// emits them, holding later partitions' batches until the earlier ones ended).
+			return b.node("Exchange", 1, schema, operators.Concat(), flow.Input{From: ins[0], Exchange: flow.Gather}), nil
+		}
 		return b.node("Exchange", par, schema, operators.Pass(), flow.Input{From: ins[0], Exchange: flow.Partition, Partitioner: p}), nil
 	}
 	return nil, sparkerr.Unsupported("planning %s is not supported", n.Describe())

@@ -1,0 +1,40 @@
+"""Python functions where PySpark's own parity tests (pyspark/sql/tests/pandas/test_pandas_map.py,
+test_pandas_udf_grouped_agg.py) compare Weir with Apache Spark: row order, NOT NULL result
+fields, barrier mode."""
+import pandas as pd
+from pyspark.sql import functions as F
+from pyspark.sql.functions import pandas_udf
+
+
+def test_grouped_agg_udf_keeps_the_builtin_aggregates_group_order(spark):
+    """test_retain_group_columns: groupby(id).agg(pandas_udf) and groupby(id).agg(sum) compared
+    unsorted: both give their groups in the order of their first rows read partition by
+    partition, whatever order the partitions' batches arrived in."""
+    df = (spark.range(10).toDF("id").withColumn("vs", F.array([F.lit(i) for i in range(20, 30)]))
+          .withColumn("v", F.explode("vs")).drop("vs").withColumn("w", F.lit(1.0)))
+
+    @pandas_udf("double")
+    def psum(v: pd.Series) -> float:
+        return float(v.sum())
+
+    for _ in range(4):
+        builtin = df.groupby(df.id).agg(F.sum(df.v).alias("s")).toPandas()
+        python = df.groupby(df.id).agg(psum(df.v).alias("s")).toPandas()
+        assert list(python["id"]) == list(builtin["id"])
+        assert list(python["s"]) == [float(x) for x in builtin["s"]]
+        assert sorted(builtin["id"]) == list(range(10))
+
+
+def test_map_after_repartition_one_keeps_partition_order(spark):
+    """test_dataframes_with_more_columns: repartition(1) reads its input partitions in order,
+    as Spark's shuffle read does, so mapInPandas sees 0..9 (not the partition that arrived
+    first)."""
+    df = spark.range(10, numPartitions=3).select("id", F.col("id").alias("value"), F.col("id").alias("extra"))
+
+    def f(it):
+        for pdf in it:
+            yield pdf[["id", "value"]]
+
+    for _ in range(4):
+        assert [r.id for r in df.repartition(1).mapInPandas(f, "id long, value long").collect()] == list(range(10))
+        assert [r.id for r in df.repartition(1).collect()] == list(range(10))
