@@ -46,7 +46,7 @@ func (p *pythonOut) recv(ctx context.Context, out flow.Emitter) error {
 		return err
 	}
 	defer res.Release()
-	cols := structColumns(res)
+	cols := resultColumns(res)
 	defer releaseAll(cols)
 	want := p.env.OutSchema.NumFields() - flow.UserOffset
 	if len(cols) != want {
@@ -56,7 +56,11 @@ func (p *pythonOut) recv(ctx context.Context, out flow.Emitter) error {
 	conformed := make([]arrow.Array, len(cols))
 	defer func() { releaseAll(conformed) }()
 	for i, c := range cols {
-		if conformed[i], err = conform(ctx, p.env.Mem, c, p.env.OutSchema.Field(i+flow.UserOffset).Type); err != nil {
+		f := p.env.OutSchema.Field(i + flow.UserOffset)
+		if conformed[i], err = conform(ctx, p.env.Mem, c, f.Type); err != nil {
+			return err
+		}
+		if err := checkNotNull(conformed[i], f); err != nil {
 			return err
 		}
 	}

@@ -106,24 +106,10 @@ func conform(ctx context.Context, mem memory.Allocator, a arrow.Array, want arro
 	return out, nil
 }
 
-// structColumns are the fields of a map or grouped-map function's result: worker.py returns
-// them as one struct column; a batch of the fields themselves is taken as is.
-func structColumns(rec arrow.RecordBatch) []arrow.Array {
-	if rec.NumCols() == 1 {
-		if s, ok := rec.Column(0).(*array.Struct); ok {
-			out := make([]arrow.Array, s.NumField())
-			for i := range out {
-				f := s.Field(i)
-				if s.Offset() != 0 || f.Len() != s.Len() {
-					f = array.NewSlice(f, int64(s.Offset()), int64(s.Offset()+s.Len()))
-				} else {
-					f.Retain()
-				}
-				out[i] = f
-			}
-			return out
-		}
-	}
+// resultColumns are the columns of a map or grouped-map function's result batch (retained):
+// pyworker.Stream already took them out of the struct worker.py wraps them in, so a single struct
+// column is a struct field of the result, not the wrapping.
+func resultColumns(rec arrow.RecordBatch) []arrow.Array {
 	out := make([]arrow.Array, rec.NumCols())
 	for i := range out {
 		out[i] = rec.Column(i)

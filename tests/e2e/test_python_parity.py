@@ -38,3 +38,39 @@ def test_map_after_repartition_one_keeps_partition_order(spark):
     for _ in range(4):
         assert [r.id for r in df.repartition(1).mapInPandas(f, "id long, value long").collect()] == list(range(10))
         assert [r.id for r in df.repartition(1).collect()] == list(range(10))
+
+
+def test_null_in_a_not_null_result_field_fails_the_query(spark):
+    """test_violate_not_null: a result schema's NOT NULL field (top level or nested) that the
+    function fills with None fails the query, as Spark's task fails reading the null ("Value at
+    index is null"); mapInPandas, mapInArrow and applyInPandas alike."""
+    import pyarrow as pa
+
+    def pandas_func(it):
+        for _ in it:
+            yield pd.DataFrame({"a": [1, None]})
+
+    cases = [
+        lambda df: df.mapInPandas(pandas_func, "a long not null"),
+        lambda df: df.mapInArrow(lambda it: (pa.RecordBatch.from_pydict({"a": [1, None]}) for _ in it), "a long not null"),
+        lambda df: df.groupBy("id").applyInPandas(lambda pdf: pd.DataFrame({"a": [1, None]}), "a long not null"),
+        lambda df: df.mapInPandas(lambda it: (pd.DataFrame({"s": [{"x": 1}, {"x": None}]}) for _ in it),
+                                  "s struct<x: long not null>"),
+    ]
+    for make in cases:
+        df = make(spark.range(1))
+        try:
+            df.collect()
+        except Exception as e:  # noqa: BLE001
+            assert "is null" in str(e) and "NOT NULL" in str(e), str(e)
+        else:
+            raise AssertionError("a null in a NOT NULL field was returned")
+    # nulls where the schema allows them still come back
+    assert spark.range(1).mapInPandas(pandas_func, "a long").collect()[1].a is None
+
+
+def test_map_result_with_one_struct_column(spark):
+    """A map function's result with a single struct column is that column (not its fields)."""
+    rows = spark.range(1).mapInPandas(lambda it: (pd.DataFrame({"s": [{"x": 1}, {"x": None}]}) for _ in it),
+                                      "s struct<x: long>").collect()
+    assert [r.s.x for r in rows] == [1, None]
