@@ -10,10 +10,12 @@ import (
 const PythonMaxWorkersConf = "spark.weir.python.maxWorkers"
 
 // pythonNode is a planned Python node: lazy when it takes its worker only at end of data
-// (grouped-map and grouped-aggregate kinds, after their whole input arrived).
+// (grouped-map and grouped-aggregate kinds, after their whole input arrived); gang when all its
+// partitions' tasks must run at once (a barrier-mode map: barrier() waits for every one).
 type pythonNode struct {
 	node *flow.Node
 	lazy bool
+	gang bool
 }
 
 // pythonWorkersNeeded is how many Python tasks of the plan must be able to run at once, which
@@ -26,7 +28,8 @@ type pythonNode struct {
 // to the holder too). So a plan needs a worker for every partition of every Python node, all at
 // once — except one Python node alone in a batch plan that is lazy (each holder has its whole
 // input) or whose partitions are independent pipelines from the sources (forward edges only):
-// its partitions can take turns, and it needs at most MaxWorkers.
+// its partitions can take turns, and it needs at most MaxWorkers — unless it is a barrier-mode
+// map, whose tasks all wait for each other in BarrierTaskContext.barrier().
 //
 // The runner reserves the need at once when the plan's first task starts (pyworker.Reservation):
 // beside other plans while the session's reservations stay within MaxWorkers, or alone when the
@@ -38,7 +41,7 @@ func (b *builder) pythonWorkersNeeded() int {
 		max = b.opts.Python.MaxWorkers
 	}
 	if len(b.pythonNodes) == 1 && !b.opts.Streaming && max > 0 {
-		if n := b.pythonNodes[0]; n.lazy || independentPartitions(n.node) {
+		if n := b.pythonNodes[0]; !n.gang && (n.lazy || independentPartitions(n.node)) {
 			return min(n.node.Parallelism, max)
 		}
 	}

@@ -39,6 +39,10 @@ func TestPythonWorkersNeeded(t *testing.T) {
 		return &logical.GroupMapInPython{Input: in, Keys: []expr.Expr{idRef()},
 			Func: &logical.PythonFunc{Name: "g", EvalType: 201, Command: []byte("g"), ReturnType: structOf, Args: []expr.Expr{idRef()}}}
 	}
+	barrierMap := func(in logical.Node) logical.Node {
+		return &logical.MapInPython{Input: in, IsBarrier: true,
+			Func: &logical.PythonFunc{Name: "m", EvalType: 205, Command: []byte("m"), ReturnType: structOf, Args: []expr.Expr{idRef()}}}
+	}
 	deep := rng(2)
 	for range 30 {
 		deep = udfOver(deep)
@@ -56,6 +60,7 @@ func TestPythonWorkersNeeded(t *testing.T) {
 		{"30 nodes × 2 partitions past a bound of 4", deep, 4, 4, 60},
 		{"a grouped map alone takes its workers at end of data", groupMap(rng(2)), 16, 2, 2},
 		{"a grouped map under a scalar node", udfOver(groupMap(rng(2))), 16, 8, 32},
+		{"a barrier map's tasks all run at once", barrierMap(rng(16)), 4, 2, 16},
 		{"no bound", udfOver(udfOver(rng(64))), 4, 0, 128},
 	} {
 		t.Run(c.name, func(t *testing.T) {

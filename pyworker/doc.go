@@ -28,7 +28,10 @@
 // end section (timing data, accumulators, END_OF_STREAM). Callers see flat Arrow batches: the
 // struct wrapping of the map kinds and the pickling of rows and results (package pickle) are the
 // package's business. Task.LocalProperties are the TaskContext local properties (a foreach
-// writer's epoch id, BatchIDProperty).
+// writer's epoch id, BatchIDProperty). A Task with a Barrier is one task of a barrier stage: its
+// TaskContext is a BarrierTaskContext whose barrier() and allGather() the Barrier serves on a
+// loopback port for the stage's tasks (barrier.go), as Spark's PythonRunner and
+// BarrierCoordinator do.
 //
 // Ownership: the Worker owns its process, its socket and one goroutine that reaps the process.
 // Every blocking call takes a context; when it is done the socket is closed (the worker cannot be
@@ -39,7 +42,8 @@
 // and its workers exit), its stdout/stderr copies and its workers; a Stream owns the goroutine
 // that reads its worker's output into a queue (so sending all input before receiving never
 // deadlocks). A context done during Send or Recv kills that worker; Pool.Close kills every
-// worker, then the daemon, and reaps them.
+// worker, then the daemon, and reaps them. A Barrier owns its listener, its parked connections
+// and their goroutines while any task has joined it; the last task to leave stops them.
 //
 // Imports: the standard library, Arrow, sparkerr, sql/types (the input_type eval conf) and
 // pyworker/pickle.

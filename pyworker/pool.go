@@ -102,8 +102,23 @@ func (p *Pool) openReserved(ctx context.Context, t Task, done func()) (*Stream, 
 	if fam == nil {
 		return nil, workerFailure("Weir cannot run Python functions of eval type %d", t.EvalType)
 	}
+	if t.Barrier != nil {
+		port, secret, err := t.Barrier.join(t.PartitionIndex)
+		if err != nil {
+			return nil, err
+		}
+		t.barrierPort, t.barrierSecret = port, secret
+		inner := done
+		done = func() {
+			t.Barrier.leave()
+			inner()
+		}
+	}
 	w, filesDir, err := p.worker(ctx)
 	if err != nil {
+		if t.Barrier != nil {
+			t.Barrier.leave()
+		}
 		return nil, err
 	}
 	s := newStream(p, w, t, fam, filesDir)

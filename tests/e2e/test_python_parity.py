@@ -74,3 +74,38 @@ def test_map_result_with_one_struct_column(spark):
     rows = spark.range(1).mapInPandas(lambda it: (pd.DataFrame({"s": [{"x": 1}, {"x": None}]}) for _ in it),
                                       "s struct<x: long>").collect()
     assert [r.s.x for r in rows] == [1, None]
+
+
+def test_map_in_pandas_barrier_mode(spark):
+    """test_map_in_pandas_with_barrier_mode: barrier=True gives the function a
+    BarrierTaskContext, barrier=False a plain TaskContext; barrier() and allGather() sync every
+    partition's task (partitions without rows run one too), allGather answers in partition
+    order."""
+    df = spark.range(0, 10, 1, 3)
+
+    def plain(it):
+        from pyspark import BarrierTaskContext, TaskContext
+
+        tc = TaskContext.get()
+        assert tc is not None and not isinstance(tc, BarrierTaskContext)
+        yield from it
+
+    def synced(it):
+        from pyspark import BarrierTaskContext
+
+        tc = BarrierTaskContext.get()
+        tc.barrier()
+        everyone = tc.allGather(str(tc.partitionId()))
+        tc.barrier()
+        n = sum(len(pdf) for pdf in it)
+        yield pd.DataFrame({"part": [tc.partitionId()], "n": [n], "all": [",".join(everyone)],
+                            "tasks": [len(tc.getTaskInfos())]})
+
+    assert sorted(r.id for r in df.mapInPandas(plain, "id long", False).collect()) == list(range(10))
+    rows = sorted(df.mapInPandas(synced, "part long, n long, all string, tasks long", True).collect())
+    assert [tuple(r) for r in rows] == [(0, 3, "0,1,2", 3), (1, 3, "0,1,2", 3), (2, 4, "0,1,2", 3)]
+    # four partitions, two of them empty: every partition's task still takes part
+    empty = spark.range(0, 2, 1, 1).repartition(4, "id")
+    rows = empty.mapInPandas(synced, "part long, n long, all string, tasks long", True).collect()
+    assert sorted(r.part for r in rows) == [0, 1, 2, 3] and {r.all for r in rows} == {"0,1,2,3"}
+    assert sum(r.n for r in rows) == 2
