@@ -109,3 +109,37 @@ def test_map_in_pandas_barrier_mode(spark):
     rows = empty.mapInPandas(synced, "part long, n long, all string, tasks long", True).collect()
     assert sorted(r.part for r in rows) == [0, 1, 2, 3] and {r.all for r in rows} == {"0,1,2,3"}
     assert sum(r.n for r in rows) == 2
+
+
+def test_encode_decode_and_assert_true_around_python_functions(spark):
+    """test_large_variable_types and test_udf_daytime_interval use encode() and assert_true()
+    next to Python functions: encode/decode over Spark 4's charsets, assert_true raising
+    USER_RAISED_EXCEPTION, raise_error."""
+    import datetime
+
+    from pyspark.errors import SparkRuntimeException
+    from pyspark.sql.types import DayTimeIntervalType
+
+    df = (spark.range(10, numPartitions=3).select(F.col("id").cast("string").alias("str"))
+          .withColumn("bin", F.encode(F.col("str"), "utf-8")))
+    assert df.mapInPandas(lambda it: it, "str string, bin binary").collect() == df.collect()
+    assert df.select(F.decode("bin", "UTF-8").alias("s")).collect() == df.select(F.col("str").alias("s")).collect()
+
+    @F.udf(DayTimeIntervalType(DayTimeIntervalType.DAY, DayTimeIntervalType.SECOND))
+    def noop(x):
+        return x
+
+    td = spark.createDataFrame([(datetime.timedelta(microseconds=123),)], "td interval day to second").select(noop("td").alias("td"))
+    assert td.select(F.assert_true(F.lit("INTERVAL '0 00:00:00.000123' DAY TO SECOND") == td.td.cast("string"))).collect()[0][0] is None
+    try:
+        td.select(F.assert_true(td.td.cast("string") == F.lit("x"), "not x")).collect()
+    except SparkRuntimeException as e:
+        assert e.getCondition() == "USER_RAISED_EXCEPTION" and "not x" in str(e)
+    else:
+        raise AssertionError("assert_true of a false condition returned")
+    try:
+        spark.range(1).select(F.raise_error(F.lit("boom"))).collect()
+    except SparkRuntimeException as e:
+        assert e.getCondition() == "USER_RAISED_EXCEPTION" and "boom" in str(e)
+    else:
+        raise AssertionError("raise_error returned")
