@@ -51,5 +51,9 @@
 // of a Python UDTF (plan.RegisterPythonTableFunction) likewise for calls in FROM.
 // spark.weir.python.maxWorkers bounds the session's running workers: its value when the
 // session's pool starts (the first plan calling Python) is the pool's size for the session's
-// life, and the planner's PythonSpec.MaxWorkers (plans that could wait forever are refused).
+// life, and the planner's PythonSpec.MaxWorkers. Each plan (each pythonSpec call) runs on its
+// own pyworker.Reservation, sized by the planner: plans run side by side within the bound, and
+// a plan needing more workers than the bound at once (say 30 Python operators × 2 partitions in
+// one select) runs alone with as many, so the session runs at most max(maxWorkers, its largest
+// plan's need) workers at any time, and keeps at most maxWorkers idle ones.
 package engine

@@ -46,21 +46,26 @@ type pythonState struct {
 // runs on a small box.
 func defaultPythonWorkers() int { return max(32, 8*flow.DefaultParallelism()) }
 
-// poolRunner runs Python functions on a pyworker.Pool.
-type poolRunner struct{ pool *pyworker.Pool }
+// poolRunner runs one plan's Python functions on the session's pyworker.Pool, on the plan's
+// reservation of workers (the planner sets its need).
+type poolRunner struct{ res *pyworker.Reservation }
 
 // Open implements operators.PythonRunner.
 func (r poolRunner) Open(ctx context.Context, t pyworker.Task) (operators.PythonStream, error) {
-	st, err := r.pool.Open(ctx, t)
+	st, err := r.res.Open(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	return st, nil
 }
 
-// pythonRunner is the runner the session's plans use and how many workers it runs at once (0:
-// no bound): the one given, else the session's pool (started lazily; its size is
-// spark.weir.python.maxWorkers when it starts), else nil.
+// SetNeed implements operators.PythonWorkerReserver.
+func (r poolRunner) SetNeed(n int) { r.res.SetNeed(n) }
+
+// pythonRunner is the runner of one plan of the session and how many workers the session runs
+// at once for plans that fit (0: no bound): the one given, else a new reservation on the
+// session's pool (started lazily; its size is spark.weir.python.maxWorkers when it starts),
+// else nil.
 func (s *Session) pythonRunner() (operators.PythonRunner, int) {
 	if s.python.runner != nil {
 		return s.python.runner, 0
@@ -74,7 +79,7 @@ func (s *Session) pythonRunner() (operators.PythonRunner, int) {
 		s.python.poolSize = int(s.conf.Int(PythonMaxWorkersConf, int64(defaultPythonWorkers())))
 		s.python.pool = pyworker.NewPool(pyworker.PoolConfig{Python: s.python.path, MaxWorkers: s.python.poolSize})
 	}
-	return poolRunner{s.python.pool}, s.python.poolSize
+	return poolRunner{s.python.pool.NewReservation()}, s.python.poolSize
 }
 
 // closePython kills the session's Python workers (the session ends); a later plan starts a
@@ -148,8 +153,8 @@ func (s *Session) pythonFunction(name string) (*plan.PythonUDF, bool) {
 	return f, ok
 }
 
-// pythonSpec is what the planner's Python operators run with, or nil without a runner: the
-// runner and the runner conf Spark's ArrowPythonRunner sends (session time zone, batch size,
+// pythonSpec is what one plan's Python operators run with (call it once per plan: its runner
+// holds the plan's reservation), or nil without a runner: the runner and the runner conf Spark's ArrowPythonRunner sends (session time zone, batch size,
 // the pandas conversion settings).
 func (s *Session) pythonSpec() *operators.PythonSpec {
 	runner, maxWorkers := s.pythonRunner()

@@ -101,6 +101,10 @@ type hashAggregate struct {
 	evicted int64
 	// spill is the spilled part (nil: the budget is unlimited, or no keys).
 	spill *aggregateSpill
+	// sender sent the batch in Process; order ranks the groups of a batch aggregate by it
+	// (aggregate_order.go).
+	sender int
+	order  firstRows
 }
 
 func (a *hashAggregate) addGroup() uint32 {
@@ -149,6 +153,9 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 	}
 	if err := a.touch(groups); err != nil {
 		return err
+	}
+	if !a.spec.Streaming {
+		a.order.note(a.sender, groups)
 	}
 	ret := flow.Retracted(rec)
 	var ins, rets []int64
@@ -231,6 +238,7 @@ func (a *hashAggregate) EndOfData(ctx context.Context, out flow.Emitter) error {
 			gs = append(gs, uint32(g))
 		}
 	}
+	a.order.sort(gs)
 	for lo := 0; lo < len(gs); lo += BatchRows {
 		cols, err := a.rows(gs[lo:min(len(gs), lo+BatchRows)])
 		if err != nil {

@@ -7,7 +7,8 @@
 // order-preserving gather: partition 0's rows, then partition 1's…), Limit (reports
 // flow.Finisher Done once it has its rows, so upstream stops), Tail, Sort (stable, at end of
 // data). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
-// ids, retractions, streaming emission at barriers), HashJoin (every join type; right input
+// ids, retractions, streaming emission at barriers; a batch one emits its groups in the order of
+// their first rows read sender by sender, aggregate_order.go), HashJoin (every join type; right input
 // built, left probed), Distinct, SetOp. Partitioners: HashPartitioner, RoundRobinPartitioner,
 // OffsetPartitioner.
 //

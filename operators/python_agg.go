@@ -15,7 +15,8 @@ import (
 // planner partitions the input on the keys (one partition without keys); the operator keeps
 // its partition's rows until end of data, then sends one worker task the rows of each group
 // (the functions' arguments, in batches of at most spec.MaxRecordsPerBatch) and emits one row
-// per group: its keys, then each function's value. A partition without rows sends nothing and
+// per group: its keys, then each function's value, groups in the builtin aggregate's order
+// (their first rows read sender by sender, aggregate_order.go). A partition without rows sends nothing and
 // emits nothing, as Spark ignores empty partitions (so a global aggregation of no rows has no
 // row). It runs on bounded inputs only (Spark refuses it on streams).
 func PythonAggregate(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer string, funcs []PythonFunc, keys []expr.Expr) Factory {
@@ -44,8 +45,11 @@ type pythonAgg struct {
 	keys  []expr.Expr
 	// args are every function's arguments, in order (the worker batch's columns).
 	args []expr.Expr
-	// rows are the partition's batches of args then keys, kept until end of data.
-	rows   []arrow.RecordBatch
+	// rows are the partition's batches of args then keys per sender, kept until end of data
+	// (then read in sender order: the groups come out as the builtin aggregate's, see
+	// aggregate_order.go); sender sent the batch in Process.
+	rows   [][]arrow.RecordBatch
+	sender int
 	stream PythonStream
 	// groupKeys holds each group's key values in send order; done counts the groups (of
 	// groups) whose results were emitted.
@@ -61,23 +65,29 @@ func (p *pythonAgg) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ f
 	if err != nil {
 		return err
 	}
-	p.rows = append(p.rows, b)
+	for len(p.rows) <= p.sender {
+		p.rows = append(p.rows, nil)
+	}
+	p.rows[p.sender] = append(p.rows[p.sender], b)
 	return nil
 }
 
 // EndOfData implements flow.EndOfDataHandler: the groups go to the worker, their results out.
 func (p *pythonAgg) EndOfData(ctx context.Context, out flow.Emitter) error {
-	if len(p.rows) == 0 {
+	var rows []arrow.RecordBatch
+	for _, rs := range p.rows {
+		rows = append(rows, rs...)
+	}
+	if len(rows) == 0 {
 		return nil
 	}
 	mem := p.env.Mem
-	all, err := concatRecords(mem, p.rows)
+	all, err := concatRecords(mem, rows)
 	if err != nil {
 		return err
 	}
 	defer all.Release()
-	releaseRecords(p.rows)
-	p.rows = nil
+	p.releaseRows()
 	members, err := p.group(all)
 	if err != nil {
 		return err
@@ -129,7 +139,7 @@ func (p *pythonAgg) EndOfData(ctx context.Context, out flow.Emitter) error {
 }
 
 // group returns the rows of each group of all (by its key columns, after the args), groups in
-// order of first appearance; one group of every row without keys.
+// order of first appearance (all is in sender order); one group of every row without keys.
 func (p *pythonAgg) group(all arrow.RecordBatch) ([][]int64, error) {
 	n := all.NumRows()
 	if len(p.keys) == 0 {
@@ -193,8 +203,14 @@ func (p *pythonAgg) Close() {
 		p.stream.Close()
 		p.stream = nil
 	}
-	releaseRecords(p.rows)
-	p.rows = nil
+	p.releaseRows()
 	releaseAll(p.groupKeys)
 	p.groupKeys = nil
+}
+
+func (p *pythonAgg) releaseRows() {
+	for _, rs := range p.rows {
+		releaseRecords(rs)
+	}
+	p.rows = nil
 }

@@ -20,13 +20,22 @@ type pythonOut struct {
 	stream PythonStream
 }
 
+// open starts the worker task unless it runs.
+func (p *pythonOut) open(ctx context.Context) error {
+	if p.stream != nil {
+		return nil
+	}
+	s, err := p.spec.Runner.Open(ctx, p.task)
+	if err != nil {
+		return err
+	}
+	p.stream = s
+	return nil
+}
+
 func (p *pythonOut) send(ctx context.Context, g pyworker.Group, out flow.Emitter) error {
-	if p.stream == nil {
-		s, err := p.spec.Runner.Open(ctx, p.task)
-		if err != nil {
-			return err
-		}
-		p.stream = s
+	if err := p.open(ctx); err != nil {
+		return err
 	}
 	if err := p.stream.Send(ctx, g); err != nil {
 		return err
@@ -46,7 +55,7 @@ func (p *pythonOut) recv(ctx context.Context, out flow.Emitter) error {
 		return err
 	}
 	defer res.Release()
-	cols := structColumns(res)
+	cols := resultColumns(res)
 	defer releaseAll(cols)
 	want := p.env.OutSchema.NumFields() - flow.UserOffset
 	if len(cols) != want {
@@ -56,7 +65,11 @@ func (p *pythonOut) recv(ctx context.Context, out flow.Emitter) error {
 	conformed := make([]arrow.Array, len(cols))
 	defer func() { releaseAll(conformed) }()
 	for i, c := range cols {
-		if conformed[i], err = conform(ctx, p.env.Mem, c, p.env.OutSchema.Field(i+flow.UserOffset).Type); err != nil {
+		f := p.env.OutSchema.Field(i + flow.UserOffset)
+		if conformed[i], err = conform(ctx, p.env.Mem, c, f.Type); err != nil {
+			return err
+		}
+		if err := checkNotNull(conformed[i], f); err != nil {
 			return err
 		}
 	}
@@ -100,13 +113,29 @@ func argBatch(ctx *expr.Context, args []expr.Expr, names []string, rec arrow.Rec
 // at end of data the task's input is closed and its results drained, so an epoch's output
 // leaves before its barrier; the next epoch starts a new task.
 func PythonMap(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer string, f PythonFunc) Factory {
+	return PythonBarrierMap(ctx, spec, evalType, pyVer, f, nil, nil)
+}
+
+// PythonBarrierMap is PythonMap in barrier mode when barrier is set (mapInPandas(...,
+// barrier=True), bounded inputs only): like a barrier stage of Spark, every partition runs one
+// task, started once the partition's whole input arrived (it is kept until end of data, so no
+// task waits in BarrierTaskContext.barrier() while its stage's input is still on the way), all
+// with BarrierTaskContexts served by barrier (see pyworker.Barrier). argSchema is the schema of
+// the argument batches (the task's input schema when its partition has no rows).
+func PythonBarrierMap(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer string, f PythonFunc,
+	barrier *pyworker.Barrier, argSchema *arrow.Schema) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		offs := make([]int, len(f.Args))
 		for i := range offs {
 			offs[i] = i
 		}
 		task := spec.task(env, evalType, pyVer, []pyworker.UDF{{Command: f.Command, ArgOffsets: offs, ReturnType: f.ReturnType}})
-		return &pythonMap{out: pythonOut{env: env, spec: spec, task: task}, ctx: instanceContext(ctx, env), args: f.Args, names: f.ColumnNames}, nil
+		if barrier != nil {
+			task.Barrier = barrier
+			task.InputSchemas = []*arrow.Schema{argSchema}
+		}
+		return &pythonMap{out: pythonOut{env: env, spec: spec, task: task}, ctx: instanceContext(ctx, env), args: f.Args,
+			names: f.ColumnNames, barrier: barrier != nil}, nil
 	}
 }
 
@@ -115,6 +144,9 @@ type pythonMap struct {
 	ctx   *expr.Context
 	args  []expr.Expr
 	names []string
+	// barrier (barrier mode) keeps the argument batches in held until end of data.
+	barrier bool
+	held    []arrow.RecordBatch
 }
 
 func (m *pythonMap) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
@@ -124,6 +156,10 @@ func (m *pythonMap) Process(ctx context.Context, _ int, rec arrow.RecordBatch, o
 		part.Release()
 		if err != nil {
 			return err
+		}
+		if m.barrier {
+			m.held = append(m.held, batch)
+			continue
 		}
 		err = m.out.send(ctx, pyworker.Group{Batches: [][]arrow.RecordBatch{{batch}}}, out)
 		batch.Release()
@@ -139,10 +175,30 @@ func (m *pythonMap) Barrier(ctx context.Context, _ int64, out flow.Emitter) erro
 	return m.out.finish(ctx, out)
 }
 
-// EndOfData implements flow.EndOfDataHandler.
+// EndOfData implements flow.EndOfDataHandler: in barrier mode the partition's task starts now,
+// with every held batch, even when there is none.
 func (m *pythonMap) EndOfData(ctx context.Context, out flow.Emitter) error {
+	if m.barrier {
+		if err := m.out.open(ctx); err != nil {
+			return err
+		}
+		held := m.held
+		m.held = nil
+		for i, b := range held {
+			err := m.out.send(ctx, pyworker.Group{Batches: [][]arrow.RecordBatch{{b}}}, out)
+			b.Release()
+			if err != nil {
+				releaseRecords(held[i+1:])
+				return err
+			}
+		}
+	}
 	return m.out.finish(ctx, out)
 }
 
 // Close implements flow.Closer.
-func (m *pythonMap) Close() { m.out.close() }
+func (m *pythonMap) Close() {
+	m.out.close()
+	releaseRecords(m.held)
+	m.held = nil
+}

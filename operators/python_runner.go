@@ -21,6 +21,12 @@ type PythonRunner interface {
 	Open(ctx context.Context, t pyworker.Task) (PythonStream, error)
 }
 
+// PythonWorkerReserver is a PythonRunner made for one plan whose tasks share one reservation of
+// workers (pyworker.Reservation): the planner sets how many of the plan's tasks may run at once.
+type PythonWorkerReserver interface {
+	SetNeed(n int)
+}
+
 // PythonStream is one task running on a worker (pyworker.Stream): Send feeds input groups,
 // Recv returns result batches (io.EOF after CloseSend once every result was read), Ready
 // reports whether a result can be received without blocking, Close ends the task.
@@ -40,8 +46,9 @@ type PythonSpec struct {
 	// MaxRecordsPerBatch bounds the rows of one batch sent to a worker
 	// (spark.sql.execution.arrow.maxRecordsPerBatch; ≤ 0 means no bound).
 	MaxRecordsPerBatch int
-	// MaxWorkers is how many workers Runner runs at once (it makes an Open wait beyond); ≤ 0
-	// means no bound. The planner refuses plans that could wait forever for one.
+	// MaxWorkers is how many workers Runner runs at once for plans that fit (≤ 0: no bound); a
+	// Runner that is a PythonWorkerReserver is given the plan's need by the planner, which may
+	// exceed it (the plan then runs alone, see planner/python_workers.go).
 	MaxWorkers int
 }
 
@@ -99,24 +106,10 @@ func conform(ctx context.Context, mem memory.Allocator, a arrow.Array, want arro
 	return out, nil
 }
 
-// structColumns are the fields of a map or grouped-map function's result: worker.py returns
-// them as one struct column; a batch of the fields themselves is taken as is.
-func structColumns(rec arrow.RecordBatch) []arrow.Array {
-	if rec.NumCols() == 1 {
-		if s, ok := rec.Column(0).(*array.Struct); ok {
-			out := make([]arrow.Array, s.NumField())
-			for i := range out {
-				f := s.Field(i)
-				if s.Offset() != 0 || f.Len() != s.Len() {
-					f = array.NewSlice(f, int64(s.Offset()), int64(s.Offset()+s.Len()))
-				} else {
-					f.Retain()
-				}
-				out[i] = f
-			}
-			return out
-		}
-	}
+// resultColumns are the columns of a map or grouped-map function's result batch (retained):
+// pyworker.Stream already took them out of the struct worker.py wraps them in, so a single struct
+// column is a struct field of the result, not the wrapping.
+func resultColumns(rec arrow.RecordBatch) []arrow.Array {
 	out := make([]arrow.Array, rec.NumCols())
 	for i := range out {
 		out[i] = rec.Column(i)

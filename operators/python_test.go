@@ -219,14 +219,14 @@ func (s *fakeStream) answer(b arrow.RecordBatch) {
 	res.Release()
 }
 
+// structBatch is a map result batch as pyworker.Stream returns it: the result columns, out of
+// the worker's struct.
 func structBatch(mem memory.Allocator, cols []arrow.Array, names []string) arrow.RecordBatch {
-	st, err := array.NewStructArray(cols, names)
-	if err != nil {
-		panic(err)
+	fs := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = arrow.Field{Name: names[i], Type: c.DataType(), Nullable: true}
 	}
-	defer st.Release()
-	return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "_0", Type: st.DataType(), Nullable: true}}, nil),
-		[]arrow.Array{st}, int64(st.Len()))
+	return array.NewRecordBatch(arrow.NewSchema(fs, nil), cols, int64(cols[0].Len()))
 }
 
 // longBatch is a batch of one long column.

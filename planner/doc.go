@@ -23,11 +23,13 @@
 // CoGroupMapInPython and AggregateInPython (AggregateInPandas: grouped-aggregate functions)
 // hash-partition their inputs on the grouping keys into Options.Partitions partitions (a
 // global AggregateInPython gathers one) and are refused on streams, as Spark's
-// UnsupportedOperationChecker does. Each partition of a Python node holds one of the runner's
-// PythonSpec.MaxWorkers workers while it runs, so a plan that could wait forever for one is
-// refused naming spark.weir.python.maxWorkers (checkPythonWorkers: the Python nodes' partitions
-// in all must fit, unless a batch plan's only Python node takes its workers at end of data or
-// has partitions fed independently from the sources).
+// UnsupportedOperationChecker does. Each partition of a Python node holds one worker while it
+// runs; the planner gives a runner that is an operators.PythonWorkerReserver the number of
+// tasks the plan must be able to run at once (python_workers.go: every Python partition, or at
+// most PythonSpec.MaxWorkers when a batch plan's only Python node takes its workers at end of
+// data or has partitions fed independently from the sources), which the runner reserves for the
+// plan at once, alone when it exceeds MaxWorkers (spark.weir.python.maxWorkers): no plan waits
+// forever for a worker and none is refused.
 //
 // Event time: a logical.Watermark becomes an EventTimeWatermark node (its own node, on a
 // forward edge). An aggregate grouping by a sliding window gets an ExpandWindows node below its
@@ -50,6 +52,9 @@
 // Order: the output node has parallelism 1. When the plan's last node has more partitions, a
 // Concat gathers them in partition order, so a plan without exchanges returns rows in the
 // order Spark would (spark.range(10) is 0..9); after an exchange the order is the partitions'.
+// A batch repartition(1) is a Concat too (Spark's shuffle read takes map outputs in map order),
+// and a batch aggregate (builtin or AggregateInPython) emits its groups in the order of their
+// first rows read sender by sender (operators/aggregate_order.go), not in arrival order.
 // Streaming plans (Options.Streaming) gather without ordering wherever one partition is needed,
 // since unbounded partitions never end.
 package planner

@@ -70,9 +70,7 @@ func Build(root logical.Node, opts Options) (*flow.Graph, error) {
 	if err := checkPartitions(g, max); err != nil {
 		return nil, err
 	}
-	if err := b.checkPythonWorkers(); err != nil {
-		return nil, err
-	}
+	b.reservePythonWorkers()
 	return g, nil
 }
 
@@ -91,7 +89,7 @@ type builder struct {
 	count int
 	// chains are the stages of the stateless nodes built so far.
 	chains map[*flow.Node][]operators.Stage
-	// pythonNodes are the Python nodes built so far (checkPythonWorkers).
+	// pythonNodes are the Python nodes built so far (reservePythonWorkers).
 	pythonNodes []pythonNode
 }
 
@@ -263,6 +261,12 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		var p flow.Partitioner = operators.RoundRobinPartitioner()
 		if len(n.Keys) > 0 {
 			p = operators.HashPartitioner(b.ctx, n.Keys)
+		}
+		if par == 1 && !b.opts.Streaming {
+			// repartition(1) / coalesce(1) of a batch: Spark's shuffle read takes the map outputs
+			// in map order, so the rows come out in their input partitions' order (as Concat
+			// emits them, holding later partitions' batches until the earlier ones ended).
+			return b.node("Exchange", 1, schema, operators.Concat(), flow.Input{From: ins[0], Exchange: flow.Gather}), nil
 		}
 		return b.node("Exchange", par, schema, operators.Pass(), flow.Input{From: ins[0], Exchange: flow.Partition, Partitioner: p}), nil
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/pyworker"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
@@ -36,8 +37,10 @@ func (b *builder) python(n logical.Node, ins []*flow.Node, schema *arrow.Schema)
 	if err != nil {
 		return nil, err
 	}
-	switch n.(type) {
-	case *logical.PythonEval, *logical.PythonUDTF, *logical.MapInPython:
+	switch n := n.(type) {
+	case *logical.MapInPython:
+		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out, gang: n.IsBarrier})
+	case *logical.PythonEval, *logical.PythonUDTF:
 		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out})
 	default:
 		b.pythonNodes = append(b.pythonNodes, pythonNode{node: out, lazy: true})
@@ -72,8 +75,21 @@ func (b *builder) pythonNode(n logical.Node, ins []*flow.Node, schema *arrow.Sch
 	case *logical.MapInPython:
 		f := b.pythonFunc(n.Func)
 		f.ColumnNames = exprNames(n.Func.Args)
-		return b.node("MapInPython", ins[0].Parallelism, schema,
-			operators.PythonMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, f), forward(ins[0])), nil
+		par := ins[0].Parallelism
+		if !n.IsBarrier {
+			return b.node("MapInPython", par, schema,
+				operators.PythonMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, f), forward(ins[0])), nil
+		}
+		if b.opts.Streaming && logical.IsStreaming(n) {
+			return nil, unsupportedStreaming(n, "mapInPandas / mapInArrow with barrier=True is not supported with streaming DataFrames/Datasets")
+		}
+		fields := make([]arrow.Field, len(n.Func.Args))
+		for i, a := range n.Func.Args {
+			fields[i] = arrow.Field{Name: f.ColumnNames[i], Type: sqltypes.ToArrow(a.Type(), b.tz), Nullable: true}
+		}
+		return b.node("MapInPython", par, schema,
+			operators.PythonBarrierMap(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, f, pyworker.NewBarrier(par), arrow.NewSchema(fields, nil)),
+			forward(ins[0])), nil
 	case *logical.GroupMapInPython:
 		if b.opts.Streaming && logical.IsStreaming(n) {
 			return nil, unsupportedStreaming(n, "applyInPandas / applyInArrow (FlatMapGroupsInPandas) is not supported with streaming DataFrames/Datasets")

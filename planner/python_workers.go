@@ -1,10 +1,8 @@
 package planner
 
 import (
-	"strconv"
-
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/operators"
 )
 
 // PythonMaxWorkersConf bounds a session's concurrently busy Python workers
@@ -12,46 +10,56 @@ import (
 const PythonMaxWorkersConf = "spark.weir.python.maxWorkers"
 
 // pythonNode is a planned Python node: lazy when it takes its worker only at end of data
-// (grouped-map and grouped-aggregate kinds, after their whole input arrived).
+// (grouped-map and grouped-aggregate kinds, after their whole input arrived); gang when all its
+// partitions' tasks must run at once (a barrier-mode map: barrier() waits for every one).
 type pythonNode struct {
 	node *flow.Node
 	lazy bool
+	gang bool
 }
 
-// checkPythonWorkers refuses a plan that could wait forever for Python workers. Each partition
-// of a Python node holds one worker while it runs, and the pool makes a partition wait while
-// MaxWorkers are busy; the wait ends when a holder finishes. A holder cannot finish when its
-// output waits on a Python node's partition that waits for a worker (two Python nodes in one
-// pipeline), or when its input comes through an exchange whose producers also feed a waiting
-// partition, which stops reading (they then stop sending to the holder too). So a plan's
-// Python nodes may have at most MaxWorkers partitions in all, except one Python node alone in a
-// batch plan that is lazy (each holder has its whole input) or whose partitions are independent
-// pipelines from the sources (forward edges only).
-func (b *builder) checkPythonWorkers() error {
+// pythonWorkersNeeded is how many Python tasks of the plan must be able to run at once, which
+// the planner gives the runner (operators.PythonWorkerReserver) as the plan's reservation.
+//
+// Each partition of a Python node holds one worker while it runs. A partition waiting for a
+// worker can wait forever when a holder cannot finish: when the holder's output waits on that
+// partition (two Python nodes in one pipeline), or when its input comes through an exchange
+// whose producers also feed the waiting partition, which stops reading (they then stop sending
+// to the holder too). So a plan needs a worker for every partition of every Python node, all at
+// once — except one Python node alone in a batch plan that is lazy (each holder has its whole
+// input) or whose partitions are independent pipelines from the sources (forward edges only):
+// its partitions can take turns, and it needs at most MaxWorkers — unless it is a barrier-mode
+// map, whose tasks all wait for each other in BarrierTaskContext.barrier().
+//
+// The runner reserves the need at once when the plan's first task starts (pyworker.Reservation):
+// beside other plans while the session's reservations stay within MaxWorkers, or alone when the
+// need is larger (the session then runs more than MaxWorkers workers, for that plan only: at
+// most max(MaxWorkers, the largest plan's need) at any time). No plan is refused.
+func (b *builder) pythonWorkersNeeded() int {
 	max := 0
 	if b.opts.Python != nil {
 		max = b.opts.Python.MaxWorkers
 	}
-	if max <= 0 || len(b.pythonNodes) == 0 {
-		return nil
-	}
-	if len(b.pythonNodes) == 1 && !b.opts.Streaming {
-		if n := b.pythonNodes[0]; n.lazy || independentPartitions(n.node) {
-			return nil
+	if len(b.pythonNodes) == 1 && !b.opts.Streaming && max > 0 {
+		if n := b.pythonNodes[0]; !n.gang && (n.lazy || independentPartitions(n.node)) {
+			return min(n.node.Parallelism, max)
 		}
 	}
 	need := 0
 	for _, n := range b.pythonNodes {
 		need += n.node.Parallelism
 	}
-	if need <= max {
-		return nil
+	return need
+}
+
+// reservePythonWorkers tells the plan's runner its need (pythonWorkersNeeded).
+func (b *builder) reservePythonWorkers() {
+	if b.opts.Python == nil || len(b.pythonNodes) == 0 {
+		return
 	}
-	return sparkerr.IllegalArgument("The query runs %d Python operator(s) with %d partitions in all, each holding a Python worker "+
-		"while it runs, but %s = %d: it could wait forever for a worker. Raise %s (before the session's first Python function "+
-		"runs) or use fewer partitions (spark.sql.shuffle.partitions, repartition(n), a source's partitions).",
-		len(b.pythonNodes), need, PythonMaxWorkersConf, max, PythonMaxWorkersConf).
-		WithParams("workersNeeded", strconv.Itoa(need), "maxWorkers", strconv.Itoa(max))
+	if r, ok := b.opts.Python.Runner.(operators.PythonWorkerReserver); ok {
+		r.SetNeed(b.pythonWorkersNeeded())
+	}
 }
 
 // independentPartitions reports whether every partition of n is fed only by the same partition

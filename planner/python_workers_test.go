@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/weirhq/weir/operators"
@@ -12,12 +11,14 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// noRunner is never run: these plans are only built.
-type noRunner struct{}
+// needRunner is never run: these plans are only built; it records the need the planner sets.
+type needRunner struct{ need *int }
 
-func (noRunner) Open(context.Context, pyworker.Task) (operators.PythonStream, error) {
+func (needRunner) Open(context.Context, pyworker.Task) (operators.PythonStream, error) {
 	panic("planner test: a plan was run")
 }
+
+func (r needRunner) SetNeed(n int) { *r.need = n }
 
 func idRef() expr.Expr { return &expr.Column{Index: 0, Name: "id", T: sqltypes.LongType} }
 
@@ -27,39 +28,49 @@ func udfOver(in logical.Node) logical.Node {
 		Funcs: []*logical.PythonFunc{{Name: "f", EvalType: 200, Command: []byte("f"), ReturnType: sqltypes.LongType, Args: []expr.Expr{idRef()}}}}
 }
 
-// TestPythonWorkersBound checks which plans the planner refuses because their Python
-// partitions could wait forever for one of spark.weir.python.maxWorkers workers.
-func TestPythonWorkersBound(t *testing.T) {
+// TestPythonWorkersNeeded checks how many workers the planner reserves for a plan: every
+// Python partition when some could otherwise wait forever for a worker (even past
+// spark.weir.python.maxWorkers: such a plan runs alone), at most maxWorkers when its partitions
+// can take turns.
+func TestPythonWorkersNeeded(t *testing.T) {
 	rng := func(parts int) logical.Node { return &logical.Range{Start: 0, End: 100, Step: 1, Partitions: parts} }
 	structOf := sqltypes.StructType(sqltypes.Field{Name: "id", Type: sqltypes.LongType, Nullable: true})
 	groupMap := func(in logical.Node) logical.Node {
 		return &logical.GroupMapInPython{Input: in, Keys: []expr.Expr{idRef()},
 			Func: &logical.PythonFunc{Name: "g", EvalType: 201, Command: []byte("g"), ReturnType: structOf, Args: []expr.Expr{idRef()}}}
 	}
+	barrierMap := func(in logical.Node) logical.Node {
+		return &logical.MapInPython{Input: in, IsBarrier: true,
+			Func: &logical.PythonFunc{Name: "m", EvalType: 205, Command: []byte("m"), ReturnType: structOf, Args: []expr.Expr{idRef()}}}
+	}
+	deep := rng(2)
+	for range 30 {
+		deep = udfOver(deep)
+	}
 	for _, c := range []struct {
 		name       string
 		plan       logical.Node
 		partitions int
 		maxWorkers int
-		refused    bool
+		need       int
 	}{
-		{"one node over independent source partitions", udfOver(rng(16)), 4, 2, false},
-		{"one node behind an exchange", udfOver(&logical.Repartition{Input: rng(2), Partitions: 8}), 4, 4, true},
-		{"one node behind an exchange, enough workers", udfOver(&logical.Repartition{Input: rng(2), Partitions: 8}), 4, 8, false},
-		{"two nodes in a pipeline", udfOver(udfOver(rng(4))), 4, 7, true},
-		{"two nodes in a pipeline, enough workers", udfOver(udfOver(rng(4))), 4, 8, false},
-		{"a grouped map alone takes its workers at end of data", groupMap(rng(2)), 16, 2, false},
-		{"a grouped map under a scalar node", udfOver(groupMap(rng(2))), 16, 8, true},
-		{"no bound", udfOver(udfOver(rng(64))), 4, 0, false},
+		{"one node over independent source partitions takes turns", udfOver(rng(16)), 4, 2, 2},
+		{"one node behind an exchange", udfOver(&logical.Repartition{Input: rng(2), Partitions: 8}), 4, 4, 8},
+		{"two nodes in a pipeline", udfOver(udfOver(rng(4))), 4, 7, 8},
+		{"30 nodes × 2 partitions past a bound of 4", deep, 4, 4, 60},
+		{"a grouped map alone takes its workers at end of data", groupMap(rng(2)), 16, 2, 2},
+		{"a grouped map under a scalar node", udfOver(groupMap(rng(2))), 16, 8, 32},
+		{"a barrier map's tasks all run at once", barrierMap(rng(16)), 4, 2, 16},
+		{"no bound", udfOver(udfOver(rng(64))), 4, 0, 128},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Build(c.plan, Options{Partitions: c.partitions,
-				Python: &operators.PythonSpec{Runner: noRunner{}, MaxWorkers: c.maxWorkers}})
-			switch {
-			case c.refused && (err == nil || !strings.Contains(err.Error(), PythonMaxWorkersConf)):
-				t.Fatalf("want an error naming %s, got %v", PythonMaxWorkersConf, err)
-			case !c.refused && err != nil:
-				t.Fatalf("refused: %v", err)
+			need := -1
+			if _, err := Build(c.plan, Options{Partitions: c.partitions,
+				Python: &operators.PythonSpec{Runner: needRunner{&need}, MaxWorkers: c.maxWorkers}}); err != nil {
+				t.Fatal(err)
+			}
+			if need != c.need {
+				t.Fatalf("need = %d, want %d", need, c.need)
 			}
 		})
 	}

@@ -13,7 +13,12 @@
 //
 // Pool runs UDF tasks (Task: an eval type, its UDFs' pickled commands, the runner conf) on
 // workers forked by one `python -m pyspark.daemon` (daemon.go describes its protocol), reused
-// after a task that ended cleanly (spark.python.worker.reuse), at most MaxWorkers busy at once.
+// after a task that ended cleanly (spark.python.worker.reuse). Workers are granted by
+// reservation (reservation.go), first come first served: Pool.Open reserves one per task; a
+// Reservation reserves one plan's need at once when its first task starts and gives it back when
+// its last running task ends. Reservations run side by side within MaxWorkers; one larger than
+// MaxWorkers is granted alone, so at most max(MaxWorkers, the largest reservation) workers are
+// busy at once, and at most MaxWorkers are kept idle.
 // A Stream writes worker.py's task header (task_header.go) with its first input, frames each
 // input unit (Group) and decodes the output as the eval type's family says (family.go; the
 // Arrow kinds in arrow_families.go, the pickled kinds SQL_BATCHED_UDF and NON_UDF (foreach
@@ -23,7 +28,10 @@
 // end section (timing data, accumulators, END_OF_STREAM). Callers see flat Arrow batches: the
 // struct wrapping of the map kinds and the pickling of rows and results (package pickle) are the
 // package's business. Task.LocalProperties are the TaskContext local properties (a foreach
-// writer's epoch id, BatchIDProperty).
+// writer's epoch id, BatchIDProperty). A Task with a Barrier is one task of a barrier stage: its
+// TaskContext is a BarrierTaskContext whose barrier() and allGather() the Barrier serves on a
+// loopback port for the stage's tasks (barrier.go), as Spark's PythonRunner and
+// BarrierCoordinator do.
 //
 // Ownership: the Worker owns its process, its socket and one goroutine that reaps the process.
 // Every blocking call takes a context; when it is done the socket is closed (the worker cannot be
@@ -34,7 +42,8 @@
 // and its workers exit), its stdout/stderr copies and its workers; a Stream owns the goroutine
 // that reads its worker's output into a queue (so sending all input before receiving never
 // deadlocks). A context done during Send or Recv kills that worker; Pool.Close kills every
-// worker, then the daemon, and reaps them.
+// worker, then the daemon, and reaps them. A Barrier owns its listener, its parked connections
+// and their goroutines while any task has joined it; the last task to leave stops them.
 //
 // Imports: the standard library, Arrow, sparkerr, sql/types (the input_type eval conf) and
 // pyworker/pickle.

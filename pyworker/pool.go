@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -37,9 +36,8 @@ type PoolConfig struct {
 // whose task ended cleanly goes back to the idle list and runs the next task on the same socket;
 // any other worker is killed. It is safe for concurrent use.
 type Pool struct {
-	cfg   PoolConfig
-	slots chan struct{} // one token per busy worker
-	done  chan struct{} // closed by Close
+	cfg  PoolConfig
+	done chan struct{} // closed by Close
 
 	startMu sync.Mutex // serializes daemon starts
 
@@ -49,6 +47,10 @@ type Pool struct {
 	idle     []*pooledWorker
 	busy     map[*pooledWorker]struct{}
 	filesDir string
+	// reserved counts the workers granted (reservation.go); waiting are the requests waiting
+	// for theirs, in arrival order.
+	reserved int
+	waiting  []*grant
 }
 
 // pooledWorker is one worker forked by the daemon and its authenticated socket.
@@ -66,37 +68,62 @@ func NewPool(cfg PoolConfig) *Pool {
 		cfg.MaxWorkers = runtime.NumCPU()
 	}
 	return &Pool{
-		cfg:   cfg,
-		slots: make(chan struct{}, cfg.MaxWorkers),
-		done:  make(chan struct{}),
-		busy:  map[*pooledWorker]struct{}{},
+		cfg:  cfg,
+		done: make(chan struct{}),
+		busy: map[*pooledWorker]struct{}{},
 	}
 }
 
 // errPoolClosed is the error of an Open on a closed pool.
 func errPoolClosed() error { return workerFailure("the Python worker pool is closed") }
 
-// Open starts task t on an idle worker, or on a new one while fewer than MaxWorkers are busy;
-// otherwise it waits for a worker to be released, bounded by ctx. The task's header is written
-// with its first input.
+// Open starts task t on an idle worker, or on a new one, once one worker is reserved for it
+// (reservation.go: at most MaxWorkers are reserved at once, except for a larger Reservation
+// granted alone); it waits for the reservation bounded by ctx. The task's header is written with
+// its first input.
 func (p *Pool) Open(ctx context.Context, t Task) (*Stream, error) {
+	if families[t.EvalType] == nil {
+		return nil, workerFailure("Weir cannot run Python functions of eval type %d", t.EvalType)
+	}
+	if err := p.reserve(ctx, 1); err != nil {
+		return nil, err
+	}
+	s, err := p.openReserved(ctx, t, func() { p.unreserve(1) })
+	if err != nil {
+		p.unreserve(1)
+	}
+	return s, err
+}
+
+// openReserved starts task t on a worker already reserved; done is called when the task's
+// stream is closed (not when openReserved fails).
+func (p *Pool) openReserved(ctx context.Context, t Task, done func()) (*Stream, error) {
 	fam := families[t.EvalType]
 	if fam == nil {
 		return nil, workerFailure("Weir cannot run Python functions of eval type %d", t.EvalType)
 	}
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("pyworker: waiting for a Python worker: %w", ctx.Err())
-	case <-p.done:
-		return nil, errPoolClosed()
+	if t.Barrier != nil {
+		port, secret, err := t.Barrier.join(t.PartitionIndex)
+		if err != nil {
+			return nil, err
+		}
+		t.barrierPort, t.barrierSecret = port, secret
+		inner := done
+		done = func() {
+			t.Barrier.leave()
+			inner()
+		}
 	}
 	w, filesDir, err := p.worker(ctx)
 	if err != nil {
-		<-p.slots
+		if t.Barrier != nil {
+			t.Barrier.leave()
+		}
 		return nil, err
 	}
-	return newStream(p, w, t, fam, filesDir), nil
+	s := newStream(p, w, t, fam, filesDir)
+	s.onClose = done
+	return s, nil
 }
 
 // worker takes an idle worker that is still alive, or forks a new one.
@@ -209,11 +236,13 @@ func (p *Pool) faultLog(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// release ends a stream's use of w: back to the idle list when reusable, killed otherwise.
+// release ends a stream's use of w: back to the idle list when reusable and the pool keeps
+// fewer than MaxWorkers processes, killed otherwise (after a reservation larger than MaxWorkers
+// the extra workers end with their tasks).
 func (p *Pool) release(w *pooledWorker, reusable bool) {
 	p.mu.Lock()
 	delete(p.busy, w)
-	if reusable && !p.closed {
+	if reusable && !p.closed && len(p.idle)+len(p.busy) < p.cfg.MaxWorkers {
 		p.idle = append(p.idle, w)
 		reusable = true
 	} else {
@@ -224,7 +253,6 @@ func (p *Pool) release(w *pooledWorker, reusable bool) {
 		w.kill()
 		w.waitGone()
 	}
-	<-p.slots
 }
 
 // Close kills the daemon and every worker, idle or busy (a busy stream's Send and Recv then

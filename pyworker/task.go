@@ -65,6 +65,13 @@ type Task struct {
 	SparkFilesDir string
 	// PythonIncludes are files of SparkFilesDir (zip, egg) added to sys.path as well.
 	PythonIncludes []string
+	// Barrier, when set, makes the task one of a barrier stage (barrier.go): its TaskContext is
+	// a BarrierTaskContext served by the Barrier, which the task joins while it runs.
+	Barrier *Barrier
+
+	// barrierPort and barrierSecret are the joined Barrier's (set by the pool).
+	barrierPort   int
+	barrierSecret string
 }
 
 // Group is one unit of a task's input: one batch for the scalar and map kinds, all the rows of

@@ -7,10 +7,13 @@ import (
 	"sort"
 )
 
-// taskContext is the TaskContext worker.py rebuilds (TaskContext.from_json). Weir runs no
-// barrier stages, so isBarrier is false and no barrier server is given.
+// taskContext is the TaskContext worker.py rebuilds (TaskContext.from_json, or
+// BarrierTaskContext.from_json with isBarrier: then connInfo and secret say where its barrier()
+// and allGather() connect, see Barrier).
 type taskContext struct {
 	IsBarrier       bool              `json:"isBarrier"`
+	ConnInfo        int               `json:"connInfo,omitempty"`
+	Secret          string            `json:"secret,omitempty"`
 	StageID         int               `json:"stageId"`
 	PartitionID     int               `json:"partitionId"`
 	AttemptNumber   int               `json:"attemptNumber"`
@@ -32,12 +35,22 @@ func writeTaskHeader(w io.Writer, t *Task, fam *family, evalConf map[string]stri
 	if props == nil {
 		props = map[string]string{}
 	}
-	tc, err := json.Marshal(taskContext{
+	ctx := taskContext{
 		PartitionID:     t.PartitionIndex,
 		CPUs:            1,
 		Resources:       map[string]any{},
 		LocalProperties: props,
-	})
+	}
+	if t.Barrier != nil {
+		ctx.IsBarrier, ctx.ConnInfo, ctx.Secret = true, t.barrierPort, t.barrierSecret
+		withAddrs := make(map[string]string, len(props)+1)
+		for k, v := range props {
+			withAddrs[k] = v
+		}
+		withAddrs["addresses"] = t.Barrier.addresses(t.barrierPort)
+		ctx.LocalProperties = withAddrs
+	}
+	tc, err := json.Marshal(ctx)
 	if err != nil {
 		return err
 	}

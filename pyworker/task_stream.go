@@ -34,6 +34,7 @@ type Stream struct {
 	fam      *family
 	enc      inputEncoder
 	filesDir string
+	onClose  func() // gives the task's reserved worker back (Close)
 
 	// Writer side (Send, CloseSend).
 	sendClosed bool
@@ -237,6 +238,9 @@ func (s *Stream) Close() error {
 		s.queue = nil
 		s.mu.Unlock()
 		s.pool.release(s.w, reusable)
+		if s.onClose != nil {
+			s.onClose()
+		}
 	})
 	return nil
 }

@@ -69,6 +69,17 @@ def map_arrow(it):  # SQL_MAP_ARROW_ITER_UDF
         yield pa.RecordBatch.from_pydict({"next": pc.add(b.column("id"), 1)})
 
 
+def map_barrier(it):  # SQL_MAP_ARROW_ITER_UDF in barrier mode: syncs with its stage's tasks
+    from pyspark import BarrierTaskContext
+
+    tc = BarrierTaskContext.get()
+    tc.barrier()
+    gathered = ",".join(tc.allGather(str(tc.partitionId())))
+    tc.barrier()
+    for b in it:
+        yield pa.RecordBatch.from_pydict({"id": b.column("id"), "all": [gathered] * b.num_rows})
+
+
 def grouped_map_pandas(key, pdf):  # SQL_GROUPED_MAP_PANDAS_UDF
     return pd.DataFrame({"k": [key[0]], "total": [float(pdf.v.sum())], "n": [len(pdf)]})
 
@@ -168,6 +179,7 @@ commands = {
     "scalar_arrow_iter": (scalar_arrow_iter, long_t),
     "map_pandas": (map_pandas, StructType([StructField("id", long_t), StructField("sq", long_t)])),
     "map_arrow": (map_arrow, StructType([StructField("next", long_t)])),
+    "map_barrier": (map_barrier, StructType([StructField("id", long_t), StructField("all", StringType())])),
     "grouped_map_pandas": (
         grouped_map_pandas,
         StructType([StructField("k", long_t), StructField("total", DoubleType()), StructField("n", long_t)]),

@@ -233,8 +233,8 @@ def test_raising_udf_is_python_exception(spark):
 
 
 def test_small_pool_session_and_its_workers(server):
-    """A session whose pool has 2 workers: plans that cannot wait forever run with more partitions
-    than that, one that could is refused naming the conf; once stopped, the session's workers
+    """A session whose pool has 2 workers: plans whose partitions can take turns run with more
+    partitions than that, one whose partitions must all run at once runs alone; once stopped, the session's workers
     are gone."""
     before = python_workers(server.proc.pid)
     s = SparkSession.builder.remote(server.url).create()
@@ -257,9 +257,9 @@ def test_small_pool_session_and_its_workers(server):
     assert sorted(tuple(r) for r in rows) == [(0, 4), (1, 3), (2, 3), (3, 3), (4, 3)]
     started = set(python_workers(server.proc.pid)) - set(before)
     assert started, "the session's UDFs ran on no worker of its own"
-    # two Python nodes (of two eval types) in one pipeline over 4 partitions need 8 workers
-    with pytest.raises(Exception, match="spark.weir.python.maxWorkers = 2"):
-        s.range(0, 16, 1, 4).select(inc(neg("id"))).collect()
+    # two Python nodes (of two eval types) in one pipeline over 4 partitions need 8 workers at
+    # once: the plan runs alone with them
+    assert sorted(r[0] for r in s.range(0, 16, 1, 4).select(inc(neg("id"))).collect()) == [1 - i for i in range(15, -1, -1)]
 
     s.stop()
     # ReleaseSession closes the session's pool: its daemon and workers are killed and reaped
@@ -268,6 +268,46 @@ def test_small_pool_session_and_its_workers(server):
     while any(os.path.exists(f"/proc/{p}") for p in started) and time.time() < deadline:
         time.sleep(0.05)
     assert [p for p in started if os.path.exists(f"/proc/{p}")] == []
+
+
+def test_thirty_python_operators_past_the_worker_bound(server):
+    """PySpark's test_mixed_udf shape: 30 Python operators × 2 partitions in one select need 60
+    workers at once; at spark.weir.python.maxWorkers = 4 the plan runs alone with them, and the
+    session keeps at most 4 workers afterwards (the bound holds again)."""
+    s = SparkSession.builder.remote(server.url).create()
+    before = set(python_workers(server.proc.pid))
+    try:
+        s.conf.set("spark.weir.python.maxWorkers", "4")
+
+        @pandas_udf("long")
+        def inc(v: pd.Series) -> pd.Series:
+            return v + 1
+
+        @udf("long")
+        def dbl(v):
+            return v * 2
+
+        col = F.col("id")
+        for i in range(30):  # alternating eval types: 30 Python nodes, none fused with the next
+            col = inc(col) if i % 2 == 0 else dbl(col)
+        want = []
+        for x in range(6):
+            for i in range(30):
+                x = x + 1 if i % 2 == 0 else x * 2
+            want.append(x)
+        rows = s.range(0, 6, 1, 2).select(col.alias("v")).collect()
+        assert sorted(r.v for r in rows) == want
+        # and a plan within the bound still runs beside nothing
+        assert s.range(0, 4, 1, 2).select(inc("id")).count() == 4
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            mine = set(python_workers(server.proc.pid)) - before
+            if len(mine) <= 5:  # the daemon and at most 4 idle workers
+                break
+            time.sleep(0.05)
+        assert len(mine) <= 5, f"{len(mine)} processes stay after the plan, bound 4 workers + daemon"
+    finally:
+        s.stop()
 
 
 def test_java_udfs_cannot_be_loaded_as_spark_says(spark):
