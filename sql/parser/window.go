@@ -62,8 +62,8 @@ func (p *parser) windowBody() plan.Window {
 }
 
 // frameBound parses UNBOUNDED PRECEDING|FOLLOWING, CURRENT ROW or expr PRECEDING|FOLLOWING.
-// A PRECEDING offset is negated (literal numbers directly, other expressions via "negative"),
-// so offsets are signed row/range distances as Spark Connect sends them.
+// A PRECEDING offset is negated as negative(e), so offsets are signed row/range distances as
+// Spark Connect sends them.
 func (p *parser) frameBound() *plan.FrameBound {
 	if p.accept("UNBOUNDED") {
 		if !p.accept("PRECEDING") {
@@ -79,7 +79,8 @@ func (p *parser) frameBound() *plan.FrameBound {
 		return &plan.FrameBound{Offset: e}
 	}
 	p.expect("PRECEDING")
-	return &plan.FrameBound{Offset: negate(e)}
+	// Kept as negative(e), not folded: Spark names the bound "e PRECEDING".
+	return &plan.FrameBound{Offset: plan.Fn("negative", e)}
 }
 
 // negate returns -e, folding numeric literals.

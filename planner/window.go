@@ -1,0 +1,44 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/operators"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/logical"
+)
+
+// window plans a logical.Window: its input hash-partitioned on the partition keys (gathered into
+// one partition when there are none), one operators.Window per partition. On a stream it is
+// Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING.
+func (b *builder) window(n *logical.Window, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	if b.opts.Streaming && logical.IsStreaming(n) {
+		return nil, streamingWindow(n)
+	}
+	order := make([]operators.SortKey, len(n.OrderBy))
+	for i, k := range n.OrderBy {
+		order[i] = operators.SortKey{Expr: k.Expr, Descending: k.Descending, NullsFirst: k.NullsFirst}
+	}
+	op := operators.Window(b.ctx, operators.WindowSpec{PartitionBy: n.PartitionBy, OrderBy: order, Funcs: n.Funcs})
+	if len(n.PartitionBy) == 0 {
+		return b.node("Window", 1, schema, op, flow.Input{From: in, Exchange: flow.Gather}), nil
+	}
+	return b.node("Window", b.opts.Partitions, schema, op, b.hashed(in, n.PartitionBy)), nil
+}
+
+// streamingWindow is Spark's UnsupportedOperationChecker error for a window function over a
+// stream, naming the functions, their columns and specifications.
+func streamingWindow(n *logical.Window) *sparkerr.Error {
+	funcs := make([]string, len(n.Funcs))
+	specs := make([]string, len(n.Funcs))
+	for i, f := range n.Funcs {
+		funcs[i] = f.SQL
+		specs[i] = strings.TrimPrefix(n.Names[i], f.SQL+" OVER ")
+	}
+	fl, cl, sl := strings.Join(funcs, ","), strings.Join(n.Names, ","), strings.Join(specs, ",")
+	return sparkerr.Analysis("NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING", "42KDE",
+		"Window function is not supported in %s (as column %s) on streaming DataFrames/Datasets. Structured Streaming only supports time-window aggregation using the WINDOW function. (window specification: %s)",
+		fl, "`"+strings.Join(n.Names, "`,`")+"`", sl).WithParams("windowFunc", fl, "columnName", cl, "windowSpec", sl)
+}
