@@ -34,8 +34,8 @@ func streamingWindow(n *logical.Window) *sparkerr.Error {
 	funcs := make([]string, len(n.Funcs))
 	specs := make([]string, len(n.Funcs))
 	for i, f := range n.Funcs {
-		funcs[i] = f.SQL
-		specs[i] = strings.TrimPrefix(n.Names[i], f.SQL+" OVER ")
+		funcs[i] = strings.ToUpper(f.SQL)
+		specs[i] = strings.ToUpper(strings.TrimPrefix(n.Names[i], f.SQL+" OVER "))
 	}
 	fl, cl, sl := strings.Join(funcs, ","), strings.Join(n.Names, ","), strings.Join(specs, ",")
 	return sparkerr.Analysis("NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING", "42KDE",

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -257,7 +258,11 @@ func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.
 		if len(args) == 2 {
 			if v, ok := args[1].(*expr.Literal); ok && v.Value == true {
 				f.IgnoreNulls = true
-				f.SQL = name + "(" + f.Value.String() + ") ignore nulls"
+				// Spark names first_value(x) IGNORE NULLS "first(x)".
+				f.SQL = "first(" + f.Value.String() + ")"
+				if f.Kind == logical.WindowLast {
+					f.SQL = "last(" + f.Value.String() + ")"
+				}
 			}
 		}
 		f.Agg = nil
@@ -267,9 +272,7 @@ func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.
 
 func (b *binder) rankingFunction(c plan.Call, name string, kind logical.WindowKind, order []logical.SortKey) (*logical.WindowFunc, error) {
 	if len(order) == 0 {
-		return nil, sparkerr.Analysis("WINDOW_FUNCTION_WITHOUT_ORDER", "",
-			"Window function %s() requires window to be ordered, please add ORDER BY clause. For example SELECT %s()(value_expr) OVER (PARTITION BY window_partition ORDER BY window_ordering) from table.",
-			name, name).WithParams("windowFunc", name+"()")
+		return nil, notOrdered(name)
 	}
 	f := &logical.WindowFunc{Kind: kind, SQL: name + "()"}
 	if kind != logical.WindowNTile && len(c.Args) != 0 {
@@ -295,12 +298,8 @@ func (b *binder) rankingFunction(c plan.Call, name string, kind logical.WindowKi
 		f.SQL = "ntile(" + x.String() + ")"
 	}
 	if kind == logical.WindowRank || kind == logical.WindowDenseRank || kind == logical.WindowPercentRank {
-		// Spark's rank functions take the order keys as children: rank(b), dense_rank(b, c).
-		ks := make([]string, len(order))
-		for i, o := range order {
-			ks[i] = o.Expr.String()
-		}
-		f.SQL = name + "(" + strings.Join(ks, ", ") + ")"
+			// Spark renders the rank functions in upper case: RANK().
+		f.SQL = strings.ToUpper(name) + "()"
 	}
 	return f, nil
 }
@@ -444,8 +443,8 @@ func (a *Analyzer) windowFrame(f *logical.WindowFunc, spec *plan.WindowFrame, or
 		}
 		if required != nil && fr.String() != required.String() {
 			return frame, sparkerr.Analysis("_LEGACY_ERROR_TEMP_1036", "",
-				"Window Frame %s must match the required frame %s.", fr.String(), required.String()).
-				WithParams("wf", fr.String(), "required", required.String())
+				"Window Frame %s must match the required frame %s.", frameDebug(fr), frameDebug(*required)).
+				WithParams("wf", frameDebug(fr), "required", frameDebug(*required))
 		}
 		frame = fr
 	case required != nil:
@@ -456,17 +455,44 @@ func (a *Analyzer) windowFrame(f *logical.WindowFunc, spec *plan.WindowFrame, or
 		frame = logical.Frame{Rows: true, Lower: unboundedPreceding, Upper: unboundedFollowing}
 	}
 	if len(order) == 0 && f.Kind == logical.WindowOffset {
-		return frame, sparkerr.Analysis("WINDOW_FUNCTION_WITHOUT_ORDER", "",
-			"Window function %s requires window to be ordered, please add ORDER BY clause.", f.SQL)
+		return frame, notOrdered(f.SQL[:strings.IndexByte(f.SQL, '(')])
 	}
 	return frame, nil
 }
 
-func offsetSQL(n int64) string {
-	if n < 0 {
-		return strconv.FormatInt(-n, 10) + " PRECEDING"
+// notOrdered is Spark's error for a ranking or offset function over an unordered window.
+func notOrdered(name string) *sparkerr.Error {
+	return sparkerr.Analysis("WINDOW_FUNCTION_FRAME_NOT_ORDERED", "42601",
+		"Window function %s requires the window to be ordered. You need to add an ORDER BY clause. For example: SELECT RANK() OVER (PARTITION BY window_partition ORDER BY window_ordering) FROM table.",
+		name).WithParams("windowFunction", name)
+}
+
+// offsetSQL renders lag's and lead's frame offset as Spark does: lag(x, 1) is
+// "-1 FOLLOWING".
+func offsetSQL(n int64) string { return strconv.FormatInt(n, 10) + " FOLLOWING" }
+
+// frameDebug renders a frame as Spark's SpecifiedWindowFrame.toString (in frame-mismatch
+// errors): specifiedwindowframe(RowFrame, -1, currentrow$()).
+func frameDebug(f logical.Frame) string {
+	kind := "RangeFrame"
+	if f.Rows {
+		kind = "RowFrame"
 	}
-	return strconv.FormatInt(n, 10) + " FOLLOWING"
+	b := func(x logical.FrameBound) string {
+		switch x.Kind {
+		case logical.UnboundedPreceding:
+			return "unboundedpreceding$()"
+		case logical.UnboundedFollowing:
+			return "unboundedfollowing$()"
+		case logical.CurrentRow:
+			return "currentrow$()"
+		}
+		if x.Value != nil {
+			return fmt.Sprint(x.Value)
+		}
+		return strconv.FormatInt(x.Rows, 10)
+	}
+	return "specifiedwindowframe(" + kind + ", " + b(f.Lower) + ", " + b(f.Upper) + ")"
 }
 
 // specifiedFrame resolves a ROWS or RANGE frame written by the user.
@@ -479,9 +505,9 @@ func (a *Analyzer) specifiedFrame(spec *plan.WindowFrame, order []logical.SortKe
 		if hasOffset {
 			switch {
 			case len(order) == 0:
-				return fr, frameMismatch("RANGE_FRAME_WITHOUT_ORDER", "A range window frame cannot be used in an unordered window specification.")
+				return fr, frameMismatch("RANGE_FRAME_WITHOUT_ORDER", "the window specification", "A range window frame cannot be used in an unordered window specification.")
 			case len(order) > 1:
-				return fr, frameMismatch("RANGE_FRAME_MULTI_ORDER", "A range window frame with value boundaries cannot be used in a window specification with multiple order by expressions.")
+				return fr, frameMismatch("RANGE_FRAME_MULTI_ORDER", "the window specification", "A range window frame with value boundaries cannot be used in a window specification with multiple order by expressions.")
 			}
 			keyType = order[0].Expr.Type()
 		}
@@ -497,11 +523,11 @@ func (a *Analyzer) specifiedFrame(spec *plan.WindowFrame, order []logical.SortKe
 	fr.Lower, fr.Upper = lower, upper
 	if boundRank(lower) > boundRank(upper) ||
 		lower.Kind == logical.OffsetBound && upper.Kind == logical.OffsetBound && boundLess(upper, lower) {
-		return fr, frameMismatch("SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON",
+		return fr, frameMismatch("SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON", `"`+fr.String()+`"`,
 			"The lower bound of a window frame must be less than or equal to the upper bound.")
 	}
 	if lower.Kind == logical.UnboundedFollowing || upper.Kind == logical.UnboundedPreceding {
-		return fr, frameMismatch("SPECIFIED_WINDOW_FRAME_INVALID_BOUND",
+		return fr, frameMismatch("SPECIFIED_WINDOW_FRAME_INVALID_BOUND", `"`+fr.String()+`"`,
 			"Window frame upper bound cannot be UNBOUNDED PRECEDING and lower bound cannot be UNBOUNDED FOLLOWING.")
 	}
 	return fr, nil
@@ -565,9 +591,9 @@ func boundLess(x, y logical.FrameBound) bool {
 	return x.Rows < y.Rows
 }
 
-func frameMismatch(sub, msg string) *sparkerr.Error {
+func frameMismatch(sub, what, msg string) *sparkerr.Error {
 	return sparkerr.Analysis("DATATYPE_MISMATCH."+sub, "42K09",
-		"Cannot resolve the window frame due to data type mismatch: %s", msg)
+		"Cannot resolve %s due to data type mismatch: %s", what, msg).WithParams("sqlExpr", what)
 }
 
 // frameBound resolves one bound; offsets (PRECEDING ones arrive negated, as
@@ -593,7 +619,7 @@ func (a *Analyzer) frameBound(fb *plan.FrameBound, lower, rows bool, keyType sql
 		return logical.FrameBound{}, err
 	}
 	if readsColumns(x) {
-		return logical.FrameBound{}, frameMismatch("SPECIFIED_WINDOW_FRAME_WITHOUT_FOLDABLE",
+		return logical.FrameBound{}, frameMismatch("SPECIFIED_WINDOW_FRAME_WITHOUT_FOLDABLE", `"`+x.String()+`"`,
 			"Window frame boundary "+x.String()+" is not a literal.")
 	}
 	v, err := a.evalConst(x)
@@ -607,7 +633,7 @@ func (a *Analyzer) frameBound(fb *plan.FrameBound, lower, rows bool, keyType sql
 	b := logical.FrameBound{Kind: logical.OffsetBound, SQL: sql}
 	if rows {
 		if !x.Type().IsIntegral() || v == nil {
-			return b, frameMismatch("SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE",
+			return b, frameMismatch("SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE", `"`+x.String()+`"`,
 				"The data type of the boundary "+x.String()+" is not accepted by a ROWS frame (it must be an integer).")
 		}
 		b.Rows = int64(toInt(v))
@@ -621,7 +647,7 @@ func (a *Analyzer) frameBound(fb *plan.FrameBound, lower, rows bool, keyType sql
 	}
 	val, ok := rangeOffset(v, x.Type(), keyType)
 	if !ok {
-		return b, frameMismatch("RANGE_FRAME_INVALID_TYPE",
+		return b, frameMismatch("RANGE_FRAME_INVALID_TYPE", `"`+x.String()+`"`,
 			"The data type "+keyType.SQL()+" used in the order specification does not match the data type "+x.Type().SQL()+" which is used in the range frame.")
 	}
 	if preceding {
@@ -696,9 +722,8 @@ func numberAsFloat(v any) (any, bool) {
 
 // windowNotAllowed is Spark's error for a window function where none may be.
 func windowNotAllowed(w plan.Window) error {
-	return sparkerr.Analysis("UNSUPPORTED_EXPR_FOR_OPERATOR", "42K0E",
-		"A query operator contains one or more unsupported expressions. Consider to rewrite it to avoid window functions, aggregate functions, and generator functions in the WHERE clause. Invalid expressions: [%s]",
-		planExprSQL(w)).WithParams("invalidExprSqls", planExprSQL(w))
+	return sparkerr.Analysis("WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE", "42601",
+		"It is not allowed to use window functions inside WHERE clause.").WithParams("clauseName", "WHERE")
 }
 
 // windowWithoutOver is Spark's error for a window-only function called without OVER.
