@@ -30,6 +30,9 @@ type binder struct {
 	// windows, when set, collects the window functions of a select list (window.go); nil
 	// where window functions are not allowed.
 	windows *windowSet
+	// windowClause names the clause a window function is refused in ("WHERE"), for Spark's
+	// WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE; empty elsewhere.
+	windowClause string
 }
 
 func (a *Analyzer) binderOver(in *resolved) *binder { return &binder{a: a, in: in} }

@@ -2,13 +2,14 @@ package analyzer
 
 import (
 	"fmt"
-	"math/big"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -25,12 +26,16 @@ type windowSet struct {
 	a      *Analyzer
 	groups []*windowGroup
 	byKey  map[string]*windowGroup
+	// groupOf is the group of each reference handed out, so that a window function over
+	// another's result (sum(row_number() OVER …) OVER …) goes in a later Window node.
+	groupOf map[*expr.Column]int
 }
 
 // windowGroup is the functions sharing one specification; refs are the references the binder
 // returned for them, indexed once the Window nodes are placed (over).
 type windowGroup struct {
 	key       string
+	index     int
 	partition []expr.Expr
 	order     []logical.SortKey
 	funcs     []*logical.WindowFunc
@@ -40,7 +45,7 @@ type windowGroup struct {
 }
 
 func (a *Analyzer) newWindowSet() *windowSet {
-	return &windowSet{a: a, byKey: map[string]*windowGroup{}}
+	return &windowSet{a: a, byKey: map[string]*windowGroup{}, groupOf: map[*expr.Column]int{}}
 }
 
 // empty reports whether no window function was collected.
@@ -82,9 +87,17 @@ func (ws *windowSet) add(partition []expr.Expr, order []logical.SortKey, f *logi
 		kb.WriteByte(';')
 	}
 	key := kb.String()
+	deps := append(append([]expr.Expr(nil), partition...), f.Value, f.Default)
+	for _, o := range order {
+		deps = append(deps, o.Expr)
+	}
+	if f.Agg != nil {
+		deps = append(deps, f.Agg.Args()...)
+	}
+	after := ws.lastGroupIn(deps)
 	g, ok := ws.byKey[key]
-	if !ok {
-		g = &windowGroup{key: key, partition: partition, order: order, funcKeys: map[string]int{}}
+	if !ok || g.index <= after {
+		g = &windowGroup{key: key, index: len(ws.groups), partition: partition, order: order, funcKeys: map[string]int{}}
 		ws.byKey[key] = g
 		ws.groups = append(ws.groups, g)
 	}
@@ -99,7 +112,31 @@ func (ws *windowSet) add(partition []expr.Expr, order []logical.SortKey, f *logi
 	}
 	ref := &expr.Column{Index: -1, Name: name, T: f.Type, Null: f.Nullable}
 	g.refs[i] = append(g.refs[i], ref)
+	ws.groupOf[ref] = g.index
 	return ref
+}
+
+// lastGroupIn is the latest group whose results es read (-1 for none).
+func (ws *windowSet) lastGroupIn(es []expr.Expr) int {
+	last := -1
+	var walk func(e expr.Expr)
+	walk = func(e expr.Expr) {
+		if c, ok := e.(*expr.Column); ok {
+			if g, ok := ws.groupOf[c]; ok && g > last {
+				last = g
+			}
+			return
+		}
+		for _, ch := range e.Children() {
+			walk(ch)
+		}
+	}
+	for _, e := range es {
+		if e != nil {
+			walk(e)
+		}
+	}
+	return last
 }
 
 func funcArgKey(f *logical.WindowFunc) string {
@@ -122,7 +159,7 @@ func funcArgKey(f *logical.WindowFunc) string {
 // bindWindow binds `fn OVER (spec)` where window functions are allowed (b.windows set).
 func (b *binder) bindWindow(w plan.Window) (expr.Expr, error) {
 	if b.windows == nil {
-		return nil, windowNotAllowed(w)
+		return nil, windowNotAllowed(w, b.windowClause)
 	}
 	call, ok := asCall(w.Func)
 	if !ok {
@@ -146,7 +183,10 @@ func (b *binder) bindWindow(w plan.Window) (expr.Expr, error) {
 		}
 		order[i] = logical.SortKey{Expr: k, Descending: o.Descending, NullsFirst: o.NullsFirst}
 	}
-	f, err := inner.windowFunction(call, order)
+	// The function's arguments may be other window functions' results.
+	args := inner
+	args.windows = b.windows
+	f, err := args.windowFunction(call, order)
 	if err != nil {
 		return nil, err
 	}
@@ -206,10 +246,6 @@ func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.
 	if err := namedArgsUnsupported(c); err != nil {
 		return nil, err
 	}
-	if c.Filter != nil {
-		return nil, sparkerr.Analysis("_LEGACY_ERROR_TEMP_1030", "",
-			"Window aggregate function with filter predicate is not supported yet.")
-	}
 	if c.Distinct && (expr.IsAggregate(name) || isWindowOnly(name)) {
 		return nil, sparkerr.Analysis("DISTINCT_WINDOW_FUNCTION_UNSUPPORTED", "0A000",
 			"Distinct window functions are not supported: %s.", callSQL(c)).
@@ -248,6 +284,22 @@ func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.
 		return nil, err
 	}
 	f := &logical.WindowFunc{Kind: logical.WindowAggregate, Agg: fn, Type: fn.Type(), Nullable: fn.Nullable(), SQL: fn.String()}
+	if c.Filter != nil {
+		// agg(x) FILTER (WHERE p) OVER (…) is agg(CASE WHEN p THEN x END) OVER (…).
+		cond, err := b.bind(c.Filter)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkBoolean(cond); err != nil {
+			return nil, err
+		}
+		if f.Agg, err = b.a.filteredAggregate(name, args, false, cond); err != nil {
+			return nil, err
+		}
+		f.Type, f.Nullable = f.Agg.Type(), f.Agg.Nullable()
+		f.SQL += " FILTER (WHERE " + cond.String() + ")"
+		return f, nil
+	}
 	switch name {
 	case "first", "last", "first_value", "last_value", "any_value":
 		f.Kind = logical.WindowFirst
@@ -289,16 +341,20 @@ func (b *binder) rankingFunction(c plan.Call, name string, kind logical.WindowKi
 			return nil, wrongWindowArgs(name, "1", len(c.Args))
 		}
 		n, x, err := b.constInt(c.Args[0])
-		if err != nil || n <= 0 {
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 || n > math.MaxInt32 {
+			sql := `"ntile(` + x.String() + `)"`
 			return nil, sparkerr.Analysis("DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE", "42K09",
-				"Cannot resolve \"ntile(%s)\" due to data type mismatch: The buckets must be a positive integer literal.", c.Args[0]).
-				WithParams("sqlExpr", `"ntile()"`)
+				"Cannot resolve %s due to data type mismatch: The buckets must be between (0, 2147483647] (current value = %d).", sql, n).
+				WithParams("sqlExpr", sql, "exprName", "buckets", "valueRange", "(0, 2147483647]", "currentValue", strconv.FormatInt(n, 10))
 		}
 		f.Offset = n
 		f.SQL = "ntile(" + x.String() + ")"
 	}
 	if kind == logical.WindowRank || kind == logical.WindowDenseRank || kind == logical.WindowPercentRank {
-			// Spark renders the rank functions in upper case: RANK().
+		// Spark renders the rank functions in upper case: RANK().
 		f.SQL = strings.ToUpper(name) + "()"
 	}
 	return f, nil
@@ -510,6 +566,10 @@ func (a *Analyzer) specifiedFrame(spec *plan.WindowFrame, order []logical.SortKe
 				return fr, frameMismatch("RANGE_FRAME_MULTI_ORDER", "the window specification", "A range window frame with value boundaries cannot be used in a window specification with multiple order by expressions.")
 			}
 			keyType = order[0].Expr.Type()
+			if !rangeKeyType(keyType) {
+				return fr, frameMismatch("SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE", `"`+planFrameSQL(spec)+`"`,
+					`The data type of the lower bound "`+keyType.SQL()+`" does not match the expected data type ("NUMERIC" or "INTERVAL DAY TO SECOND" or "INTERVAL YEAR TO MONTH" or "INTERVAL").`)
+			}
 		}
 	}
 	lower, err := a.frameBound(spec.Lower, true, fr.Rows, keyType)
@@ -674,7 +734,7 @@ func rangeOffset(v any, t, key sqltypes.DataType) (any, bool) {
 		}
 	case sqltypes.Float, sqltypes.Double, sqltypes.Decimal:
 		if t.IsNumeric() {
-			return numberAsFloat(v)
+			return numberAsFloat(v, t)
 		}
 	case sqltypes.Date:
 		switch {
@@ -702,8 +762,10 @@ func rangeOffset(v any, t, key sqltypes.DataType) (any, bool) {
 	return nil, false
 }
 
-func numberAsFloat(v any) (any, bool) {
+func numberAsFloat(v any, t sqltypes.DataType) (any, bool) {
 	switch x := v.(type) {
+	case sqltypes.Decimal128:
+		return x.ToFloat64(t.Scale), true
 	case int8, int16, int32, int64, int:
 		return float64(toInt(x)), true
 	case float32:
@@ -711,19 +773,20 @@ func numberAsFloat(v any) (any, bool) {
 	case float64:
 		return x, true
 	}
-	if s, ok := v.(interface{ String() string }); ok {
-		if f, _, err := big.ParseFloat(s.String(), 10, 64, big.ToNearestEven); err == nil {
-			x, _ := f.Float64()
-			return x, true
-		}
-	}
 	return nil, false
 }
 
-// windowNotAllowed is Spark's error for a window function where none may be.
-func windowNotAllowed(w plan.Window) error {
-	return sparkerr.Analysis("WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE", "42601",
-		"It is not allowed to use window functions inside WHERE clause.").WithParams("clauseName", "WHERE")
+// windowNotAllowed is Spark's error for a window function where none may be: in a named
+// clause (WHERE) WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE, elsewhere (ORDER BY, GROUP BY, join
+// conditions…) UNSUPPORTED_EXPR_FOR_OPERATOR.
+func windowNotAllowed(w plan.Window, clause string) error {
+	if clause != "" {
+		return sparkerr.Analysis("WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE", "42601",
+			"It is not allowed to use window functions inside %s clause.", clause).WithParams("clauseName", clause)
+	}
+	return sparkerr.Analysis("UNSUPPORTED_EXPR_FOR_OPERATOR", "42K0E",
+		"A query operator contains one or more unsupported expressions. Consider to rewrite it to avoid window functions, aggregate functions, and generator functions in the WHERE clause. Invalid expressions: [%s]",
+		planExprSQL(w)).WithParams("invalidExprSqls", planExprSQL(w))
 }
 
 // windowWithoutOver is Spark's error for a window-only function called without OVER.
@@ -766,4 +829,39 @@ func windowParts(e plan.Expr) ([]plan.Expr, bool) {
 		out = append(out, o.Child)
 	}
 	return out, true
+}
+
+// rangeKeyType reports whether a RANGE frame with offsets may order by a key of type t.
+func rangeKeyType(t sqltypes.DataType) bool {
+	switch t.Kind {
+	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Float, sqltypes.Double,
+		sqltypes.Decimal, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ,
+		sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
+		return true
+	}
+	return false
+}
+
+// planFrameSQL renders an unresolved frame for error messages.
+func planFrameSQL(f *plan.WindowFrame) string {
+	bound := func(b *plan.FrameBound, lower bool) string {
+		switch {
+		case b == nil || b.Unbounded:
+			if lower {
+				return "UNBOUNDED PRECEDING"
+			}
+			return "UNBOUNDED FOLLOWING"
+		case b.CurrentRow:
+			return "CURRENT ROW"
+		}
+		if c, ok := asCall(b.Offset); ok && strings.EqualFold(c.Name, "negative") && len(c.Args) == 1 {
+			return parser.FormatExpr(c.Args[0]) + " PRECEDING"
+		}
+		return parser.FormatExpr(b.Offset) + " FOLLOWING"
+	}
+	kind := "ROWS"
+	if f.IsRange {
+		kind = "RANGE"
+	}
+	return kind + " BETWEEN " + bound(f.Lower, true) + " AND " + bound(f.Upper, false)
 }

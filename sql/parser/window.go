@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
@@ -188,4 +189,23 @@ func (p *parser) checkWindowRefs() {
 	if p.windowRefs > 0 {
 		p.fail(windowNotDefined(p.lastWindowRef))
 	}
+}
+
+// qualifyWindows moves the window functions of a QUALIFY condition into the select list: each
+// becomes a hidden item __qualify_<i> the returned condition reads by name (dropped after the
+// filter), so the select's window extraction computes it (Spark's QUALIFY filters the
+// select's rows on window function results).
+func qualifyWindows(cond plan.Expr) (plan.Expr, []plan.Expr, []string) {
+	var items []plan.Expr
+	var names []string
+	cond = rewriteExpr(cond, func(e plan.Expr) (plan.Expr, bool) {
+		if _, ok := e.(plan.Window); !ok {
+			return nil, false
+		}
+		name := "__qualify_" + strconv.Itoa(len(items))
+		items = append(items, plan.Alias{Child: e, Names: []string{name}})
+		names = append(names, name)
+		return plan.Col(name), true
+	})
+	return cond, items, names
 }
