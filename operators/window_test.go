@@ -392,7 +392,9 @@ func (c *windowCase) value(i, me int, part, frame []int, peer func(int) bool) an
 	return slices.Max(nonNull)
 }
 
-func cmpOrder(a, b any) bool { return !(a == nil && b == nil) && (a == nil || b == nil || a.(int64) != b.(int64)) }
+func cmpOrder(a, b any) bool {
+	return !(a == nil && b == nil) && (a == nil || b == nil || a.(int64) != b.(int64))
+}
 
 // TestWindowMatchesOracle compares the Window operator with a row-by-row oracle on random
 // data, functions and frames (seeded; the seed is printed).
