@@ -9,6 +9,7 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/state"
 )
 
 // WindowSpec is what a Window operator computes: the functions of one window specification.
@@ -16,6 +17,9 @@ type WindowSpec struct {
 	PartitionBy []expr.Expr
 	OrderBy     []SortKey
 	Funcs       []*logical.WindowFunc
+	// Budget bounds the input buffered in memory; past it the input spills to a scratch
+	// store and is computed one window partition at a time (window_spill.go).
+	Budget state.Budget
 }
 
 // Window computes window functions (Spark's WindowExec): it collects its input (the planner
@@ -36,25 +40,51 @@ type windowOp struct {
 	ctx  *expr.Context
 	spec WindowSpec
 	recs []arrow.RecordBatch
+	// bytes is the memory of recs; spill, once opened, holds the input instead.
+	bytes int64
+	spill *windowSpill
 }
 
 func (w *windowOp) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
 	rec.Retain()
 	w.recs = append(w.recs, rec)
+	w.bytes += recordBytes(rec)
+	if w.spec.Budget.Limited() && (w.spill != nil || w.bytes > w.spec.Budget.MemoryBytes) {
+		return w.spillBuffered()
+	}
 	return nil
 }
 
-func (w *windowOp) Close() { releaseRecords(w.recs); w.recs = nil }
+func (w *windowOp) Close() {
+	releaseRecords(w.recs)
+	w.recs = nil
+	w.closeSpill()
+}
+
+// inSchema is the input's schema (event form): the output's without the function columns.
+func (w *windowOp) inSchema() *arrow.Schema {
+	return arrow.NewSchema(w.env.OutSchema.Fields()[:w.env.OutSchema.NumFields()-len(w.spec.Funcs)], nil)
+}
 
 func (w *windowOp) EndOfData(ctx context.Context, out flow.Emitter) error {
-	inSchema := arrow.NewSchema(w.env.OutSchema.Fields()[:w.env.OutSchema.NumFields()-len(w.spec.Funcs)], nil)
-	cols, err := concatColumns(w.env.Mem, inSchema, w.recs)
+	if w.spill != nil {
+		if err := w.spillBuffered(); err != nil {
+			return err
+		}
+		return w.drainSpill(ctx, out)
+	}
+	cols, err := concatColumns(w.env.Mem, w.inSchema(), w.recs)
 	if err != nil {
 		return err
 	}
 	releaseRecords(w.recs)
 	w.recs = nil
 	defer releaseAll(cols)
+	return w.computeAndEmit(ctx, cols, out)
+}
+
+// computeAndEmit sorts the user columns cols, computes the functions and emits the rows.
+func (w *windowOp) computeAndEmit(ctx context.Context, cols []arrow.Array, out flow.Emitter) error {
 	if len(cols) == 0 || cols[0].Len() == 0 {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	sqltypes "github.com/weirhq/weir/sql/types"
+	"github.com/weirhq/weir/state"
 )
 
 // collector is an Emitter keeping every emitted row's user values.
@@ -124,14 +125,15 @@ func (c *windowCase) String() string {
 
 // run computes the case with the Window operator, fed in batches of batchRows; the result is
 // by id.
-func (c *windowCase) run(t *testing.T, mem memory.Allocator, batchRows int) map[int64]any {
+func (c *windowCase) run(t *testing.T, mem memory.Allocator, batchRows int, budget state.Budget) map[int64]any {
 	out := append(append(sqltypes.Schema{}, windowSchema...), sqltypes.Field{Name: "w", Type: c.f.Type, Nullable: true})
 	env := flow.Env{Mem: mem, Partitions: 1, OutSchema: eventSchema(out)}
 	spec := WindowSpec{
 		PartitionBy: []expr.Expr{&expr.Column{Index: 1, Name: "p", T: sqltypes.LongType, Null: true}},
 		OrderBy: []SortKey{{Expr: &expr.Column{Index: 2, Name: "o", T: sqltypes.LongType, Null: true},
 			Descending: c.desc, NullsFirst: c.nullsFirst}},
-		Funcs: []*logical.WindowFunc{c.f},
+		Funcs:  []*logical.WindowFunc{c.f},
+		Budget: budget,
 	}
 	op, err := Window(&expr.Context{Mem: mem}, spec)(env)
 	if err != nil {
@@ -159,6 +161,9 @@ func (c *windowCase) run(t *testing.T, mem memory.Allocator, batchRows int) map[
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	if budget.Limited() && budget.MemoryBytes < 32 && op.(*windowOp).spill == nil {
+		t.Fatalf("a budget of %d bytes did not spill", budget.MemoryBytes)
 	}
 	if err := op.(flow.EndOfDataHandler).EndOfData(ctx, col); err != nil {
 		t.Fatal(err)
@@ -397,15 +402,20 @@ func cmpOrder(a, b any) bool {
 }
 
 // TestWindowMatchesOracle compares the Window operator with a row-by-row oracle on random
-// data, functions and frames (seeded; the seed is printed).
+// data, functions and frames (seeded; the seed is printed), a quarter of the cases with a memory
+// budget small enough that the input spills and is computed partition by partition.
 func TestWindowMatchesOracle(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
-	for iter := 0; iter < 400; iter++ {
+	for iter := 0; iter < 300; iter++ {
 		c := randomWindowCase(rng)
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		got := c.run(t, mem, 1+rng.Intn(50))
+		var budget state.Budget
+		if rng.Intn(4) == 0 {
+			budget = state.Budget{MemoryBytes: int64(1 + rng.Intn(4000)), Dir: t.TempDir()}
+		}
+		got := c.run(t, mem, 1+rng.Intn(50), budget)
 		want := c.oracle()
 		for id, w := range want {
 			if fmt.Sprint(got[id]) != fmt.Sprint(w) {

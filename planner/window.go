@@ -8,10 +8,12 @@ import (
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/state"
 )
 
 // window plans a logical.Window: its input hash-partitioned on the partition keys (gathered into
-// one partition when there are none), one operators.Window per partition. On a stream it is
+// one partition when there are none), one operators.Window per partition, spilling past the
+// operator memory budget (state.BudgetFromConf, as streaming state). On a stream it is
 // Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING.
 func (b *builder) window(n *logical.Window, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
 	if b.opts.Streaming && logical.IsStreaming(n) {
@@ -21,7 +23,11 @@ func (b *builder) window(n *logical.Window, in *flow.Node, schema *arrow.Schema)
 	for i, k := range n.OrderBy {
 		order[i] = operators.SortKey{Expr: k.Expr, Descending: k.Descending, NullsFirst: k.NullsFirst}
 	}
-	op := operators.Window(b.ctx, operators.WindowSpec{PartitionBy: n.PartitionBy, OrderBy: order, Funcs: n.Funcs})
+	budget, err := state.BudgetFromConf(b.opts.Conf)
+	if err != nil {
+		return nil, err
+	}
+	op := operators.Window(b.ctx, operators.WindowSpec{PartitionBy: n.PartitionBy, OrderBy: order, Funcs: n.Funcs, Budget: budget})
 	if len(n.PartitionBy) == 0 {
 		return b.node("Window", 1, schema, op, flow.Input{From: in, Exchange: flow.Gather}), nil
 	}
