@@ -9,8 +9,8 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
-	"github.com/weirhq/weir/state"
 	sqltypes "github.com/weirhq/weir/sql/types"
+	"github.com/weirhq/weir/state"
 )
 
 // A Window operator's spill. While the buffered input fits WindowSpec.Budget, the operator keeps
@@ -27,12 +27,12 @@ import (
 
 // windowSpill is the spilled input of a Window operator.
 type windowSpill struct {
-	store    *state.Spill
-	keys     *rowCodec // the partition keys
-	rows     *rowCodec // the user columns
-	seq      uint64
-	kbuf     []byte
-	vbuf     []byte
+	store *state.Spill
+	keys  *rowCodec // the partition keys
+	rows  *rowCodec // the user columns
+	seq   uint64
+	kbuf  []byte
+	vbuf  []byte
 }
 
 // spillBuffered moves the buffered records to the store (opening it on first use).
