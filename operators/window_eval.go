@@ -211,7 +211,8 @@ func (w *windowOp) aggregate(f *logical.WindowFunc, rows *windowRows, user arrow
 			floating = true
 		}
 	}
-	s := &slider{ctx: w.ctx, fn: f.Agg, args: args, zeros: make([]uint32, rows.n), floating: floating}
+	s := &slider{ctx: w.ctx, fn: f.Agg, args: args, zeros: make([]uint32, rows.n), floating: floating,
+		copyState: smallState[f.Agg.Name()]}
 	defer s.release()
 	frames := newFrameCursor(f.Frame, rows)
 	resIdx := make([]int64, rows.n)
@@ -222,7 +223,7 @@ func (w *windowOp) aggregate(f *logical.WindowFunc, rows *windowRows, user arrow
 			lo, hi = rows.partStart[i], rows.partStart[i]
 		}
 		if lo == prevLo && hi == prevHi && rows.partStart[i] == prevPart {
-			resIdx[i] = int64(len(s.results) - 1)
+			resIdx[i] = s.count - 1
 			continue
 		}
 		if err := s.moveTo(lo, hi); err != nil {
@@ -231,8 +232,11 @@ func (w *windowOp) aggregate(f *logical.WindowFunc, rows *windowRows, user arrow
 		if err := s.result(); err != nil {
 			return nil, err
 		}
-		resIdx[i] = int64(len(s.results) - 1)
+		resIdx[i] = s.count - 1
 		prevLo, prevHi, prevPart = lo, hi, rows.partStart[i]
+	}
+	if err := s.flush(); err != nil {
+		return nil, err
 	}
 	all, err := array.Concatenate(s.results, w.env.Mem)
 	if err != nil {
@@ -246,22 +250,55 @@ func (w *windowOp) aggregate(f *logical.WindowFunc, rows *windowRows, user arrow
 	return out[0], nil
 }
 
-// slider is an accumulator over the rows [lo, hi) of the sorted input.
-type slider struct {
-	ctx      *expr.Context
-	fn       expr.AggFunc
-	args     []arrow.Array
-	zeros    []uint32
-	floating bool
-	acc      expr.GroupedAccumulator
-	lo, hi   int
-	results  []arrow.Array
+// smallState are the aggregates whose group state is a few numbers, so that copying it is
+// cheaper than asking for a result (see slider.copyState).
+var smallState = map[string]bool{
+	"count": true, "sum": true, "avg": true, "mean": true, "count_if": true,
+	"bool_and": true, "every": true, "bool_or": true, "some": true, "any": true,
+	"stddev": true, "std": true, "stddev_samp": true, "stddev_pop": true,
+	"variance": true, "var_samp": true, "var_pop": true,
 }
 
-func (s *slider) reset(at int) {
+// resultSlots is how many frame states a copying slider collects before asking for their
+// results at once.
+const resultSlots = 1024
+
+// slider is an accumulator over the rows [lo, hi) of the sorted input, in group 0. Each frame's
+// result is either asked for at once (a one-value array) or, with copyState, the state of group
+// 0 is copied into a result slot (groups 1..resultSlots) and the slots' results are asked for
+// together: one array per resultSlots frames instead of one per frame.
+type slider struct {
+	ctx       *expr.Context
+	fn        expr.AggFunc
+	args      []arrow.Array
+	zeros     []uint32
+	floating  bool
+	copyState bool
+	acc       expr.GroupedAccumulator
+	lo, hi    int
+	results   []arrow.Array
+	// count is how many frame results were taken; pending the slots filled since the last
+	// flush.
+	count   int64
+	pending []uint32
+	buf     []byte
+}
+
+func (s *slider) reset(at int) error {
+	if err := s.flush(); err != nil {
+		return err
+	}
 	s.acc = s.fn.NewAccumulator(s.ctx)
-	s.acc.Grow(1)
+	if _, ok := s.acc.(expr.GroupStateAccumulator); !ok {
+		s.copyState = false
+	}
+	if s.copyState {
+		s.acc.Grow(1 + resultSlots)
+	} else {
+		s.acc.Grow(1)
+	}
 	s.lo, s.hi = at, at
+	return nil
 }
 
 // apply adds (or retracts) rows [from, to).
@@ -289,7 +326,9 @@ func (s *slider) moveTo(lo, hi int) error {
 		fresh = true
 	}
 	if fresh {
-		s.reset(lo)
+		if err := s.reset(lo); err != nil {
+			return err
+		}
 	}
 	if err := s.apply(s.hi, hi, false); err != nil {
 		return err
@@ -301,12 +340,44 @@ func (s *slider) moveTo(lo, hi int) error {
 	return nil
 }
 
+// result takes the current frame's result.
 func (s *slider) result() error {
+	s.count++
+	if s.copyState {
+		g := s.acc.(expr.GroupStateAccumulator)
+		var err error
+		if s.buf, err = g.EncodeGroup(s.buf[:0], 0); err != nil {
+			return err
+		}
+		slot := uint32(1 + len(s.pending))
+		if err := g.LoadGroup(slot, s.buf); err != nil {
+			return err
+		}
+		s.pending = append(s.pending, slot)
+		if len(s.pending) == resultSlots {
+			return s.flush()
+		}
+		return nil
+	}
 	r, err := s.acc.Result(s.ctx, s.zeros[:1])
 	if err != nil {
 		return err
 	}
 	s.results = append(s.results, r)
+	return nil
+}
+
+// flush asks for the results of the filled slots.
+func (s *slider) flush() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	r, err := s.acc.Result(s.ctx, s.pending)
+	if err != nil {
+		return err
+	}
+	s.results = append(s.results, r)
+	s.pending = s.pending[:0]
 	return nil
 }
 
