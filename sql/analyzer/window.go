@@ -196,6 +196,11 @@ func (b *binder) bindWindow(w plan.Window) (expr.Expr, error) {
 	}
 	f.Frame = frame
 	name := f.SQL + " OVER " + windowSpecSQL(partition, order, frame)
+	if call.Distinct {
+		// Named as Spark names it: sum(DISTINCT v) OVER (…).
+		fn := strings.ToLower(call.Name)
+		return nil, distinctWindow(`"` + strings.Replace(name, fn+"(", fn+"(DISTINCT ", 1) + `"`)
+	}
 	return b.windows.add(partition, order, f, name), nil
 }
 
@@ -246,10 +251,8 @@ func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.
 	if err := namedArgsUnsupported(c); err != nil {
 		return nil, err
 	}
-	if c.Distinct && (expr.IsAggregate(name) || isWindowOnly(name)) {
-		return nil, sparkerr.Analysis("DISTINCT_WINDOW_FUNCTION_UNSUPPORTED", "0A000",
-			"Distinct window functions are not supported: %s.", callSQL(c)).
-			WithParams("windowExpr", callSQL(c))
+	if c.Distinct && isWindowOnly(name) {
+		return nil, distinctWindow(callSQL(c))
 	}
 	if kind, ok := rankingFuncs[name]; ok {
 		return b.rankingFunction(c, name, kind, order)
@@ -774,6 +777,12 @@ func numberAsFloat(v any, t sqltypes.DataType) (any, bool) {
 		return x, true
 	}
 	return nil, false
+}
+
+// distinctWindow is Spark's error for DISTINCT in a window function.
+func distinctWindow(sql string) *sparkerr.Error {
+	return sparkerr.Analysis("DISTINCT_WINDOW_FUNCTION_UNSUPPORTED", "0A000",
+		"Distinct window functions are not supported: %s.", sql).WithParams("windowExpr", sql)
 }
 
 // windowNotAllowed is Spark's error for a window function where none may be: in a named
