@@ -18,6 +18,11 @@ import (
 //
 // Errors are AnalysisExceptions worded as Spark's, followed by the offending plan.
 func CheckStreamingOperators(root logical.Node) error {
+	if p, ok := root.(*logical.Project); ok {
+		if w, ok := p.Input.(*logical.Window); ok && logical.IsStreaming(w) {
+			return streamingWindow(w, windowColumnNames(p, w))
+		}
+	}
 	for _, c := range root.Children() {
 		if err := CheckStreamingOperators(c); err != nil {
 			return err
@@ -34,7 +39,7 @@ func CheckStreamingOperators(root logical.Node) error {
 		}
 	case *logical.Window:
 		if logical.IsStreaming(n) {
-			return streamingWindow(n)
+			return streamingWindow(n, n.Names)
 		}
 	case *logical.GroupMapInPython:
 		if logical.IsStreaming(n) {

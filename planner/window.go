@@ -7,6 +7,7 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/state"
 )
@@ -17,7 +18,7 @@ import (
 // Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING.
 func (b *builder) window(n *logical.Window, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
 	if b.opts.Streaming && logical.IsStreaming(n) {
-		return nil, streamingWindow(n)
+		return nil, streamingWindow(n, n.Names)
 	}
 	order := make([]operators.SortKey, len(n.OrderBy))
 	for i, k := range n.OrderBy {
@@ -35,16 +36,42 @@ func (b *builder) window(n *logical.Window, in *flow.Node, schema *arrow.Schema)
 }
 
 // streamingWindow is Spark's UnsupportedOperationChecker error for a window function over a
-// stream, naming the functions, their columns and specifications.
-func streamingWindow(n *logical.Window) *sparkerr.Error {
+// stream, naming the functions, the columns holding them (cols, one per function) and their
+// specifications.
+func streamingWindow(n *logical.Window, cols []string) *sparkerr.Error {
 	funcs := make([]string, len(n.Funcs))
 	specs := make([]string, len(n.Funcs))
 	for i, f := range n.Funcs {
 		funcs[i] = strings.ToUpper(f.SQL)
 		specs[i] = strings.ToUpper(strings.TrimPrefix(n.Names[i], f.SQL+" OVER "))
 	}
-	fl, cl, sl := strings.Join(funcs, ","), strings.Join(n.Names, ","), strings.Join(specs, ",")
+	fl, sl := strings.Join(funcs, ","), strings.Join(specs, ",")
+	cl := "`" + strings.Join(cols, "`,`") + "`"
 	return sparkerr.Analysis("NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING", "42KDE",
 		"Window function is not supported in %s (as column %s) on streaming DataFrames/Datasets. Structured Streaming only supports time-window aggregation using the WINDOW function. (window specification: %s)",
-		fl, "`"+strings.Join(n.Names, "`,`")+"`", sl).WithParams("windowFunc", fl, "columnName", cl, "windowSpec", sl)
+		fl, cl, sl).WithParams("windowFunc", fl, "columnName", cl, "windowSpec", sl)
+}
+
+// windowColumnNames names the column each of w's functions ends up in: the output name of the
+// first expression of p (the select over w) that reads it, else the function's own name.
+func windowColumnNames(p *logical.Project, w *logical.Window) []string {
+	base := len(w.Input.Schema())
+	names := append([]string(nil), w.Names...)
+	found := make([]bool, len(names))
+	for _, e := range p.Exprs {
+		var walk func(x expr.Expr)
+		walk = func(x expr.Expr) {
+			if c, ok := x.(*expr.Column); ok {
+				if i := c.Index - base; i >= 0 && i < len(names) && !found[i] {
+					names[i], found[i] = expr.OutputName(e), true
+				}
+				return
+			}
+			for _, ch := range x.Children() {
+				walk(ch)
+			}
+		}
+		walk(e)
+	}
+	return names
 }
