@@ -130,33 +130,65 @@ func (w *windowOp) sortRows(cols []arrow.Array) ([]arrow.Array, error) {
 	for i := range idx {
 		idx[i] = int64(i)
 	}
-	slices.SortStableFunc(idx, func(a, b int64) int { return compareKeys(keys, keyCols, int(a), int(b)) })
+	cmps := make([]func(a, b int) int, len(keys))
+	for k, key := range keys {
+		cmps[k] = keyComparator(key, keyCols[k])
+	}
+	// Ties broken by arrival: a stable order with an O(n log n) sort.
+	slices.SortFunc(idx, func(a, b int64) int {
+		for _, c := range cmps {
+			if r := c(int(a), int(b)); r != 0 {
+				return r
+			}
+		}
+		return cmp(a, b)
+	})
 	return take(w.env.Mem, cols, idx, nil)
 }
 
-// compareKeys orders rows a and b of keyCols by keys.
-func compareKeys(keys []SortKey, keyCols []arrow.Array, a, b int) int {
-	for k, key := range keys {
-		c := keyCols[k]
-		an, bn := c.IsNull(a), c.IsNull(b)
-		if an || bn {
-			if an && bn {
-				continue
-			}
-			if an == key.NullsFirst {
-				return -1
-			}
-			return 1
-		}
-		r := compareAt(c, a, c, b)
-		if key.Descending {
-			r = -r
-		}
-		if r != 0 {
-			return r
-		}
+// keyComparator orders rows of c by key (direction and NULL placement), reading the common
+// fixed-width and string columns directly.
+func keyComparator(key SortKey, c arrow.Array) func(a, b int) int {
+	var values func(a, b int) int
+	switch x := c.(type) {
+	case *array.Int64:
+		values = func(a, b int) int { return cmp(x.Value(a), x.Value(b)) }
+	case *array.Int32:
+		values = func(a, b int) int { return cmp(x.Value(a), x.Value(b)) }
+	case *array.Date32:
+		values = func(a, b int) int { return cmp(int32(x.Value(a)), int32(x.Value(b))) }
+	case *array.Timestamp:
+		values = func(a, b int) int { return cmp(int64(x.Value(a)), int64(x.Value(b))) }
+	case *array.String:
+		values = func(a, b int) int { return cmp(x.Value(a), x.Value(b)) }
+	case *array.Float64:
+		values = func(a, b int) int { return expr.CompareFloat(x.Value(a), x.Value(b)) }
+	default:
+		values = func(a, b int) int { return compareAt(c, a, c, b) }
 	}
-	return 0
+	if key.Descending {
+		asc := values
+		values = func(a, b int) int { return -asc(a, b) }
+	}
+	if c.NullN() == 0 {
+		return values
+	}
+	first := -1
+	if !key.NullsFirst {
+		first = 1
+	}
+	return func(a, b int) int {
+		an, bn := c.IsNull(a), c.IsNull(b)
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return first
+		case bn:
+			return -first
+		}
+		return values(a, b)
+	}
 }
 
 // windowRows is the sorted input of one operator instance: its window partitions and peer
