@@ -3,12 +3,14 @@ package operators
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
+	sqltypes "github.com/weirhq/weir/sql/types"
 	"github.com/weirhq/weir/state"
 )
 
@@ -199,8 +201,11 @@ type windowRows struct {
 	// peerEnd likewise for its peer group.
 	partStart, partEnd, peerStart, peerEnd []int
 	order                                  []arrow.Array
-	// desc is whether the first order key descends.
-	desc bool
+	// desc is whether the first order key descends; keyType is its type and loc the session
+	// time zone (for month offsets over timestamps).
+	desc    bool
+	keyType sqltypes.DataType
+	loc     *time.Location
 }
 
 // compute evaluates every function over the sorted rows.
@@ -224,7 +229,13 @@ func (w *windowOp) compute(sorted []arrow.Array) ([]arrow.Array, error) {
 	defer releaseAll(order)
 	rows := &windowRows{n: n, order: order,
 		partStart: make([]int, n), partEnd: make([]int, n), peerStart: make([]int, n), peerEnd: make([]int, n)}
-	rows.desc = len(w.spec.OrderBy) > 0 && w.spec.OrderBy[0].Descending
+	if len(w.spec.OrderBy) > 0 {
+		rows.desc, rows.keyType = w.spec.OrderBy[0].Descending, w.spec.OrderBy[0].Expr.Type()
+	}
+	rows.loc = time.UTC
+	if w.ctx != nil && w.ctx.Location != nil {
+		rows.loc = w.ctx.Location
+	}
 	boundaries(n, part, rows.partStart, rows.partEnd)
 	boundariesWithin(n, order, rows.partStart, rows.partEnd, rows.peerStart, rows.peerEnd)
 	out := make([]arrow.Array, 0, len(w.spec.Funcs))

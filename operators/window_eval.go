@@ -507,11 +507,7 @@ func (c *frameCursor) rangeBound(b logical.FrameBound, i, s, e int, lower bool) 
 			return v > target
 		})
 	} else {
-		off, _ := b.Value.(int64)
-		target := c.ikeys[i] + off
-		if desc {
-			target = c.ikeys[i] - off
-		}
+		target := c.intTarget(b, i, desc)
 		pos = ns + sort.Search(ne-ns, func(k int) bool {
 			v := c.ikeys[ns+k]
 			if desc {
@@ -530,6 +526,28 @@ func (c *frameCursor) rangeBound(b logical.FrameBound, i, s, e int, lower bool) 
 }
 
 func (c *frameCursor) descending() bool { return c.rows.desc }
+
+// intTarget is row i's key moved by an integral offset (against the sort direction when
+// descending): plain units, or calendar months over a date or timestamp key.
+func (c *frameCursor) intTarget(b logical.FrameBound, i int, desc bool) int64 {
+	if m, ok := b.Value.(logical.MonthsOffset); ok {
+		n := int(m)
+		if desc {
+			n = -n
+		}
+		switch t := c.rows.keyType; t.Kind {
+		case sqltypes.Date:
+			return int64(expr.AddMonths(int32(c.ikeys[i]), t, n, c.rows.loc).(int32))
+		default:
+			return expr.AddMonths(c.ikeys[i], t, n, c.rows.loc).(int64)
+		}
+	}
+	off, _ := b.Value.(int64)
+	if desc {
+		return c.ikeys[i] - off
+	}
+	return c.ikeys[i] + off
+}
 
 // rangeKeyInt reads an integral RANGE order key: integers, days of a date, microseconds of a
 // timestamp or day-time interval, months of a year-month interval.

@@ -619,6 +619,8 @@ func boundSign(b logical.FrameBound) int {
 	switch v := b.Value.(type) {
 	case int64:
 		return sign(v)
+	case logical.MonthsOffset:
+		return sign(int64(v))
 	case float64:
 		switch {
 		case v < 0:
@@ -646,6 +648,9 @@ func boundLess(x, y logical.FrameBound) bool {
 	switch xv := x.Value.(type) {
 	case int64:
 		yv, _ := y.Value.(int64)
+		return xv < yv
+	case logical.MonthsOffset:
+		yv, _ := y.Value.(logical.MonthsOffset)
 		return xv < yv
 	case float64:
 		yv, _ := y.Value.(float64)
@@ -719,6 +724,8 @@ func (a *Analyzer) frameBound(fb *plan.FrameBound, lower, rows bool, keyType sql
 			val = -t
 		case float64:
 			val = -t
+		case logical.MonthsOffset:
+			val = -t
 		}
 	}
 	b.Value = val
@@ -741,6 +748,8 @@ func rangeOffset(v any, t, key sqltypes.DataType) (any, bool) {
 		}
 	case sqltypes.Date:
 		switch {
+		case t.Kind == sqltypes.YearMonthInterval:
+			return logical.MonthsOffset(toInt(v)), true
 		case t.IsIntegral():
 			return int64(toInt(v)), true
 		case t.Kind == sqltypes.DayTimeInterval:
@@ -748,9 +757,12 @@ func rangeOffset(v any, t, key sqltypes.DataType) (any, bool) {
 			return us / 86_400_000_000, us%86_400_000_000 == 0
 		}
 	case sqltypes.Timestamp, sqltypes.TimestampNTZ:
-		if t.Kind == sqltypes.DayTimeInterval {
+		switch t.Kind {
+		case sqltypes.DayTimeInterval:
 			us, ok := v.(int64)
 			return us, ok
+		case sqltypes.YearMonthInterval:
+			return logical.MonthsOffset(toInt(v)), true
 		}
 	case sqltypes.DayTimeInterval:
 		if t.Kind == sqltypes.DayTimeInterval {

@@ -81,7 +81,8 @@ const (
 // FrameBound is one end of a frame. For OffsetBound, Rows is the distance of a ROWS frame and
 // Value the distance of a RANGE frame in the order key's unit (int64: integers, days of a date,
 // microseconds of a timestamp or day-time interval, months of a year-month interval; float64:
-// floating and decimal keys); SQL is Spark's rendering of the offset.
+// floating and decimal keys; MonthsOffset: a year-month interval over a date or timestamp key);
+// SQL is Spark's rendering of the offset.
 type FrameBound struct {
 	Kind  BoundKind
 	Rows  int64
@@ -102,6 +103,10 @@ func (b FrameBound) String() string {
 	}
 	return b.SQL
 }
+
+// MonthsOffset is a RANGE offset of a year-month interval over a date or timestamp order key:
+// the bound is the key plus so many months, by calendar (expr.AddMonths).
+type MonthsOffset int64
 
 // Frame is a window frame: ROWS (Rows true) or RANGE between Lower and Upper.
 type Frame struct {
