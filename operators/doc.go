@@ -6,7 +6,11 @@
 // stack, json_tuple: input row repeated per generated row, retraction flag included). Order: Concat (the
 // order-preserving gather: partition 0's rows, then partition 1's…), Limit (reports
 // flow.Finisher Done once it has its rows, so upstream stops), Tail, Sort (stable, at end of
-// data). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
+// data), Window (window functions at end of data: rows sorted by partition and order keys,
+// each function computed per window partition — ranking and offsets in O(1) a row, aggregates
+// with one accumulator sliding over the frames, adding entering rows and retracting leaving
+// ones; input past WindowSpec.Budget spills to a scratch store and is computed one window
+// partition at a time). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
 // ids, retractions, streaming emission at barriers; a batch one emits its groups in the order of
 // their first rows read sender by sender, aggregate_order.go), HashJoin (every join type; right input
 // built, left probed), Distinct, SetOp. Partitioners: HashPartitioner, RoundRobinPartitioner,

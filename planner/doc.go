@@ -12,6 +12,10 @@
 // partitions (grouping expressions that are not plain columns are projected into columns
 // before the exchange); a global aggregate gathers to one partition; joins without keys
 // broadcast the right side (right and full outer ones gather both sides to one partition).
+// A Window hash-partitions its input on its partition keys (gathers it to one partition when
+// it has none) and runs operators.Window, which spills past the operator memory budget
+// (state.BudgetFromConf); window functions on a stream are refused with Spark's
+// NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING (CheckStreamingOperators and the planner).
 // Union lays its inputs' partitions side by side. Global Sort, Limit and Tail first gather
 // through the order-preserving Concat; Limit and Tail keep a per-partition limit or tail below
 // it, and Limit stops its upstream once satisfied.

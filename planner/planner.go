@@ -195,6 +195,8 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		return b.stateless("Generate", ins[0], schema, operators.Generate(b.ctx, n.Generator)), nil
 	case *logical.Aggregate:
 		return b.aggregate(n, ins[0], schema)
+	case *logical.Window:
+		return b.window(n, ins[0], schema)
 	case *logical.PythonEval, *logical.MapInPython, *logical.PythonUDTF, *logical.GroupMapInPython, *logical.CoGroupMapInPython, *logical.AggregateInPython:
 		return b.python(n, ins, schema)
 	case *logical.Watermark:

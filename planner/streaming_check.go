@@ -13,10 +13,16 @@ import (
 //     in the join keys, or a range condition bounding the state of its outer side by the other
 //     side's watermark;
 //   - dropDuplicatesWithinWatermark needs a watermark on its input;
-//   - grouped and cogrouped Python maps (applyInPandas, cogroup) take no stream.
+//   - grouped and cogrouped Python maps (applyInPandas, cogroup) take no stream;
+//   - window functions (OVER) take no stream (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING).
 //
 // Errors are AnalysisExceptions worded as Spark's, followed by the offending plan.
 func CheckStreamingOperators(root logical.Node) error {
+	if p, ok := root.(*logical.Project); ok {
+		if w, ok := p.Input.(*logical.Window); ok && logical.IsStreaming(w) {
+			return streamingWindow(w, windowColumnNames(p, w))
+		}
+	}
 	for _, c := range root.Children() {
 		if err := CheckStreamingOperators(c); err != nil {
 			return err
@@ -30,6 +36,10 @@ func CheckStreamingOperators(root logical.Node) error {
 			return checkStreamJoin(n)
 		case ls || rs:
 			return checkStreamStaticJoin(n, ls)
+		}
+	case *logical.Window:
+		if logical.IsStreaming(n) {
+			return streamingWindow(n, n.Names)
 		}
 	case *logical.GroupMapInPython:
 		if logical.IsStreaming(n) {

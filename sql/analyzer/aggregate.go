@@ -47,6 +47,8 @@ type aggBuild struct {
 	in         *resolved
 	spec       groupSpec
 	a          *Analyzer
+	// windows collects the select list's window functions (computed over the aggregation).
+	windows *windowSet
 }
 
 func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*resolved, error) {
@@ -80,13 +82,14 @@ func (a *Analyzer) resolveGrouped(ctx context.Context, in *resolved, spec groupS
 	if err != nil {
 		return nil, err
 	}
+	b.windows = a.newWindowSet()
 	if err := b.bindOutputs(); err != nil {
 		return nil, err
 	}
 	if err := b.finish(); err != nil {
 		return nil, err
 	}
-	return b.agg.project(b.outputs), nil
+	return b.windows.over(b.agg).project(b.outputs), nil
 }
 
 // newAggBuild binds the grouping expressions of spec over in.
@@ -200,11 +203,16 @@ func (b *aggBuild) binder() *binder {
 	bd := b.a.binderOver(b.in)
 	bd.intercept = func(e plan.Expr) (expr.Expr, bool, error) { return b.rewrite(bd, e) }
 	bd.starRef = b.starRef
+	bd.windows = b.windows
 	return bd
 }
 
 // rewrite is the binder intercept of a grouped query (see binder.intercept).
 func (b *aggBuild) rewrite(bd *binder, e plan.Expr) (expr.Expr, bool, error) {
+	if _, ok := windowParts(e); ok {
+		// A window function over the aggregation: bindWindow binds its parts here.
+		return nil, false, nil
+	}
 	if c, ok := asCall(e); ok {
 		switch strings.ToLower(c.Name) {
 		case "grouping", "grouping_id":
@@ -508,6 +516,11 @@ func (a *Analyzer) resolveHaving(ctx context.Context, n *plan.Aggregate, cond pl
 // filtered binds agg(args) FILTER (WHERE cond) as agg(CASE WHEN cond THEN arg END, …): rows
 // failing the filter feed NULLs, which the null-ignoring aggregates skip.
 func (b *aggBuild) filtered(name string, args []expr.Expr, distinct bool, cond expr.Expr) (expr.AggFunc, error) {
+	return b.a.filteredAggregate(name, args, distinct, cond)
+}
+
+// filteredAggregate binds agg(CASE WHEN cond THEN arg END, …) (see aggBuild.filtered).
+func (a *Analyzer) filteredAggregate(name string, args []expr.Expr, distinct bool, cond expr.Expr) (expr.AggFunc, error) {
 	switch name {
 	case "first", "last", "first_value", "last_value", "any_value":
 		return nil, sparkerr.Unsupported("FILTER (WHERE …) on %s is not supported", name)
@@ -517,13 +530,13 @@ func (b *aggBuild) filtered(name string, args []expr.Expr, distinct bool, cond e
 	}
 	guarded := make([]expr.Expr, len(args))
 	for i, x := range args {
-		g, err := expr.Bind("when", []expr.Expr{cond, x}, b.a.Options)
+		g, err := expr.Bind("when", []expr.Expr{cond, x}, a.Options)
 		if err != nil {
 			return nil, err
 		}
 		guarded[i] = g
 	}
-	return expr.BindAggregate(name, guarded, distinct, b.a.Options)
+	return expr.BindAggregate(name, guarded, distinct, a.Options)
 }
 
 // groupingCall folds grouping(e) and grouping_id(e, …) to this grouping set's constant:

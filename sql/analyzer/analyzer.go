@@ -378,6 +378,7 @@ func (a *Analyzer) bindCondition(in *resolved, cond plan.Expr) (expr.Expr, error
 			"The WHERE condition %s contains invalid expressions: %s.\nRewrite the query to avoid window functions, aggregate functions, and generator functions in the WHERE clause.",
 			whole, agg).WithParams("condition", whole, "expressionList", agg)
 	}
+	b.windowClause = "WHERE"
 	x, err := b.bind(cond)
 	if err != nil {
 		return nil, err

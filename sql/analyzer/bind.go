@@ -27,6 +27,12 @@ type binder struct {
 	starRef func(ref expr.Expr) (expr.Expr, error)
 	// lambdas are the lambda parameters in scope (inside a lambda body), by name.
 	lambdas map[string]*expr.LambdaVariable
+	// windows, when set, collects the window functions of a select list (window.go); nil
+	// where window functions are not allowed.
+	windows *windowSet
+	// windowClause names the clause a window function is refused in ("WHERE"), for Spark's
+	// WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE; empty elsewhere.
+	windowClause string
 }
 
 func (a *Analyzer) binderOver(in *resolved) *binder { return &binder{a: a, in: in} }
@@ -78,8 +84,10 @@ func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 	case plan.SortOrder, *plan.SortOrder:
 		return nil, sparkerr.Analysis("UNSUPPORTED_EXPR_FOR_OPERATOR", "42K0E",
 			"A sort order is only allowed in ORDER BY / sort().")
-	case plan.Window, *plan.Window:
-		return nil, sparkerr.Unsupported("window functions (OVER clause) are not supported yet")
+	case plan.Window:
+		return b.bindWindow(e)
+	case *plan.Window:
+		return b.bindWindow(*e)
 	case plan.LambdaVar:
 		return b.bindLambdaVar(e)
 	case *plan.LambdaVar:
@@ -193,6 +201,9 @@ func (b *binder) bindCall(c plan.Call) (expr.Expr, error) {
 	if expr.IsGenerator(name) {
 		return nil, generatorOutsideSelect(c)
 	}
+	if isWindowOnly(name) {
+		return nil, windowWithoutOver(c)
+	}
 	if hasLambdaArg(c) {
 		return b.bindHigherOrder(name, c)
 	}
@@ -269,15 +280,22 @@ func (b *binder) bindExtract(e plan.ExtractValue) (expr.Expr, error) {
 	return expr.BindExtractValue(child, ext)
 }
 
-// containsAggregate reports whether e calls an aggregate function outside a window.
+// containsAggregate reports whether e calls an aggregate function, outside a window function
+// or in its arguments or specification.
 func containsAggregate(e plan.Expr) bool {
 	found := false
 	walkPlanExpr(e, func(x plan.Expr) bool {
 		if found {
 			return false
 		}
-		switch x.(type) {
-		case plan.Window, *plan.Window:
+		if parts, ok := windowParts(x); ok {
+			// The window's own function is not an aggregation; its arguments and
+			// specification may be (sum(sum(x)) OVER (…)).
+			for _, p := range parts {
+				if containsAggregate(p) {
+					found = true
+				}
+			}
 			return false
 		}
 		if c, ok := asCall(x); ok && expr.IsAggregate(strings.ToLower(c.Name)) {

@@ -30,6 +30,23 @@
 //   - uncorrelated subqueries: [NOT] IN and [NOT] EXISTS WHERE conjuncts become semi/anti joins
 //     (NOT IN null-aware), scalar subqueries in select lists and filters a left outer join of
 //     their first row as a hidden column;
+//   - window functions (Spark's ExtractWindowExpressions; window.go): `f(…) OVER (…)` in a
+//     select list or withColumns — over an aggregation too, where the function's arguments and
+//     specification may use aggregates (sum(sum(x)) OVER ()) — becomes a column of a
+//     logical.Window between the input (or Aggregate) and the Project, one Window per distinct
+//     partition/order specification, equal functions sharing a column; a window function over
+//     another's result is computed in a later Window. Functions: row_number, rank, dense_rank,
+//     percent_rank, cume_dist, ntile, lag, lead, nth_value, first/last[_value] (IGNORE NULLS),
+//     and every aggregate (FILTER allowed, DISTINCT is DISTINCT_WINDOW_FUNCTION_UNSUPPORTED).
+//     Frames are resolved as Spark does: ranking functions and lag/lead fix theirs (a different
+//     one is _LEGACY_ERROR_TEMP_1036), the default is RANGE UNBOUNDED PRECEDING..CURRENT ROW
+//     with ORDER BY and the whole partition without; RANGE offsets need one numeric, date,
+//     timestamp or interval order key. Names, types and nullability are Spark's ("RANK() OVER
+//     (PARTITION BY k ORDER BY v ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT
+//     ROW)"). A window-only function without OVER is WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE; a
+//     window function in WHERE WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE, elsewhere (ORDER BY,
+//     GROUP BY, join conditions) UNSUPPORTED_EXPR_FOR_OPERATOR. QUALIFY arrives from the parser
+//     as a Filter over hidden window items;
 //   - data frame operations (withColumns, withColumnsRenamed, drop, toDF, to(schema), na.fill,
 //     na.drop, …) become Projects and Filters.
 //   - generators (explode, posexplode, inline, stack, json_tuple and the _outer forms): one per
@@ -93,6 +110,6 @@
 // checkEvery expressions, and spark.sql text is parsed with sql.ParseStatementContext.
 //
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
-// resolve (window functions, correlated subqueries, PIVOT without values) fail with
-// sparkerr.Unsupported naming them.
+// resolve (correlated subqueries, PIVOT without values) fail with sparkerr.Unsupported naming
+// them.
 package analyzer

@@ -87,6 +87,8 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 	b := a.binderOver(in)
 	if gen != nil {
 		b = a.binderOver(gen.in)
+	} else {
+		b.windows = a.newWindowSet()
 	}
 	exprs := in.allRefs()[:len(orig.cols)]
 	seen := map[string]bool{}
@@ -126,7 +128,7 @@ func (a *Analyzer) resolveWithColumns(ctx context.Context, n *plan.WithColumns) 
 	if gen != nil {
 		return gen.visible().project(exprs), nil
 	}
-	return in.project(exprs), nil
+	return b.windows.over(in).project(exprs), nil
 }
 
 // resolveWithColumnsRenamed renames columns old→new in order; names that match no column are

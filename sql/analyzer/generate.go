@@ -145,8 +145,13 @@ func (a *Analyzer) bindSelect(in *resolved, items []plan.Expr) (*resolved, []exp
 		return nil, nil, err
 	}
 	if gen == nil {
-		exprs, err := a.binderOver(in).bindAll(items)
-		return in, exprs, err
+		b := a.binderOver(in)
+		b.windows = a.newWindowSet()
+		exprs, err := b.bindAll(items)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.windows.over(in), exprs, nil
 	}
 	b := a.binderOver(gen.in)
 	var exprs []expr.Expr

@@ -295,7 +295,7 @@ var planCases = map[string]func() plan.Relation{
 	"case-insensitive-dedup-names": func() plan.Relation {
 		return project(tbl("t", 0), col("B"))
 	},
-	"window-unsupported": func() plan.Relation {
+	"window-unordered": func() plan.Relation {
 		return project(tbl("t", 0), plan.Window{Func: fn("row_number")})
 	},
 	"repartition": func() plan.Relation {

@@ -335,7 +335,9 @@ func bindShape(name string, args []Expr, distinct bool, opts Options) (AggFunc, 
 			m4 += d * d * d * d
 		}
 		if m2 == 0 {
-			return math.NaN(), nil
+			// Spark's divide-by-zero result: NULL (NaN only under
+			// spark.sql.legacy.statisticalAggregate).
+			return nil, nil
 		}
 		if name == "skewness" {
 			return math.Sqrt(n) * m3 / math.Pow(m2, 1.5), nil

@@ -76,6 +76,13 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 	return nil, false, nil
 }
 
+// AddMonths adds months to a date (int32 days) or timestamp (int64 micros, in loc; UTC for
+// timestamp_ntz) as date arithmetic with a year-month interval does (a window's RANGE frame
+// over a date or timestamp order key).
+func AddMonths(v any, t sqltypes.DataType, months int, loc *time.Location) any {
+	return addMonthsValue(v, t, months, loc)
+}
+
 // addMonthsValue adds months to a date (days) or timestamp (micros), clamping the day of month
 // like Spark's add_months.
 func addMonthsValue(v any, t sqltypes.DataType, months int, loc *time.Location) any {

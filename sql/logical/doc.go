@@ -12,6 +12,9 @@
 // watermark metadata does, and EventTimeKey finds an aggregate's event-time grouping key.
 // ExpandWindow is the planner's expansion of a sliding window.
 //
+// Window appends one column per window function to its input's; its functions share one
+// partition/order specification and each carries its frame (ROWS or RANGE, Spark's rendering).
+//
 // Generate (explode, posexplode, inline, stack, json_tuple) appends a generator's columns to its
 // input's, one output row per generated row.
 //

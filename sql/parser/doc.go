@@ -49,9 +49,11 @@
 //     month units: int32 months). TIMESTAMP '…' with an explicit offset (Z, +08:00, UTC+1) is an
 //     int64 UTC-microseconds literal; without one (or with a region id) it is
 //     Cast('…' AS timestamp, CastANSI), which the analyzer evaluates in the session time zone.
-//   - Window frame offsets are signed (n PRECEDING is -n); UNBOUNDED bounds are
-//     FrameBound{Unbounded: true}; ROWS n PRECEDING alone ends at CURRENT ROW. OVER name uses
-//     the query block's WINDOW clause.
+//   - Window frame offsets are signed (n PRECEDING is negative(n), kept unfolded since Spark
+//     names the bound "n PRECEDING"); UNBOUNDED bounds are FrameBound{Unbounded: true}; ROWS n
+//     PRECEDING alone ends at CURRENT ROW. OVER name uses the query block's WINDOW clause.
+//     f(…) IGNORE NULLS appends a true literal to first/last/first_value/last_value/any_value
+//     and nth_value, and to lag/lead after filling in their offset (1) and default (NULL).
 //   - ORDER BY 1 and GROUP BY 1 keep the integer literal: the analyzer treats integer literals
 //     there as select-list positions, as Spark does. GROUP BY ALL is ColumnRef{[ALL]} exactly as
 //     Spark's parser emits it (the analyzer treats a lone unresolvable "all" as group-by-all).
@@ -59,8 +61,9 @@
 // SELECT blocks build, in Spark's order: FROM (comma joins are Join{Inner} without condition)
 // → Filter(WHERE) → Aggregate (when there is GROUP BY or HAVING, or the select list calls a
 // well-known aggregate function outside window functions; Aggs is the select list) →
-// Filter(HAVING, above the Aggregate, to be resolved against it) or Project → Deduplicate
-// (DISTINCT) → Sort(ORDER BY) → Offset → Limit; ORDER BY/LIMIT/OFFSET after a set operation
+// Filter(HAVING, above the Aggregate, to be resolved against it) or Project →
+// Drop(Filter(QUALIFY)) (the QUALIFY condition's window functions become hidden select items
+// __qualify_<i> the filter reads and the Drop removes) → Deduplicate (DISTINCT) → Sort(ORDER BY) → Offset → Limit; ORDER BY/LIMIT/OFFSET after a set operation
 // apply to it. A SELECT without FROM is Project{Input: nil}; when a filter or aggregate needs
 // an input there, the input is a one-row, zero-column Values{Rows: [[]]}. INTERSECT binds
 // tighter than UNION and EXCEPT/MINUS. CTEs are inlined while parsing: a one-part table name

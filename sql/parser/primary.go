@@ -190,7 +190,16 @@ func (p *parser) functionCall(name string) plan.Expr {
 	}
 	if p.acceptSeq("IGNORE", "NULLS") {
 		switch strings.ToLower(name) {
-		case "first", "last", "first_value", "last_value", "any_value":
+		case "first", "last", "first_value", "last_value", "any_value", "nth_value":
+			call.Args = append(call.Args, boolLit(true))
+		case "lag", "lead":
+			// lag(x[, offset[, default]]) IGNORE NULLS is lag(x, offset, default, true).
+			if len(call.Args) < 2 {
+				call.Args = append(call.Args, plan.Lit(int32(1), sqltypes.IntegerType))
+			}
+			if len(call.Args) < 3 {
+				call.Args = append(call.Args, plan.Lit(nil, sqltypes.NullType))
+			}
 			call.Args = append(call.Args, boolLit(true))
 		default:
 			p.fail(unsupported("IGNORE NULLS is not supported for function %s", name))

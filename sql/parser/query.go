@@ -181,7 +181,8 @@ func (p *parser) primaryQuery() plan.Relation {
 func oneRow() plan.Relation { return &plan.Values{Rows: [][]plan.Expr{{}}} }
 
 // selectBlock parses the rest of a SELECT (after the keyword) and builds, in Spark's order:
-// From → Filter(WHERE) → Aggregate → Filter(HAVING) | Project → Deduplicate(DISTINCT).
+// From → Filter(WHERE) → Aggregate → Filter(HAVING) | Project → Filter(QUALIFY) →
+// Deduplicate(DISTINCT).
 func (p *parser) selectBlock(from plan.Relation) plan.Relation {
 	distinct := false
 	if p.accept("DISTINCT") {
@@ -208,10 +209,18 @@ func (p *parser) selectBlock(from plan.Relation) plan.Relation {
 	if p.accept("WINDOW") {
 		defs = p.windowClause()
 	}
-	if p.peek().is("QUALIFY") {
-		p.fail(unsupported("QUALIFY is not supported"))
+	var qualify plan.Expr
+	if p.accept("QUALIFY") {
+		qualify = p.expression()
 	}
 	exprs = p.resolveWindowRefs(exprs, defs)
+	qualify = p.resolveWindowRefsIn(qualify, defs)
+	var hidden []string
+	if qualify != nil {
+		var extra []plan.Expr
+		qualify, extra, hidden = qualifyWindows(qualify)
+		exprs = append(exprs, extra...)
+	}
 	having = p.resolveWindowRefsIn(having, defs)
 	where = p.resolveWindowRefsIn(where, defs)
 	if agg != nil {
@@ -243,6 +252,12 @@ func (p *parser) selectBlock(from plan.Relation) plan.Relation {
 		}
 	} else {
 		rel = &plan.Project{Input: rel, Exprs: exprs}
+	}
+	if qualify != nil {
+		rel = &plan.Filter{Input: rel, Condition: qualify}
+		if len(hidden) > 0 {
+			rel = &plan.Drop{Input: rel, Names: hidden}
+		}
 	}
 	if distinct {
 		rel = &plan.Deduplicate{Input: rel, AllColumns: true}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
@@ -62,8 +63,8 @@ func (p *parser) windowBody() plan.Window {
 }
 
 // frameBound parses UNBOUNDED PRECEDING|FOLLOWING, CURRENT ROW or expr PRECEDING|FOLLOWING.
-// A PRECEDING offset is negated (literal numbers directly, other expressions via "negative"),
-// so offsets are signed row/range distances as Spark Connect sends them.
+// A PRECEDING offset is negated as negative(e), so offsets are signed row/range distances as
+// Spark Connect sends them.
 func (p *parser) frameBound() *plan.FrameBound {
 	if p.accept("UNBOUNDED") {
 		if !p.accept("PRECEDING") {
@@ -79,7 +80,8 @@ func (p *parser) frameBound() *plan.FrameBound {
 		return &plan.FrameBound{Offset: e}
 	}
 	p.expect("PRECEDING")
-	return &plan.FrameBound{Offset: negate(e)}
+	// Kept as negative(e), not folded: Spark names the bound "e PRECEDING".
+	return &plan.FrameBound{Offset: plan.Fn("negative", e)}
 }
 
 // negate returns -e, folding numeric literals.
@@ -187,4 +189,23 @@ func (p *parser) checkWindowRefs() {
 	if p.windowRefs > 0 {
 		p.fail(windowNotDefined(p.lastWindowRef))
 	}
+}
+
+// qualifyWindows moves the window functions of a QUALIFY condition into the select list: each
+// becomes a hidden item __qualify_<i> the returned condition reads by name (dropped after the
+// filter), so the select's window extraction computes it (Spark's QUALIFY filters the
+// select's rows on window function results).
+func qualifyWindows(cond plan.Expr) (plan.Expr, []plan.Expr, []string) {
+	var items []plan.Expr
+	var names []string
+	cond = rewriteExpr(cond, func(e plan.Expr) (plan.Expr, bool) {
+		if _, ok := e.(plan.Window); !ok {
+			return nil, false
+		}
+		name := "__qualify_" + strconv.Itoa(len(items))
+		items = append(items, plan.Alias{Child: e, Names: []string{name}})
+		names = append(names, name)
+		return plan.Col(name), true
+	})
+	return cond, items, names
 }
