@@ -198,4 +198,3 @@ func rescaleDecimals(ctx *Context, in arrow.Array, from, to sqltypes.DataType) a
 	}
 	return makeArray(sqltypes.ToArrow(to, ""), len(vals), valid, buf)
 }
-
