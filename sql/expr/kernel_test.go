@@ -385,3 +385,31 @@ func TestDateKernelsMatchRowWise(t *testing.T) {
 		env.close()
 	}
 }
+
+// TestCaseBranchNotTakenDoesNotRaise: under ANSI, CASE WHEN x = 0 THEN 0 ELSE 1 / x END does
+// not fail on the rows where x = 0 (the division kernel fails over the whole batch, and the
+// branch is then evaluated on its own rows only), and the divisions are exact.
+func TestCaseBranchNotTakenDoesNotRaise(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	opts := Options{ANSI: true}
+	x := col(0, "x", sqltypes.LongType)
+	b := env.batch([]sqltypes.Field{{Name: "x", Type: sqltypes.LongType, Nullable: true}}, []any{int64(0), int64(4), nil, int64(-2)})
+	defer b.Release()
+	div := mustBind(t, "/", opts, NewLiteral(int64(1), sqltypes.LongType), x)
+	if _, err := env.eval(div, b); err == nil {
+		t.Fatal("1 / x over a zero divisor: want DIVIDE_BY_ZERO under ANSI")
+	}
+	e := mustBind(t, "when", opts, mustBind(t, "==", opts, x, NewLiteral(int64(0), sqltypes.LongType)),
+		NewLiteral(0.0, sqltypes.DoubleType), div)
+	got, err := env.eval(e, b)
+	if err != nil {
+		t.Fatalf("%s: %v", e, err)
+	}
+	want := []any{0.0, 0.25, nil, -0.5}
+	for i := range want {
+		if exactKey(got[i]) != exactKey(want[i]) {
+			t.Fatalf("%s row %d: got %v, want %v", e, i, got[i], want[i])
+		}
+	}
+}
