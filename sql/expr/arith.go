@@ -52,6 +52,9 @@ func (a *arith) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error)
 	if out, ok, err := a.evalConstant(ctx, batch); ok {
 		return out, err
 	}
+	if a.kernelKind() {
+		return a.evalKernel(ctx, batch)
+	}
 	cols, err := evalAll(ctx, []Expr{a.left, a.right}, batch)
 	if err != nil {
 		return nil, err

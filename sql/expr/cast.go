@@ -99,6 +99,14 @@ func (c *castExpr) castArray(ctx *Context, in arrow.Array) (arrow.Array, error) 
 	if out := fastCast(ctx, in, from, c.to); out != nil {
 		return out, nil
 	}
+	if out, ok, err := c.castKernel(ctx, in, from); ok {
+		return out, err
+	}
+	return c.castRows(ctx, in, from)
+}
+
+// castRows is the row-wise cast (and the kernels' oracle).
+func (c *castExpr) castRows(ctx *Context, in arrow.Array, from sqltypes.DataType) (arrow.Array, error) {
 	n := in.Len()
 	out := make([]any, n)
 	loc := ctx.loc()

@@ -130,6 +130,9 @@ func (c *comparison) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, e
 	if out, ok, err := c.evalConstant(ctx, batch); ok {
 		return out, err
 	}
+	if c.kernelKind() {
+		return c.evalKernel(ctx, batch)
+	}
 	cols, err := evalAll(ctx, []Expr{c.left, c.right}, batch)
 	if err != nil {
 		return nil, err

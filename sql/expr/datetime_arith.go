@@ -27,6 +27,7 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 		f := strict("date_add", []Expr{d, n}, sqltypes.DateType, func(_ *Context, a []any) (any, error) {
 			return int32(int64(a[0].(int32)) + sign*toInt64(a[1])), nil
 		})
+		f.vec = dateAddKernel(sign)
 		f.text = str
 		return f, true, nil
 	case op == "-" && lt.Kind == sqltypes.Date && rt.Kind == sqltypes.Date:

@@ -14,12 +14,21 @@
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry
 // Spark's runtime classes.
 //
-// Evaluation has two layers. Hot operators (arithmetic and comparisons over int32/int64/float64,
-// AND/OR/NOT with three-valued logic, IS [NOT] NULL, widening casts) run vectorized over raw value
-// slices and validity bitmaps. Everything else runs through the generic row-wise path (rowFunc):
-// each argument row is read as a Go value with ValueAt, the function computes one value, and
-// BuildArray builds the output. ValueAt and BuildArray follow the sqltypes Go value conventions
-// and are exported for other packages (results, show()).
+// Evaluation has two layers. Typed kernels (constant_fast.go, vector.go, kernel_*.go) run over
+// raw Arrow value slices and validity bitmaps: arithmetic (+ - * % pmod over TINYINT..BIGINT,
+// also / over FLOAT/DOUBLE, + - * / over DECIMAL with 64-bit unscaled values when every
+// intermediate fits 18 digits), comparisons (= <=> < <= > >= over integers, floats, dates,
+// timestamps and DECIMAL(p <= 18)), numeric and decimal-to-double casts, CASE/IF/COALESCE
+// result assembly, AND/OR/NOT with three-valued logic, IS [NOT] NULL, and date fields and
+// date arithmetic. A constant operand (a literal or a deterministic subtree without column
+// references) is evaluated once per batch and broadcast. NULLs are the AND of the operands'
+// bitmaps; values are computed for NULL rows too, and overflow or a zero divisor raised only by
+// a NULL row is ignored. Everything else runs through the generic row-wise path (rowFunc,
+// evalRows, castRows): each argument row is read as a Go value with ValueAt, the function
+// computes one value, and BuildArray builds the output. The row-wise path is the kernels'
+// oracle: kernel_test.go compares them on random data with NULLs and edge values. ValueAt and
+// BuildArray follow the sqltypes Go value conventions and are exported for other packages
+// (results, show()).
 //
 // Binding (Bind, BindAggregate, NewCast, BindExtractValue) applies Spark 4's implicit coercion:
 // numeric widening, DecimalPrecision result types, string promotion in arithmetic and

@@ -94,6 +94,7 @@ func bindDateAdd(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, []Expr{d, n}, sqltypes.DateType, func(_ *Context, a []any) (any, error) {
 		return int32(int64(a[0].(int32)) + sign*toInt64(a[1])), nil
 	})
+	f.vec = dateAddKernel(sign)
 	f.text = callText(name, args)
 	return f, nil
 }
@@ -106,6 +107,7 @@ func bindDateDiff(name string, args []Expr, opts Options) (Expr, error) {
 	f := strict(name, cs, intType, func(_ *Context, a []any) (any, error) {
 		return a[0].(int32) - a[1].(int32), nil
 	})
+	f.vec = dateDiffKernel
 	f.text = callText(name, args)
 	return f, nil
 }
@@ -162,6 +164,9 @@ func bindDateField(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		return int32(t.Second()), nil
 	})
+	if field := dateFieldFunc(name); field != nil && !timeField {
+		f.vec = dateFieldKernel(field)
+	}
 	f.text = callText(name, args)
 	return f, nil
 }

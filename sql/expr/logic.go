@@ -245,11 +245,12 @@ func (c *caseWhen) writeSQL(b *strings.Builder) {
 
 func (c *caseWhen) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
-	out := make([]any, n)
 	open := make([]bool, n)
 	for i := range open {
 		open[i] = true
 	}
+	var parts []selectPart
+	defer func() { releaseParts(parts) }()
 	for k := range c.conds {
 		ca, err := evalMasked(ctx, c.conds[k], batch, open)
 		if err != nil {
@@ -271,26 +272,16 @@ func (c *caseWhen) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, err
 		if err != nil {
 			return nil, err
 		}
-		for i := 0; i < n; i++ {
-			if take[i] {
-				out[i] = ValueAt(va, i, c.t)
-			}
-		}
-		va.Release()
+		parts = append(parts, selectPart{arr: va, take: take})
 	}
 	if c.elseV != nil {
 		va, err := evalMasked(ctx, c.elseV, batch, open)
 		if err != nil {
 			return nil, err
 		}
-		for i := 0; i < n; i++ {
-			if open[i] {
-				out[i] = ValueAt(va, i, c.t)
-			}
-		}
-		va.Release()
+		parts = append(parts, selectPart{arr: va, take: open})
 	}
-	return BuildArray(ctx.mem(), c.t, ctx.tz(), out), nil
+	return mergeParts(ctx, c.t, n, parts), nil
 }
 
 // coalesce returns the first non-null argument.
@@ -314,29 +305,31 @@ func (c *coalesce) Nullable() bool {
 }
 func (c *coalesce) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
-	out := make([]any, n)
 	open := make([]bool, n)
 	for i := range open {
 		open[i] = true
 	}
+	var parts []selectPart
+	defer func() { releaseParts(parts) }()
 	for _, a := range c.args {
 		va, err := evalMasked(ctx, a, batch, open)
 		if err != nil {
 			return nil, err
 		}
+		take := make([]bool, n)
 		left := false
 		for i := 0; i < n; i++ {
 			if open[i] && !isNullAt(va, i) {
-				out[i], open[i] = ValueAt(va, i, c.t), false
+				take[i], open[i] = true, false
 			}
 			left = left || open[i]
 		}
-		va.Release()
+		parts = append(parts, selectPart{arr: va, take: take})
 		if !left {
 			break
 		}
 	}
-	return BuildArray(ctx.mem(), c.t, ctx.tz(), out), nil
+	return mergeParts(ctx, c.t, n, parts), nil
 }
 
 // inList is value IN (list…) with SQL null semantics.

@@ -26,6 +26,9 @@ type rowFunc struct {
 	// size, when set, returns the bytes fn's result for args will take (see limits.go); Eval
 	// checks it against the context's bounds before fn runs. It may fail with Spark's own limit.
 	size func(args []any) (int64, error)
+	// vec, when set, is a typed kernel over the evaluated arguments (kernel_*.go) computing what
+	// fn would, row for row; ok=false (arguments not of its layout) falls back to fn.
+	vec func(ctx *Context, cols []arrow.Array) (out arrow.Array, ok bool)
 }
 
 func (f *rowFunc) Type() sqltypes.DataType { return f.t }
@@ -64,6 +67,11 @@ func (f *rowFunc) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, erro
 		return nil, err
 	}
 	defer releaseAll(cols)
+	if f.vec != nil {
+		if out, ok := f.vec(ctx, cols); ok {
+			return out, nil
+		}
+	}
 	row := make([]any, len(cols))
 	// load reads row i's arguments; false when a strict function's result is NULL.
 	load := func(i int) bool {
