@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/weirhq/weir/sql/expr"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,12 +18,14 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // FileBatch reads every data file under Paths (spark.read.format(f).load(path)) when it runs:
 // files a file sink wrote are read through its commit log. Files are spread over the
-// partitions round-robin.
+// partitions round-robin; when Parquet files are fewer than the partitions, their row groups
+// are (every partition reads the footers, each its share of the row groups).
 type FileBatch struct {
 	Format  string
 	Options map[string]string
@@ -36,6 +37,10 @@ type FileBatch struct {
 	Files *fileaccess.Policy
 	// MaxLineBytes bounds a line of text, JSON and CSV files (MaxLineBytesConf; ≤ 0: the default).
 	MaxLineBytes int64
+	// Filters are advisory conjuncts over Schema (logical.SourceScan.Filters): Parquet row
+	// groups whose min/max statistics and null counts prove that no row passes one are not read.
+	// Rows that are read are not filtered: the plan's Filter does that.
+	Filters []expr.Expr
 }
 
 // Run implements flow.Source.
@@ -49,15 +54,30 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 		return err
 	}
 	r := newFileReader(env.Mem, o, b.Schema, b.TimeZone, b.MaxLineBytes)
-	for i := env.Partition; i < len(files); i += max(1, env.Partitions) {
-		err := r.readFile(ctx, files[i], func(rec arrow.RecordBatch) error {
-			defer rec.Release()
-			if rec.NumRows() == 0 {
-				return nil
+	if o.format == "parquet" {
+		r.pruner = newRowGroupPruner(b.Filters, r.schema, r.arrow, r.mem, r.tz, r.loc)
+	}
+	emit := func(rec arrow.RecordBatch) error {
+		defer rec.Release()
+		if rec.NumRows() == 0 {
+			return nil
+		}
+		return out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil))
+	}
+	parts := max(1, env.Partitions)
+	if o.format == "parquet" && len(files) < parts {
+		// Row group g of file i goes to partition (g+i) mod parts: small files do not all
+		// land on partition 0.
+		for i, f := range files {
+			r.rowGroups = func(g int) bool { return (g+i)%parts == env.Partition }
+			if err := r.readFile(ctx, f, emit); err != nil {
+				return err
 			}
-			return out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil))
-		})
-		if err != nil {
+		}
+		return nil
+	}
+	for i := env.Partition; i < len(files); i += parts {
+		if err := r.readFile(ctx, files[i], emit); err != nil {
 			return err
 		}
 	}
