@@ -154,6 +154,8 @@ func TestParquetRowGroupPruning(t *testing.T) {
 		{"comparison over an all-null chunk", bind(t, "<", n, lit(int32(150), sqltypes.IntegerType)), 1, 50},
 		{"or is not used", bind(t, "or", bind(t, "=", id, lit(int64(1), sqltypes.LongType)),
 			bind(t, "=", id, lit(int64(2), sqltypes.LongType))), 4, 2},
+		{"arithmetic is not used", bind(t, "<", bind(t, "+", id, lit(int64(1), sqltypes.LongType)), lit(int64(50), sqltypes.LongType)), 4, 49},
+		{"null-safe equality is not used", bind(t, "<=>", id, lit(int64(7), sqltypes.LongType)), 4, 1},
 		{"two filters", bind(t, "and", bind(t, ">=", id, lit(int64(100), sqltypes.LongType)),
 			bind(t, "<", s, lit("k200", sqltypes.StringType))), 1, 100},
 	} {
