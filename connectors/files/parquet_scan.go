@@ -67,11 +67,15 @@ func (r *fileReader) readParquet(ctx context.Context, path string, emit func(arr
 }
 
 // parquetFields maps each schema column to the index of the file's top-level field of that
-// name (case-insensitively), -1 when the file has none.
+// name (case-insensitively), -1 when the file has none or the column is one of the file's
+// partition columns (filled from its directory names).
 func (r *fileReader) parquetFields(m *pqarrow.SchemaManifest) []int {
 	out := make([]int, len(r.schema))
 	for i, f := range r.schema {
 		out[i] = -1
+		if partitionValueIndex(r.partition, f.Name) >= 0 {
+			continue
+		}
 		for j := range m.Fields {
 			if strings.EqualFold(m.Fields[j].Field.Name, f.Name) {
 				out[i] = j
@@ -80,6 +84,15 @@ func (r *fileReader) parquetFields(m *pqarrow.SchemaManifest) []int {
 		}
 	}
 	return out
+}
+
+func partitionValueIndex(parts []PartitionValue, name string) int {
+	for i, p := range parts {
+		if strings.EqualFold(p.Name, name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // appendLeaves appends the leaf column indices of f (one for a primitive field, each leaf

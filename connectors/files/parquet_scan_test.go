@@ -251,3 +251,33 @@ func TestParquetRowGroupShares(t *testing.T) {
 		}
 	}
 }
+
+// A partition column comes from the directory name even when the file holds a column of that
+// name: the file's column is neither read nor pruned on.
+func TestParquetPartitionColumnIsNotPrunedOnFileStats(t *testing.T) {
+	path := writeScanFile(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := sqltypes.Schema{{Name: "s", Type: sqltypes.StringType, Nullable: true}, {Name: "id", Type: sqltypes.LongType, Nullable: true}}
+	r := newFileReader(mem, fileOptions{format: "parquet"}, schema, "UTC", 0)
+	filter := bind(t, "=", col(schema, "id"), lit(int64(1000), sqltypes.LongType))
+	r.pruner = newRowGroupPruner([]expr.Expr{filter}, r.schema, r.arrow, r.mem, r.tz, r.loc)
+	rows := 0
+	err := r.readFile(context.Background(), dataFile{Path: path, Partition: []PartitionValue{{Name: "id", Value: "1000"}}},
+		func(rec arrow.RecordBatch) error {
+			defer rec.Release()
+			for i := 0; i < int(rec.NumRows()); i++ {
+				if v := expr.ValueAt(rec.Column(1), i, sqltypes.LongType); v != int64(1000) {
+					return fmt.Errorf("row %d: id %v, want the directory's 1000", rows+i, v)
+				}
+			}
+			rows += int(rec.NumRows())
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != rowGroups*groupRows || r.prunedRowGroups != 0 {
+		t.Fatalf("read %d rows, pruned %d row groups; want %d rows, none pruned", rows, r.prunedRowGroups, rowGroups*groupRows)
+	}
+}

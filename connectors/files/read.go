@@ -192,6 +192,9 @@ type fileReader struct {
 	pruner *rowGroupPruner
 	// prunedRowGroups counts the row groups the pruner skipped.
 	prunedRowGroups int
+	// partition is the partition values of the file being read: those columns come from its
+	// directory names, never from the file (neither read nor pruned on).
+	partition []PartitionValue
 }
 
 func newFileReader(mem memory.Allocator, opts fileOptions, schema sqltypes.Schema, tz string, maxLine int64) *fileReader {
@@ -236,6 +239,7 @@ func (r *fileReader) read(ctx context.Context, path string, emit func(arrow.Reco
 // readFile emits the rows of f as batches of the reader's schema, its partition columns
 // filled from f's directory names (emit takes ownership).
 func (r *fileReader) readFile(ctx context.Context, f dataFile, emit func(arrow.RecordBatch) error) error {
+	r.partition = f.Partition
 	if len(f.Partition) == 0 {
 		return r.read(ctx, f.Path, emit)
 	}

@@ -51,4 +51,8 @@
 //
 // Compare, HashColumns and RowsEqual give Spark's ordering and grouping equality (NULL = NULL,
 // NaN = NaN, -0.0 = 0.0) to sorts, group-bys, DISTINCT and hash joins.
+//
+// RangeTerms (range_terms.go) picks out of a filter the conjuncts a data source can test
+// against a column's min/max and null count (column-vs-constant comparisons, IN, IS [NOT]
+// NULL, through order-preserving casts), for Parquet row-group pruning.
 package expr
