@@ -111,6 +111,29 @@ func fastIntegralToDecimal(ctx *Context, in arrow.Array, to sqltypes.DataType) a
 	return decimalArray(ctx.mem(), to, buf, validity(in), n)
 }
 
+// fastDecimalWiden casts a decimal array to a decimal type at least as wide in both integer
+// digits and scale (no value can overflow: the cast the analyzer adds to compare or combine
+// decimals of different types), multiplying by a power of ten without leaving decimal128; nil
+// when the cast narrows.
+func fastDecimalWiden(ctx *Context, in arrow.Array, from, to sqltypes.DataType) arrow.Array {
+	a, ok := in.(*array.Decimal128)
+	if !ok || from.Kind != sqltypes.Decimal || to.Kind != sqltypes.Decimal || to.Precision > 38 ||
+		to.Scale < from.Scale || to.Precision-to.Scale < from.Precision-from.Scale {
+		return nil
+	}
+	mul := decimal128.GetScaleMultiplier(int(to.Scale - from.Scale))
+	n := in.Len()
+	buf, vals := newDecimalValues(ctx.mem(), n)
+	for i := 0; i < n; i++ {
+		if in.IsNull(i) {
+			vals[i] = decimal128.Num{}
+			continue
+		}
+		vals[i] = a.Value(i).Mul(mul)
+	}
+	return decimalArray(ctx.mem(), to, buf, validity(in), n)
+}
+
 // decimalArray wraps values and validity (nil = all valid) in a decimal128 array without
 // copying through a builder.
 func decimalArray(mem memory.Allocator, t sqltypes.DataType, vals *memory.Buffer, valid []bool, n int) arrow.Array {
