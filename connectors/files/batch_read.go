@@ -25,7 +25,7 @@ import (
 // FileBatch reads every data file under Paths (spark.read.format(f).load(path)) when it runs:
 // files a file sink wrote are read through its commit log. Files are spread over the
 // partitions round-robin; when Parquet files are fewer than the partitions, their row groups
-// are (every partition reads the footers, each its share of the row groups).
+// are cut into contiguous ranges, one per partition (readRowGroupShare).
 type FileBatch struct {
 	Format  string
 	Options map[string]string
@@ -66,18 +66,41 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	}
 	parts := max(1, env.Partitions)
 	if o.format == "parquet" && len(files) < parts {
-		// Row group g of file i goes to partition (g+i) mod parts: small files do not all
-		// land on partition 0.
-		for i, f := range files {
-			r.rowGroups = func(g int) bool { return (g+i)%parts == env.Partition }
-			if err := r.readFile(ctx, f, emit); err != nil {
-				return err
-			}
-		}
-		return nil
+		return b.readRowGroupShare(ctx, r, files, env.Partition, parts, emit)
 	}
 	for i := env.Partition; i < len(files); i += parts {
 		if err := r.readFile(ctx, files[i], emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRowGroupShare reads partition's share of the files' row groups: their sequence over the
+// files in order, cut into parts contiguous ranges, so that the partitions read in turn give
+// the rows in file order (as Spark's file splits do).
+func (b FileBatch) readRowGroupShare(ctx context.Context, r *fileReader, files []dataFile, partition, parts int, emit func(arrow.RecordBatch) error) error {
+	counts := make([]int, len(files))
+	total := 0
+	for i, f := range files {
+		pf, err := file.OpenParquetFile(f.Path, false)
+		if err != nil {
+			return fileError("open the Parquet file", f.Path, err)
+		}
+		counts[i] = pf.NumRowGroups()
+		pf.Close()
+		total += counts[i]
+	}
+	lo, hi := partition*total/parts, (partition+1)*total/parts
+	first := 0 // the position of the file's first row group in the sequence
+	for i, f := range files {
+		start := first
+		first += counts[i]
+		if start >= hi || first <= lo {
+			continue
+		}
+		r.rowGroups = func(g int) bool { return start+g >= lo && start+g < hi }
+		if err := r.readFile(ctx, f, emit); err != nil {
 			return err
 		}
 	}
