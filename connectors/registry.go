@@ -12,6 +12,7 @@ import (
 	"github.com/weirhq/weir/sinks"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -61,6 +62,10 @@ type BatchEnv struct {
 	MaxLineBytes int64
 	// DefaultPartitions is the default parallelism.
 	DefaultPartitions int
+	// Filters are the scan's advisory conjuncts over the read's schema
+	// (logical.SourceScan.Filters): a format may skip data no row of which passes one; the
+	// plan still filters the rows it reads.
+	Filters []expr.Expr
 }
 
 var (

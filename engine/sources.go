@@ -56,6 +56,7 @@ func (s *Session) batchSource(scan *logical.SourceScan) (flow.Source, int, error
 	if err != nil {
 		return nil, 0, err
 	}
-	env := connectors.BatchEnv{Files: s.files, TimeZone: s.timeZone(), MaxLineBytes: maxLine, DefaultPartitions: flow.DefaultParallelism()}
+	env := connectors.BatchEnv{Files: s.files, TimeZone: s.timeZone(), MaxLineBytes: maxLine, DefaultPartitions: flow.DefaultParallelism(),
+		Filters: scan.Filters}
 	return connectors.BatchRead(format, env, scan.Options, scan.Paths, scan.Out)
 }

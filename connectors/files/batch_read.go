@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/weirhq/weir/sql/expr"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,12 +18,14 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sources"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // FileBatch reads every data file under Paths (spark.read.format(f).load(path)) when it runs:
 // files a file sink wrote are read through its commit log. Files are spread over the
-// partitions round-robin.
+// partitions round-robin; when Parquet files are fewer than the partitions, their row groups
+// are cut into contiguous ranges, one per partition (readRowGroupShare).
 type FileBatch struct {
 	Format  string
 	Options map[string]string
@@ -36,6 +37,10 @@ type FileBatch struct {
 	Files *fileaccess.Policy
 	// MaxLineBytes bounds a line of text, JSON and CSV files (MaxLineBytesConf; ≤ 0: the default).
 	MaxLineBytes int64
+	// Filters are advisory conjuncts over Schema (logical.SourceScan.Filters): Parquet row
+	// groups whose min/max statistics and null counts prove that no row passes one are not read.
+	// Rows that are read are not filtered: the plan's Filter does that.
+	Filters []expr.Expr
 }
 
 // Run implements flow.Source.
@@ -49,15 +54,53 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 		return err
 	}
 	r := newFileReader(env.Mem, o, b.Schema, b.TimeZone, b.MaxLineBytes)
-	for i := env.Partition; i < len(files); i += max(1, env.Partitions) {
-		err := r.readFile(ctx, files[i], func(rec arrow.RecordBatch) error {
-			defer rec.Release()
-			if rec.NumRows() == 0 {
-				return nil
-			}
-			return out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil))
-		})
+	if o.format == "parquet" {
+		r.pruner = newRowGroupPruner(b.Filters, r.schema, r.arrow, r.mem, r.tz, r.loc)
+	}
+	emit := func(rec arrow.RecordBatch) error {
+		defer rec.Release()
+		if rec.NumRows() == 0 {
+			return nil
+		}
+		return out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil))
+	}
+	parts := max(1, env.Partitions)
+	if o.format == "parquet" && len(files) < parts {
+		return b.readRowGroupShare(ctx, r, files, env.Partition, parts, emit)
+	}
+	for i := env.Partition; i < len(files); i += parts {
+		if err := r.readFile(ctx, files[i], emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRowGroupShare reads partition's share of the files' row groups: their sequence over the
+// files in order, cut into parts contiguous ranges, so that the partitions read in turn give
+// the rows in file order (as Spark's file splits do).
+func (b FileBatch) readRowGroupShare(ctx context.Context, r *fileReader, files []dataFile, partition, parts int, emit func(arrow.RecordBatch) error) error {
+	counts := make([]int, len(files))
+	total := 0
+	for i, f := range files {
+		pf, err := file.OpenParquetFile(f.Path, false)
 		if err != nil {
+			return fileError("open the Parquet file", f.Path, err)
+		}
+		counts[i] = pf.NumRowGroups()
+		pf.Close()
+		total += counts[i]
+	}
+	lo, hi := partition*total/parts, (partition+1)*total/parts
+	first := 0 // the position of the file's first row group in the sequence
+	for i, f := range files {
+		start := first
+		first += counts[i]
+		if start >= hi || first <= lo {
+			continue
+		}
+		r.rowGroups = func(g int) bool { return start+g >= lo && start+g < hi }
+		if err := r.readFile(ctx, f, emit); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,14 @@
 // writes (partition_write.go) write such directories without the partition columns in the
 // files.
 //
+// Parquet batch reads (parquet_scan.go) read only the column chunks of the scan's columns
+// (matched by name), keep the Arrow types the file and the schema share (Date32, Decimal128,
+// integers, timestamps) as read, spread a file's row groups over the partitions when files are
+// fewer than partitions, and skip row groups whose min/max statistics and null counts prove
+// that no row passes one of the scan's pushed-down filters (rowgroup_pruning.go, over
+// expr.RangeTerms: comparisons of a column with constants, IN, IS [NOT] NULL, AND). The filters
+// are advisory: rows read are not filtered here.
+//
 // File access: every path a read or write names is checked with the file-access policy
 // (package fileaccess) before anything is read or written, and the resolved path is the one
 // used: the path itself (a glob's directory), each glob match, the commit log directory and

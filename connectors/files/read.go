@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,8 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
@@ -188,6 +185,16 @@ type fileReader struct {
 	tz      string
 	loc     *time.Location
 	arrow   *arrow.Schema
+	// rowGroups, when set, picks the Parquet row groups (by index in their file) this reader
+	// reads: a partition's share when a batch read spreads row groups over partitions.
+	rowGroups func(int) bool
+	// pruner, when set, skips Parquet row groups no row of which passes a scan's filters.
+	pruner *rowGroupPruner
+	// prunedRowGroups counts the row groups the pruner skipped.
+	prunedRowGroups int
+	// partition is the partition values of the file being read: those columns come from its
+	// directory names, never from the file (neither read nor pruned on).
+	partition []PartitionValue
 }
 
 func newFileReader(mem memory.Allocator, opts fileOptions, schema sqltypes.Schema, tz string, maxLine int64) *fileReader {
@@ -232,6 +239,7 @@ func (r *fileReader) read(ctx context.Context, path string, emit func(arrow.Reco
 // readFile emits the rows of f as batches of the reader's schema, its partition columns
 // filled from f's directory names (emit takes ownership).
 func (r *fileReader) readFile(ctx context.Context, f dataFile, emit func(arrow.RecordBatch) error) error {
+	r.partition = f.Partition
 	if len(f.Partition) == 0 {
 		return r.read(ctx, f.Path, emit)
 	}
@@ -334,37 +342,6 @@ func splitCSVLine(line string, sep rune) (fields []string, quoted []bool) {
 		}
 	}
 	return append(fields, b.String()), append(quoted, wasQuoted)
-}
-
-// readParquet reads a Parquet file and conforms its batches to the schema.
-func (r *fileReader) readParquet(ctx context.Context, path string, emit func(arrow.RecordBatch) error) error {
-	pf, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		return fileError("open the Parquet file", path, err)
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: fileBatchRows}, r.mem)
-	if err != nil {
-		return fileError("read the Parquet file", path, err)
-	}
-	rr, err := fr.GetRecordReader(ctx, nil, nil)
-	if err != nil {
-		return fileError("read the Parquet file", path, err)
-	}
-	defer rr.Release()
-	for rr.Next() {
-		rec, err := r.conform(rr.RecordBatch())
-		if err != nil {
-			return err
-		}
-		if err := emit(rec); err != nil {
-			return err
-		}
-	}
-	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return fileError("read the Parquet file", path, err)
-	}
-	return nil
 }
 
 // conform returns rec's columns as the schema's (by name, case-insensitively): missing

@@ -29,7 +29,7 @@ func init() {
 			},
 			BatchRead: func(env connectors.BatchEnv, options map[string]string, paths []string, schema sqltypes.Schema) (flow.Source, int, error) {
 				return FileBatch{Format: format, Options: options, Paths: sources.ReadPaths(options, paths), Schema: schema,
-					TimeZone: env.TimeZone, Files: env.Files, MaxLineBytes: env.MaxLineBytes}, env.DefaultPartitions, nil
+					TimeZone: env.TimeZone, Files: env.Files, MaxLineBytes: env.MaxLineBytes, Filters: env.Filters}, env.DefaultPartitions, nil
 			},
 			Sink: func(env sinks.Env, options map[string]string) (sinks.Sink, error) {
 				return newFileSink(format, env, options)

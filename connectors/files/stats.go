@@ -42,7 +42,7 @@ func ParquetColumnRange(files *fileaccess.Policy, paths []string, name string) (
 		if err != nil {
 			return 0, 0, false
 		}
-		l, h, found := columnRange(pf, name)
+		l, h, found := integerColumnBounds(pf, name)
 		pf.Close()
 		if !found {
 			return 0, 0, false
@@ -58,8 +58,8 @@ func ParquetColumnRange(files *fileaccess.Policy, paths []string, name string) (
 	return lo, hi, !first
 }
 
-// columnRange reads one file's min and max of an integer column from its row groups.
-func columnRange(pf *file.Reader, name string) (lo, hi int64, ok bool) {
+// integerColumnBounds reads one file's min and max of an integer column from its row groups.
+func integerColumnBounds(pf *file.Reader, name string) (lo, hi int64, ok bool) {
 	md := pf.MetaData()
 	col := md.Schema.ColumnIndexByName(name)
 	if col < 0 {

@@ -73,6 +73,9 @@ type sumAcc struct {
 	ints     []int64
 	floats   []float64
 	decs     []*big.Int
+	// pend and dirty hold addDecimals' per-group 128-bit partial sums within one batch.
+	pend  []decimal128.Num
+	dirty []bool
 }
 
 func newSumAcc(in, t sqltypes.DataType, ansi, avg bool) *sumAcc {
@@ -127,6 +130,11 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 			}
 			return nil
 		}
+	case *array.Decimal128:
+		if s.t.Kind == sqltypes.Decimal && s.in.Kind == sqltypes.Decimal && s.in.Precision <= 36 {
+			s.addDecimals(groups, x, sign)
+			return nil
+		}
 	case *array.Int32:
 		if s.t.Kind == sqltypes.Long {
 			vals := x.Int32Values()
@@ -168,6 +176,48 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 		}
 	}
 	return nil
+}
+
+// pendLimit bounds a partial sum of addDecimals: past ±2^126 it is flushed before the next
+// value (below 10^36 < 2^120 in magnitude) is added, so 128 bits never overflow.
+var pendLimit = decimal128.New(1<<62, 0)
+
+// addDecimals adds a batch of decimals (precision ≤ 36) to their groups' sums: per group in
+// 128-bit integers through the batch, then into the group's big.Int, rather than a big.Int
+// per value.
+func (s *sumAcc) addDecimals(groups []uint32, x *array.Decimal128, sign int64) {
+	s.pend = growTo(s.pend, len(s.decs))
+	s.dirty = growTo(s.dirty, len(s.decs))
+	var touched []uint32
+	flush := func(g uint32) {
+		if s.decs[g] == nil {
+			s.decs[g] = new(big.Int)
+		}
+		s.decs[g].Add(s.decs[g], s.pend[g].BigInt())
+		s.pend[g] = decimal128.Num{}
+	}
+	noNull := x.NullN() == 0
+	for i, g := range groups {
+		if !noNull && x.IsNull(i) {
+			continue
+		}
+		v := x.Value(i)
+		if sign < 0 {
+			v = v.Negate()
+		}
+		if !s.dirty[g] {
+			s.dirty[g] = true
+			touched = append(touched, g)
+		} else if p := s.pend[g]; p.Greater(pendLimit) || p.Less(pendLimit.Negate()) {
+			flush(g)
+		}
+		s.pend[g] = s.pend[g].Add(v)
+		s.n[g] += sign
+	}
+	for _, g := range touched {
+		flush(g)
+		s.dirty[g] = false
+	}
 }
 
 func (s *sumAcc) addInt(g uint32, v int64) error {

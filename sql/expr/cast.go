@@ -132,11 +132,15 @@ func sameArrowTZ(in arrow.Array, t sqltypes.DataType, ctx *Context) bool {
 	return ok && ts.TimeZone == ctx.tz()
 }
 
-// fastCast handles int32/int64/float64 widening over raw slices; nil when not applicable.
+// fastCast handles int32/int64/float64 and decimal widening over raw slices; nil when not
+// applicable.
 func fastCast(ctx *Context, in arrow.Array, from, to sqltypes.DataType) arrow.Array {
 	mem := ctx.mem()
 	if to.Kind == sqltypes.Decimal && from.IsIntegral() {
 		return fastIntegralToDecimal(ctx, in, to)
+	}
+	if to.Kind == sqltypes.Decimal && from.Kind == sqltypes.Decimal {
+		return fastDecimalWiden(ctx, in, from, to)
 	}
 	switch a := in.(type) {
 	case *array.Int32:

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -10,7 +12,8 @@ import (
 )
 
 // Native 128-bit decimal kernels for the cases whose results need no rounding: + and - with the
-// result at the wider operand scale, and * when the product fits 38 digits at scale s1+s2.
+// result at the wider operand scale, and * when the product fits 38 digits at scale s1+s2 (with
+// operands of more than 38 digits together, when both fit in 64 bits).
 // Everything else (division, precision-loss adjustments) takes the exact big.Int row path.
 
 // decimalFast returns ok=false when the operation needs the exact path.
@@ -22,6 +25,7 @@ func (a *arith) decimalFast(ctx *Context, la, ra arrow.Array) (arrow.Array, bool
 	}
 	lt, rt, out := a.left.Type(), a.right.Type(), a.t
 	var lmul, rmul decimal128.Num
+	wide := false
 	switch a.op {
 	case "+", "-":
 		s := max(lt.Scale, rt.Scale)
@@ -30,9 +34,12 @@ func (a *arith) decimalFast(ctx *Context, la, ra arrow.Array) (arrow.Array, bool
 		}
 		lmul, rmul = decimal128.GetScaleMultiplier(int(s-lt.Scale)), decimal128.GetScaleMultiplier(int(s-rt.Scale))
 	case "*":
-		if lt.Precision+rt.Precision > 38 || out.Scale != lt.Scale+rt.Scale {
+		if out.Scale != lt.Scale+rt.Scale {
 			return nil, false, nil
 		}
+		// Operands of more than 38 digits together may overflow 128 bits: their products
+		// are exact here when both fit in 64 bits, checked per value.
+		wide = lt.Precision+rt.Precision > 38
 	default:
 		return nil, false, nil
 	}
@@ -52,6 +59,10 @@ func (a *arith) decimalFast(ctx *Context, la, ra arrow.Array) (arrow.Array, bool
 		case "-":
 			z = xs[i].Mul(lmul).Sub(ys[i].Mul(rmul))
 		default:
+			if wide && (!fitsInt64(xs[i]) || !fitsInt64(ys[i])) {
+				buf.Release()
+				return nil, false, nil
+			}
 			z = xs[i].Mul(ys[i])
 		}
 		if !z.FitsInPrecision(out.Precision) {
@@ -72,6 +83,12 @@ func (a *arith) decimalFast(ctx *Context, la, ra arrow.Array) (arrow.Array, bool
 		vals[i] = z
 	}
 	return decimalArray(ctx.mem(), out, buf, valid, n), true, nil
+}
+
+// fitsInt64 reports whether a decimal's unscaled value is an int64.
+func fitsInt64(v decimal128.Num) bool {
+	hi, lo := v.HighBits(), v.LowBits()
+	return (hi == 0 && lo <= math.MaxInt64) || (hi == -1 && lo > math.MaxInt64)
 }
 
 // fastIntegralToDecimal casts an integer array to decimal natively; nil when a value does not
@@ -107,6 +124,29 @@ func fastIntegralToDecimal(ctx *Context, in arrow.Array, to sqltypes.DataType) a
 			return nil
 		}
 		vals[i] = v
+	}
+	return decimalArray(ctx.mem(), to, buf, validity(in), n)
+}
+
+// fastDecimalWiden casts a decimal array to a decimal type at least as wide in both integer
+// digits and scale (no value can overflow: the cast the analyzer adds to compare or combine
+// decimals of different types), multiplying by a power of ten without leaving decimal128; nil
+// when the cast narrows.
+func fastDecimalWiden(ctx *Context, in arrow.Array, from, to sqltypes.DataType) arrow.Array {
+	a, ok := in.(*array.Decimal128)
+	if !ok || from.Kind != sqltypes.Decimal || to.Kind != sqltypes.Decimal || to.Precision > 38 ||
+		to.Scale < from.Scale || to.Precision-to.Scale < from.Precision-from.Scale {
+		return nil
+	}
+	mul := decimal128.GetScaleMultiplier(int(to.Scale - from.Scale))
+	n := in.Len()
+	buf, vals := newDecimalValues(ctx.mem(), n)
+	for i := 0; i < n; i++ {
+		if in.IsNull(i) {
+			vals[i] = decimal128.Num{}
+			continue
+		}
+		vals[i] = a.Value(i).Mul(mul)
 	}
 	return decimalArray(ctx.mem(), to, buf, validity(in), n)
 }

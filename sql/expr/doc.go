@@ -67,4 +67,8 @@
 // calls and generators. Rewritable says whether every node of an expression supports this (types
 // defined elsewhere implement Rebuilder); IsDeterministic whether an expression may be moved or
 // folded (not rand/randn).
+//
+// RangeTerms (range_terms.go) picks out of a filter the conjuncts a data source can test
+// against a column's min/max and null count (column-vs-constant comparisons, IN, IS [NOT]
+// NULL, through order-preserving casts), for Parquet row-group pruning.
 package expr
