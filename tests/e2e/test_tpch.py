@@ -21,24 +21,12 @@ SCALE = 0.1
 TIMEOUT = float(os.environ.get("WEIR_TPCH_TIMEOUT", "10"))
 
 # What each failing query waits for (issue 12).
-CROSS_JOIN = "comma-joined tables are planned as cross products (optimizer: equi-join keys from WHERE, join reordering)"
 CORRELATED = "correlated subqueries are refused (subquery decorrelation)"
 XFAIL = {
     2: CORRELATED,
-    3: CROSS_JOIN,
     4: CORRELATED + ": EXISTS",
-    5: CROSS_JOIN,
-    7: CROSS_JOIN,
-    8: CROSS_JOIN,
-    9: CROSS_JOIN,
-    10: CROSS_JOIN,
     11: "a scalar subquery in HAVING is refused (UNSUPPORTED_EXPR_FOR_OPERATOR)",
-    12: CROSS_JOIN,
-    14: CROSS_JOIN,
-    16: CROSS_JOIN,
     17: CORRELATED + ": scalar subquery in WHERE",
-    18: CROSS_JOIN,
-    19: CROSS_JOIN + "; the join key is in every branch of an OR",
     20: CORRELATED + ": scalar subquery in WHERE",
     21: CORRELATED + ": EXISTS / NOT EXISTS",
     22: CORRELATED + ": NOT EXISTS",
