@@ -51,6 +51,9 @@ func (a *Analyzer) lookup(r *resolved, ref plan.ColumnRef) (idx []int, rest []st
 func (a *Analyzer) resolveColumn(r *resolved, ref plan.ColumnRef) (expr.Expr, error) {
 	i, rest, err := a.locateColumn(r, ref)
 	if err != nil {
+		if x, ok, oerr := a.outerColumn(ref, err); ok {
+			return x, oerr
+		}
 		return nil, err
 	}
 	x, err := extractFields(r.ref(i), rest)

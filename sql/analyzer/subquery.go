@@ -10,14 +10,17 @@ import (
 	"github.com/weirhq/weir/sql/plan"
 )
 
-// Uncorrelated subqueries, rewritten into joins as Spark's RewritePredicateSubquery and
-// scalar-subquery planning do:
+// Subqueries, rewritten into joins as Spark's RewritePredicateSubquery and
+// RewriteCorrelatedScalarSubquery do:
 //   - a WHERE conjunct `v IN (subquery)` is a left semi join on v = column; NOT IN is a null-aware
-//     left anti join (v = column OR (v = column) IS NULL); [NOT] EXISTS a semi (anti) join with no
-//     condition;
-//   - a scalar subquery in a select list or filter is left-outer-joined (its first row; NULL when
-//     it has none) as a hidden column the expression reads.
-// A subquery that reads outer columns (correlated) is not supported.
+//     left anti join (v = column OR (v = column) IS NULL, over all columns for (a, b) IN …);
+//     [NOT] EXISTS a semi (anti) join;
+//   - a scalar subquery in a select list or filter is left-outer-joined as a hidden column the
+//     expression reads: an uncorrelated one's first row (NULL when it has none), a correlated
+//     one grouped by its correlation keys (subquery_scalar.go);
+//   - a correlated subquery's predicates on outer columns (subquery_outer.go) are pulled up
+//     (subquery_pullup.go) into the join's condition: equalities between an outer and an inner
+//     expression as hash keys, the rest as the residual.
 
 // hasSubquery reports whether e contains a subquery expression.
 func hasSubquery(e plan.Expr) bool {
@@ -39,15 +42,6 @@ func anySubquery(es []plan.Expr) bool {
 		}
 	}
 	return false
-}
-
-// resolveSubquery resolves a subquery's plan on its own; outer references make it correlated.
-func (a *Analyzer) resolveSubquery(ctx context.Context, rel plan.Relation) (*resolved, error) {
-	r, err := a.resolve(ctx, rel)
-	if err != nil && isUnresolvedColumn(err) {
-		return nil, sparkerr.Unsupported("correlated subqueries (reading columns of the outer query) are not supported yet: %v", err)
-	}
-	return r, err
 }
 
 // resolveFilterWithSubqueries resolves a filter whose condition has subqueries.
@@ -90,14 +84,24 @@ func (a *Analyzer) resolveFilterWithSubqueries(ctx context.Context, n *plan.Filt
 	if err != nil {
 		return nil, err
 	}
-	x, err := b.bind(cond)
-	if err != nil {
-		return nil, err
+	var filtered *resolved
+	if !anySubquery(rest) {
+		// Inside a subquery, conjuncts reading outer columns are pulled up, not filtered here.
+		filtered, _, err = a.correlatedFilter(wide, rest)
+		if err != nil {
+			return nil, err
+		}
 	}
-	if err := checkBoolean(x); err != nil {
-		return nil, err
+	if filtered == nil {
+		x, err := b.bind(cond)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkBoolean(x); err != nil {
+			return nil, err
+		}
+		filtered = a.keepScope(wide, &logical.Filter{Input: wide.node, Cond: x})
 	}
-	filtered := a.keepScope(wide, &logical.Filter{Input: wide.node, Cond: x})
 	if len(wide.cols) == len(cur.cols) {
 		return filtered, nil
 	}
@@ -108,26 +112,28 @@ func (a *Analyzer) resolveFilterWithSubqueries(ctx context.Context, n *plan.Filt
 	return filtered.project(refs), nil
 }
 
-// inSubqueryJoin keeps the rows of in whose values are (not) in the subquery's rows.
+// inSubqueryJoin keeps the rows of in whose values are (not) in the subquery's rows: a left
+// semi join on the values (and the correlated predicates), or for NOT IN a null-aware left anti
+// join: a row goes when some subquery row equals it or compares unknown (Spark's
+// RewritePredicateSubquery: the condition is `c OR isnull(c)` for c the values' equality).
 func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSubquery, not bool) (*resolved, error) {
-	sub, err := a.resolveSubquery(ctx, p.Plan)
+	s, err := a.resolveSubquery(ctx, in, p.Plan)
 	if err != nil {
 		return nil, err
 	}
-	if len(p.Values) != len(sub.cols) {
+	sub := s.res
+	if len(p.Values) != s.width {
 		return nil, sparkerr.DatatypeMismatch("IN_SUBQUERY_LENGTH_MISMATCH", `"IN (listquery)"`,
 			"The number of columns in the left hand side of an IN subquery does not match the number of columns in the output of subquery. Left hand side columns(length: %d), right hand side columns(length: %d).",
-			len(p.Values), len(sub.cols))
+			len(p.Values), s.width)
 	}
 	b := a.binderOver(in)
 	j := &logical.Join{Left: in.node, Right: sub.node, Type: plan.LeftSemiJoin}
 	if not {
 		j.Type = plan.LeftAntiJoin
-		if len(p.Values) != 1 {
-			return nil, sparkerr.Unsupported("NOT IN with a multi-column subquery is not supported yet")
-		}
 	}
 	nl := len(in.cols)
+	var inCond expr.Expr
 	for i, v := range p.Values {
 		lk, err := b.bind(v)
 		if err != nil {
@@ -158,34 +164,50 @@ func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSu
 			j.RightKeys = append(j.RightKeys, rk)
 			continue
 		}
-		// Null-aware anti join: a row stays only if no subquery row equals it or is unknown.
 		eq, err := expr.Bind("==", []expr.Expr{lk, rkWide}, a.Options)
 		if err != nil {
 			return nil, err
 		}
-		unknown, err := expr.Bind("isnull", []expr.Expr{eq}, a.Options)
+		if inCond == nil {
+			inCond = eq
+		} else if inCond, err = expr.Bind("and", []expr.Expr{inCond, eq}, a.Options); err != nil {
+			return nil, err
+		}
+	}
+	if inCond != nil {
+		unknown, err := expr.Bind("isnull", []expr.Expr{inCond}, a.Options)
 		if err != nil {
 			return nil, err
 		}
-		if j.Residual, err = expr.Bind("or", []expr.Expr{eq, unknown}, a.Options); err != nil {
+		if j.Residual, err = expr.Bind("or", []expr.Expr{inCond, unknown}, a.Options); err != nil {
 			return nil, err
 		}
+	}
+	if err := a.correlatedCondition(j, s, nl); err != nil {
+		return nil, err
 	}
 	return a.joinOutput(j, in, sub), nil
 }
 
-// existsJoin keeps the rows of in when the subquery has (not) any row.
+// existsJoin keeps the rows of in when the subquery has (not) any row: a left semi (anti) join
+// on the correlated predicates; an uncorrelated subquery's first row decides for every row.
 func (a *Analyzer) existsJoin(ctx context.Context, in *resolved, rel plan.Relation, not bool) (*resolved, error) {
-	sub, err := a.resolveSubquery(ctx, rel)
+	s, err := a.resolveSubquery(ctx, in, rel)
 	if err != nil {
 		return nil, err
 	}
-	one := &logical.Limit{Input: sub.node, N: 1}
-	j := &logical.Join{Left: in.node, Right: one, Type: plan.LeftSemiJoin}
+	right := s.res
+	if !s.correlated() {
+		right = &resolved{node: &logical.Limit{Input: right.node, N: 1}, cols: right.cols}
+	}
+	j := &logical.Join{Left: in.node, Right: right.node, Type: plan.LeftSemiJoin}
 	if not {
 		j.Type = plan.LeftAntiJoin
 	}
-	return a.joinOutput(j, in, &resolved{node: one, cols: sub.cols}), nil
+	if err := a.correlatedCondition(j, s, len(in.cols)); err != nil {
+		return nil, err
+	}
+	return a.joinOutput(j, in, right), nil
 }
 
 // withScalarSubqueries left-outer-joins each scalar subquery of es onto in as a hidden column
@@ -211,20 +233,12 @@ func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []
 			if _, done := index[rel]; done {
 				return false
 			}
-			sub, err := a.resolveSubquery(ctx, rel)
+			next, err := a.joinScalarSubquery(ctx, cur, rel)
 			if err != nil {
 				visitErr = err
 				return false
 			}
-			if len(sub.cols) != 1 {
-				visitErr = sparkerr.Analysis("INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", "42823",
-					"Invalid subquery: Scalar subquery must return only one column, but got %d.", len(sub.cols)).
-					WithParams("number", formatInt(int64(len(sub.cols))))
-				return false
-			}
-			first := &resolved{node: &logical.Limit{Input: sub.node, N: 1}, cols: sub.cols}
-			j := &logical.Join{Left: cur.node, Right: first.node, Type: plan.LeftOuterJoin}
-			cur = a.joinOutput(j, cur, first)
+			cur = next
 			last := len(cur.cols) - 1
 			cur.cols[last].hidden = true
 			cur.cols[last].qualifier = nil

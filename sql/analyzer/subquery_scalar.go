@@ -1,0 +1,176 @@
+package analyzer
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// Scalar subqueries (Spark's RewriteCorrelatedScalarSubquery). An uncorrelated one is its first
+// row, left-outer-joined onto every row (NULL when it has none). A correlated one must
+// aggregate (MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY): its aggregate is grouped by the inner
+// sides of its `inner = outer` predicates and left-outer-joined on them, so each outer row
+// meets the one group of its values. An outer row without a group gets what the subquery gives
+// over no rows: NULL for most aggregates, but 0 for count(*) (the "count bug"): when that
+// value is not NULL the joined column is `if(isnull(matched), value on no rows, value)`.
+
+// joinScalarSubquery left-outer-joins the value of scalar subquery rel onto in as its last
+// column.
+func (a *Analyzer) joinScalarSubquery(ctx context.Context, in *resolved, rel plan.Relation) (*resolved, error) {
+	s, err := a.resolveSubquery(ctx, in, rel)
+	if err != nil {
+		return nil, err
+	}
+	if s.width != 1 {
+		return nil, sparkerr.Analysis("INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", "42823",
+			"Invalid subquery: Scalar subquery must return only one column, but got %d.", s.width).
+			WithParams("number", formatInt(int64(s.width)))
+	}
+	if !s.correlated() {
+		first := &resolved{node: &logical.Limit{Input: s.res.node, N: 1}, cols: s.res.cols}
+		j := &logical.Join{Left: in.node, Right: first.node, Type: plan.LeftOuterJoin}
+		return a.joinOutput(j, in, first), nil
+	}
+	if s.agg == nil {
+		return nil, sparkerr.Analysis("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY", "0A000",
+			"Unsupported subquery expression: Correlated scalar subqueries must be aggregated to return at most one row.")
+	}
+	if len(s.agg.orig.Groups) > 0 {
+		// Spark allows grouping by correlated columns only; Weir refuses any GROUP BY here.
+		list := ""
+		for i, g := range s.agg.orig.Groups {
+			if i > 0 {
+				list += ", "
+			}
+			list += `"` + g.String() + `"`
+		}
+		return nil, sparkerr.Analysis("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY", "0A000",
+			"Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery cannot contain non-correlated columns: %s.", list).
+			WithParams("value", list)
+	}
+	nl := len(in.cols)
+	j := &logical.Join{Left: in.node, Right: s.res.node, Type: plan.LeftOuterJoin}
+	if err := a.correlatedCondition(j, s, nl); err != nil {
+		return nil, err
+	}
+	joined := a.joinOutput(j, in, s.res)
+	empty, err := a.valueOverNoRows(s.agg)
+	if err != nil {
+		return nil, err
+	}
+	value := expr.Expr(joined.ref(nl))
+	if empty != nil {
+		pos, ok := s.pos[matchedKey]
+		if !ok {
+			return nil, sparkerr.Internal("analyzer: correlated aggregate has no match column")
+		}
+		unmatched, err := expr.Bind("isnull", []expr.Expr{joined.ref(nl + pos)}, a.Options)
+		if err != nil {
+			return nil, err
+		}
+		if value, err = expr.Bind("if", []expr.Expr{unmatched, empty, value}, a.Options); err != nil {
+			return nil, err
+		}
+	}
+	refs := append(in.allRefs(), value)
+	out := joined.project(refs)
+	if len(out.cols) == len(joined.cols) {
+		return out, nil
+	}
+	for i := range in.cols {
+		out.cols[i] = in.cols[i]
+		out.cols[i].nullable = out.node.Schema()[i].Nullable
+	}
+	return out, nil
+}
+
+// matchedKey names the always-true column a pulled-up aggregate adds to its output: NULL after
+// the left outer join when an outer row met no group.
+var matchedKey = carriedKey{marker: nil, idx: -1}
+
+// valueOverNoRows is the subquery's value when its aggregate sees no row (the aggregates' empty
+// results through the operators above it), as a literal; nil when that value is NULL.
+func (a *Analyzer) valueOverNoRows(p *pulledAggregate) (expr.Expr, error) {
+	ctx := &expr.Context{Mem: memory.DefaultAllocator, ANSI: a.Options.ANSI}
+	schema := p.orig.Schema()
+	cols := make([]arrow.Array, len(p.orig.Aggs))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, ag := range p.orig.Aggs {
+		acc := ag.NewAccumulator(ctx)
+		acc.Grow(1)
+		arr, err := acc.Result(ctx, []uint32{0})
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = arr
+	}
+	batch := array.NewRecordBatch(a.arrowSchema(schema), cols, 1)
+	defer func() { batch.Release() }()
+	for k := len(p.above) - 1; k >= 0; k-- {
+		switch n := p.above[k].(type) {
+		case *logical.Project:
+			out := make([]arrow.Array, len(n.Exprs))
+			for i, e := range n.Exprs {
+				arr, err := e.Eval(ctx, batch)
+				if err != nil {
+					for _, o := range out[:i] {
+						o.Release()
+					}
+					return nil, err
+				}
+				out[i] = arr
+			}
+			next := array.NewRecordBatch(a.arrowSchema(n.Schema()), out, 1)
+			for _, o := range out {
+				o.Release()
+			}
+			batch.Release()
+			batch = next
+		case *logical.Filter:
+			arr, err := n.Cond.Eval(ctx, batch)
+			if err != nil {
+				return nil, err
+			}
+			keep, _ := expr.ValueAt(arr, 0, n.Cond.Type()).(bool)
+			arr.Release()
+			if !keep {
+				return nil, nil // HAVING drops the empty group: the subquery has no row
+			}
+		case *logical.Sort, *logical.Distinct:
+		default:
+			return nil, sparkerr.Internal("analyzer: %T above a correlated aggregate", n)
+		}
+	}
+	var top logical.Node = p.orig
+	if len(p.above) > 0 {
+		top = p.above[0]
+	}
+	t := top.Schema()[0].Type
+	v := expr.ValueAt(batch.Column(0), 0, t)
+	if v == nil {
+		return nil, nil
+	}
+	return expr.NewLiteral(v, t), nil
+}
+
+// arrowSchema is the Arrow schema of a logical schema (every column nullable).
+func (a *Analyzer) arrowSchema(s sqltypes.Schema) *arrow.Schema {
+	fs := sqltypes.ToArrowFields(s, a.Options.TimeZone)
+	for i := range fs {
+		fs[i].Nullable = true
+	}
+	return arrow.NewSchema(fs, nil)
+}
