@@ -13,8 +13,9 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// Scalar subqueries (Spark's RewriteCorrelatedScalarSubquery). An uncorrelated one is its first
-// row, left-outer-joined onto every row (NULL when it has none). A correlated one must
+// Scalar subqueries (Spark's RewriteCorrelatedScalarSubquery). An uncorrelated one is computed
+// once as a one-row aggregate of at most two of its rows (NULL when it has none, Spark's
+// SCALAR_SUBQUERY_TOO_MANY_ROWS when it has two) left-outer-joined onto every row. A correlated one must
 // aggregate (MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY): its aggregate is grouped by the inner
 // sides of its `inner = outer` predicates and left-outer-joined on them, so each outer row
 // meets the one group of its values. An outer row without a group gets what the subquery gives
@@ -34,9 +35,12 @@ func (a *Analyzer) joinScalarSubquery(ctx context.Context, in *resolved, rel pla
 			WithParams("number", formatInt(int64(s.width)))
 	}
 	if !s.correlated() {
-		first := &resolved{node: &logical.Limit{Input: s.res.node, N: 1}, cols: s.res.cols}
-		j := &logical.Join{Left: in.node, Right: first.node, Type: plan.LeftOuterJoin}
-		return a.joinOutput(j, in, first), nil
+		one, err := a.singleRow(s.res)
+		if err != nil {
+			return nil, err
+		}
+		j := &logical.Join{Left: in.node, Right: one.node, Type: plan.LeftOuterJoin}
+		return a.joinOutput(j, in, one), nil
 	}
 	if s.agg == nil {
 		return nil, sparkerr.Analysis("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY", "0A000",
@@ -173,4 +177,78 @@ func (a *Analyzer) arrowSchema(s sqltypes.Schema) *arrow.Schema {
 		fs[i].Nullable = true
 	}
 	return arrow.NewSchema(fs, nil)
+}
+
+// singleRow is the one-row relation holding sub's only value: NULL when sub has no row,
+// SCALAR_SUBQUERY_TOO_MANY_ROWS (at run time) when it has more than one.
+func (a *Analyzer) singleRow(sub *resolved) (*resolved, error) {
+	if alwaysOneRow(sub.node) {
+		return sub, nil
+	}
+	two := &logical.Limit{Input: sub.node, N: 2}
+	count, err := expr.BindAggregate("count", []expr.Expr{expr.NewLiteral(int32(1), sqltypes.IntegerType)}, false, a.Options)
+	if err != nil {
+		return nil, err
+	}
+	first, err := expr.BindAggregate("first", []expr.Expr{sub.ref(0)}, false, a.Options)
+	if err != nil {
+		return nil, err
+	}
+	agg := newResolved(&logical.Aggregate{Input: two, Aggs: []expr.AggFunc{count, first},
+		Names: []string{count.String(), first.String()}})
+	c := sub.cols[0]
+	value := &expr.Alias{Child: &oneRowValue{count: agg.ref(0), value: agg.ref(1)}, Name: c.name}
+	out := agg.project([]expr.Expr{value})
+	out.cols[0].qualifier, out.cols[0].planIDs = c.qualifier, c.planIDs
+	return out, nil
+}
+
+// oneRowValue is value, the first row of a scalar subquery that has count rows; more than one
+// row is Spark's SCALAR_SUBQUERY_TOO_MANY_ROWS.
+type oneRowValue struct {
+	count, value expr.Expr
+}
+
+// Type implements expr.Expr.
+func (o *oneRowValue) Type() sqltypes.DataType { return o.value.Type() }
+
+// Nullable implements expr.Expr.
+func (o *oneRowValue) Nullable() bool { return true }
+
+// String implements expr.Expr.
+func (o *oneRowValue) String() string { return o.value.String() }
+
+// Children implements expr.Expr.
+func (o *oneRowValue) Children() []expr.Expr { return []expr.Expr{o.count, o.value} }
+
+// WithChildren rebuilds the expression over new children (for rewriting bound expressions).
+func (o *oneRowValue) WithChildren(cs []expr.Expr) expr.Expr {
+	return &oneRowValue{count: cs[0], value: cs[1]}
+}
+
+// Eval implements expr.Expr.
+func (o *oneRowValue) Eval(ctx *expr.Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	counts, err := o.count.Eval(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer counts.Release()
+	for i := 0; i < counts.Len(); i++ {
+		if n, _ := expr.ValueAt(counts, i, o.count.Type()).(int64); n > 1 {
+			return nil, sparkerr.New(sparkerr.SparkException, "SCALAR_SUBQUERY_TOO_MANY_ROWS", "21000",
+				"More than one row returned by a subquery used as an expression.")
+		}
+	}
+	return o.value.Eval(ctx, batch)
+}
+
+// alwaysOneRow reports whether n has exactly one row: a global aggregate, or a projection of one.
+func alwaysOneRow(n logical.Node) bool {
+	switch n := n.(type) {
+	case *logical.Aggregate:
+		return len(n.Groups) == 0
+	case *logical.Project:
+		return alwaysOneRow(n.Input)
+	}
+	return false
 }
