@@ -210,8 +210,9 @@ func (a *Analyzer) existsJoin(ctx context.Context, in *resolved, rel plan.Relati
 	return a.joinOutput(j, in, right), nil
 }
 
-// withScalarSubqueries left-outer-joins each scalar subquery of es onto in as a hidden column
-// and returns the widened input with a binder that reads them.
+// withScalarSubqueries left-outer-joins the value of each subquery of es (scalar, and EXISTS or
+// IN as values: subquery_value.go) onto in as a hidden column and returns the widened input
+// with a binder that reads them.
 func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []plan.Expr) (*resolved, *binder, error) {
 	cur := in
 	index := map[plan.Relation]int{}
@@ -221,19 +222,25 @@ func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []
 			if visitErr != nil {
 				return false
 			}
-			var rel plan.Relation
-			switch s := x.(type) {
-			case plan.ScalarSubquery:
-				rel = s.Plan
-			case *plan.ScalarSubquery:
-				rel = s.Plan
-			default:
+			rel := subqueryPlan(x)
+			if rel == nil {
 				return true
 			}
 			if _, done := index[rel]; done {
 				return false
 			}
-			next, err := a.joinScalarSubquery(ctx, cur, rel)
+			var next *resolved
+			var err error
+			switch s := x.(type) {
+			case plan.ScalarSubquery, *plan.ScalarSubquery:
+				next, err = a.joinScalarSubquery(ctx, cur, rel)
+			case plan.Exists, *plan.Exists:
+				next, err = a.joinExistsValue(ctx, cur, rel)
+			case plan.InSubquery:
+				next, err = a.joinInValue(ctx, cur, s)
+			case *plan.InSubquery:
+				next, err = a.joinInValue(ctx, cur, *s)
+			}
 			if err != nil {
 				visitErr = err
 				return false
@@ -252,41 +259,58 @@ func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []
 	widened := cur
 	b := a.binderOver(widened)
 	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
-		var rel plan.Relation
-		switch s := x.(type) {
-		case plan.ScalarSubquery:
-			rel = s.Plan
-		case *plan.ScalarSubquery:
-			rel = s.Plan
-		default:
+		rel := subqueryPlan(x)
+		if rel == nil {
 			return nil, false, nil
 		}
 		i, ok := index[rel]
 		if !ok {
-			return nil, true, sparkerr.Internal("analyzer: scalar subquery was not joined")
+			return nil, true, sparkerr.Internal("analyzer: subquery was not joined")
 		}
-		return &expr.Alias{Child: widened.ref(i), Name: "scalarsubquery()"}, true, nil
+		name, not := "scalarsubquery()", false
+		switch s := x.(type) {
+		case plan.Exists:
+			name, not = "exists()", s.Not
+		case *plan.Exists:
+			name, not = "exists()", s.Not
+		case plan.InSubquery:
+			name, not = "in()", s.Not
+		case *plan.InSubquery:
+			name, not = "in()", s.Not
+		}
+		var v expr.Expr = widened.ref(i)
+		if not {
+			var err error
+			if v, err = expr.Bind("not", []expr.Expr{v}, a.Options); err != nil {
+				return nil, true, err
+			}
+		}
+		return &expr.Alias{Child: v, Name: name}, true, nil
 	}
 	return widened, b, nil
 }
 
+// subqueryPlan is the plan of a subquery expression, nil for other expressions.
+func subqueryPlan(x plan.Expr) plan.Relation {
+	switch s := x.(type) {
+	case plan.ScalarSubquery:
+		return s.Plan
+	case *plan.ScalarSubquery:
+		return s.Plan
+	case plan.Exists:
+		return s.Plan
+	case *plan.Exists:
+		return s.Plan
+	case plan.InSubquery:
+		return s.Plan
+	case *plan.InSubquery:
+		return s.Plan
+	}
+	return nil
+}
+
 // resolveProjectWithSubqueries resolves a select list with scalar subqueries.
 func (a *Analyzer) resolveProjectWithSubqueries(ctx context.Context, in *resolved, exprs []plan.Expr) (*resolved, error) {
-	for _, e := range exprs {
-		var bad string
-		walkPlanExpr(e, func(x plan.Expr) bool {
-			switch x.(type) {
-			case plan.InSubquery, *plan.InSubquery:
-				bad = "IN (subquery)"
-			case plan.Exists, *plan.Exists:
-				bad = "EXISTS (subquery)"
-			}
-			return bad == ""
-		})
-		if bad != "" {
-			return nil, sparkerr.Unsupported("%s is supported only as a WHERE condition (conjunct) for now", bad)
-		}
-	}
 	wide, b, err := a.withScalarSubqueries(ctx, in, exprs)
 	if err != nil {
 		return nil, err
