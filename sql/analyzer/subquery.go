@@ -123,9 +123,7 @@ func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSu
 	}
 	sub := s.res
 	if len(p.Values) != s.width {
-		return nil, sparkerr.DatatypeMismatch("IN_SUBQUERY_LENGTH_MISMATCH", `"IN (listquery)"`,
-			"The number of columns in the left hand side of an IN subquery does not match the number of columns in the output of subquery. Left hand side columns(length: %d), right hand side columns(length: %d).",
-			len(p.Values), s.width)
+		return nil, inLengthMismatch(len(p.Values), s.width)
 	}
 	b := a.binderOver(in)
 	j := &logical.Join{Left: in.node, Right: sub.node, Type: plan.LeftSemiJoin}
@@ -133,7 +131,7 @@ func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSu
 		j.Type = plan.LeftAntiJoin
 	}
 	nl := len(in.cols)
-	var inCond expr.Expr
+	var eqs []expr.Expr
 	for i, v := range p.Values {
 		lk, err := b.bind(v)
 		if err != nil {
@@ -142,22 +140,8 @@ func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSu
 		var rk expr.Expr = sub.ref(i)
 		// rkWide is the same value read from the joined left++right row (for the residual).
 		var rkWide expr.Expr = &expr.Column{Index: nl + i, Name: sub.cols[i].name, T: sub.cols[i].typ, Null: sub.cols[i].nullable}
-		if !lk.Type().Equal(rk.Type()) {
-			t, ok := expr.CommonType(lk.Type(), rk.Type())
-			if !ok {
-				return nil, sparkerr.DatatypeMismatch("IN_SUBQUERY_DATA_TYPE_MISMATCH", `"IN (listquery)"`,
-					"The data type of one or more elements in the left hand side of an IN subquery is not compatible with the data type of the output of the subquery. Mismatched columns: [%s, %s].",
-					lk.Type().SQL(), rk.Type().SQL())
-			}
-			if lk, err = a.castIfNeeded(lk, t); err != nil {
-				return nil, err
-			}
-			if rk, err = a.castIfNeeded(rk, t); err != nil {
-				return nil, err
-			}
-			if rkWide, err = a.castIfNeeded(rkWide, t); err != nil {
-				return nil, err
-			}
+		if lk, rk, rkWide, err = a.inTypes(lk, rk, rkWide); err != nil {
+			return nil, err
 		}
 		if !not {
 			j.LeftKeys = append(j.LeftKeys, lk)
@@ -168,18 +152,10 @@ func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSu
 		if err != nil {
 			return nil, err
 		}
-		if inCond == nil {
-			inCond = eq
-		} else if inCond, err = expr.Bind("and", []expr.Expr{inCond, eq}, a.Options); err != nil {
-			return nil, err
-		}
+		eqs = append(eqs, eq)
 	}
-	if inCond != nil {
-		unknown, err := expr.Bind("isnull", []expr.Expr{inCond}, a.Options)
-		if err != nil {
-			return nil, err
-		}
-		if j.Residual, err = expr.Bind("or", []expr.Expr{inCond, unknown}, a.Options); err != nil {
+	if not {
+		if j.Residual, err = a.nullAware(eqs); err != nil {
 			return nil, err
 		}
 	}
@@ -210,37 +186,30 @@ func (a *Analyzer) existsJoin(ctx context.Context, in *resolved, rel plan.Relati
 	return a.joinOutput(j, in, right), nil
 }
 
-// withScalarSubqueries left-outer-joins the value of each subquery of es (scalar, and EXISTS or
-// IN as values: subquery_value.go) onto in as a hidden column and returns the widened input
-// with a binder that reads them.
+// withScalarSubqueries joins the value of each subquery of es (scalar, and EXISTS or IN as
+// values: subquery_value.go) onto in as a hidden column and returns the widened input with a
+// binder that reads them.
 func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []plan.Expr) (*resolved, *binder, error) {
 	cur := in
-	index := map[plan.Relation]int{}
+	type joined struct {
+		col  int
+		name string
+	}
+	index := map[valueKey]joined{}
 	var visitErr error
 	for _, e := range es {
 		walkPlanExpr(e, func(x plan.Expr) bool {
 			if visitErr != nil {
 				return false
 			}
-			rel := subqueryPlan(x)
-			if rel == nil {
+			k, ok := subqueryValueKey(x)
+			if !ok {
 				return true
 			}
-			if _, done := index[rel]; done {
+			if _, done := index[k]; done {
 				return false
 			}
-			var next *resolved
-			var err error
-			switch s := x.(type) {
-			case plan.ScalarSubquery, *plan.ScalarSubquery:
-				next, err = a.joinScalarSubquery(ctx, cur, rel)
-			case plan.Exists, *plan.Exists:
-				next, err = a.joinExistsValue(ctx, cur, rel)
-			case plan.InSubquery:
-				next, err = a.joinInValue(ctx, cur, s)
-			case *plan.InSubquery:
-				next, err = a.joinInValue(ctx, cur, *s)
-			}
+			next, name, err := a.joinSubqueryValue(ctx, cur, x, k.neg)
 			if err != nil {
 				visitErr = err
 				return false
@@ -249,7 +218,7 @@ func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []
 			last := len(cur.cols) - 1
 			cur.cols[last].hidden = true
 			cur.cols[last].qualifier = nil
-			index[rel] = last
+			index[k] = joined{last, name}
 			return false
 		})
 		if visitErr != nil {
@@ -259,35 +228,85 @@ func (a *Analyzer) withScalarSubqueries(ctx context.Context, in *resolved, es []
 	widened := cur
 	b := a.binderOver(widened)
 	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
-		rel := subqueryPlan(x)
-		if rel == nil {
+		k, ok := subqueryValueKey(x)
+		if !ok {
 			return nil, false, nil
 		}
-		i, ok := index[rel]
+		j, ok := index[k]
 		if !ok {
 			return nil, true, sparkerr.Internal("analyzer: subquery was not joined")
 		}
-		name, not := "scalarsubquery()", false
-		switch s := x.(type) {
-		case plan.Exists:
-			name, not = "exists()", s.Not
-		case *plan.Exists:
-			name, not = "exists()", s.Not
-		case plan.InSubquery:
-			name, not = "in()", s.Not
-		case *plan.InSubquery:
-			name, not = "in()", s.Not
-		}
-		var v expr.Expr = widened.ref(i)
-		if not {
-			var err error
-			if v, err = expr.Bind("not", []expr.Expr{v}, a.Options); err != nil {
-				return nil, true, err
-			}
-		}
-		return &expr.Alias{Child: v, Name: name}, true, nil
+		return &expr.Alias{Child: widened.ref(j.col), Name: j.name}, true, nil
 	}
 	return widened, b, nil
+}
+
+// valueKey identifies a subquery joined as a value: its plan, and for IN whether it is negated
+// (NOT IN is null-aware, so it is a different join).
+type valueKey struct {
+	rel plan.Relation
+	neg bool
+}
+
+// subqueryValueKey is the key of a subquery expression (NOT of an IN included); false for
+// other expressions.
+func subqueryValueKey(x plan.Expr) (valueKey, bool) {
+	if c, ok := asCall(x); ok && c.Name == "not" && len(c.Args) == 1 {
+		if in, ok := asInSubquery(c.Args[0]); ok {
+			return valueKey{in.Plan, !in.Not}, true
+		}
+	}
+	if in, ok := asInSubquery(x); ok {
+		return valueKey{in.Plan, in.Not}, true
+	}
+	if rel := subqueryPlan(x); rel != nil {
+		return valueKey{rel: rel}, true
+	}
+	return valueKey{}, false
+}
+
+// asInSubquery unwraps a plan.InSubquery value or pointer.
+func asInSubquery(e plan.Expr) (plan.InSubquery, bool) {
+	switch s := e.(type) {
+	case plan.InSubquery:
+		return s, true
+	case *plan.InSubquery:
+		return *s, true
+	}
+	return plan.InSubquery{}, false
+}
+
+// joinSubqueryValue joins the value of subquery expression x onto in as its last column and
+// names it as Spark does.
+func (a *Analyzer) joinSubqueryValue(ctx context.Context, in *resolved, x plan.Expr, neg bool) (*resolved, string, error) {
+	if c, ok := asCall(x); ok && c.Name == "not" {
+		x = c.Args[0]
+	}
+	switch s := x.(type) {
+	case plan.ScalarSubquery:
+		return a.joinScalarSubquery(ctx, in, s.Plan)
+	case *plan.ScalarSubquery:
+		return a.joinScalarSubquery(ctx, in, s.Plan)
+	case plan.Exists:
+		return a.joinExistsValue(ctx, in, s.Plan, s.Not)
+	case *plan.Exists:
+		return a.joinExistsValue(ctx, in, s.Plan, s.Not)
+	}
+	p, _ := asInSubquery(x)
+	return a.joinInValue(ctx, in, p, neg)
+}
+
+// resolveProjectWithSubqueries resolves a select list with scalar subqueries.
+func (a *Analyzer) resolveProjectWithSubqueries(ctx context.Context, in *resolved, exprs []plan.Expr) (*resolved, error) {
+	wide, b, err := a.withScalarSubqueries(ctx, in, exprs)
+	if err != nil {
+		return nil, err
+	}
+	bound, err := b.bindAll(exprs)
+	if err != nil {
+		return nil, err
+	}
+	return wide.project(bound), nil
 }
 
 // subqueryPlan is the plan of a subquery expression, nil for other expressions.
@@ -307,17 +326,4 @@ func subqueryPlan(x plan.Expr) plan.Relation {
 		return s.Plan
 	}
 	return nil
-}
-
-// resolveProjectWithSubqueries resolves a select list with scalar subqueries.
-func (a *Analyzer) resolveProjectWithSubqueries(ctx context.Context, in *resolved, exprs []plan.Expr) (*resolved, error) {
-	wide, b, err := a.withScalarSubqueries(ctx, in, exprs)
-	if err != nil {
-		return nil, err
-	}
-	bound, err := b.bindAll(exprs)
-	if err != nil {
-		return nil, err
-	}
-	return wide.project(bound), nil
 }

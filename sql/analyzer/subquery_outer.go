@@ -24,8 +24,6 @@ import (
 type subqueryScope struct {
 	// outer is the enclosing query's scope the subquery's outer references resolve in.
 	outer *resolved
-	// parent is the scope of the enclosing subquery, if the enclosing query is one.
-	parent *subqueryScope
 	// preds are the correlated predicates found so far, in order.
 	preds []*corrPred
 }
@@ -72,27 +70,26 @@ func (o *outerRef) Eval(*expr.Context, arrow.RecordBatch) (arrow.Array, error) {
 }
 
 // outerColumn resolves ref, which did not resolve in the subquery's own scope (err), as an
-// outer reference: in the nearest enclosing scope that has it. handled is false when there is
-// no enclosing scope or none has the name.
+// outer reference to the enclosing query's scope. handled is false when there is no enclosing
+// scope or it has no such name (as in Spark, a subquery reads its immediately enclosing query
+// only: a name two levels out is UNRESOLVED_COLUMN).
 func (a *Analyzer) outerColumn(ref plan.ColumnRef, err error) (x expr.Expr, handled bool, _ error) {
 	if a.sub == nil || !isUnresolvedColumn(err) {
 		return nil, false, nil
 	}
-	for s := a.sub; s != nil; s = s.parent {
-		idx, rest, ok := a.lookup(s.outer, ref)
-		if !ok {
-			continue
-		}
-		if len(idx) > 1 {
-			return nil, true, ambiguousReference(ref.Name, s.outer, idx)
-		}
-		x, err := extractFields(&outerRef{scope: s, col: s.outer.ref(idx[0])}, rest)
-		if err != nil || len(rest) == 0 {
-			return x, true, err
-		}
-		return &expr.Alias{Child: x, Name: rest[len(rest)-1]}, true, nil
+	s := a.sub
+	idx, rest, ok := a.lookup(s.outer, ref)
+	if !ok {
+		return nil, false, nil
 	}
-	return nil, false, nil
+	if len(idx) > 1 {
+		return nil, true, ambiguousReference(ref.Name, s.outer, idx)
+	}
+	x, err = extractFields(&outerRef{scope: s, col: s.outer.ref(idx[0])}, rest)
+	if err != nil || len(rest) == 0 {
+		return x, true, err
+	}
+	return &expr.Alias{Child: x, Name: rest[len(rest)-1]}, true, nil
 }
 
 // outerRefsIn lists the outer references e reads.
@@ -155,11 +152,6 @@ func (a *Analyzer) correlatedFilter(in *resolved, conds []plan.Expr) (r *resolve
 		if len(refs) == 0 {
 			local = append(local, x)
 			continue
-		}
-		for _, o := range refs {
-			if o.scope != a.sub {
-				return nil, true, sparkerr.Unsupported("a subquery reading columns of a query two or more levels out (%s) is not supported yet", o.col.Name)
-			}
 		}
 		if err := checkCorrelatedType(refs); err != nil {
 			return nil, true, err

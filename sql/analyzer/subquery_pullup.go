@@ -52,7 +52,7 @@ func (s *subquery) correlated() bool { return len(s.preds) > 0 }
 // resolve inside it are outer references, and correlated predicates are pulled up.
 func (a *Analyzer) resolveSubquery(ctx context.Context, outer *resolved, rel plan.Relation) (*subquery, error) {
 	sa := *a
-	sa.sub = &subqueryScope{outer: outer, parent: a.sub}
+	sa.sub = &subqueryScope{outer: outer}
 	r, err := sa.resolve(ctx, rel)
 	a.steps = sa.steps
 	if err != nil {

@@ -23,12 +23,18 @@ import (
 // value is not NULL the joined column is `if(isnull(matched), value on no rows, value)`.
 
 // joinScalarSubquery left-outer-joins the value of scalar subquery rel onto in as its last
-// column.
-func (a *Analyzer) joinScalarSubquery(ctx context.Context, in *resolved, rel plan.Relation) (*resolved, error) {
+// column, named as Spark names the subquery (scalarsubquery(outer columns)).
+func (a *Analyzer) joinScalarSubquery(ctx context.Context, in *resolved, rel plan.Relation) (*resolved, string, error) {
 	s, err := a.resolveSubquery(ctx, in, rel)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	r, err := a.scalarJoin(in, s)
+	return r, "scalarsubquery(" + outerNames(s) + ")", err
+}
+
+// scalarJoin left-outer-joins the value of the resolved scalar subquery s onto in.
+func (a *Analyzer) scalarJoin(in *resolved, s *subquery) (*resolved, error) {
 	if s.width != 1 {
 		return nil, sparkerr.Analysis("INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", "42823",
 			"Invalid subquery: Scalar subquery must return only one column, but got %d.", s.width).
