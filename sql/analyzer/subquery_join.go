@@ -28,6 +28,13 @@ var errOtherSide = errors.New("reads the other join side")
 // correlatedCondition adds s's correlated predicates to j: `outer = inner` comparisons as hash
 // keys, the others ANDed to the residual. nl is the width of j's left side.
 func (a *Analyzer) correlatedCondition(j *logical.Join, s *subquery, nl int) error {
+	if s.domain != nil {
+		for k, i := range s.domain.outer {
+			j.LeftKeys = append(j.LeftKeys, s.scope.outer.ref(i))
+			j.RightKeys = append(j.RightKeys, s.res.ref(s.pos[carriedKey{nil, k}]))
+		}
+		return nil
+	}
 	for _, p := range s.preds {
 		lk, rk, ok, err := a.correlatedKey(p, s)
 		if err != nil {
@@ -57,38 +64,55 @@ func (a *Analyzer) correlatedCondition(j *logical.Join, s *subquery, nl int) err
 // correlatedKey splits p into a left and a right key when it is `outer = inner` (either order)
 // and the sides have a common type.
 func (a *Analyzer) correlatedKey(p *corrPred, s *subquery) (expr.Expr, expr.Expr, bool, error) {
+	inner := func(i int) (*expr.Column, error) {
+		pos, ok := s.pos[carriedKey{p.marker, i}]
+		if !ok {
+			return nil, sparkerr.Internal("analyzer: correlated predicate reads a column that was not carried")
+		}
+		c := s.res.cols[pos]
+		return &expr.Column{Index: pos, Name: c.name, T: c.typ, Null: c.nullable}, nil
+	}
+	outer := func(i int) (*expr.Column, error) { return s.scope.outer.ref(i), nil }
+	refuse := func(int) (*expr.Column, error) { return nil, errOtherSide }
+	rk, lk, ok, err := a.splitKey(p, inner, outer, refuse)
+	return lk, rk, ok, err
+}
+
+// splitKey splits p into an inner key (reading inner columns only) and an outer one when it is
+// `inner = outer` (either order) and the sides have a common type.
+func (a *Analyzer) splitKey(p *corrPred, inner, outer, refuse func(int) (*expr.Column, error)) (expr.Expr, expr.Expr, bool, error) {
 	if !p.equality {
 		return nil, nil, false, nil
 	}
 	call, _ := asCall(p.cond)
 	for _, order := range [][2]int{{0, 1}, {1, 0}} {
-		lk, err := a.bindCorrelated(p, s, 0, leftSide, call.Args[order[0]])
+		ik, err := a.bindPredicate(p, p.outer, inner, refuse, call.Args[order[0]])
 		if errors.Is(err, errOtherSide) {
 			continue
 		}
 		if err != nil {
 			return nil, nil, false, err
 		}
-		rk, err := a.bindCorrelated(p, s, 0, rightSide, call.Args[order[1]])
+		ok, err := a.bindPredicate(p, p.outer, refuse, outer, call.Args[order[1]])
 		if errors.Is(err, errOtherSide) {
 			continue
 		}
 		if err != nil {
 			return nil, nil, false, err
 		}
-		if !lk.Type().Equal(rk.Type()) {
-			t, ok := expr.CommonType(lk.Type(), rk.Type())
-			if !ok {
+		if !ik.Type().Equal(ok.Type()) {
+			t, found := expr.CommonType(ik.Type(), ok.Type())
+			if !found {
 				return nil, nil, false, nil // the residual's binding reports the mismatch
 			}
-			if lk, err = a.castIfNeeded(lk, t); err != nil {
+			if ik, err = a.castIfNeeded(ik, t); err != nil {
 				return nil, nil, false, err
 			}
-			if rk, err = a.castIfNeeded(rk, t); err != nil {
+			if ok, err = a.castIfNeeded(ok, t); err != nil {
 				return nil, nil, false, err
 			}
 		}
-		return lk, rk, true, nil
+		return ik, ok, true, nil
 	}
 	return nil, nil, false, nil
 }
@@ -96,43 +120,55 @@ func (a *Analyzer) correlatedKey(p *corrPred, s *subquery) (expr.Expr, expr.Expr
 // bindCorrelated binds e, part of predicate p, for the join: names resolve in the predicate's
 // own scope first (an inner column, read at its carried position), then in the outer scope.
 func (a *Analyzer) bindCorrelated(p *corrPred, s *subquery, nl int, side predSide, e plan.Expr) (expr.Expr, error) {
+	off := 0
+	if side == bothSides {
+		off = nl
+	}
+	inner := func(i int) (*expr.Column, error) {
+		if side == leftSide {
+			return nil, errOtherSide
+		}
+		pos, ok := s.pos[carriedKey{p.marker, i}]
+		if !ok {
+			return nil, sparkerr.Internal("analyzer: correlated predicate reads a column that was not carried")
+		}
+		c := s.res.cols[pos]
+		return &expr.Column{Index: off + pos, Name: c.name, T: c.typ, Null: c.nullable}, nil
+	}
+	outer := func(i int) (*expr.Column, error) {
+		if side == rightSide {
+			return nil, errOtherSide
+		}
+		return s.scope.outer.ref(i), nil
+	}
+	return a.bindPredicate(p, p.outer, inner, outer, e)
+}
+
+// bindPredicate binds e, part of predicate p, reading an inner column i (of p's scope) as
+// inner(i) and an outer one as outer(i).
+func (a *Analyzer) bindPredicate(p *corrPred, outerScope *resolved, inner, outer func(i int) (*expr.Column, error), e plan.Expr) (expr.Expr, error) {
 	b := a.binderOver(p.scope)
 	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
 		ref, ok := asColumnRef(x)
 		if !ok {
 			return nil, false, nil
 		}
-		if idx, rest, found := a.lookup(p.scope, ref); found {
-			if len(idx) > 1 {
-				return nil, true, ambiguousReference(ref.Name, p.scope, idx)
-			}
-			if side == leftSide {
-				return nil, true, errOtherSide
-			}
-			pos, ok := s.pos[carriedKey{p.marker, idx[0]}]
-			if !ok {
-				return nil, true, sparkerr.Internal("analyzer: correlated predicate reads a column that was not carried")
-			}
-			c := s.res.cols[pos]
-			off := 0
-			if side == bothSides {
-				off = nl
-			}
-			bound, err := withFields(&expr.Column{Index: off + pos, Name: c.name, T: c.typ, Null: c.nullable}, rest)
-			return bound, true, err
-		}
-		outer := s.scope.outer
-		idx, rest, found := a.lookup(outer, ref)
+		scope, read := p.scope, inner
+		idx, rest, found := a.lookup(p.scope, ref)
 		if !found {
-			return nil, true, unresolvedColumn(ref.Name, candidateNames(p.scope.cols))
+			scope, read = outerScope, outer
+			if idx, rest, found = a.lookup(outerScope, ref); !found {
+				return nil, true, unresolvedColumn(ref.Name, candidateNames(p.scope.cols))
+			}
 		}
 		if len(idx) > 1 {
-			return nil, true, ambiguousReference(ref.Name, outer, idx)
+			return nil, true, ambiguousReference(ref.Name, scope, idx)
 		}
-		if side == rightSide {
-			return nil, true, errOtherSide
+		c, err := read(idx[0])
+		if err != nil {
+			return nil, true, err
 		}
-		bound, err := withFields(outer.ref(idx[0]), rest)
+		bound, err := withFields(c, rest)
 		return bound, true, err
 	}
 	return b.bind(e)

@@ -31,8 +31,9 @@ type subqueryScope struct {
 // corrPred is a correlated WHERE conjunct taken out of its Filter.
 type corrPred struct {
 	cond plan.Expr
-	// scope is the Filter's input: the inner names of cond resolve in it.
-	scope *resolved
+	// scope is the Filter's input: the inner names of cond resolve in it; outer is the
+	// enclosing query's scope, where its other names resolve.
+	scope, outer *resolved
 	// marker is the Filter node that stands where cond was (its Cond holds the local conjuncts,
 	// or is literal true); the pull-up finds it by identity.
 	marker *logical.Filter
@@ -160,7 +161,7 @@ func (a *Analyzer) correlatedFilter(in *resolved, conds []plan.Expr) (r *resolve
 		if err != nil {
 			return nil, true, err
 		}
-		corr = append(corr, &corrPred{cond: c, scope: in, bound: x, reads: columnsRead(x), equality: eq})
+		corr = append(corr, &corrPred{cond: c, scope: in, outer: a.sub.outer, bound: x, reads: columnsRead(x), equality: eq})
 	}
 	if len(corr) == 0 {
 		return nil, false, nil

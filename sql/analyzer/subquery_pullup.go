@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
@@ -15,8 +16,9 @@ import (
 // rebuilt so that every inner column a correlated predicate reads is an extra output column
 // after the subquery's own ones. On the way up a Project passes them through, an Aggregate
 // groups by them (only equality predicates may cross an aggregate: grouping by the inner side
-// of `inner = outer` gives one row per outer value), Filter and Sort keep them. Other operators
-// above a correlated predicate are refused as Spark refuses them.
+// of `inner = outer` gives one row per outer value; other predicates below an aggregate take
+// the domain route of subquery_domain.go), Filter and Sort keep them. Other operators above a
+// correlated predicate are refused as Spark refuses them.
 
 // subquery is a resolved subquery: its plan, and when it is correlated the predicates that join
 // it to the outer query with the columns they read carried to its output.
@@ -28,6 +30,9 @@ type subquery struct {
 	scope *subqueryScope
 	// pos maps a carried column (marker, index in the marker's scope) to res's column.
 	pos map[carriedKey]int
+	// domain is set when the predicates were evaluated against the outer values
+	// (subquery_domain.go); the subquery then joins on them.
+	domain *domain
 	// agg is the Aggregate the predicates were pulled through (nil if none), with its original
 	// grouping expressions and the rebuilt output's layout for the count bug (subquery_scalar.go).
 	agg *pulledAggregate
@@ -81,9 +86,14 @@ func (a *Analyzer) pullUp(s *subquery) error {
 	}
 	pu := &puller{markers: markers}
 	node, carried, err := pu.rebuild(s.res.node)
+	if errors.Is(err, errNeedsDomain) && len(markers) == 1 {
+		pu = &puller{markers: markers, domain: a.newDomain(s), a: a}
+		node, carried, err = pu.rebuild(s.res.node)
+	}
 	if err != nil {
 		return err
 	}
+	s.domain = pu.domain
 	s.pos = map[carriedKey]int{}
 	for _, c := range carried {
 		s.pos[c.key] = c.pos
@@ -101,7 +111,11 @@ type carriedCol struct {
 }
 
 type puller struct {
+	a       *Analyzer
 	markers map[*logical.Filter][]*corrPred
+	// domain, when set, replaces the (single) correlated Filter by an inner join with the
+	// outer values (subquery_domain.go).
+	domain *domain
 	agg     *pulledAggregate
 	// path are the operators above the node being rebuilt, top first.
 	path []logical.Node
@@ -136,6 +150,9 @@ func (pu *puller) rebuild(n logical.Node) (logical.Node, []carriedCol, error) {
 		preds := pu.markers[n]
 		if preds == nil {
 			return &logical.Filter{Input: child, Cond: n.Cond}, cs, nil
+		}
+		if pu.domain != nil {
+			return pu.a.domainJoin(child, n.Cond, preds, pu.domain)
 		}
 		var out logical.Node = child
 		if !isTrueLiteral(n.Cond) {
@@ -199,11 +216,8 @@ func (pu *puller) rebuildAggregate(n *logical.Aggregate) (logical.Node, []carrie
 	}
 	for _, c := range cs {
 		for _, p := range pu.markers[c.key.marker] {
-			if !p.equality {
-				cond := "Filter " + p.bound.String()
-				return nil, nil, sparkerr.Analysis("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_COLUMN_IS_NOT_ALLOWED_IN_PREDICATE", "0A000",
-					"Unsupported subquery expression: Correlated column is not allowed in predicate:\n%s", cond).
-					WithParams("treeNode", cond)
+			if !p.equality && pu.domain == nil {
+				return nil, nil, errNeedsDomain
 			}
 		}
 	}
