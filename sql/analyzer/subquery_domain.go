@@ -93,4 +93,3 @@ func (a *Analyzer) domainJoin(child logical.Node, cond expr.Expr, preds []*corrP
 	}
 	return out, cs, nil
 }
-

@@ -116,7 +116,7 @@ type puller struct {
 	// domain, when set, replaces the (single) correlated Filter by an inner join with the
 	// outer values (subquery_domain.go).
 	domain *domain
-	agg     *pulledAggregate
+	agg    *pulledAggregate
 	// path are the operators above the node being rebuilt, top first.
 	path []logical.Node
 }

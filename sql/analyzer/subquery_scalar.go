@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -52,18 +53,18 @@ func (a *Analyzer) scalarJoin(in *resolved, s *subquery) (*resolved, error) {
 		return nil, sparkerr.Analysis("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY", "0A000",
 			"Unsupported subquery expression: Correlated scalar subqueries must be aggregated to return at most one row.")
 	}
+	var empty expr.Expr
 	if len(s.agg.orig.Groups) > 0 {
-		// Spark allows grouping by correlated columns only; Weir refuses any GROUP BY here.
-		list := ""
-		for i, g := range s.agg.orig.Groups {
-			if i > 0 {
-				list += ", "
-			}
-			list += `"` + g.String() + `"`
+		// With a GROUP BY an outer row may meet several groups (Spark's run-time
+		// SCALAR_SUBQUERY_TOO_MANY_ROWS) or none (NULL: the subquery has no row then).
+		if err := a.onePerKey(s); err != nil {
+			return nil, err
 		}
-		return nil, sparkerr.Analysis("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY", "0A000",
-			"Unsupported subquery expression: A GROUP BY clause in a scalar correlated subquery cannot contain non-correlated columns: %s.", list).
-			WithParams("value", list)
+	} else {
+		var err error
+		if empty, err = a.valueOverNoRows(s.agg); err != nil {
+			return nil, err
+		}
 	}
 	nl := len(in.cols)
 	j := &logical.Join{Left: in.node, Right: s.res.node, Type: plan.LeftOuterJoin}
@@ -71,10 +72,6 @@ func (a *Analyzer) scalarJoin(in *resolved, s *subquery) (*resolved, error) {
 		return nil, err
 	}
 	joined := a.joinOutput(j, in, s.res)
-	empty, err := a.valueOverNoRows(s.agg)
-	if err != nil {
-		return nil, err
-	}
 	value := expr.Expr(joined.ref(nl))
 	if empty != nil {
 		pos, ok := s.pos[matchedKey]
@@ -257,4 +254,42 @@ func alwaysOneRow(n logical.Node) bool {
 		return alwaysOneRow(n.Input)
 	}
 	return false
+}
+
+// onePerKey reduces a grouped correlated subquery to one row per correlation key: its value,
+// failing with SCALAR_SUBQUERY_TOO_MANY_ROWS at run time when a key has several, then the keys.
+func (a *Analyzer) onePerKey(s *subquery) error {
+	var keys []carriedKey
+	for k := range s.pos {
+		if k != matchedKey {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return s.pos[keys[i]] < s.pos[keys[j]] })
+	groups := make([]expr.Expr, len(keys))
+	for i, k := range keys {
+		groups[i] = s.res.ref(s.pos[k])
+	}
+	count, err := expr.BindAggregate("count", []expr.Expr{expr.NewLiteral(int32(1), sqltypes.IntegerType)}, false, a.Options)
+	if err != nil {
+		return err
+	}
+	first, err := expr.BindAggregate("first", []expr.Expr{s.res.ref(0)}, false, a.Options)
+	if err != nil {
+		return err
+	}
+	agg := newResolved(&logical.Aggregate{Input: s.res.node, Groups: groups, Aggs: []expr.AggFunc{count, first},
+		Names: []string{count.String(), first.String()}})
+	n := len(keys)
+	exprs := []expr.Expr{&expr.Alias{Child: &oneRowValue{count: agg.ref(n), value: agg.ref(n + 1)}, Name: s.res.cols[0].name}}
+	pos := map[carriedKey]int{}
+	for i, k := range keys {
+		exprs = append(exprs, agg.ref(i))
+		pos[k] = 1 + i
+	}
+	out := agg.project(exprs)
+	out.cols[0] = s.res.cols[0]
+	out.cols[0].nullable = true
+	s.res, s.pos = out, pos
+	return nil
 }
