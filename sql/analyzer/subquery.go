@@ -168,7 +168,7 @@ func (a *Analyzer) inSubqueryJoin(ctx context.Context, in *resolved, p plan.InSu
 // existsJoin keeps the rows of in when the subquery has (not) any row: a left semi (anti) join
 // on the correlated predicates; an uncorrelated subquery's first row decides for every row.
 func (a *Analyzer) existsJoin(ctx context.Context, in *resolved, rel plan.Relation, not bool) (*resolved, error) {
-	s, err := a.resolveSubquery(ctx, in, rel)
+	s, err := a.resolveSubqueryFor(ctx, in, rel, true)
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,12 @@ func (s *subquery) correlated() bool { return len(s.preds) > 0 }
 // resolveSubquery resolves a subquery of the query whose scope is outer; names that do not
 // resolve inside it are outer references, and correlated predicates are pulled up.
 func (a *Analyzer) resolveSubquery(ctx context.Context, outer *resolved, rel plan.Relation) (*subquery, error) {
+	return a.resolveSubqueryFor(ctx, outer, rel, false)
+}
+
+// resolveSubqueryFor is resolveSubquery; exists says only whether the subquery has rows matters
+// (EXISTS), so a LIMIT above its correlated predicates can be dropped.
+func (a *Analyzer) resolveSubqueryFor(ctx context.Context, outer *resolved, rel plan.Relation, exists bool) (*subquery, error) {
 	sa := *a
 	sa.sub = &subqueryScope{outer: outer}
 	r, err := sa.resolve(ctx, rel)
@@ -65,7 +71,7 @@ func (a *Analyzer) resolveSubquery(ctx context.Context, outer *resolved, rel pla
 	}
 	s := &subquery{res: r, width: len(r.cols), preds: sa.sub.preds, scope: sa.sub}
 	if s.correlated() {
-		if err := a.pullUp(s); err != nil {
+		if err := a.pullUp(s, exists); err != nil {
 			return nil, err
 		}
 	}
@@ -79,15 +85,15 @@ func (a *Analyzer) resolveSubquery(ctx context.Context, outer *resolved, rel pla
 }
 
 // pullUp rebuilds s's plan with the carried columns (see the comment above).
-func (a *Analyzer) pullUp(s *subquery) error {
+func (a *Analyzer) pullUp(s *subquery, exists bool) error {
 	markers := map[*logical.Filter][]*corrPred{}
 	for _, p := range s.preds {
 		markers[p.marker] = append(markers[p.marker], p)
 	}
-	pu := &puller{markers: markers}
+	pu := &puller{markers: markers, exists: exists}
 	node, carried, err := pu.rebuild(s.res.node)
 	if errors.Is(err, errNeedsDomain) && len(markers) == 1 {
-		pu = &puller{markers: markers, domain: a.newDomain(s), a: a}
+		pu = &puller{markers: markers, exists: exists, domain: a.newDomain(s), a: a}
 		node, carried, err = pu.rebuild(s.res.node)
 	}
 	if err != nil {
@@ -117,6 +123,8 @@ type puller struct {
 	// outer values (subquery_domain.go).
 	domain *domain
 	agg    *pulledAggregate
+	// exists: only whether the subquery has rows matters, so a LIMIT n > 0 goes.
+	exists bool
 	// path are the operators above the node being rebuilt, top first.
 	path []logical.Node
 }
@@ -190,6 +198,10 @@ func (pu *puller) rebuild(n logical.Node) (logical.Node, []carriedCol, error) {
 			return nil, nil, err
 		}
 		return &logical.Sort{Input: child, Keys: n.Keys, Global: n.Global}, cs, nil
+	case *logical.Limit:
+		if pu.exists && n.N > 0 && n.Offset == 0 {
+			return pu.rebuild(n.Input)
+		}
 	case *logical.Distinct:
 		if n.Keys == nil && !n.WithinWatermark {
 			child, cs, err := pu.rebuild(n.Input)

@@ -36,7 +36,7 @@ func (a *Analyzer) existence(in *resolved, right *resolved, cond *logical.Join, 
 
 // joinExistsValue adds the value of [NOT] EXISTS (rel) to in's rows.
 func (a *Analyzer) joinExistsValue(ctx context.Context, in *resolved, rel plan.Relation, not bool) (*resolved, string, error) {
-	s, err := a.resolveSubquery(ctx, in, rel)
+	s, err := a.resolveSubqueryFor(ctx, in, rel, true)
 	if err != nil {
 		return nil, "", err
 	}
