@@ -24,6 +24,8 @@ import (
 // it to the outer query with the columns they read carried to its output.
 type subquery struct {
 	res *resolved
+	// raw is the subquery's plan as resolved, before the pull-up.
+	raw *resolved
 	// width is the number of the subquery's own output columns (res may have more: carried).
 	width int
 	preds []*corrPred
@@ -69,9 +71,9 @@ func (a *Analyzer) resolveSubqueryFor(ctx context.Context, outer *resolved, rel 
 	if err != nil {
 		return nil, err
 	}
-	s := &subquery{res: r, width: len(r.cols), preds: sa.sub.preds, scope: sa.sub}
+	s := &subquery{res: r, raw: r, width: len(r.cols), preds: sa.sub.preds, scope: sa.sub}
 	if s.correlated() {
-		if err := a.pullUp(s, exists); err != nil {
+		if err := a.pullUp(s, exists, false); err != nil {
 			return nil, err
 		}
 	}
@@ -84,17 +86,23 @@ func (a *Analyzer) resolveSubqueryFor(ctx context.Context, outer *resolved, rel 
 	return s, nil
 }
 
-// pullUp rebuilds s's plan with the carried columns (see the comment above).
-func (a *Analyzer) pullUp(s *subquery, exists bool) error {
+// pullUp rebuilds s's plan with the carried columns (see the comment above); with domain, or
+// when a non-equality predicate is below an aggregate, by the domain route.
+func (a *Analyzer) pullUp(s *subquery, exists, domain bool) error {
 	markers := map[*logical.Filter][]*corrPred{}
 	for _, p := range s.preds {
 		markers[p.marker] = append(markers[p.marker], p)
 	}
-	pu := &puller{markers: markers, exists: exists}
-	node, carried, err := pu.rebuild(s.res.node)
-	if errors.Is(err, errNeedsDomain) && len(markers) == 1 {
-		pu = &puller{markers: markers, exists: exists, domain: a.newDomain(s), a: a}
-		node, carried, err = pu.rebuild(s.res.node)
+	pu := &puller{markers: markers, exists: exists, a: a}
+	if domain {
+		if len(markers) != 1 {
+			return sparkerr.Unsupported("a subquery correlated by predicates other than equalities in more than one WHERE")
+		}
+		pu.domain = a.newDomain(s)
+	}
+	node, carried, err := pu.rebuild(s.raw.node)
+	if errors.Is(err, errNeedsDomain) && !domain {
+		return a.pullUp(s, exists, true)
 	}
 	if err != nil {
 		return err
@@ -105,7 +113,7 @@ func (a *Analyzer) pullUp(s *subquery, exists bool) error {
 		s.pos[c.key] = c.pos
 	}
 	out := newResolved(node)
-	copy(out.cols, s.res.cols)
+	copy(out.cols, s.raw.cols)
 	s.res = out
 	s.agg = pu.agg
 	return nil

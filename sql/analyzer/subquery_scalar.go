@@ -16,12 +16,14 @@ import (
 
 // Scalar subqueries (Spark's RewriteCorrelatedScalarSubquery). An uncorrelated one is computed
 // once as a one-row aggregate of at most two of its rows (NULL when it has none, Spark's
-// SCALAR_SUBQUERY_TOO_MANY_ROWS when it has two) left-outer-joined onto every row. A correlated one must
-// aggregate (MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY): its aggregate is grouped by the inner
-// sides of its `inner = outer` predicates and left-outer-joined on them, so each outer row
-// meets the one group of its values. An outer row without a group gets what the subquery gives
-// over no rows: NULL for most aggregates, but 0 for count(*) (the "count bug"): when that
-// value is not NULL the joined column is `if(isnull(matched), value on no rows, value)`.
+// SCALAR_SUBQUERY_TOO_MANY_ROWS when it has two) left-outer-joined onto every row. A correlated
+// one's aggregate is grouped by the inner sides of its `inner = outer` predicates (or by the
+// outer values: subquery_domain.go) and left-outer-joined on them, so each outer row meets the
+// one group of its values. An outer row without a group gets what the subquery gives over no
+// rows: NULL for most aggregates, but 0 for count(*) (the "count bug"): when that value is not
+// NULL the joined column is `if(isnull(matched), value on no rows, value)`. Without an
+// aggregate, or with a GROUP BY, the rows are counted per correlation key and more than one is
+// SCALAR_SUBQUERY_TOO_MANY_ROWS at run time, as in Spark 4.2.
 
 // joinScalarSubquery left-outer-joins the value of scalar subquery rel onto in as its last
 // column, named as Spark names the subquery (scalarsubquery(outer columns)).
@@ -49,14 +51,16 @@ func (a *Analyzer) scalarJoin(in *resolved, s *subquery) (*resolved, error) {
 		j := &logical.Join{Left: in.node, Right: one.node, Type: plan.LeftOuterJoin}
 		return a.joinOutput(j, in, one), nil
 	}
-	if s.agg == nil {
-		return nil, sparkerr.Analysis("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY", "0A000",
-			"Unsupported subquery expression: Correlated scalar subqueries must be aggregated to return at most one row.")
+	if s.agg == nil && s.domain == nil && !allEqualities(s.preds) {
+		// One row per outer row needs the outer values themselves.
+		if err := a.pullUp(s, false, true); err != nil {
+			return nil, err
+		}
 	}
 	var empty expr.Expr
-	if len(s.agg.orig.Groups) > 0 {
-		// With a GROUP BY an outer row may meet several groups (Spark's run-time
-		// SCALAR_SUBQUERY_TOO_MANY_ROWS) or none (NULL: the subquery has no row then).
+	if s.agg == nil || len(s.agg.orig.Groups) > 0 {
+		// Without an aggregate, or with a GROUP BY, an outer row may meet several rows
+		// (Spark's run-time SCALAR_SUBQUERY_TOO_MANY_ROWS) or none (NULL).
 		if err := a.onePerKey(s); err != nil {
 			return nil, err
 		}
@@ -292,4 +296,14 @@ func (a *Analyzer) onePerKey(s *subquery) error {
 	out.cols[0].nullable = true
 	s.res, s.pos = out, pos
 	return nil
+}
+
+// allEqualities reports whether every predicate is `inner = outer`.
+func allEqualities(preds []*corrPred) bool {
+	for _, p := range preds {
+		if !p.equality {
+			return false
+		}
+	}
+	return true
 }
