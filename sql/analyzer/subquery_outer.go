@@ -1,6 +1,8 @@
 package analyzer
 
 import (
+	"strings"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
@@ -91,6 +93,21 @@ func (a *Analyzer) outerColumn(ref plan.ColumnRef, err error) (x expr.Expr, hand
 		return x, true, err
 	}
 	return &expr.Alias{Child: x, Name: rest[len(rest)-1]}, true, nil
+}
+
+// outerPlanID is Spark's CANNOT_RESOLVE_DATAFRAME_COLUMN for a DataFrame column of the enclosing
+// query (df.k.outer() with df outside) read inside a subquery: Spark resolves a column with a
+// plan id only in the relation that has it, and the name alone would find the subquery's own
+// column of that name.
+func (a *Analyzer) outerPlanID(r *resolved, ref plan.ColumnRef) error {
+	if a.sub == nil || ref.PlanID == 0 || len(columnsCarrying(r.cols, ref.PlanID)) > 0 ||
+		len(columnsCarrying(a.sub.outer.cols, ref.PlanID)) == 0 {
+		return nil
+	}
+	name := strings.Join(ref.Name, ".")
+	return sparkerr.Analysis("CANNOT_RESOLVE_DATAFRAME_COLUMN", "42704",
+		"Cannot resolve dataframe column %q. It's probably because of illegal references like `df1.select(df2.col(\"a\"))`.", name).
+		WithParams("name", name)
 }
 
 // outerRefsIn lists the outer references e reads.

@@ -77,3 +77,12 @@ def test_dataframe_subqueries(spark, views):
     cnt = i.where(F.col("k") == F.col("sq_o.k").outer()).select(F.count(F.lit(1))).scalar()
     assert rows(o.alias("sq_o").select("id", cnt.alias("n")).orderBy("id")) == [(1, 2), (2, 1), (3, 0), (4, 1), (5, 0)]
     assert rows(o.where(F.col("k").isin(i.select("k"))).select("id").orderBy("id")) == [(1,), (2,), (4,)]
+
+
+def test_dataframe_outer_by_plan_id_is_refused(spark, views):
+    # As in Spark 4.2: o.k names the outer DataFrame's column by its plan id, which the subquery
+    # does not have (its own k must not be taken for it).
+    o, i = views
+    with pytest.raises(AnalysisException) as e:
+        o.where(i.where(i.k == o.k.outer()).exists()).collect()
+    assert e.value.getCondition() == "CANNOT_RESOLVE_DATAFRAME_COLUMN"
