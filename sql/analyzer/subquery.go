@@ -52,7 +52,33 @@ func (a *Analyzer) resolveFilterWithSubqueries(ctx context.Context, n *plan.Filt
 	}
 	cur := in
 	var rest []plan.Expr
-	for _, c := range conjuncts(n.Condition) {
+	all := conjuncts(n.Condition)
+	if a.sub == nil {
+		// Conjuncts without subqueries filter first, so that the joins see fewer rows. (Inside a
+		// subquery they stay above the joins: correlated ones are pulled up from there.)
+		var plain []plan.Expr
+		var others []plan.Expr
+		for _, c := range all {
+			if hasSubquery(c) {
+				others = append(others, c)
+			} else {
+				plain = append(plain, c)
+			}
+		}
+		if len(plain) > 0 {
+			cond := plain[0]
+			for _, c := range plain[1:] {
+				cond = plan.Fn("and", cond, c)
+			}
+			x, err := a.bindCondition(in, cond)
+			if err != nil {
+				return nil, err
+			}
+			cur = a.keepScope(in, &logical.Filter{Input: in.node, Cond: x})
+		}
+		all = others
+	}
+	for _, c := range all {
 		pred, not := c, false
 		if call, ok := asCall(c); ok && strings.EqualFold(call.Name, "not") && len(call.Args) == 1 {
 			pred, not = call.Args[0], true
