@@ -74,6 +74,9 @@ func (a *Analyzer) resolveGrouped(ctx context.Context, in *resolved, spec groupS
 	if anyGenerator(spec.aggs) {
 		return a.resolveGroupedGenerator(ctx, in, spec)
 	}
+	if anySubquery(spec.aggs) {
+		return a.resolveGroupedWithSubqueries(ctx, in, spec)
+	}
 	in, err := a.pythonBelowAggregate(in, spec)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,10 @@ type Analyzer struct {
 	// resolveJoinWithPythonUDFs).
 	NoImplicitCartesian bool
 
+	// sub is the scope of the subquery being resolved (nil at the top level): names that do not
+	// resolve inside it are outer references (see subquery_outer.go).
+	sub *subqueryScope
+
 	// ctx is the context of the Resolve call this copy serves (see Resolve); binding checks it
 	// every checkEvery expressions so that an interrupted request stops promptly.
 	ctx   context.Context
@@ -310,6 +314,9 @@ func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved
 		return a.resolveFilterWithPythonUDFs(ctx, n, cond)
 	}
 	if hasSubquery(n.Condition) {
+		if overAgg && containsAggregate(n.Condition) {
+			return a.resolveHavingWithSubqueries(ctx, agg, n)
+		}
 		return a.resolveFilterWithSubqueries(ctx, n)
 	}
 	if overAgg && containsAggregate(n.Condition) {
@@ -318,6 +325,9 @@ func (a *Analyzer) resolveFilter(ctx context.Context, n *plan.Filter) (*resolved
 	in, err := a.resolve(ctx, n.Input)
 	if err != nil {
 		return nil, err
+	}
+	if r, ok, err := a.correlatedFilter(in, conjuncts(n.Condition)); ok {
+		return r, err
 	}
 	cond, err := a.bindCondition(in, n.Condition)
 	if err != nil {

@@ -49,8 +49,14 @@ func (a *Analyzer) lookup(r *resolved, ref plan.ColumnRef) (idx []int, rest []st
 
 // resolveColumn binds a column reference over r, including trailing struct field accesses.
 func (a *Analyzer) resolveColumn(r *resolved, ref plan.ColumnRef) (expr.Expr, error) {
+	if err := a.outerPlanID(r, ref); err != nil {
+		return nil, err
+	}
 	i, rest, err := a.locateColumn(r, ref)
 	if err != nil {
+		if x, ok, oerr := a.outerColumn(ref, err); ok {
+			return x, oerr
+		}
 		return nil, err
 	}
 	x, err := extractFields(r.ref(i), rest)

@@ -27,9 +27,24 @@
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their
 //     condition into equi-join keys and a residual, USING joins add Spark's output projection,
 //     outer joins make the outer side nullable;
-//   - uncorrelated subqueries: [NOT] IN and [NOT] EXISTS WHERE conjuncts become semi/anti joins
-//     (NOT IN null-aware), scalar subqueries in select lists and filters a left outer join of
-//     their first row as a hidden column;
+//   - subqueries (Spark's RewritePredicateSubquery, RewriteCorrelatedScalarSubquery,
+//     PullupCorrelatedPredicates; subquery*.go): [NOT] IN and [NOT] EXISTS WHERE conjuncts
+//     become semi/anti joins (NOT IN null-aware, also for (a, b) IN …); elsewhere (under OR, in
+//     select lists) an ExistenceJoin built as a semi-join branch ∪ an anti-join branch with
+//     the boolean value. A scalar subquery in a select list, filter, HAVING or aggregated select
+//     list is a hidden column: uncorrelated, a one-row aggregate (SCALAR_SUBQUERY_TOO_MANY_ROWS
+//     at run time for two rows) left-outer-joined once. A name that does not resolve inside a
+//     subquery is an outer reference to the enclosing query (only that one, as in Spark); WHERE
+//     conjuncts reading outer references are pulled up into the join's condition (equalities
+//     as hash keys, the rest as the residual), the inner columns they read carried through
+//     projections and grouped by at an aggregate (the domain route, the distinct outer values
+//     joined in, for other predicates below an aggregate). A correlated scalar subquery is
+//     left-outer-joined per correlation key with Spark's count bug handling (the value over no
+//     rows when an outer row has no group); without an aggregate or with GROUP BY its rows are
+//     counted per key (SCALAR_SUBQUERY_TOO_MANY_ROWS). Outer references elsewhere are
+//     UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE, correlated predicates
+//     under other operators than Project, Filter, Aggregate, Sort, Distinct (and LIMIT under
+//     EXISTS) ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_ALLOWED;
 //   - window functions (Spark's ExtractWindowExpressions; window.go): `f(…) OVER (…)` in a
 //     select list or withColumns — over an aggregation too, where the function's arguments and
 //     specification may use aggregates (sum(sum(x)) OVER ()) — becomes a column of a
@@ -110,6 +125,6 @@
 // checkEvery expressions, and spark.sql text is parsed with sql.ParseStatementContext.
 //
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
-// resolve (correlated subqueries, PIVOT without values) fail with sparkerr.Unsupported naming
-// them.
+// resolve (PIVOT without values, a few correlated subquery shapes) fail with
+// sparkerr.Unsupported naming them.
 package analyzer
