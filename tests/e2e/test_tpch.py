@@ -6,8 +6,7 @@ Each query has a time cap ($WEIR_TPCH_TIMEOUT seconds, default 10): past it the 
 operations are interrupted and the case fails, so a plan that degenerates into a cross product
 cannot hang the suite.
 
-Queries Weir cannot answer yet are strict xfails naming the missing piece: when the piece lands
-the case passes unexpectedly, fails, and the mark is removed.
+All 22 must match (issue 12's acceptance); no case is skipped or expected to fail.
 """
 import os
 import sys
@@ -20,22 +19,8 @@ import tpch  # noqa: E402
 SCALE = 0.1
 TIMEOUT = float(os.environ.get("WEIR_TPCH_TIMEOUT", "10"))
 
-# What each failing query waits for (issue 12).
-CORRELATED = "correlated subqueries are refused (subquery decorrelation)"
-XFAIL = {
-    2: CORRELATED,
-    4: CORRELATED + ": EXISTS",
-    11: "a scalar subquery in HAVING is refused (UNSUPPORTED_EXPR_FOR_OPERATOR)",
-    17: CORRELATED + ": scalar subquery in WHERE",
-    20: CORRELATED + ": scalar subquery in WHERE",
-    21: CORRELATED + ": EXISTS / NOT EXISTS",
-    22: CORRELATED + ": NOT EXISTS",
-}
-
-
 def _case(n):
-    marks = [pytest.mark.xfail(strict=True, reason=XFAIL[n])] if n in XFAIL else []
-    return pytest.param(n, id=f"q{n:02d}", marks=marks)
+    return pytest.param(n, id=f"q{n:02d}")
 
 
 @pytest.fixture(scope="module")
