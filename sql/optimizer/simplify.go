@@ -80,13 +80,25 @@ func simplifyExpr(e expr.Expr, o *Options) expr.Expr {
 				return boolLit(!v)
 			}
 		}
-		if o.Expr != nil && expr.IsDeterministic(x) {
+		// Children are simplified first, so a constant child is a literal by now: only a node
+		// over literals can fold, which keeps the walk linear on deep trees (50,000 ANDs).
+		if o.Expr != nil && childrenAreLiterals(x) && expr.IsDeterministic(x) {
 			if f, ok := expr.Fold(o.Expr, x); ok {
 				return f
 			}
 		}
 		return x
 	})
+}
+
+// childrenAreLiterals reports whether every direct child of x is a literal (true for a leaf).
+func childrenAreLiterals(x expr.Expr) bool {
+	for _, c := range x.Children() {
+		if _, ok := c.(*expr.Literal); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // simplifyLogic applies x AND true = x, x AND false = false, x OR true = true, x OR false = x
