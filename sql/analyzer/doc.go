@@ -104,6 +104,11 @@
 // path is passed as the "path" option, as DataFrameReader.load does). spark.sql text is parsed
 // here, with its named or positional parameters.
 //
+// FunctionNames is every function name a query can call (SHOW FUNCTIONS and the catalog list
+// it): expr's registry plus the functions bound here (window-only functions, grouping,
+// grouping_id) and those the front doors rewrite (cast, ||, range). TestFunctionCoverage holds it
+// against Apache Spark 4.2's list (sql/expr/testdata/coverage) with the names not done yet.
+//
 // Cost: resolving is linear in the size of the plan's expressions (a chain of n operators, an
 // IN list of n values, in plain and grouped queries), and Resolve stops with its context's
 // error soon after the context is done: every relation checks it, binding checks it every

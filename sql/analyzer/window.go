@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -235,14 +236,13 @@ var rankingFuncs = map[string]logical.WindowKind{
 	"ntile":        logical.WindowNTile,
 }
 
+// offsetFuncs are the window functions that read another row of the window.
+var offsetFuncs = []string{"lag", "lead", "nth_value"}
+
 // isWindowOnly reports whether name is a function that exists only as a window function.
 func isWindowOnly(name string) bool {
-	switch name {
-	case "lag", "lead", "nth_value":
-		return true
-	}
 	_, ok := rankingFuncs[name]
-	return ok
+	return ok || slices.Contains(offsetFuncs, name)
 }
 
 // windowFunction binds the function of a window expression (its frame is set later).
