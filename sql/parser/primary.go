@@ -12,7 +12,7 @@ import (
 // '(' (left('abc', 1), like(a, b)).
 var functionsAllowedReserved = map[string]bool{
 	"LEFT": true, "RIGHT": true, "LIKE": true, "ILIKE": true, "RLIKE": true, "REGEXP": true,
-	"FILTER": true,
+	"FILTER": true, "BETWEEN": true,
 }
 
 // primary parses a primary expression (Spark's primaryExpression without postfixes).
