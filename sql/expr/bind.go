@@ -15,6 +15,11 @@ type Options struct {
 	ANSI bool
 	// TimeZone is spark.sql.session.timeZone.
 	TimeZone string
+	// User is the session's user id (current_user()).
+	User string
+	// Version is what version() returns: the Spark version reported to clients and the server's
+	// revision, space separated.
+	Version string
 }
 
 // NewLiteral returns a constant expression.
