@@ -27,8 +27,6 @@ var notDone = []string{
 	"approx_top_k", "approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	"bitmap_and_agg", "bitmap_construct_agg", "bitmap_or_agg", "count_min_sketch",
 	"histogram_numeric", "percentile_cont", "percentile_disc",
-	"regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx",
-	"regr_sxy", "regr_syy",
 	// Bitmaps.
 	"bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
 	// Collations and metric views.
