@@ -21,7 +21,9 @@
 //     grouping_id() fold to each set's constants); HAVING and ORDER BY over aggregates add
 //     hidden aggregates and project them away; agg(x) FILTER (WHERE p) is agg(CASE WHEN p THEN
 //     x END) named as Spark names it; PIVOT with explicit values is one guarded aggregate per
-//     value;
+//     value; ordered-set aggregates f(p) WITHIN GROUP (ORDER BY x [DESC]) (percentile_cont,
+//     percentile_disc; within_group.go) bind through expr.BindOrderedSet, grouped and over
+//     windows;
 //   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
 //     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals;
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their

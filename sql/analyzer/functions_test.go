@@ -26,7 +26,7 @@ var notDone = []string{
 	// Aggregates.
 	"approx_top_k", "approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	"bitmap_and_agg", "bitmap_construct_agg", "bitmap_or_agg", "count_min_sketch",
-	"histogram_numeric", "percentile_cont", "percentile_disc",
+	"histogram_numeric",
 	// Bitmaps.
 	"bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
 	// Collations and metric views.

@@ -282,11 +282,24 @@ func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.
 			return nil, err
 		}
 	}
-	fn, err := expr.BindAggregate(name, args, false, b.a.Options)
+	var within *orderedSetOrder
+	if c.WithinGroup != nil {
+		if c.Filter != nil {
+			return nil, sparkerr.Unsupported("%s … WITHIN GROUP with FILTER over a window", name)
+		}
+		var err error
+		if within, err = b.withinGroup(c); err != nil {
+			return nil, err
+		}
+	}
+	fn, err := within.bindAggregate(name, args, false, b.a.Options)
 	if err != nil {
 		return nil, err
 	}
 	f := &logical.WindowFunc{Kind: logical.WindowAggregate, Agg: fn, Type: fn.Type(), Nullable: fn.Nullable(), SQL: fn.String()}
+	if within != nil {
+		f.SQL += expr.WithinGroupSQL(within.key, within.desc)
+	}
 	if c.Filter != nil {
 		// agg(x) FILTER (WHERE p) OVER (…) is agg(CASE WHEN p THEN x END) OVER (…).
 		cond, err := b.bind(c.Filter)
