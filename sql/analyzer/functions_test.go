@@ -33,8 +33,6 @@ var notDone = []string{
 	"collate", "collation", "collations", "measure",
 	// Session and environment.
 	"current_path", "sql_keywords", "python_worker_logs",
-	// Random permutation.
-	"shuffle",
 	// Formats: CSV, XML, JSON schema, numbers.
 	"from_csv", "to_csv", "schema_of_csv", "schema_of_json", "from_xml", "to_xml", "schema_of_xml",
 	"xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long",

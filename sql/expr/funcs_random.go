@@ -8,7 +8,7 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// Seeded random functions beyond rand/randn: randstr, uniform and uuid. Like rand(seed), each
+// Seeded random functions beyond rand/randn: randstr, uniform, uuid and shuffle. Like rand(seed), each
 // partition draws from Spark's XORShiftRandom seeded with seed + partition index; without a seed
 // one is chosen at bind time (and not shown in the column name, as Spark hides it).
 
@@ -16,6 +16,7 @@ func init() {
 	registerScalar(1, 2, bindRandStr, "randstr")
 	registerScalar(2, 3, bindUniform, "uniform")
 	registerScalar(0, 0, bindUUID, "uuid")
+	registerScalar(1, 2, bindShuffle, "shuffle")
 }
 
 // partitionRandom is the generator of one expression: XORShiftRandom(seed + partition index).
@@ -191,4 +192,55 @@ func bindUUID(name string, args []Expr, opts Options) (Expr, error) {
 			lo := (uint64(r.Int64()) | 0x8000000000000000) & 0xBFFFFFFFFFFFFFFF
 			return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, hi>>16&0xFFFF, hi&0xFFFF, lo>>48, lo&0xFFFFFFFFFFFF), nil
 		}}, nil
+}
+
+// bindShuffle is shuffle(array[, seed]): Spark's Shuffle, an "inside-out" Fisher-Yates
+// permutation (RandomIndicesGenerator) drawn from a MersenneTwister(seed + partition index). The
+// column name never shows the seed; a NULL seed is a random one, as no seed.
+func bindShuffle(name string, args []Expr, opts Options) (Expr, error) {
+	a := args[0]
+	if a.Type().Kind != sqltypes.Array && a.Type().Kind != sqltypes.Null {
+		return nil, unexpectedInputType(quoteSQL(callString(name, args[:1])), 0, `"ARRAY"`, a)
+	}
+	var seed int64
+	if len(args) == 2 {
+		v, ok := literalValue(args[1])
+		if !ok || (v != nil && !args[1].Type().IsIntegral()) {
+			return nil, sparkerr.Newf(sparkerr.AnalysisException, "INVALID_PARAMETER_VALUE.LONG", "22023",
+				"The value of parameter(s) `seed` in `shuffle` is invalid: expects a long literal, but got \"%s\".", args[1]).
+				WithParams("parameter", "`seed`", "functionName", "`shuffle`", "invalidValue", quoteSQL(args[1].String()))
+		}
+		seed = rand.Int64()
+		if v != nil {
+			seed = toInt64(v)
+		}
+	} else {
+		seed = rand.Int64()
+	}
+	t := a.Type()
+	if t.Kind == sqltypes.Null {
+		t = sqltypes.ArrayType(sqltypes.NullType, true)
+	}
+	src := newPerPartition(func(p int) *mersenneTwister { return newMersenneTwister(seed + int64(p)) })
+	f := strict(name, args[:1], t, func(ctx *Context, v []any) (any, error) {
+		in := v[0].([]any)
+		r := src.get(ctx)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		idx := make([]int32, len(in))
+		for i := int32(0); i < int32(len(in)); i++ {
+			j := r.nextInt(i + 1)
+			if j != i {
+				idx[i] = idx[j]
+			}
+			idx[j] = i
+		}
+		out := make([]any, len(in))
+		for i, k := range idx {
+			out[i] = in[k]
+		}
+		return out, nil
+	})
+	f.str = callString(name, args[:1])
+	return f, nil
 }

@@ -280,7 +280,7 @@ func GeneratorWithArgs(g Generator, args []Expr) Generator {
 // how many rows came before (Spark's Nondeterministic expressions).
 var nondeterministicFuncs = map[string]bool{
 	"rand": true, "random": true, "randn": true, "randstr": true, "uniform": true, "uuid": true,
-	"spark_partition_id": true, "monotonically_increasing_id": true,
+	"shuffle": true, "spark_partition_id": true, "monotonically_increasing_id": true,
 }
 
 // IsDeterministic reports whether e gives the same result every time it is evaluated over the

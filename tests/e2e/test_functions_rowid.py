@@ -18,6 +18,8 @@ def test_partition_functions_match_spark(spark):
         (4, 2, 17179869184, "sWM", 79, 0.7145670158242735),
         (5, 2, 17179869185, "Rm7", 86, 0.46621774950712846),
     ]
+    rows = spark.sql("SELECT shuffle(array(1, 20, 3, 5), 0) FROM range(0, 3, 1, 1)").collect()
+    assert [r[0] for r in rows] == [[5, 1, 20, 3], [1, 3, 5, 20], [3, 1, 20, 5]]
     df = spark.range(0, 4, 1, 2).select(F.spark_partition_id().alias("p"), F.monotonically_increasing_id().alias("m"))
     assert [tuple(r) for r in df.collect()] == [(0, 0), (0, 1), (1, 8589934592), (1, 8589934593)]
 
