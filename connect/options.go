@@ -36,7 +36,7 @@ type options struct {
 	stateDir         string
 	dataRoots        []string
 	logger           *slog.Logger
-	newEngine        func() EngineSession
+	newEngine        func(user string) EngineSession
 	replayBytes      int
 	maxBatchBytes    int
 	maxErrorsPerSess int
@@ -51,7 +51,7 @@ type options struct {
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says
 // otherwise.
-const DefaultSparkVersion = "4.1.0"
+const DefaultSparkVersion = engine.DefaultSparkVersion
 
 func defaultOptions() options {
 	return options{
@@ -120,7 +120,7 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // WithEngine sets the constructor of per-session engine sessions (default engine.NewSession
 // with the server's file-access policy: state dir, working and home directories, data roots).
 func WithEngine(newSession func() EngineSession) Option {
-	return func(o *options) { o.newEngine = newSession }
+	return func(o *options) { o.newEngine = func(string) EngineSession { return newSession() } }
 }
 
 // WithReplayBuffer sets the bytes of responses an execution buffers for reattachment

@@ -76,9 +76,9 @@ func NewServer(opts ...Option) (*Server, error) {
 	if o.newEngine == nil {
 		// The checkpoint locations running queries hold, shared by every session of this server.
 		locations := query.NewLocations()
-		o.newEngine = func() EngineSession {
+		o.newEngine = func(user string) EngineSession {
 			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations),
-				engine.WithPython(o.python))
+				engine.WithPython(o.python), engine.WithUser(user), engine.WithSparkVersion(o.sparkVersion))
 		}
 	}
 	s := &Server{

@@ -87,7 +87,7 @@ func (m *sessionManager) lookup(who principal, id, user, observed string, create
 			userID:       user,
 			owner:        who,
 			serverSideID: serverSideID,
-			engine:       m.opts.newEngine(),
+			engine:       m.opts.newEngine(user),
 			errors:       newErrorStore(m.opts.maxErrorsPerSess),
 			artifacts:    newArtifactStore(artifactDir, m.artifacts),
 			executions:   map[string]*execution{},

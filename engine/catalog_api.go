@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql/expr"
+	"github.com/weirhq/weir/sql/analyzer"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
@@ -219,7 +219,7 @@ func (s *Session) databaseRow() []any {
 
 // functionNames are the built-in functions and the session's Python functions, sorted.
 func (s *Session) functionNames() []string {
-	names := expr.FunctionNames()
+	names := analyzer.FunctionNames()
 	s.python.mu.Lock()
 	for n := range s.python.funcs {
 		names = append(names, n)

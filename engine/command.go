@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/analyzer"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
@@ -196,7 +197,7 @@ func (s *Session) resetConf(c *plan.ResetConf) (*Result, error) {
 
 func (s *Session) showFunctions(c *plan.ShowFunctions) (*Result, error) {
 	var rows [][]any
-	for _, n := range expr.FunctionNames() {
+	for _, n := range analyzer.FunctionNames() {
 		if c.Pattern != "" && !likeSparkPattern(c.Pattern, n) {
 			continue
 		}

@@ -39,6 +39,9 @@ type Session struct {
 	locations *query.Locations
 	// python runs the session's Python functions and keeps the registered ones.
 	python pythonState
+	// user is the client's user id (current_user()); sparkVersion the Spark version reported
+	// to clients (version()).
+	user, sparkVersion string
 }
 
 // SessionOption configures a Session.
@@ -70,10 +73,18 @@ func WithCheckpointLocations(l *query.Locations) SessionOption {
 // nil: the always-on rules with the process's working and home directories).
 func WithFileAccess(p *fileaccess.Policy) SessionOption { return func(s *Session) { s.files = p } }
 
+// WithUser sets the session's user id, which current_user() returns (Spark Connect's
+// UserContext.user_id).
+func WithUser(user string) SessionOption { return func(s *Session) { s.user = user } }
+
+// WithSparkVersion sets the Spark version the server reports to clients; version() returns it
+// with the server's revision (default DefaultSparkVersion).
+func WithSparkVersion(v string) SessionOption { return func(s *Session) { s.sparkVersion = v } }
+
 // NewSession returns a session with default configuration.
 func NewSession(opts ...SessionOption) *Session {
 	s := &Session{conf: NewConf(), views: newCatalog(), mem: memory.DefaultAllocator, now: time.Now,
-		stdout: os.Stdout}
+		stdout: os.Stdout, sparkVersion: DefaultSparkVersion}
 	for _, o := range opts {
 		o(s)
 	}
@@ -104,7 +115,8 @@ func NewSession(opts ...SessionOption) *Session {
 func (s *Session) Conf() *Conf { return s.conf }
 
 func (s *Session) exprOptions() expr.Options {
-	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone()}
+	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone(), User: s.sessionUser(),
+		Version: s.sparkVersion + " " + serverRevision()}
 }
 
 // shufflePartitions is spark.sql.shuffle.partitions: the partitions of a batch query's

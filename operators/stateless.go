@@ -17,14 +17,11 @@ import (
 type Factory = func(env flow.Env) (flow.Operator, error)
 
 // instanceContext is the evaluation context of one operator instance: the planner's, with the
-// instance's allocator.
+// instance's allocator and partition (spark_partition_id(), per-partition random seeds).
 func instanceContext(ctx *expr.Context, env flow.Env) *expr.Context {
-	c := expr.Context{}
-	if ctx != nil {
-		c = *ctx
-	}
+	c := ctx.ForPartition(env.Partition)
 	c.Mem = env.Mem
-	return &c
+	return c
 }
 
 // Project evaluates exprs over each batch; retraction flags pass through.

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
@@ -318,7 +319,14 @@ func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	fn, err := expr.BindAggregate(name, args, c.Distinct, b.a.Options)
+	var order *orderedSetOrder
+	if c.WithinGroup != nil {
+		var err error
+		if order, err = inner.withinGroup(c); err != nil {
+			return nil, err
+		}
+	}
+	fn, err := order.bindAggregate(name, args, c.Distinct, b.a.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -326,6 +334,10 @@ func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 	key := display
 	for _, x := range args {
 		key += "|" + exprKey(x)
+	}
+	if order != nil {
+		display += expr.WithinGroupSQL(order.key, order.desc)
+		key += "|within|" + exprKey(order.key) + strconv.FormatBool(order.desc)
 	}
 	var cond expr.Expr
 	if c.Filter != nil {
@@ -346,7 +358,16 @@ func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	if cond != nil {
+	if cond != nil && order != nil {
+		// Rows failing the filter order by NULL, which the ordered-set aggregates skip.
+		guarded, err := expr.Bind("when", []expr.Expr{cond, order.key}, b.a.Options)
+		if err != nil {
+			return nil, err
+		}
+		if fn, err = expr.BindOrderedSet(name, args, c.Distinct, guarded, order.desc, b.a.Options); err != nil {
+			return nil, err
+		}
+	} else if cond != nil {
 		if fn, err = b.filtered(name, args, c.Distinct, cond); err != nil {
 			return nil, err
 		}

@@ -223,6 +223,10 @@ func (b *binder) bindCall(c plan.Call) (expr.Expr, error) {
 		return nil, sparkerr.Analysis("INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX", "42000",
 			"Invalid SQL syntax: The function %s does not support FILTER.", sparkerr.Quote(name))
 	}
+	if c.WithinGroup != nil {
+		_, err := expr.BindOrderedSet(name, nil, false, nil, false, b.a.Options)
+		return nil, err
+	}
 	args, err := b.bindAll(c.Args)
 	if err != nil {
 		return nil, err
@@ -321,13 +325,25 @@ func walkPlanExpr(e plan.Expr, visit func(plan.Expr) bool) {
 	}
 }
 
+// callChildren are a call's arguments and its WITHIN GROUP sort keys.
+func callChildren(c plan.Call) []plan.Expr {
+	if c.WithinGroup == nil {
+		return c.Args
+	}
+	out := append([]plan.Expr(nil), c.Args...)
+	for _, s := range c.WithinGroup {
+		out = append(out, s.Child)
+	}
+	return out
+}
+
 // planChildren lists the direct sub-expressions of an unresolved expression.
 func planChildren(e plan.Expr) []plan.Expr {
 	switch e := e.(type) {
 	case plan.Call:
-		return e.Args
+		return callChildren(e)
 	case *plan.Call:
-		return e.Args
+		return callChildren(*e)
 	case plan.Alias:
 		return []plan.Expr{e.Child}
 	case *plan.Alias:

@@ -21,7 +21,9 @@
 //     grouping_id() fold to each set's constants); HAVING and ORDER BY over aggregates add
 //     hidden aggregates and project them away; agg(x) FILTER (WHERE p) is agg(CASE WHEN p THEN
 //     x END) named as Spark names it; PIVOT with explicit values is one guarded aggregate per
-//     value;
+//     value; ordered-set aggregates f(p) WITHIN GROUP (ORDER BY x [DESC]) (percentile_cont,
+//     percentile_disc; within_group.go) bind through expr.BindOrderedSet, grouped and over
+//     windows;
 //   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
 //     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals;
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their
@@ -118,6 +120,11 @@
 // and built into one record. A data source read asks SourceSchemas for its schema (a single
 // path is passed as the "path" option, as DataFrameReader.load does). spark.sql text is parsed
 // here, with its named or positional parameters.
+//
+// FunctionNames is every function name a query can call (SHOW FUNCTIONS and the catalog list
+// it): expr's registry plus the functions bound here (window-only functions, grouping,
+// grouping_id) and those the front doors rewrite (cast, ||, range). TestFunctionCoverage holds it
+// against Apache Spark 4.2's list (sql/expr/testdata/coverage) with the names not done yet.
 //
 // Cost: resolving is linear in the size of the plan's expressions (a chain of n operators, an
 // IN list of n values, in plain and grouped queries), and Resolve stops with its context's

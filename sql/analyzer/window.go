@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -235,14 +236,13 @@ var rankingFuncs = map[string]logical.WindowKind{
 	"ntile":        logical.WindowNTile,
 }
 
+// offsetFuncs are the window functions that read another row of the window.
+var offsetFuncs = []string{"lag", "lead", "nth_value"}
+
 // isWindowOnly reports whether name is a function that exists only as a window function.
 func isWindowOnly(name string) bool {
-	switch name {
-	case "lag", "lead", "nth_value":
-		return true
-	}
 	_, ok := rankingFuncs[name]
-	return ok
+	return ok || slices.Contains(offsetFuncs, name)
 }
 
 // windowFunction binds the function of a window expression (its frame is set later).
@@ -282,11 +282,24 @@ func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.
 			return nil, err
 		}
 	}
-	fn, err := expr.BindAggregate(name, args, false, b.a.Options)
+	var within *orderedSetOrder
+	if c.WithinGroup != nil {
+		if c.Filter != nil {
+			return nil, sparkerr.Unsupported("%s … WITHIN GROUP with FILTER over a window", name)
+		}
+		var err error
+		if within, err = b.withinGroup(c); err != nil {
+			return nil, err
+		}
+	}
+	fn, err := within.bindAggregate(name, args, false, b.a.Options)
 	if err != nil {
 		return nil, err
 	}
 	f := &logical.WindowFunc{Kind: logical.WindowAggregate, Agg: fn, Type: fn.Type(), Nullable: fn.Nullable(), SQL: fn.String()}
+	if within != nil {
+		f.SQL += expr.WithinGroupSQL(within.key, within.desc)
+	}
 	if c.Filter != nil {
 		// agg(x) FILTER (WHERE p) OVER (…) is agg(CASE WHEN p THEN x END) OVER (…).
 		cond, err := b.bind(c.Filter)

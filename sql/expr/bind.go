@@ -15,6 +15,11 @@ type Options struct {
 	ANSI bool
 	// TimeZone is spark.sql.session.timeZone.
 	TimeZone string
+	// User is the session's user id (current_user()).
+	User string
+	// Version is what version() returns: the Spark version reported to clients and the server's
+	// revision, space separated.
+	Version string
 }
 
 // NewLiteral returns a constant expression.
@@ -74,7 +79,9 @@ func NewCast(child Expr, to sqltypes.DataType, mode plan.CastMode, opts Options)
 	return c, nil
 }
 
-// FunctionNames lists every registered function name, sorted (SHOW FUNCTIONS).
+// FunctionNames lists every registered function name (scalar, aggregate, higher-order and
+// generator, with the generators' _outer forms), sorted. The analyzer adds the functions it
+// resolves itself (analyzer.FunctionNames).
 func FunctionNames() []string {
 	names := make([]string, 0, len(scalarRegistry)+len(aggregateRegistry))
 	for n := range scalarRegistry {
@@ -86,6 +93,12 @@ func FunctionNames() []string {
 	for n := range hofArity {
 		if _, dup := scalarRegistry[n]; !dup {
 			names = append(names, n)
+		}
+	}
+	for n := range generatorRegistry {
+		names = append(names, n)
+		if hasOuterForm(n) {
+			names = append(names, n+"_outer")
 		}
 	}
 	sort.Strings(names)

@@ -66,7 +66,13 @@
 // expression onto another input, AggWithArgs and GeneratorWithArgs do the same for aggregate
 // calls and generators. Rewritable says whether every node of an expression supports this (types
 // defined elsewhere implement Rebuilder); IsDeterministic whether an expression may be moved or
-// folded (not rand/randn).
+// folded (not rand/randn/randstr/uniform/uuid nor the partition functions).
+//
+// Partitions (partition.go): Context.ForPartition gives an operator instance its partition's
+// context. spark_partition_id() reads the index; the random functions draw from Spark's
+// XORShiftRandom seeded with seed + partition index, and monotonically_increasing_id() counts
+// rows per partition, as Spark's Nondeterministic expressions initialized per partition. Other
+// contexts evaluate as partition 0.
 //
 // RangeTerms (range_terms.go) picks out of a filter the conjuncts a data source can test
 // against a column's min/max and null count (column-vs-constant comparisons, IN, IS [NOT]

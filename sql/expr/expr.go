@@ -30,6 +30,8 @@ type Context struct {
 	// the query fails with SparkOutOfMemoryError UNABLE_TO_ACQUIRE_MEMORY naming
 	// spark.weir.query.memoryBudgetBytes.
 	MaxValueBytes int64
+	// part is the state of the partition being evaluated (see ForPartition).
+	part *partitionState
 }
 
 // CurrentMicros is the current time of the functions that read it (current_timestamp(),

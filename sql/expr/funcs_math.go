@@ -48,7 +48,7 @@ func init() {
 	registerScalar(2, 2, bindNanvl, "nanvl")
 	registerScalar(2, 2, bindBitwise, "&", "|", "^", "bitwise_and", "bitwise_or", "bitwise_xor")
 	registerScalar(1, 1, bindBitwiseNot, "~", "bitwise_not")
-	registerScalar(2, 2, bindShift, "shiftleft", "shiftright", "shiftrightunsigned")
+	registerScalar(2, 2, bindShift, "shiftleft", "shiftright", "shiftrightunsigned", "<<", ">>", ">>>")
 	registerScalar(2, 2, bindTryArith, "try_add", "try_subtract", "try_multiply", "try_divide", "try_mod")
 	registerScalar(1, 1, bindZeroNull, "zeroifnull", "nullifzero")
 	registerScalar(1, 1, bindFactorial, "factorial")
@@ -470,13 +470,13 @@ func bindRand(name string, args []Expr, opts Options) (Expr, error) {
 		args = []Expr{NewLiteral(seed, sqltypes.LongType)}
 	}
 	gauss := name == "randn"
-	src := newXORShiftRandom(seed)
+	src := partitionRandom(seed)
 	return &rowFunc{name: name, args: nil, t: sqltypes.DoubleType, text: callText(name, args),
-		fn: func(_ *Context, _ []any) (any, error) {
+		fn: func(ctx *Context, _ []any) (any, error) {
 			if gauss {
-				return src.NormFloat64(), nil
+				return src.get(ctx).NormFloat64(), nil
 			}
-			return src.Float64(), nil
+			return src.get(ctx).Float64(), nil
 		}}, nil
 }
 
@@ -584,7 +584,19 @@ func bindBitwiseNot(name string, args []Expr, opts Options) (Expr, error) {
 	return f, nil
 }
 
+// shiftOperators are the operator spellings of the shift functions: `a << b` is shiftleft(a, b)
+// named (a << b).
+var shiftOperators = map[string]string{"<<": "shiftleft", ">>": "shiftright", ">>>": "shiftrightunsigned"}
+
 func bindShift(name string, args []Expr, opts Options) (Expr, error) {
+	if fn, ok := shiftOperators[name]; ok {
+		f, err := bindShift(fn, args, opts)
+		if err != nil {
+			return nil, err
+		}
+		f.(*rowFunc).text = binaryOpText(name, args[0], args[1])
+		return f, nil
+	}
 	t := args[0].Type()
 	if !t.IsIntegral() {
 		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `("INT" or "BIGINT")`, args[0])

@@ -48,6 +48,11 @@ var generatorRegistry = map[string]generatorBinder{
 	"json_tuple": {2, -1, bindJSONTuple},
 }
 
+// hasOuterForm reports whether the generator base also exists as base_outer.
+func hasOuterForm(base string) bool {
+	return base == "explode" || base == "posexplode" || base == "inline"
+}
+
 // IsGenerator reports whether name (any case) is a generator function.
 func IsGenerator(name string) bool {
 	_, ok := generatorRegistry[strings.TrimSuffix(strings.ToLower(name), "_outer")]
@@ -60,7 +65,7 @@ func BindGenerator(name string, args []Expr, opts Options) (Generator, error) {
 	lname := strings.ToLower(name)
 	base, outer := strings.CutSuffix(lname, "_outer")
 	b, ok := generatorRegistry[base]
-	if !ok || (outer && base != "explode" && base != "posexplode" && base != "inline") {
+	if !ok || (outer && !hasOuterForm(base)) {
 		return nil, sparkerr.UnresolvedRoutine(name)
 	}
 	if len(args) < b.minArgs || (b.maxArgs >= 0 && len(args) > b.maxArgs) {

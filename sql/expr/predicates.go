@@ -10,12 +10,22 @@ import (
 // Predicates as the optimizer takes them apart and builds them: conjuncts and disjuncts,
 // equalities, null rejection and constant folding.
 
-// Conjuncts splits e at its top-level ANDs, left to right.
+// Conjuncts splits e at its top-level ANDs (also those of functions Spark rewrites into an AND,
+// such as between), left to right.
 func Conjuncts(e Expr) []Expr {
-	if b, ok := e.(*boolLogic); ok && b.and {
+	if b, ok := asAnd(e); ok {
 		return append(Conjuncts(b.left), Conjuncts(b.right)...)
 	}
 	return []Expr{e}
+}
+
+// asAnd is e as an AND: e itself or the AND a renamed function evaluates as.
+func asAnd(e Expr) (*boolLogic, bool) {
+	if r, ok := e.(*renamed); ok {
+		e = r.Expr
+	}
+	b, ok := e.(*boolLogic)
+	return b, ok && b.and
 }
 
 // Disjuncts splits e at its top-level ORs, left to right.

@@ -32,7 +32,7 @@ func RangeTerms(e Expr) []RangeTerm {
 	var out []RangeTerm
 	var walk func(Expr)
 	walk = func(e Expr) {
-		if b, ok := e.(*boolLogic); ok && b.and {
+		if b, ok := asAnd(e); ok {
 			walk(b.left)
 			walk(b.right)
 			return

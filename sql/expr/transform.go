@@ -276,14 +276,20 @@ func GeneratorWithArgs(g Generator, args []Expr) Generator {
 	return &c
 }
 
+// nondeterministicFuncs are the functions whose results depend on the row's partition or on
+// how many rows came before (Spark's Nondeterministic expressions).
+var nondeterministicFuncs = map[string]bool{
+	"rand": true, "random": true, "randn": true, "randstr": true, "uniform": true, "uuid": true,
+	"shuffle": true, "spark_partition_id": true, "monotonically_increasing_id": true,
+}
+
 // IsDeterministic reports whether e gives the same result every time it is evaluated over the
-// same row: false when it calls a random function (rand, randn, random), whose results depend
-// on how many rows came before. The optimizer moves and folds only deterministic expressions.
+// same row: false when it calls a nondeterministicFuncs function. The optimizer moves and folds
+// only deterministic expressions.
 func IsDeterministic(e Expr) bool {
 	switch x := e.(type) {
 	case *rowFunc:
-		switch x.name {
-		case "rand", "random", "randn":
+		if nondeterministicFuncs[x.name] {
 			return false
 		}
 	case *renamed:

@@ -78,3 +78,10 @@ func (r *xorShiftRandom) NormFloat64() float64 {
 		}
 	}
 }
+
+// Int64 is java.util.Random.nextLong over next().
+func (r *xorShiftRandom) Int64() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return int64(r.next(32))<<32 + int64(r.next(32))
+}

@@ -72,10 +72,17 @@ func exprDepthExceeds(e plan.Expr, limit int) bool {
 func exprChildren(e plan.Expr) []plan.Expr {
 	switch x := e.(type) {
 	case plan.Call:
-		if x.Filter != nil {
-			return append(append([]plan.Expr(nil), x.Args...), x.Filter)
+		if x.Filter == nil && x.WithinGroup == nil {
+			return x.Args
 		}
-		return x.Args
+		out := append([]plan.Expr(nil), x.Args...)
+		for _, s := range x.WithinGroup {
+			out = append(out, s)
+		}
+		if x.Filter != nil {
+			out = append(out, x.Filter)
+		}
+		return out
 	case plan.Alias:
 		return []plan.Expr{x.Child}
 	case plan.Cast:

@@ -19,8 +19,8 @@
 // Conventions of the plans produced (the analyzer relies on them):
 //   - Operators are plan.Call with Spark's names: "+", "==" (= and ==), "!=" (<> and !=),
 //     "<=>", "and", "or", "not" (NOT and !), "negative"/"positive" (unary -/+), "~", "&", "|",
-//     "^", "div", "concat" (||), "shiftleft"/"shiftright"/"shiftrightunsigned".
-//   - x BETWEEN a AND b is and(>=(x,a), <=(x,b)); NOT BETWEEN/IN/LIKE wrap in not(…) except
+//     "^", "div", "concat" (||), "<<"/">>"/">>>".
+//   - x BETWEEN a AND b is between(x, a, b); NOT BETWEEN/IN/LIKE wrap in not(…) except
 //     NOT IN (subquery), which is InSubquery{Not: true}. IS NULL is isnull, IS NOT NULL
 //     isnotnull, IS [NOT] TRUE/FALSE is [not] <=>(x, true/false), IS UNKNOWN is isnull, IS
 //     DISTINCT FROM is not(<=>), IS NOT DISTINCT FROM is <=>. LIKE … ESCAPE 'c' is like(x, p,

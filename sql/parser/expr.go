@@ -31,7 +31,7 @@ var binaryOps = map[string]struct {
 	"<": {bpCompare, "<"}, "<=": {bpCompare, "<="}, ">": {bpCompare, ">"}, ">=": {bpCompare, ">="},
 	"!>": {bpCompare, "<="}, "!<": {bpCompare, ">="},
 	"<=>": {bpCompare, "<=>"}, "|": {bpBitOr, "|"}, "^": {bpBitXor, "^"}, "&": {bpBitAnd, "&"},
-	"<<": {bpShift, "shiftleft"}, ">>": {bpShift, "shiftright"}, ">>>": {bpShift, "shiftrightunsigned"},
+	"<<": {bpShift, "<<"}, ">>": {bpShift, ">>"}, ">>>": {bpShift, ">>>"},
 	"+": {bpAdditive, "+"}, "-": {bpAdditive, "-"}, "||": {bpAdditive, "concat"},
 	"*": {bpMultiply, "*"}, "/": {bpMultiply, "/"}, "%": {bpMultiply, "%"},
 }
@@ -140,7 +140,7 @@ func (p *parser) predicate(left plan.Expr, leftStart int) plan.Expr {
 		lower := p.valueExpression()
 		p.expect("AND")
 		upper := p.valueExpression()
-		e = plan.Fn("and", plan.Fn(">=", left, lower), plan.Fn("<=", left, upper))
+		e = plan.Fn("between", left, lower, upper)
 	case p.accept("IN"):
 		p.expectOp("(")
 		if q, ok := p.parenQuery(); ok {

@@ -475,6 +475,9 @@ func (f *formatter) expr(e plan.Expr) string {
 			}
 		}
 		s += strings.Join(args, ", ") + ")"
+		if x.WithinGroup != nil {
+			s += " WITHIN GROUP (ORDER BY " + f.sorts(x.WithinGroup) + ")"
+		}
 		if x.Filter != nil {
 			s += " FILTER (WHERE " + f.expr(x.Filter) + ")"
 		}

@@ -12,7 +12,7 @@ import (
 // '(' (left('abc', 1), like(a, b)).
 var functionsAllowedReserved = map[string]bool{
 	"LEFT": true, "RIGHT": true, "LIKE": true, "ILIKE": true, "RLIKE": true, "REGEXP": true,
-	"FILTER": true,
+	"FILTER": true, "BETWEEN": true,
 }
 
 // primary parses a primary expression (Spark's primaryExpression without postfixes).
@@ -166,7 +166,8 @@ func (p *parser) nameOrCall() plan.Expr {
 	return p.functionCall(strings.Join(parts, "."))
 }
 
-// functionCall parses (args) and the optional FILTER, IGNORE/RESPECT NULLS and OVER clauses.
+// functionCall parses (args) and the optional WITHIN GROUP (ORDER BY …), FILTER, IGNORE/RESPECT
+// NULLS and OVER clauses.
 func (p *parser) functionCall(name string) plan.Expr {
 	p.expectOp("(")
 	call := plan.Call{Name: name}
@@ -179,8 +180,13 @@ func (p *parser) functionCall(name string) plan.Expr {
 		call.Args, call.ArgNames = p.functionArguments()
 	}
 	p.expectOp(")")
-	if p.peek().is("WITHIN") {
-		p.fail(unsupported("WITHIN GROUP (ORDER BY …) is not supported"))
+	if p.peek().is("WITHIN") && p.peekAt(1).is("GROUP") {
+		p.pos += 2
+		p.expectOp("(")
+		p.expect("ORDER")
+		p.expect("BY")
+		call.WithinGroup = p.sortItems()
+		p.expectOp(")")
 	}
 	if p.peek().is("FILTER") && p.peekAt(1).isOp("(") {
 		p.pos += 2

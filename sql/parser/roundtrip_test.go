@@ -184,7 +184,7 @@ func (g *exprGen) expr(depth int) (plan.Expr, string) {
 		x, s := g.expr(depth - 1)
 		lo, los := g.expr(depth - 1)
 		hi, his := g.expr(depth - 1)
-		return plan.Fn("and", plan.Fn(">=", x, lo), plan.Fn("<=", x, hi)),
+		return plan.Fn("between", x, lo, hi),
 			"(" + s + " BETWEEN (" + los + ") AND (" + his + "))"
 	case 10:
 		f, fs := g.expr(depth - 1)

@@ -50,6 +50,14 @@ func rewriteExpr(e plan.Expr, f func(plan.Expr) (plan.Expr, bool)) plan.Expr {
 	case plan.Call:
 		x.Args = all(x.Args)
 		x.Filter = rw(x.Filter)
+		if x.WithinGroup != nil {
+			ws := make([]plan.SortOrder, len(x.WithinGroup))
+			for i, s := range x.WithinGroup {
+				ws[i] = s
+				ws[i].Child = rw(s.Child)
+			}
+			x.WithinGroup = ws
+		}
 		return x
 	case plan.Alias:
 		x.Child = rw(x.Child)

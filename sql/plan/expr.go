@@ -37,6 +37,8 @@ type Call struct {
 	Distinct bool
 	// Filter is an aggregate FILTER (WHERE …) clause, or nil.
 	Filter Expr
+	// WithinGroup is an ordered-set aggregate's WITHIN GROUP (ORDER BY …) clause, or nil.
+	WithinGroup []SortOrder
 }
 
 // Alias names an expression's output. Multi-name aliases (for generators) have several Names.

@@ -1,0 +1,130 @@
+package analyzer
+
+import (
+	"bufio"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sparkFunctionsFile is Apache Spark 4.2.0's SHOW FUNCTIONS, captured from Spark's own server.
+const sparkFunctionsFile = "../expr/testdata/coverage/spark-4.2.0-functions.txt"
+
+// notDone are the names Spark 4.2 lists that Weir does not have yet. The list may only shrink:
+// TestFunctionCoverage fails on a Spark name that is neither in FunctionNames nor here, and on a
+// name here that Weir now has.
+var notDone = []string{
+	// Exist only to call JVM code (issue 14 leaves them out).
+	"java_method", "reflect", "try_reflect",
+	// Avro and Protobuf need their schema languages.
+	"from_avro", "to_avro", "schema_of_avro", "from_protobuf", "to_protobuf",
+	// File block metadata of the row being read.
+	"input_file_block_length", "input_file_block_start", "input_file_name",
+	// Encryption.
+	"aes_decrypt", "aes_encrypt", "try_aes_decrypt",
+	// Aggregates.
+	"approx_top_k", "approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
+	"bitmap_and_agg", "bitmap_construct_agg", "bitmap_or_agg", "count_min_sketch",
+	"histogram_numeric",
+	// Bitmaps.
+	"bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
+	// Collations and metric views.
+	"collate", "collation", "collations", "measure",
+	// Session and environment.
+	"current_path", "sql_keywords", "python_worker_logs",
+	// Formats: XML, numbers; text.
+	"from_xml", "to_xml", "schema_of_xml",
+	"xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long",
+	"xpath_number", "xpath_short", "xpath_string", "sentences",
+	"to_char", "to_varchar", "to_number", "try_to_number",
+	// CALENDAR INTERVAL results (a type Weir does not have).
+	"make_interval", "try_make_interval",
+	// The TIME type.
+	"current_time", "make_time", "time", "time_bucket", "time_diff", "time_from_micros",
+	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",
+	"time_trunc", "to_time", "try_to_time",
+	// The VARIANT type.
+	"is_valid_variant", "is_variant_null", "parse_json", "schema_of_variant",
+	"schema_of_variant_agg", "to_variant_object", "try_parse_json", "try_variant_get",
+	"variant_explode", "variant_explode_outer", "variant_get",
+	// Vectors (arrays of floats).
+	"vector_avg", "vector_cosine_similarity", "vector_inner_product", "vector_l2_distance",
+	"vector_norm", "vector_normalize", "vector_sum",
+	// Geospatial st_* over WKB.
+	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
+	// Sketches with Spark's binary layouts: HLL, KLL, Theta, Tuple.
+	"hll_sketch_agg", "hll_sketch_estimate", "hll_union", "hll_union_agg",
+	"kll_merge_agg_bigint", "kll_merge_agg_double", "kll_merge_agg_float", "kll_sketch_agg_bigint",
+	"kll_sketch_agg_double", "kll_sketch_agg_float", "kll_sketch_get_n_bigint",
+	"kll_sketch_get_n_double", "kll_sketch_get_n_float", "kll_sketch_get_quantile_bigint",
+	"kll_sketch_get_quantile_double", "kll_sketch_get_quantile_float", "kll_sketch_get_rank_bigint",
+	"kll_sketch_get_rank_double", "kll_sketch_get_rank_float", "kll_sketch_merge_bigint",
+	"kll_sketch_merge_double", "kll_sketch_merge_float", "kll_sketch_to_string_bigint",
+	"kll_sketch_to_string_double", "kll_sketch_to_string_float",
+	"theta_difference", "theta_intersection", "theta_intersection_agg", "theta_sketch_agg",
+	"theta_sketch_estimate", "theta_union", "theta_union_agg",
+	"tuple_difference_double", "tuple_difference_integer", "tuple_difference_theta_double",
+	"tuple_difference_theta_integer", "tuple_intersection_agg_double",
+	"tuple_intersection_agg_integer", "tuple_intersection_double", "tuple_intersection_integer",
+	"tuple_intersection_theta_double", "tuple_intersection_theta_integer", "tuple_sketch_agg_double",
+	"tuple_sketch_agg_integer", "tuple_sketch_estimate_double", "tuple_sketch_estimate_integer",
+	"tuple_sketch_summary_double", "tuple_sketch_summary_integer", "tuple_sketch_theta_double",
+	"tuple_sketch_theta_integer", "tuple_union_agg_double", "tuple_union_agg_integer",
+	"tuple_union_double", "tuple_union_integer", "tuple_union_theta_double",
+	"tuple_union_theta_integer",
+}
+
+// sparkFunctions reads sparkFunctionsFile: one name a line, # comments.
+func sparkFunctions(t *testing.T) []string {
+	f, err := os.Open(sparkFunctionsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var names []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			names = append(names, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// TestFunctionCoverage checks FunctionNames against Spark 4.2's list: every Spark name is either
+// one Weir has or in notDone, and notDone holds only Spark names Weir does not have.
+func TestFunctionCoverage(t *testing.T) {
+	spark := sparkFunctions(t)
+	if len(spark) != 574 {
+		t.Fatalf("%s holds %d names, want Spark 4.2.0's 574", sparkFunctionsFile, len(spark))
+	}
+	have := FunctionNames()
+	pending := map[string]bool{}
+	for _, n := range notDone {
+		if pending[n] {
+			t.Errorf("%q is twice in notDone", n)
+		}
+		pending[n] = true
+	}
+	done := 0
+	for _, n := range spark {
+		_, known := slices.BinarySearch(have, n)
+		switch {
+		case known && pending[n]:
+			t.Errorf("%q is in notDone but Weir has it now: remove it from the list", n)
+		case !known && !pending[n]:
+			t.Errorf("Spark 4.2 lists %q, which Weir neither has nor lists in notDone", n)
+		case known:
+			done++
+		}
+		delete(pending, n)
+	}
+	for n := range pending {
+		t.Errorf("notDone lists %q, which is not one of Spark 4.2's functions", n)
+	}
+	t.Logf("%d of Spark 4.2's %d functions are in Weir; %d not done", done, len(spark), len(notDone))
+}
