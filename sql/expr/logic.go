@@ -37,6 +37,14 @@ func (b *boolLogic) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, er
 		return nil, err
 	}
 	defer la.Release()
+	if out, ok, err := b.evalKernel(ctx, batch, la); ok {
+		return out, err
+	}
+	return b.evalRows(ctx, batch, la)
+}
+
+// evalRows is AND / OR row by row (the kernel's oracle).
+func (b *boolLogic) evalRows(ctx *Context, batch arrow.RecordBatch, la arrow.Array) (arrow.Array, error) {
 	l := la.(*array.Boolean)
 	n := l.Len()
 	// Rows whose result the left side decides need no right side (short-circuit, so that the
@@ -103,6 +111,23 @@ func evalMasked(ctx *Context, e Expr, batch arrow.RecordBatch, need []bool) (arr
 	if err == nil || all {
 		return out, err
 	}
+	return evalOnRows(ctx, e, batch, need, err)
+}
+
+// evalOnRows evaluates e only on the rows where need is true (other rows become NULL), after
+// its evaluation over the whole batch failed with err; when every row is needed, that is
+// err.
+func evalOnRows(ctx *Context, e Expr, batch arrow.RecordBatch, need []bool, err error) (arrow.Array, error) {
+	all := true
+	for _, x := range need {
+		if !x {
+			all = false
+			break
+		}
+	}
+	if all {
+		return nil, err
+	}
 	sub := filterBatch(ctx, batch, need)
 	defer sub.Release()
 	part, err := e.Eval(ctx, sub)
@@ -139,12 +164,20 @@ func (n *notExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, erro
 		return nil, err
 	}
 	defer a.Release()
+	if out, ok := n.evalKernel(ctx, a); ok {
+		return out, nil
+	}
+	return n.evalRows(ctx, a), nil
+}
+
+// evalRows is NOT row by row (the kernel's oracle).
+func (n *notExpr) evalRows(ctx *Context, a arrow.Array) arrow.Array {
 	b := a.(*array.Boolean)
 	vals := make([]bool, b.Len())
 	for i := range vals {
 		vals[i] = !b.Value(i)
 	}
-	return buildBools(ctx.mem(), vals, validity(a)), nil
+	return buildBools(ctx.mem(), vals, validity(a))
 }
 
 // nullTest is IS NULL / IS NOT NULL / isnan.
@@ -177,6 +210,14 @@ func (n *nullTest) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, err
 		return nil, err
 	}
 	defer a.Release()
+	if out, ok := n.evalKernel(ctx, a); ok {
+		return out, nil
+	}
+	return n.evalRows(ctx, a), nil
+}
+
+// evalRows is the null test row by row (the kernel's oracle).
+func (n *nullTest) evalRows(ctx *Context, a arrow.Array) arrow.Array {
 	vals := make([]bool, a.Len())
 	switch n.kind {
 	case "null":
@@ -194,7 +235,7 @@ func (n *nullTest) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, err
 			}
 		}
 	}
-	return buildBools(ctx.mem(), vals, nil), nil
+	return buildBools(ctx.mem(), vals, nil)
 }
 
 // caseWhen is CASE WHEN c1 THEN v1 … [ELSE e] END; branches evaluate only where needed.
