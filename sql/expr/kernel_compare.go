@@ -21,6 +21,8 @@ func (c *comparison) kernelKind() bool {
 		return true
 	case sqltypes.Decimal:
 		return c.in.Precision <= 18 && c.left.Type().Equal(c.in) && c.right.Type().Equal(c.in)
+	case sqltypes.String:
+		return c.op != "<=>" && binaryCollation(c.in)
 	}
 	return false
 }
@@ -51,6 +53,8 @@ func (c *comparison) kernel(ctx *Context, l, r operand, n int) (arrow.Array, boo
 		return array0Null(ctx, sqltypes.BooleanType, n), true
 	}
 	switch c.in.Kind {
+	case sqltypes.String:
+		return c.stringKernel(ctx, l, r, n)
 	case sqltypes.Byte:
 		return compareKernel[int8](ctx, c.op, l, r, n)
 	case sqltypes.Short:
