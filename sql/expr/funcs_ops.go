@@ -264,7 +264,7 @@ func bindIn(_ string, args []Expr, opts Options) (Expr, error) {
 			return s, nil
 		}
 	}
-	return &inList{value: cs[0], list: cs[1:], in: t}, nil
+	return (&inList{value: cs[0], list: cs[1:], in: t}).withSet(opts.TimeZone), nil
 }
 
 func typesList(args []Expr) string {

@@ -378,6 +378,19 @@ type inList struct {
 	value Expr
 	list  []Expr
 	in    sqltypes.DataType
+	// set, when the list's values are constants, holds them (kernel_inset.go); tz is the
+	// session time zone it was built in (for casts of constants).
+	set *inSet
+	tz  string
+}
+
+// withSet is e with the set of its list's values when they are constants.
+func (e *inList) withSet(tz string) *inList {
+	e.set, e.tz = nil, tz
+	if s, ok := newInSet(e.value, e.list, e.in, Options{TimeZone: tz}); ok {
+		e.set = s
+	}
+	return e
 }
 
 func (e *inList) Type() sqltypes.DataType { return sqltypes.BooleanType }
@@ -397,6 +410,9 @@ func (e *inList) writeSQL(b *strings.Builder) {
 	b.WriteString("))")
 }
 func (e *inList) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	if e.set != nil {
+		return e.set.evalOf(ctx, batch, e.value)
+	}
 	cols, err := evalAll(ctx, e.Children(), batch)
 	if err != nil {
 		return nil, err
