@@ -14,8 +14,8 @@ import (
 // saturates like Java, or fails under ANSI), DECIMAL(p <= 18) to FLOAT/DOUBLE (exact division
 // of a 53-bit unscaled value by an exact power of ten is correctly rounded, as the string
 // conversion of the row path is; other values take that conversion), and DECIMAL(p <= 18) to a
-// wider-scaled decimal when the rescaled value stays within 18 digits. try_cast and everything
-// else take the row path (castValue).
+// wider-scaled decimal when the rescaled value stays within 18 digits, and TIMESTAMP[_NTZ] to
+// DATE (kernel_timestamp.go). try_cast and everything else take the row path (castValue).
 
 // castKernel returns ok=false when the cast is not one of the kernels'.
 func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataType) (arrow.Array, bool, error) {
@@ -38,6 +38,12 @@ func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataTy
 		return nil, false, nil
 	}
 	switch from.Kind {
+	case sqltypes.Timestamp, sqltypes.TimestampNTZ:
+		if to.Kind != sqltypes.Date {
+			return nil, false, nil
+		}
+		out, ok := timestampToDateKernel(ctx, in, from.Kind == sqltypes.TimestampNTZ)
+		return out, ok, nil
 	case sqltypes.Byte:
 		return castNumFrom[int8](ctx, c, in, from)
 	case sqltypes.Short:
