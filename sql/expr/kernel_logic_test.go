@@ -201,3 +201,37 @@ func TestLogicKernelsMatchRowSemantics(t *testing.T) {
 		env.close()
 	}
 }
+
+// TestConstantFunctionOncePerBatch: a function over constants (date '1994-01-01' + interval
+// '1' year, make_date) has the row-wise value on every row of a batch, raises its ANSI error
+// over a non-empty batch, and raises nothing over an empty one.
+func TestConstantFunctionOncePerBatch(t *testing.T) {
+	env := newEnv(t, true)
+	defer env.close()
+	opts := Options{ANSI: true}
+	b := env.emptyBatch(5)
+	defer b.Release()
+	intLit := func(v int32) Expr { return NewLiteral(v, sqltypes.IntegerType) }
+	e := mustBind(t, "date_add", opts, NewLiteral(int32(8766), sqltypes.DateType), intLit(365))
+	got, err := env.eval(e, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != int32(9131) {
+			t.Fatalf("%s row %d: got %v, want 9131", e, i, v)
+		}
+	}
+	bad := mustBind(t, "make_date", opts, intLit(1994), intLit(13), intLit(1))
+	if !batchConstant(bad) {
+		t.Fatalf("%s is not batch-constant", bad)
+	}
+	if _, err := env.eval(bad, b); err == nil {
+		t.Fatalf("%s over 5 rows: want an ANSI error", bad)
+	}
+	empty := env.emptyBatch(0)
+	defer empty.Release()
+	if _, err := env.eval(bad, empty); err != nil {
+		t.Fatalf("%s over no rows: %v", bad, err)
+	}
+}
