@@ -41,6 +41,24 @@ func kernelValue(r *rand.Rand, t sqltypes.DataType) any {
 	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ:
 		return intEdge(math.MinInt64, math.MaxInt64)
 	case sqltypes.Decimal:
+		if t.Precision > 18 {
+			// Wide decimals: up to p digits, or a few, either sign, or the extremes.
+			digits := 1 + r.IntN(6)
+			if r.IntN(3) == 0 {
+				digits = int(t.Precision)
+			}
+			var v decimal128.Num
+			for d := 0; d < digits; d++ {
+				v = v.Mul(decimal128.FromI64(10)).Add(decimal128.FromI64(int64(r.IntN(10))))
+			}
+			if !v.FitsInPrecision(t.Precision) {
+				v = decimal128.GetScaleMultiplier(int(t.Precision)).Sub(decimal128.FromI64(1))
+			}
+			if r.IntN(2) == 0 {
+				v = v.Negate()
+			}
+			return v
+		}
 		lim := int64(math.Pow10(int(t.Precision)))
 		switch r.IntN(8) {
 		case 0:
@@ -103,7 +121,8 @@ func TestTypedKernelsMatchRowWise(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 17))
 	types := []sqltypes.DataType{sqltypes.ByteType, sqltypes.ShortType, sqltypes.IntegerType, sqltypes.LongType,
 		sqltypes.FloatType, sqltypes.DoubleType, sqltypes.DateType, sqltypes.TimestampType,
-		sqltypes.DecimalType(5, 2), sqltypes.DecimalType(9, 0), sqltypes.DecimalType(18, 6), sqltypes.DecimalType(3, 3)}
+		sqltypes.DecimalType(5, 2), sqltypes.DecimalType(9, 0), sqltypes.DecimalType(18, 6), sqltypes.DecimalType(3, 3),
+		sqltypes.DecimalType(30, 4), sqltypes.DecimalType(38, 10)}
 	arithOps := []string{"+", "-", "*", "/", "%", "pmod"}
 	cmpOps := []string{"==", "<=>", "<", "<=", ">", ">="}
 	checked := 0
@@ -114,7 +133,7 @@ func TestTypedKernelsMatchRowWise(t *testing.T) {
 		lt := types[r.IntN(len(types))]
 		rt := lt
 		if lt.Kind == sqltypes.Decimal {
-			rt = types[8+r.IntN(4)]
+			rt = types[8+r.IntN(6)]
 		}
 		var op string
 		if r.IntN(2) == 0 && lt.Kind != sqltypes.Date && lt.Kind != sqltypes.Timestamp {
