@@ -15,7 +15,8 @@ import (
 // of a 53-bit unscaled value by an exact power of ten is correctly rounded, as the string
 // conversion of the row path is; other values take that conversion), and DECIMAL(p <= 18) to a
 // wider-scaled decimal when the rescaled value stays within 18 digits, and TIMESTAMP[_NTZ] to
-// DATE (kernel_timestamp.go). try_cast and everything else take the row path (castValue).
+// DATE (kernel_timestamp.go), and STRING to integers, FLOAT, DOUBLE and DATE
+// (kernel_cast_string.go). try_cast and everything else take the row path (castValue).
 
 // castKernel returns ok=false when the cast is not one of the kernels'.
 func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataType) (arrow.Array, bool, error) {
@@ -38,6 +39,11 @@ func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataTy
 		return nil, false, nil
 	}
 	switch from.Kind {
+	case sqltypes.String:
+		if !binaryCollation(from) {
+			return nil, false, nil
+		}
+		return castFromStringKernel(ctx, c, in)
 	case sqltypes.Timestamp, sqltypes.TimestampNTZ:
 		if to.Kind != sqltypes.Date {
 			return nil, false, nil
