@@ -14,8 +14,8 @@ import (
 // saturates like Java, or fails under ANSI), DECIMAL(p <= 18) to FLOAT/DOUBLE (exact division
 // of a 53-bit unscaled value by an exact power of ten is correctly rounded, as the string
 // conversion of the row path is; other values take that conversion), and DECIMAL(p <= 18) to a
-// wider-scaled decimal when the rescaled value stays within 18 digits, and TIMESTAMP[_NTZ] to
-// DATE (kernel_timestamp.go), and STRING to integers, FLOAT, DOUBLE and DATE
+// wider-scaled decimal when the rescaled value stays within 18 digits, TIMESTAMP[_NTZ] to DATE
+// and back (kernel_timestamp.go), and STRING to integers, FLOAT, DOUBLE and DATE
 // (kernel_cast_string.go). try_cast and everything else take the row path (castValue).
 
 // castKernel returns ok=false when the cast is not one of the kernels'.
@@ -44,6 +44,12 @@ func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataTy
 			return nil, false, nil
 		}
 		return castFromStringKernel(ctx, c, in)
+	case sqltypes.Date:
+		if to.Kind != sqltypes.Timestamp && to.Kind != sqltypes.TimestampNTZ {
+			return nil, false, nil
+		}
+		out, ok := dateToTimestampKernel(ctx, in, to)
+		return out, ok, nil
 	case sqltypes.Timestamp, sqltypes.TimestampNTZ:
 		if to.Kind != sqltypes.Date {
 			return nil, false, nil

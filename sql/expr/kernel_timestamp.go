@@ -9,7 +9,8 @@ import (
 )
 
 // Timestamp kernels over int64 epoch microseconds: CAST(TIMESTAMP AS DATE) (so year(ts),
-// month(ts), … , which bind over that cast, run on the date kernels) and hour/minute/second.
+// month(ts), … , which bind over that cast, run on the date kernels), hour/minute/second, and
+// CAST(DATE AS TIMESTAMP) (a date compared with a timestamp).
 // A TIMESTAMP is read in the session time zone: UTC (and TIMESTAMP_NTZ) add nothing; another
 // zone's offset is looked up once per zone period (time.Time.ZoneBounds) and reused while the
 // rows stay in it, so clustered timestamps cost one lookup per transition crossed.
@@ -106,4 +107,26 @@ func timeFieldKernel(name string, ntz bool) func(*Context, []arrow.Array) (arrow
 		}
 		return makeArray(sqltypes.ToArrow(intType, ""), len(xs), andValidity(mem, len(xs), cols[0]), buf), true
 	}
+}
+
+// dateToTimestampKernel is CAST(DATE AS TIMESTAMP[_NTZ]): local midnight, in the session zone
+// for TIMESTAMP (through time.Date, as the row path, outside UTC).
+func dateToTimestampKernel(ctx *Context, in arrow.Array, to sqltypes.DataType) (arrow.Array, bool) {
+	ds, ok := numSlice[int32](in)
+	if !ok || in.DataType().ID() != arrow.DATE32 {
+		return nil, false
+	}
+	loc := ctx.loc()
+	utc := to.Kind == sqltypes.TimestampNTZ || newZoneOffsets(loc, false).utc
+	mem := ctx.mem()
+	buf, out := kernValues[int64](mem, len(ds))
+	for i, d := range ds {
+		if utc {
+			out[i] = int64(d) * microsPerDay
+			continue
+		}
+		t := time.Unix(int64(d)*86400, 0).UTC()
+		out[i] = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc).UnixMicro()
+	}
+	return makeArray(sqltypes.ToArrow(to, ctx.tz()), len(ds), andValidity(mem, len(ds), in), buf), true
 }

@@ -18,16 +18,7 @@ func TestTimestampKernelsMatchRowWise(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 25))
-	var zones []*time.Location
-	for _, name := range []string{"UTC", "America/Los_Angeles", "Europe/Berlin", "Asia/Kolkata", "Australia/Lord_Howe",
-		"America/Sao_Paulo", "Asia/Kathmandu", "Pacific/Apia", "Europe/Amsterdam"} {
-		loc, err := time.LoadLocation(name)
-		if err != nil {
-			t.Logf("zone %s: %v", name, err)
-			continue
-		}
-		zones = append(zones, loc)
-	}
+	zones := testZones(t)
 	fns := []string{"cast", "year", "month", "dayofmonth", "hour", "minute", "second"}
 	for iter := 0; iter < 600; iter++ {
 		env := newEnv(t, true)
@@ -105,4 +96,70 @@ func TestTimestampKernelsMatchRowWise(t *testing.T) {
 // castValueAt is the row-wise CAST(v AS DATE) from timestamp type from.
 func castValueAt(ctx *Context, v any, from sqltypes.DataType) (any, error) {
 	return castValue(v, from, sqltypes.DateType, true, ctx.loc())
+}
+
+// testZones loads UTC and zones with DST, half-hour, 45-minute, date-line and historical
+// offsets (those the system lacks are left out).
+func testZones(t *testing.T) []*time.Location {
+	var zones []*time.Location
+	for _, name := range []string{"UTC", "America/Los_Angeles", "Europe/Berlin", "Asia/Kolkata", "Australia/Lord_Howe",
+		"America/Sao_Paulo", "Asia/Kathmandu", "Pacific/Apia", "Europe/Amsterdam"} {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Logf("zone %s: %v", name, err)
+			continue
+		}
+		zones = append(zones, loc)
+	}
+	return zones
+}
+
+// TestDateToTimestampKernelMatchesRowWise compares CAST(DATE AS TIMESTAMP[_NTZ]) with the
+// row-wise cast in each test zone over random sliced dates (the whole int32 range and around
+// the epoch); the seed is printed.
+func TestDateToTimestampKernelMatchesRowWise(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 27))
+	zones := testZones(t)
+	for iter := 0; iter < 300; iter++ {
+		env := newEnv(t, true)
+		env.ctx.Location = zones[r.IntN(len(zones))]
+		to := sqltypes.TimestampType
+		if r.IntN(4) == 0 {
+			to = sqltypes.TimestampNTZType
+		}
+		n := 1 + r.IntN(40)
+		ds := make([]any, n+2)
+		for i := range ds {
+			switch r.IntN(8) {
+			case 0:
+			case 1:
+				ds[i] = r.Int32() - r.Int32()
+			default:
+				ds[i] = int32(r.IntN(80000) - 40000)
+			}
+		}
+		full := env.batch([]sqltypes.Field{{Name: "d", Type: sqltypes.DateType, Nullable: true}}, ds)
+		b := full.NewSlice(1, int64(n+1))
+		full.Release()
+		e, err := NewCast(col(0, "d", sqltypes.DateType), to, 0, Options{ANSI: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gerr := env.eval(e, b)
+		sa, werr := e.(*castExpr).castRows(env.ctx, b.Column(0), sqltypes.DateType)
+		if gerr != nil || werr != nil {
+			t.Fatalf("seed %d iter %d: kernel err %v, row-wise err %v", seed, iter, gerr, werr)
+		}
+		want := valuesOf(sa, to)
+		sa.Release()
+		for i := range got {
+			if exactKey(got[i]) != exactKey(want[i]) {
+				t.Fatalf("seed %d iter %d %s in %s row %d (d=%v): kernel %v, row-wise %v", seed, iter, e, env.ctx.Location, i, ds[i+1], got[i], want[i])
+			}
+		}
+		b.Release()
+		env.close()
+	}
 }
