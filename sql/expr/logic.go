@@ -286,37 +286,33 @@ func (c *caseWhen) writeSQL(b *strings.Builder) {
 
 func (c *caseWhen) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
-	open := make([]bool, n)
-	for i := range open {
-		open[i] = true
-	}
+	open := allRows(n)
 	var parts []selectPart
 	defer func() { releaseParts(parts) }()
 	for k := range c.conds {
-		ca, err := evalMasked(ctx, c.conds[k], batch, open)
+		ca, err := evalNeeded(ctx, c.conds[k], batch, func() []bool { return bitsToBools(open, n) })
 		if err != nil {
 			return nil, err
 		}
-		cb := ca.(*array.Boolean)
-		take := make([]bool, n)
-		any := false
-		for i := 0; i < n; i++ {
-			if open[i] && cb.IsValid(i) && cb.Value(i) {
-				take[i], open[i], any = true, false, true
-			}
-		}
+		take, _ := triBits(ca.(*array.Boolean), n)
 		ca.Release()
+		any := false
+		for i := range take {
+			take[i] &= open[i]
+			open[i] &^= take[i]
+			any = any || take[i] != 0
+		}
 		if !any {
 			continue
 		}
-		va, err := evalMasked(ctx, c.vals[k], batch, take)
+		va, err := evalNeeded(ctx, c.vals[k], batch, func() []bool { return bitsToBools(take, n) })
 		if err != nil {
 			return nil, err
 		}
 		parts = append(parts, selectPart{arr: va, take: take})
 	}
 	if c.elseV != nil {
-		va, err := evalMasked(ctx, c.elseV, batch, open)
+		va, err := evalNeeded(ctx, c.elseV, batch, func() []bool { return bitsToBools(open, n) })
 		if err != nil {
 			return nil, err
 		}
@@ -346,24 +342,20 @@ func (c *coalesce) Nullable() bool {
 }
 func (c *coalesce) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
-	open := make([]bool, n)
-	for i := range open {
-		open[i] = true
-	}
+	open := allRows(n)
 	var parts []selectPart
 	defer func() { releaseParts(parts) }()
 	for _, a := range c.args {
-		va, err := evalMasked(ctx, a, batch, open)
+		va, err := evalNeeded(ctx, a, batch, func() []bool { return bitsToBools(open, n) })
 		if err != nil {
 			return nil, err
 		}
-		take := make([]bool, n)
+		take := validBits(va, n)
 		left := false
-		for i := 0; i < n; i++ {
-			if open[i] && !isNullAt(va, i) {
-				take[i], open[i] = true, false
-			}
-			left = left || open[i]
+		for i := range take {
+			take[i] &= open[i]
+			open[i] &^= take[i]
+			left = left || open[i] != 0
 		}
 		parts = append(parts, selectPart{arr: va, take: take})
 		if !left {
