@@ -15,8 +15,8 @@ import (
 // of a 53-bit unscaled value by an exact power of ten is correctly rounded, as the string
 // conversion of the row path is; other values take that conversion), and DECIMAL(p <= 18) to a
 // wider-scaled decimal when the rescaled value stays within 18 digits, TIMESTAMP[_NTZ] to DATE
-// and back (kernel_timestamp.go), and STRING to integers, FLOAT, DOUBLE and DATE
-// (kernel_cast_string.go). try_cast and everything else take the row path (castValue).
+// and back (kernel_timestamp.go), FLOAT/DOUBLE to DECIMAL (kernel_cast_decimal.go), and STRING
+// to integers, FLOAT, DOUBLE and DATE (kernel_cast_string.go). try_cast and everything else take the row path (castValue).
 
 // castKernel returns ok=false when the cast is not one of the kernels'.
 func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataType) (arrow.Array, bool, error) {
@@ -65,8 +65,14 @@ func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataTy
 	case sqltypes.Long:
 		return castNumFrom[int64](ctx, c, in, from)
 	case sqltypes.Float:
+		if to.Kind == sqltypes.Decimal {
+			return floatToDecimalKernel[float32](ctx, c, in, from)
+		}
 		return castNumFrom[float32](ctx, c, in, from)
 	case sqltypes.Double:
+		if to.Kind == sqltypes.Decimal {
+			return floatToDecimalKernel[float64](ctx, c, in, from)
+		}
 		return castNumFrom[float64](ctx, c, in, from)
 	}
 	return nil, false, nil

@@ -82,6 +82,9 @@ func kernelValue(r *rand.Rand, t sqltypes.DataType) any {
 		f = math.Inf(1 - 2*r.IntN(2))
 	case 4:
 		f = math.MaxFloat64
+	case 5:
+		// Few decimal digits (0.145, -12.5): HALF_UP ties when cast to a decimal.
+		f = float64(r.IntN(2_000_001)-1_000_000) / 1000
 	default:
 		f = (r.Float64() - 0.5) * 1000
 	}
@@ -200,8 +203,12 @@ func TestCastKernelsMatchRowWise(t *testing.T) {
 		ansi := r.IntN(2) == 0
 		env := newEnv(t, ansi)
 		from, to := types[r.IntN(len(types))], types[r.IntN(len(types))]
-		if to.Kind == sqltypes.Decimal && from.Kind != sqltypes.Decimal {
+		floatFrom := from.Kind == sqltypes.Float || from.Kind == sqltypes.Double
+		if to.Kind == sqltypes.Decimal && from.Kind != sqltypes.Decimal && !floatFrom {
 			to = types[r.IntN(6)]
+		}
+		if floatFrom && r.IntN(4) == 0 {
+			to = sqltypes.DecimalType(38, int32(r.IntN(20)))
 		}
 		n := 1 + r.IntN(40)
 		xs := make([]any, n+3)
