@@ -26,7 +26,7 @@
 // whole batch), IS [NOT] NULL and isnan, IN over constants by typed hash sets (lists of any
 // length; NOT IN keeps NULL semantics), string predicates (LIKE reduced to prefix / suffix /
 // ordered substrings, startswith/endswith/contains, regex) read in place in the Arrow data
-// buffer, substring and length, date fields and date arithmetic, and hour/minute/second in the
+// buffer, substring and length, upper and lower over ASCII batches, date fields and date arithmetic, and hour/minute/second in the
 // session zone. A constant operand (a literal, or a deterministic subtree without column
 // references, including a function of fixed-width result over constants such as date
 // '1994-01-01' + interval '1' year) is evaluated once per batch and broadcast. NULLs are the

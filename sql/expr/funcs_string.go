@@ -91,7 +91,14 @@ func stringMap(fn func(string) string) func(string, []Expr, Options) (Expr, erro
 			return nil, err
 		}
 		if cs[0].Type().Kind == sqltypes.String {
-			return &stringMapExpr{child: cs[0], fn: fn, str: callString(name, args)}, nil
+			m := &stringMapExpr{child: cs[0], fn: fn, str: callString(name, args)}
+			switch name {
+			case "upper", "ucase":
+				m.ascii = asciiUpper
+			case "lower", "lcase":
+				m.ascii = asciiLower
+			}
+			return m, nil
 		}
 		f := strict(name, cs, sqltypes.StringType, func(_ *Context, a []any) (any, error) {
 			return fn(a[0].(string)), nil

@@ -18,7 +18,8 @@ import (
 // column-constant) order by bytes, as Spark's UTF8String does; predicates with a constant
 // pattern (LIKE reduced to equality / prefix / suffix / substrings in order, startswith,
 // endswith, contains, regex) call the pattern's test per row; substring and length compute
-// on the bytes when a value is ASCII and through the row-wise function otherwise.
+// on the bytes when a value is ASCII and through the row-wise function otherwise, and upper and
+// lower map a batch of ASCII strings byte by byte.
 
 // strView is the values of a string array: row i is data[offs[i]:offs[i+1]].
 type strView struct {
@@ -258,4 +259,55 @@ func substringRange(n, pos, length int64) (int64, int64) {
 		return 0, 0
 	}
 	return start, end
+}
+
+// asciiMap applies f to every byte of a string array whose values are all ASCII, into new
+// offset and data buffers (lengths are kept); ok is false otherwise.
+func asciiMap(ctx *Context, a arrow.Array, f func(byte) byte) (arrow.Array, bool) {
+	v, ok := viewOf(a)
+	if !ok {
+		return nil, false
+	}
+	n := a.Len()
+	lo, hi := v.offs[0], v.offs[n]
+	src := v.data[lo:hi]
+	if !isASCII(src) {
+		return nil, false
+	}
+	mem := ctx.mem()
+	offBuf, offs := kernValues[int32](mem, n+1)
+	for i := range offs {
+		offs[i] = v.offs[i] - lo
+	}
+	data := memory.NewResizableBuffer(mem)
+	data.Resize(len(src))
+	out := data.Bytes()
+	for i := 0; i < len(src); i++ {
+		out[i] = f(src[i])
+	}
+	valid := andValidity(mem, n, a)
+	nulls := 0
+	if valid != nil {
+		nulls = n - bitutil.CountSetBits(valid.Bytes(), 0, n)
+	}
+	d := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{valid, offBuf, data}, nil, nulls, 0)
+	releaseBuf(valid)
+	offBuf.Release()
+	data.Release()
+	defer d.Release()
+	return array.MakeFromData(d), true
+}
+
+func asciiUpper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c - 'A' + 'a'
+	}
+	return c
 }

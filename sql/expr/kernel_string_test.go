@@ -205,3 +205,56 @@ func TestStringCastKernelsMatchRowWise(t *testing.T) {
 		env.close()
 	}
 }
+
+// TestUpperLowerASCIIMatchesRowWise compares upper/lower over batches of ASCII strings (mapped
+// byte by byte) with the per-string functions, over random sliced columns, some with
+// non-ASCII values; the seed is printed.
+func TestUpperLowerASCIIMatchesRowWise(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 29))
+	letters := "aZb yQ9_zA@["
+	for iter := 0; iter < 500; iter++ {
+		env := newEnv(t, true)
+		n := 1 + r.IntN(30)
+		xs := make([]any, n+2)
+		for i := range xs {
+			if r.IntN(6) == 0 {
+				continue
+			}
+			var sb strings.Builder
+			for k := r.IntN(8); k > 0; k-- {
+				sb.WriteByte(letters[r.IntN(len(letters))])
+			}
+			if r.IntN(40) == 0 {
+				sb.WriteString("é")
+			}
+			xs[i] = sb.String()
+		}
+		full := env.batch([]sqltypes.Field{{Name: "s", Type: sqltypes.StringType, Nullable: true}}, xs)
+		b := full.NewSlice(1, int64(n+1))
+		full.Release()
+		name := []string{"upper", "lower", "ucase", "lcase"}[r.IntN(4)]
+		m := mustBind(t, name, Options{ANSI: true}, col(0, "s", sqltypes.StringType)).(*stringMapExpr)
+		if m.ascii == nil {
+			t.Fatalf("%s has no ASCII kernel", m)
+		}
+		got, err := env.eval(m, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oracle := *m
+		oracle.ascii = nil
+		want, err := env.eval(&oracle, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if exactKey(got[i]) != exactKey(want[i]) {
+				t.Fatalf("seed %d iter %d %s row %d (s=%q): kernel %q, row-wise %q", seed, iter, m, i, xs[i+1], got[i], want[i])
+			}
+		}
+		b.Release()
+		env.close()
+	}
+}

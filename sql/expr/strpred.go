@@ -77,6 +77,9 @@ type stringMapExpr struct {
 	child Expr
 	fn    func(string) string
 	str   string
+	// ascii, when set, is fn on one ASCII byte (upper, lower): a batch whose strings are all
+	// ASCII is mapped byte by byte into a copy of its buffers (asciiMap).
+	ascii func(byte) byte
 }
 
 func (m *stringMapExpr) Type() sqltypes.DataType { return sqltypes.StringType }
@@ -90,6 +93,11 @@ func (m *stringMapExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array
 		return nil, err
 	}
 	defer a.Release()
+	if m.ascii != nil {
+		if out, ok := asciiMap(ctx, a, m.ascii); ok {
+			return out, nil
+		}
+	}
 	n := a.Len()
 	b := array.NewStringBuilder(ctx.mem())
 	defer b.Release()
