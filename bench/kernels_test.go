@@ -21,6 +21,10 @@ var kernelQueries = []struct{ name, sql string }{
 	{"SumCoalesceDivNullif", "SELECT sum(coalesce(10.0 / nullif(CAST(id % 10 AS DOUBLE), 0.0), 1.0)) FROM range(20000000)"},
 	{"CountWhereDateYear", "SELECT count(*) FROM range(20000000) WHERE year(date_add(DATE'2020-01-01', CAST(id % 3000 AS INT))) = 2021"},
 	{"CountWhereInt8Lt", "SELECT count(*) FROM range(20000000) WHERE CAST(id % 100 AS TINYINT) < CAST(50 AS TINYINT)"},
+	{"CountWhereBetweenOrIn", "SELECT count(*) FROM range(20000000) WHERE id % 1000 BETWEEN 100 AND 200 OR NOT (id % 7 IN (1, 3))"},
+	{"CountWhereDateConstInterval", "SELECT count(*) FROM range(20000000) WHERE date_add(DATE'2020-01-01', CAST(id % 3000 AS INT)) < DATE'2021-01-01' + INTERVAL '1' YEAR"},
+	{"CountWhereWideDecimalMul", "SELECT count(*) FROM range(20000000) WHERE CAST(id AS DECIMAL(30,2)) * CAST(1.5 AS DECIMAL(16,2)) > 1000"},
+	{"CountWhereStringToInt", "SELECT count(*) FROM range(20000000) WHERE CAST(CAST(id % 1000 AS STRING) AS INT) > 500"},
 }
 
 // BenchmarkKernels runs each query of kernelQueries once per iteration.

@@ -380,7 +380,7 @@ func (a *arith) applyDecimal(xn, yn decimal128.Num) (any, error) {
 	r := rescale(z, zs, a.t.Scale)
 	if !fitsPrecision(r, a.t.Precision) {
 		if a.ansi {
-			return nil, decimalOverflow(formatDecimal(bigToNum(r), a.t.Scale), a.t.Precision, a.t.Scale)
+			return nil, decimalOverflow(formatBigDecimal(new(big.Int).Set(r), a.t.Scale), a.t.Precision, a.t.Scale)
 		}
 		return nil, nil
 	}

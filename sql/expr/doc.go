@@ -14,21 +14,29 @@
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry
 // Spark's runtime classes.
 //
-// Evaluation has two layers. Typed kernels (constant_fast.go, vector.go, kernel_*.go) run over
-// raw Arrow value slices and validity bitmaps: arithmetic (+ - * % pmod over TINYINT..BIGINT,
-// also / over FLOAT/DOUBLE, + - * / over DECIMAL with 64-bit unscaled values when every
-// intermediate fits 18 digits), comparisons (= <=> < <= > >= over integers, floats, dates,
-// timestamps and DECIMAL(p <= 18)), numeric and decimal-to-double casts, CASE/IF/COALESCE
-// result assembly, AND/OR/NOT with three-valued logic, IS [NOT] NULL, and date fields and
-// date arithmetic. A constant operand (a literal or a deterministic subtree without column
-// references) is evaluated once per batch and broadcast. NULLs are the AND of the operands'
-// bitmaps; values are computed for NULL rows too, and overflow or a zero divisor raised only by
-// a NULL row is ignored. Everything else runs through the generic row-wise path (rowFunc,
-// evalRows, castRows): each argument row is read as a Go value with ValueAt, the function
-// computes one value, and BuildArray builds the output. The row-wise path is the kernels'
-// oracle: kernel_test.go compares them on random data with NULLs and edge values. ValueAt and
-// BuildArray follow the sqltypes Go value conventions and are exported for other packages
-// (results, show()).
+// Evaluation has two layers. Typed kernels (constant_fast.go, vector.go, decimal_fast.go,
+// kernel_*.go) run over raw Arrow value slices and validity bitmaps: arithmetic (+ - * % pmod
+// over TINYINT..BIGINT, also / over FLOAT/DOUBLE, + - * / over DECIMAL with 64-bit unscaled
+// values when every intermediate fits 18 digits, + - * over 128-bit decimals, products past 38
+// digits or rounded by up to 19 digits exact in 128 bits for operands that fit 64),
+// comparisons (= <=> < <= > >= over integers, floats, dates, timestamps and decimals; = < <= >
+// >= over UTF8_BINARY strings by bytes), casts (numeric, decimal to double and back, timestamp
+// to date and back, string to integers/floats/date), unary minus, CASE/IF/COALESCE result assembly, AND/OR/NOT with
+// three-valued logic on bitmaps (the right side of AND/OR is skipped when the left decides the
+// whole batch), IS [NOT] NULL and isnan, IN over constants by typed hash sets (lists of any
+// length; NOT IN keeps NULL semantics), string predicates (LIKE reduced to prefix / suffix /
+// ordered substrings, startswith/endswith/contains, regex) read in place in the Arrow data
+// buffer, substring and length, upper and lower over ASCII batches, date fields and date arithmetic, and hour/minute/second in the
+// session zone. A constant operand (a literal, or a deterministic subtree without column
+// references, including a function of fixed-width result over constants such as date
+// '1994-01-01' + interval '1' year) is evaluated once per batch and broadcast. NULLs are the
+// AND of the operands' bitmaps; values are computed for NULL rows too, and overflow or a zero
+// divisor raised only by a NULL row is ignored. Everything else runs through the generic
+// row-wise path (rowFunc, evalRows, castRows): each argument row is read as a Go value with
+// ValueAt, the function computes one value, and BuildArray builds the output. The row-wise path
+// is the kernels' oracle: kernel_*_test.go compare them on random data with NULLs and edge
+// values, seeds printed. ValueAt and BuildArray follow the sqltypes Go value conventions and are
+// exported for other packages (results, show()).
 //
 // Binding (Bind, BindAggregate, NewCast, BindExtractValue) applies Spark 4's implicit coercion:
 // numeric widening, DecimalPrecision result types, string promotion in arithmetic and
@@ -40,8 +48,9 @@
 // children into one builder, so a chain of n operators costs O(n), not O(n²) per level.
 //
 // value IN (list) over more than InSetThreshold constant values (after coercion) is a hash set
-// lookup with Spark's In/InSet results (Spark's OptimizeIn); otherwise the list is compared
-// value by value.
+// lookup with Spark's In/InSet results (Spark's OptimizeIn); a shorter list keeps In's shape and
+// is looked up in the same kind of set when its values are constants; otherwise the list is
+// compared value by value.
 //
 // Generators (BindGenerator: explode, posexplode, inline, stack, json_tuple and the _outer
 // forms) are not Exprs: a Generator turns each input row into zero or more rows of its own

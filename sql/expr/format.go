@@ -72,7 +72,12 @@ func parsesTo(s string, f float64) bool {
 
 // formatDecimal renders an unscaled decimal with scale as plain text ("1.50", "-0.01").
 func formatDecimal(n decimal128.Num, scale int32) string {
-	b := n.BigInt()
+	return formatBigDecimal(n.BigInt(), scale)
+}
+
+// formatBigDecimal renders unscaled value b (modified) at scale like formatDecimal, for values
+// past 128 bits too.
+func formatBigDecimal(b *big.Int, scale int32) string {
 	neg := b.Sign() < 0
 	if neg {
 		b.Neg(b)

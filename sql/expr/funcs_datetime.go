@@ -167,6 +167,9 @@ func bindDateField(name string, args []Expr, opts Options) (Expr, error) {
 	if field := dateFieldFunc(name); field != nil && !timeField {
 		f.vec = dateFieldKernel(field)
 	}
+	if timeField {
+		f.vec = timeFieldKernel(name, ntz)
+	}
 	f.text = callText(name, args)
 	return f, nil
 }

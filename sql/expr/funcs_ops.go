@@ -264,7 +264,7 @@ func bindIn(_ string, args []Expr, opts Options) (Expr, error) {
 			return s, nil
 		}
 	}
-	return &inList{value: cs[0], list: cs[1:], in: t}, nil
+	return (&inList{value: cs[0], list: cs[1:], in: t}).withSet(opts.TimeZone), nil
 }
 
 func typesList(args []Expr) string {
@@ -307,9 +307,11 @@ func bindNegative(name string, args []Expr, opts Options) (Expr, error) {
 		return &renamed{Expr: c, text: sqlOf("(+ ", args[0], ")")}, nil
 	}
 	ansi := opts.ANSI
-	return strict(name, []Expr{c}, t, func(_ *Context, a []any) (any, error) {
+	f := strict(name, []Expr{c}, t, func(_ *Context, a []any) (any, error) {
 		return negate(a[0], t, ansi)
-	}), nil
+	})
+	f.vec = negateKernel(t, ansi)
+	return f, nil
 }
 
 func negate(v any, t sqltypes.DataType, ansi bool) (any, error) {

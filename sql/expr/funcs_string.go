@@ -91,7 +91,14 @@ func stringMap(fn func(string) string) func(string, []Expr, Options) (Expr, erro
 			return nil, err
 		}
 		if cs[0].Type().Kind == sqltypes.String {
-			return &stringMapExpr{child: cs[0], fn: fn, str: callString(name, args)}, nil
+			m := &stringMapExpr{child: cs[0], fn: fn, str: callString(name, args)}
+			switch name {
+			case "upper", "ucase":
+				m.ascii = asciiUpper
+			case "lower", "lcase":
+				m.ascii = asciiLower
+			}
+			return m, nil
 		}
 		f := strict(name, cs, sqltypes.StringType, func(_ *Context, a []any) (any, error) {
 			return fn(a[0].(string)), nil
@@ -126,9 +133,13 @@ func bindLength(name string, args []Expr, opts Options) (Expr, error) {
 			return int32(len(a[0].([]byte))), nil
 		}), nil
 	}
-	return strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
+	e, err := strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
 		return int32(utf8.RuneCountInString(a[0].(string))), nil
 	})
+	if err == nil {
+		e.(*rowFunc).vec = lengthKernel
+	}
+	return e, err
 }
 
 func bindByteLength(name string, args []Expr, opts Options) (Expr, error) {
@@ -210,29 +221,21 @@ func bindSubstring(name string, args []Expr, opts Options) (Expr, error) {
 			return []byte(substringBytes(b, toInt64(a[1]), l)), nil
 		}), nil
 	}
-	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType}, func(a []any) (any, error) {
+	e, err := strFunc(name, args, opts, strType, []sqltypes.DataType{strType, intType}, func(a []any) (any, error) {
 		l := int64(1 << 40)
 		if len(a) == 3 {
 			l = toInt64(a[2])
 		}
 		return substringSQL(a[0].(string), toInt64(a[1]), l), nil
 	})
+	if err == nil {
+		e.(*rowFunc).vec = substringKernel
+	}
+	return e, err
 }
 
 func substringBytes(b []byte, pos, length int64) []byte {
-	n := int64(len(b))
-	var start int64
-	switch {
-	case pos > 0:
-		start = pos - 1
-	case pos < 0:
-		start = n + pos
-	}
-	end := n
-	if length < n+1 {
-		end = start + length
-	}
-	start, end = max(start, 0), min(end, n)
+	start, end := substringRange(int64(len(b)), pos, length)
 	if start >= end {
 		return []byte{}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -24,9 +25,11 @@ type inSet struct {
 	list    []Expr
 	in      sqltypes.DataType
 	hasNull bool
-	// ints, strs or keys hold the set, by the kind of in (see setKind).
+	// ints, strs, decs, flts or keys hold the set, by the kind of in (see setKind).
 	ints map[int64]struct{}
 	strs map[string]struct{}
+	decs map[decimal128.Num]struct{}
+	flts map[uint64]struct{} // by floatKey
 	keys map[any]struct{}
 }
 
@@ -36,6 +39,8 @@ const (
 	setNone setKind = iota
 	setInts
 	setStrs
+	setDecs
+	setFlts
 	setKeys
 )
 
@@ -53,7 +58,11 @@ func setKindOf(t sqltypes.DataType) setKind {
 		return setStrs
 	case sqltypes.Binary:
 		return setStrs
-	case sqltypes.Boolean, sqltypes.Float, sqltypes.Double, sqltypes.Decimal, sqltypes.Null:
+	case sqltypes.Decimal:
+		return setDecs
+	case sqltypes.Float, sqltypes.Double:
+		return setFlts
+	case sqltypes.Boolean, sqltypes.Null:
 		return setKeys
 	}
 	return setNone
@@ -81,6 +90,10 @@ func newInSet(value Expr, list []Expr, in sqltypes.DataType, opts Options) (*inS
 		s.ints = make(map[int64]struct{}, len(list))
 	case setStrs:
 		s.strs = make(map[string]struct{}, len(list))
+	case setDecs:
+		s.decs = make(map[decimal128.Num]struct{}, len(list))
+	case setFlts:
+		s.flts = make(map[uint64]struct{}, len(list))
 	default:
 		s.keys = make(map[any]struct{}, len(list))
 	}
@@ -98,6 +111,10 @@ func newInSet(value Expr, list []Expr, in sqltypes.DataType, opts Options) (*inS
 			s.ints[toInt64(v)] = struct{}{}
 		case setStrs:
 			s.strs[stringKey(v)] = struct{}{}
+		case setDecs:
+			s.decs[v.(decimal128.Num)] = struct{}{}
+		case setFlts:
+			s.flts[floatKey(toFloat64(v))] = struct{}{}
 		default:
 			s.keys[hashKey(v)] = struct{}{}
 		}
@@ -167,11 +184,25 @@ func (s *inSet) writeSQL(b *strings.Builder) {
 
 // Eval implements Expr.
 func (s *inSet) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
-	col, err := s.value.Eval(ctx, batch)
+	return s.evalOf(ctx, batch, s.value)
+}
+
+// evalOf looks value up in the set (value is s.value, or the value of an inList over the same
+// constants).
+func (s *inSet) evalOf(ctx *Context, batch arrow.RecordBatch, value Expr) (arrow.Array, error) {
+	col, err := value.Eval(ctx, batch)
 	if err != nil {
 		return nil, err
 	}
 	defer col.Release()
+	if out, ok := s.kernel(ctx, col); ok {
+		return out, nil
+	}
+	return s.evalRows(ctx, col), nil
+}
+
+// evalRows looks the values up row by row (the kernel's oracle).
+func (s *inSet) evalRows(ctx *Context, col arrow.Array) arrow.Array {
 	n := col.Len()
 	vals := make([]bool, n)
 	valid := make([]bool, n)
@@ -182,7 +213,7 @@ func (s *inSet) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error)
 		vals[i] = s.contains(col, i)
 		valid[i] = vals[i] || !s.hasNull
 	}
-	return buildBools(ctx.mem(), vals, valid), nil
+	return buildBools(ctx.mem(), vals, valid)
 }
 
 // contains looks up the non-null value at row i of col.
@@ -209,6 +240,10 @@ func (s *inSet) contains(col arrow.Array, i int) bool {
 			k = stringKey(ValueAt(col, i, s.in))
 		}
 		_, ok = s.strs[k]
+	case s.decs != nil:
+		_, ok = s.decs[ValueAt(col, i, s.in).(decimal128.Num)]
+	case s.flts != nil:
+		_, ok = s.flts[floatKey(toFloat64(ValueAt(col, i, s.in)))]
 	default:
 		_, ok = s.keys[hashKey(ValueAt(col, i, s.in))]
 	}

@@ -57,6 +57,10 @@ func TestInSetMatchesInList(t *testing.T) {
 		}
 		nulls := r.IntN(2) == 0
 		n := InSetThreshold + 1 + r.IntN(40)
+		small := r.IntN(2) == 0
+		if small {
+			n = 1 + r.IntN(InSetThreshold)
+		}
 		args := []Expr{col(0, "x", ty)}
 		for i := 0; i < n; i++ {
 			args = append(args, lit(inValue(r, listType, nulls && i == n/2), listType))
@@ -68,12 +72,22 @@ func TestInSetMatchesInList(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d iter %d: %v", seed, iter, err)
 			}
-			if _, ok := set.(*inSet); !ok {
+			var in sqltypes.DataType
+			switch x := set.(type) {
+			case *inSet:
+				in = x.in
+			case *inList:
+				if !small || x.set == nil {
+					t.Fatalf("seed %d iter %d %s: %d values bound to a list without a set", seed, iter, ty, n)
+				}
+				in = x.in
+			default:
 				t.Fatalf("seed %d iter %d %s: got %T, want a hash set", seed, iter, ty, set)
 			}
-			cs, _ := castAll(args, set.(*inSet).in, opts)
-			list := &inList{value: cs[0], list: cs[1:], in: set.(*inSet).in}
+			cs, _ := castAll(args, in, opts)
+			list := &inList{value: cs[0], list: cs[1:], in: in}
 			rows := make([]any, 300)
+			noNulls := r.IntN(3) == 0
 			for i := range rows {
 				if r.IntN(3) == 0 {
 					// A value of the list, so that matches are frequent.
@@ -83,11 +97,19 @@ func TestInSetMatchesInList(t *testing.T) {
 						continue
 					}
 				}
-				rows[i] = inValue(r, ty, r.IntN(10) == 0)
+				rows[i] = inValue(r, ty, !noNulls && r.IntN(10) == 0)
 			}
-			b := env.batch([]sqltypes.Field{{Name: "x", Type: ty, Nullable: true}}, rows)
-			got, gerr := env.eval(set, b)
-			want, werr := env.eval(list, b)
+			full := env.batch([]sqltypes.Field{{Name: "x", Type: ty, Nullable: true}}, rows)
+			b := full.NewSlice(3, int64(len(rows)-2))
+			full.Release()
+			rows = rows[3:]
+			var lhs, rhs Expr = set, list
+			if r.IntN(2) == 0 {
+				// NOT IN: NULL where the list holds a NULL and the value is not in it.
+				lhs, rhs = Not(set), Not(list)
+			}
+			got, gerr := env.eval(lhs, b)
+			want, werr := env.eval(rhs, b)
 			b.Release()
 			if (gerr != nil) != (werr != nil) {
 				t.Fatalf("seed %d iter %d %s: set error %v, list error %v", seed, iter, ty, gerr, werr)

@@ -3,23 +3,26 @@ package expr
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// Typed arithmetic kernels: + - * % pmod over TINYINT..BIGINT, + - * / % pmod over FLOAT and
-// DOUBLE, column-column and column-constant in either order. Values are computed for every
+// Typed arithmetic kernels: + - * % pmod over TINYINT..BIGINT, div over BIGINT, + - * / %
+// pmod over FLOAT and DOUBLE, column-column and column-constant in either order, and their
+// try_ forms (a row that overflows or divides by zero is NULL). Values are computed for every
 // row, NULL rows included (their slots hold whatever the inputs held); overflow and zero
 // divisors are flagged without branching on validity, and only when a flag is raised are the
 // rows looked at again to see whether a valid row caused it.
 
 // kernelKind reports whether the typed kernel computes a (not try_, input type = result type).
 func (a *arith) kernelKind() bool {
-	if a.try || !a.in.Equal(a.t) {
+	if !a.in.Equal(a.t) || (a.try && a.t.Kind == sqltypes.Decimal) {
 		return a.decimalKernelPlan() != nil
 	}
 	switch a.t.Kind {
@@ -27,6 +30,8 @@ func (a *arith) kernelKind() bool {
 		switch a.op {
 		case "+", "-", "*", "%", "pmod":
 			return true
+		case "div":
+			return a.t.Kind == sqltypes.Long
 		}
 	case sqltypes.Float, sqltypes.Double:
 		switch a.op {
@@ -115,10 +120,56 @@ func intArith[T int8 | int16 | int32 | int64](ctx *Context, a *arith, l, r opera
 	switch a.op {
 	case "+", "-", "*":
 		ov = intAddSubMul(a.op, xs, ys, out)
-		if ov && a.ansi && anyValidFlagged(valid, n, func(i int) bool { return intOverflows(a.op, xs[i], ys[i]) }) {
+		bad := func(i int) bool { return intOverflows(a.op, xs[i], ys[i]) }
+		switch {
+		case ov && a.try:
+			valid = clearFlagged(mem, valid, n, bad)
+		case ov && a.ansi && anyValidFlagged(valid, n, bad):
 			buf.Release()
 			releaseBuf(valid)
 			return nil, true, intOverflow(a.t.Kind, a.op)
+		}
+	case "div":
+		zero, minus := false, false
+		for i := range out {
+			x, y := int64(xs[i]), int64(ys[i])
+			d := y
+			if d == 0 || d == -1 {
+				d = 1
+				zero = zero || y == 0
+				minus = minus || y == -1
+			}
+			q := x / d
+			if y == -1 {
+				q = -x // wraps for MinInt64, as the legacy row path returns
+			}
+			out[i] = T(q)
+		}
+		overflows := func(i int) bool { return ys[i] == -1 && int64(xs[i]) == math.MinInt64 }
+		if (zero || minus) && a.ansi && !a.try {
+			// The first valid row that fails gives the error, as row by row.
+			for i := 0; i < n; i++ {
+				if !isValidBit(valid, i) || (ys[i] != 0 && !overflows(i)) {
+					continue
+				}
+				buf.Release()
+				releaseBuf(valid)
+				if ys[i] == 0 {
+					return nil, true, sparkerr.DivideByZero()
+				}
+				return nil, true, intOverflow(sqltypes.Long, "div")
+			}
+		}
+		if minus && a.try {
+			valid = clearFlagged(mem, valid, n, overflows)
+		}
+		if zero {
+			var err error
+			valid, err = a.zeroDivisors(mem, valid, n, func(i int) bool { return ys[i] == 0 })
+			if err != nil {
+				buf.Release()
+				return nil, true, err
+			}
 		}
 	default:
 		pmod := a.op == "pmod"
@@ -222,14 +273,28 @@ func anyValidFlagged(valid *memory.Buffer, n int, bad func(int) bool) bool {
 	return false
 }
 
+// clearFlagged makes NULL the valid rows that satisfy bad (valid nil: every row valid; the
+// bitmap is allocated when a row is cleared).
+func clearFlagged(mem memory.Allocator, valid *memory.Buffer, n int, bad func(int) bool) *memory.Buffer {
+	for i := 0; i < n; i++ {
+		if isValidBit(valid, i) && bad(i) {
+			if valid == nil {
+				valid = allValid(mem, n)
+			}
+			bitutil.ClearBit(valid.Bytes(), i)
+		}
+	}
+	return valid
+}
+
 // zeroDivisors applies division by zero at the valid rows where isZero: Spark's error under
-// ANSI, else NULL (the rows are cleared from valid, allocated if nil).
+// ANSI (not for try_), else NULL (the rows are cleared from valid, allocated if nil).
 func (a *arith) zeroDivisors(mem memory.Allocator, valid *memory.Buffer, n int, isZero func(int) bool) (*memory.Buffer, error) {
 	for i := 0; i < n; i++ {
 		if !isZero(i) || !isValidBit(valid, i) {
 			continue
 		}
-		if a.ansi {
+		if a.ansi && !a.try {
 			releaseBuf(valid)
 			return nil, sparkerr.DivideByZero()
 		}
@@ -302,4 +367,73 @@ func floatArith[T float32 | float64](ctx *Context, a *arith, l, r operand, n int
 		}
 	}
 	return makeArray(sqltypes.ToArrow(a.t, ""), n, valid, buf), true, nil
+}
+
+// negateKernel is the vec of unary minus over integers (MIN overflows: an error under ANSI,
+// raised by the row path, wrapping otherwise), floats and decimals (never past their
+// precision).
+func negateKernel(t sqltypes.DataType, ansi bool) func(*Context, []arrow.Array) (arrow.Array, bool) {
+	return func(ctx *Context, cols []arrow.Array) (arrow.Array, bool) {
+		in := cols[0]
+		mem := ctx.mem()
+		n := in.Len()
+		switch t.Kind {
+		case sqltypes.Byte:
+			return negateInts[int8](ctx, in, t, ansi)
+		case sqltypes.Short:
+			return negateInts[int16](ctx, in, t, ansi)
+		case sqltypes.Integer:
+			return negateInts[int32](ctx, in, t, ansi)
+		case sqltypes.Long:
+			return negateInts[int64](ctx, in, t, ansi)
+		case sqltypes.Float:
+			return negateFloats[float32](ctx, in, t)
+		case sqltypes.Double:
+			return negateFloats[float64](ctx, in, t)
+		case sqltypes.Decimal:
+			d, ok := in.(*array.Decimal128)
+			if !ok {
+				return nil, false
+			}
+			buf, out := newDecimalValues(mem, n)
+			for i, x := range d.Values() {
+				out[i] = x.Negate()
+			}
+			return makeArray(sqltypes.ToArrow(t, ""), n, andValidity(mem, n, in), buf), true
+		}
+		return nil, false
+	}
+}
+
+func negateInts[T int8 | int16 | int32 | int64](ctx *Context, in arrow.Array, t sqltypes.DataType, check bool) (arrow.Array, bool) {
+	xs, ok := numSlice[T](in)
+	if !ok {
+		return nil, false
+	}
+	mem := ctx.mem()
+	n := len(xs)
+	valid := andValidity(mem, n, in)
+	lo := T(1) << (8*unsafe.Sizeof(T(0)) - 1)
+	if check && anyValidFlagged(valid, n, func(i int) bool { return xs[i] == lo }) {
+		releaseBuf(valid)
+		return nil, false
+	}
+	buf, out := kernValues[T](mem, n)
+	for i, x := range xs {
+		out[i] = -x
+	}
+	return makeArray(sqltypes.ToArrow(t, ""), n, valid, buf), true
+}
+
+func negateFloats[T float32 | float64](ctx *Context, in arrow.Array, t sqltypes.DataType) (arrow.Array, bool) {
+	xs, ok := numSlice[T](in)
+	if !ok {
+		return nil, false
+	}
+	mem := ctx.mem()
+	buf, out := kernValues[T](mem, len(xs))
+	for i, x := range xs {
+		out[i] = -x
+	}
+	return makeArray(sqltypes.ToArrow(t, ""), len(xs), andValidity(mem, len(xs), in), buf), true
 }

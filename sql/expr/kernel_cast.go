@@ -14,8 +14,9 @@ import (
 // saturates like Java, or fails under ANSI), DECIMAL(p <= 18) to FLOAT/DOUBLE (exact division
 // of a 53-bit unscaled value by an exact power of ten is correctly rounded, as the string
 // conversion of the row path is; other values take that conversion), and DECIMAL(p <= 18) to a
-// wider-scaled decimal when the rescaled value stays within 18 digits. try_cast and everything
-// else take the row path (castValue).
+// wider-scaled decimal when the rescaled value stays within 18 digits, TIMESTAMP[_NTZ] to DATE
+// and back (kernel_timestamp.go), FLOAT/DOUBLE to DECIMAL (kernel_cast_decimal.go), and STRING
+// to integers, FLOAT, DOUBLE and DATE (kernel_cast_string.go). try_cast and everything else take the row path (castValue).
 
 // castKernel returns ok=false when the cast is not one of the kernels'.
 func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataType) (arrow.Array, bool, error) {
@@ -38,6 +39,23 @@ func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataTy
 		return nil, false, nil
 	}
 	switch from.Kind {
+	case sqltypes.String:
+		if !binaryCollation(from) {
+			return nil, false, nil
+		}
+		return castFromStringKernel(ctx, c, in)
+	case sqltypes.Date:
+		if to.Kind != sqltypes.Timestamp && to.Kind != sqltypes.TimestampNTZ {
+			return nil, false, nil
+		}
+		out, ok := dateToTimestampKernel(ctx, in, to)
+		return out, ok, nil
+	case sqltypes.Timestamp, sqltypes.TimestampNTZ:
+		if to.Kind != sqltypes.Date {
+			return nil, false, nil
+		}
+		out, ok := timestampToDateKernel(ctx, in, from.Kind == sqltypes.TimestampNTZ)
+		return out, ok, nil
 	case sqltypes.Byte:
 		return castNumFrom[int8](ctx, c, in, from)
 	case sqltypes.Short:
@@ -47,8 +65,14 @@ func (c *castExpr) castKernel(ctx *Context, in arrow.Array, from sqltypes.DataTy
 	case sqltypes.Long:
 		return castNumFrom[int64](ctx, c, in, from)
 	case sqltypes.Float:
+		if to.Kind == sqltypes.Decimal {
+			return floatToDecimalKernel[float32](ctx, c, in, from)
+		}
 		return castNumFrom[float32](ctx, c, in, from)
 	case sqltypes.Double:
+		if to.Kind == sqltypes.Decimal {
+			return floatToDecimalKernel[float64](ctx, c, in, from)
+		}
 		return castNumFrom[float64](ctx, c, in, from)
 	}
 	return nil, false, nil

@@ -2,14 +2,17 @@ package expr
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Typed comparison kernels: = <=> < <= > >= over TINYINT..BIGINT, FLOAT, DOUBLE, DATE,
-// TIMESTAMP, TIMESTAMP_NTZ and DECIMAL(p <= 18), column-column and column-constant in either
-// order, writing result bits eight rows at a time. Doubles follow Spark's ordering (NaN equals
+// TIMESTAMP, TIMESTAMP_NTZ and DECIMAL(p <= 18) (= < <= > >= over wider decimals, as 128-bit
+// values), column-column and column-constant in either order, writing result bits eight rows
+// at a time. Doubles follow Spark's ordering (NaN equals
 // NaN and is above everything; -0.0 equals 0.0: Go's == already says so). The comparison
 // predicates are written so that for integer types the NaN terms (x != x) fold away.
 
@@ -20,7 +23,9 @@ func (c *comparison) kernelKind() bool {
 		sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ:
 		return true
 	case sqltypes.Decimal:
-		return c.in.Precision <= 18 && c.left.Type().Equal(c.in) && c.right.Type().Equal(c.in)
+		return c.left.Type().Equal(c.in) && c.right.Type().Equal(c.in) && (c.in.Precision <= 18 || c.op != "<=>")
+	case sqltypes.String:
+		return c.op != "<=>" && binaryCollation(c.in)
 	}
 	return false
 }
@@ -51,6 +56,8 @@ func (c *comparison) kernel(ctx *Context, l, r operand, n int) (arrow.Array, boo
 		return array0Null(ctx, sqltypes.BooleanType, n), true
 	}
 	switch c.in.Kind {
+	case sqltypes.String:
+		return c.stringKernel(ctx, l, r, n)
 	case sqltypes.Byte:
 		return compareKernel[int8](ctx, c.op, l, r, n)
 	case sqltypes.Short:
@@ -64,6 +71,9 @@ func (c *comparison) kernel(ctx *Context, l, r operand, n int) (arrow.Array, boo
 	case sqltypes.Double:
 		return compareKernel[float64](ctx, c.op, l, r, n)
 	case sqltypes.Decimal:
+		if c.in.Precision > 18 {
+			return compareDecimal128(ctx, c.op, l, r, n)
+		}
 		xs, la, ok1 := decimalSliceOrZero(l, n)
 		ys, ra, ok2 := decimalSliceOrZero(r, n)
 		if !ok1 || !ok2 {
@@ -289,4 +299,51 @@ func cmpGe[T kernNum](xs, ys []T, bits []byte) {
 		}
 		bits[full>>3] = b
 	}
+}
+
+// compareDecimal128 compares decimals of one type as 128-bit two's complement values (not <=>).
+func compareDecimal128(ctx *Context, op string, l, r operand, n int) (arrow.Array, bool) {
+	side := func(o operand) ([]decimal128.Num, arrow.Array, bool) {
+		if o.isConst {
+			k := o.k.(decimal128.Num)
+			xs := make([]decimal128.Num, n)
+			for i := range xs {
+				xs[i] = k
+			}
+			return xs, nil, true
+		}
+		d, ok := o.arr.(*array.Decimal128)
+		if !ok {
+			return nil, nil, false
+		}
+		return d.Values(), o.arr, true
+	}
+	xs, la, ok1 := side(l)
+	ys, ra, ok2 := side(r)
+	if !ok1 || !ok2 || op == "<=>" {
+		return nil, false
+	}
+	mem := ctx.mem()
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := buf.Bytes()
+	clear(bits)
+	for i := 0; i < n; i++ {
+		x, y := xs[i], ys[i]
+		var c int
+		switch xh, yh := x.HighBits(), y.HighBits(); {
+		case xh < yh:
+			c = -1
+		case xh > yh:
+			c = 1
+		case x.LowBits() < y.LowBits():
+			c = -1
+		case x.LowBits() > y.LowBits():
+			c = 1
+		}
+		if cmpResult(op, c) {
+			bits[i>>3] |= 1 << (i & 7)
+		}
+	}
+	return makeArray(arrow.FixedWidthTypes.Boolean, n, andValidity(mem, n, la, ra), buf), true
 }

@@ -42,7 +42,44 @@ func isConstantExpr(e Expr) bool {
 	if _, ok := e.(*Literal); ok {
 		return true
 	}
-	return constantTree(e) && IsDeterministic(e)
+	return batchConstant(e) && IsDeterministic(e)
+}
+
+// batchConstant reports whether e has one value for every row of a batch: literals, and the
+// operators constantTree folds, and functions of fixed-width results without a result-size
+// check (date '1994-01-01' + interval '1' year, current_date()) over such operands. A
+// function reading the session or the clock is one value per batch too (the optimizer's Fold
+// still leaves those alone).
+func batchConstant(e Expr) bool {
+	switch x := e.(type) {
+	case *Literal:
+		return true
+	case *arith, *castExpr, *comparison, *boolLogic, *notExpr, *nullTest, *inSet, *inList, *coalesce, *caseWhen:
+	case *rowFunc:
+		if x.size != nil || !fixedWidthKind(x.t.Kind) {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, c := range e.Children() {
+		if !batchConstant(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// fixedWidthKind reports whether values of kind k are of one fixed size (so repeating one is
+// bounded by the batch's row count).
+func fixedWidthKind(k sqltypes.Kind) bool {
+	switch k {
+	case sqltypes.Boolean, sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Float,
+		sqltypes.Double, sqltypes.Decimal, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ,
+		sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
+		return true
+	}
+	return false
 }
 
 // evalOperand evaluates e over batch, or once when it is constant. A constant subtree that

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"math/bits"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -10,15 +12,45 @@ import (
 )
 
 // Selection kernels for CASE WHEN / IF / NULLIF / NVL2 and COALESCE / NVL / IFNULL: each
-// branch is evaluated over the whole batch (evalMasked: on the rows that take it only when the
-// whole batch fails, so a branch not taken never raises), and the result is assembled from the
-// branches' value slices by the rows each one takes, with no per-row Go values. Rows no branch
-// takes are NULL.
+// branch is evaluated over the whole batch (evalNeeded: on the rows that take it only when the
+// whole batch fails, so a branch not taken never raises), the rows each branch takes are a
+// bitmap (offset 0), and the result is assembled from the branches' value slices a bitmap
+// byte (eight rows) at a time, with no per-row Go values. Rows no branch takes are NULL.
 
-// selectPart is one branch's values and the rows that take them.
+// selectPart is one branch's values and the bitmap of the rows that take them.
 type selectPart struct {
 	arr  arrow.Array
-	take []bool
+	take []byte
+}
+
+// allRows is a bitmap of n set bits (bits past n clear).
+func allRows(n int) []byte {
+	b := make([]byte, bitutil.BytesForBits(int64(n)))
+	bitutil.SetBitsTo(b, 0, int64(n), true)
+	return b
+}
+
+// validBits is a's validity over n rows as a bitmap at offset 0 (a NULL-typed array has none).
+func validBits(a arrow.Array, n int) []byte {
+	switch {
+	case a.DataType().ID() == arrow.NULL:
+		return make([]byte, bitutil.BytesForBits(int64(n)))
+	case a.NullN() == 0:
+		return allRows(n)
+	}
+	b := make([]byte, bitutil.BytesForBits(int64(n)))
+	bitutil.CopyBitmap(a.NullBitmapBytes(), a.Data().Offset(), n, b, 0)
+	return b
+}
+
+// eachTaken calls f for every row set in take, skipping empty bytes.
+func eachTaken(take []byte, f func(i int)) {
+	for j, b := range take {
+		for b != 0 {
+			f(j<<3 | bits.TrailingZeros8(b))
+			b &= b - 1
+		}
+	}
 }
 
 func releaseParts(parts []selectPart) {
@@ -56,11 +88,7 @@ func mergeParts(ctx *Context, t sqltypes.DataType, n int, parts []selectPart) ar
 func mergeRows(ctx *Context, t sqltypes.DataType, n int, parts []selectPart) arrow.Array {
 	out := make([]any, n)
 	for _, p := range parts {
-		for i, tk := range p.take {
-			if tk {
-				out[i] = ValueAt(p.arr, i, t)
-			}
-		}
+		eachTaken(p.take, func(i int) { out[i] = ValueAt(p.arr, i, t) })
 	}
 	return BuildArray(ctx.mem(), t, ctx.tz(), out)
 }
@@ -70,25 +98,32 @@ func mergeRows(ctx *Context, t sqltypes.DataType, n int, parts []selectPart) arr
 func mergeValidity(mem memory.Allocator, n int, parts []selectPart) *memory.Buffer {
 	valid := memory.NewResizableBuffer(mem)
 	valid.Resize(int(bitutil.BytesForBits(int64(n))))
-	bits := valid.Bytes()
-	clear(bits)
+	out := valid.Bytes()
+	clear(out)
 	for _, p := range parts {
-		if p.arr.NullN() == 0 {
-			for i, tk := range p.take {
-				if tk {
-					bitutil.SetBit(bits, i)
-				}
-			}
-			continue
-		}
-		src, off := p.arr.NullBitmapBytes(), p.arr.Data().Offset()
+		pv := validBits(p.arr, n)
 		for i, tk := range p.take {
-			if tk && bitutil.BitIsSet(src, off+i) {
-				bitutil.SetBit(bits, i)
-			}
+			out[i] |= tk & pv[i]
 		}
 	}
 	return valid
+}
+
+// mergeBits copies xs[i] into out[i] for the rows set in take: eight at once for a full byte.
+func mergeBits[T any](out, xs []T, take []byte) {
+	for j, b := range take {
+		switch b {
+		case 0:
+		case 0xFF:
+			copy(out[j<<3:j<<3+8], xs[j<<3:j<<3+8])
+		default:
+			for b != 0 {
+				i := j<<3 | bits.TrailingZeros8(b)
+				out[i] = xs[i]
+				b &= b - 1
+			}
+		}
+	}
 }
 
 func mergeFixed[T kernNum](ctx *Context, t sqltypes.DataType, n int, parts []selectPart) arrow.Array {
@@ -104,12 +139,7 @@ func mergeFixed[T kernNum](ctx *Context, t sqltypes.DataType, n int, parts []sel
 	buf, out := kernValues[T](mem, n)
 	clear(out)
 	for k, p := range parts {
-		xs := srcs[k]
-		for i, tk := range p.take {
-			if tk {
-				out[i] = xs[i]
-			}
-		}
+		mergeBits(out, srcs[k], p.take)
 	}
 	return makeArray(sqltypes.ToArrow(t, ctx.tz()), n, mergeValidity(mem, n, parts), buf)
 }
@@ -127,12 +157,7 @@ func mergeDecimal(ctx *Context, t sqltypes.DataType, n int, parts []selectPart) 
 	buf, out := newDecimalValues(mem, n)
 	clear(out)
 	for k, p := range parts {
-		xs := srcs[k]
-		for i, tk := range p.take {
-			if tk {
-				out[i] = xs[i]
-			}
-		}
+		mergeBits(out, srcs[k], p.take)
 	}
 	return makeArray(sqltypes.ToArrow(t, ""), n, mergeValidity(mem, n, parts), buf)
 }

@@ -41,6 +41,24 @@ func kernelValue(r *rand.Rand, t sqltypes.DataType) any {
 	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ:
 		return intEdge(math.MinInt64, math.MaxInt64)
 	case sqltypes.Decimal:
+		if t.Precision > 18 {
+			// Wide decimals: up to p digits, or a few, either sign, or the extremes.
+			digits := 1 + r.IntN(6)
+			if r.IntN(3) == 0 {
+				digits = int(t.Precision)
+			}
+			var v decimal128.Num
+			for d := 0; d < digits; d++ {
+				v = v.Mul(decimal128.FromI64(10)).Add(decimal128.FromI64(int64(r.IntN(10))))
+			}
+			if !v.FitsInPrecision(t.Precision) {
+				v = decimal128.GetScaleMultiplier(int(t.Precision)).Sub(decimal128.FromI64(1))
+			}
+			if r.IntN(2) == 0 {
+				v = v.Negate()
+			}
+			return v
+		}
 		lim := int64(math.Pow10(int(t.Precision)))
 		switch r.IntN(8) {
 		case 0:
@@ -64,6 +82,9 @@ func kernelValue(r *rand.Rand, t sqltypes.DataType) any {
 		f = math.Inf(1 - 2*r.IntN(2))
 	case 4:
 		f = math.MaxFloat64
+	case 5:
+		// Few decimal digits (0.145, -12.5): HALF_UP ties when cast to a decimal.
+		f = float64(r.IntN(2_000_001)-1_000_000) / 1000
 	default:
 		f = (r.Float64() - 0.5) * 1000
 	}
@@ -103,8 +124,9 @@ func TestTypedKernelsMatchRowWise(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 17))
 	types := []sqltypes.DataType{sqltypes.ByteType, sqltypes.ShortType, sqltypes.IntegerType, sqltypes.LongType,
 		sqltypes.FloatType, sqltypes.DoubleType, sqltypes.DateType, sqltypes.TimestampType,
-		sqltypes.DecimalType(5, 2), sqltypes.DecimalType(9, 0), sqltypes.DecimalType(18, 6), sqltypes.DecimalType(3, 3)}
-	arithOps := []string{"+", "-", "*", "/", "%", "pmod"}
+		sqltypes.DecimalType(5, 2), sqltypes.DecimalType(9, 0), sqltypes.DecimalType(18, 6), sqltypes.DecimalType(3, 3),
+		sqltypes.DecimalType(30, 4), sqltypes.DecimalType(38, 10)}
+	arithOps := []string{"+", "-", "*", "/", "%", "pmod", "div", "try_add", "try_subtract", "try_multiply", "try_mod", "try_divide"}
 	cmpOps := []string{"==", "<=>", "<", "<=", ">", ">="}
 	checked := 0
 	for iter := 0; iter < 3000; iter++ {
@@ -114,7 +136,7 @@ func TestTypedKernelsMatchRowWise(t *testing.T) {
 		lt := types[r.IntN(len(types))]
 		rt := lt
 		if lt.Kind == sqltypes.Decimal {
-			rt = types[8+r.IntN(4)]
+			rt = types[8+r.IntN(6)]
 		}
 		var op string
 		if r.IntN(2) == 0 && lt.Kind != sqltypes.Date && lt.Kind != sqltypes.Timestamp {
@@ -137,6 +159,9 @@ func TestTypedKernelsMatchRowWise(t *testing.T) {
 			b.Release()
 			env.close()
 			continue
+		}
+		if rn, ok := e.(*renamed); ok {
+			e = rn.Expr // try_add etc.
 		}
 		_, isArith := e.(*arith)
 		_, isCmp := e.(*comparison)
@@ -178,8 +203,12 @@ func TestCastKernelsMatchRowWise(t *testing.T) {
 		ansi := r.IntN(2) == 0
 		env := newEnv(t, ansi)
 		from, to := types[r.IntN(len(types))], types[r.IntN(len(types))]
-		if to.Kind == sqltypes.Decimal && from.Kind != sqltypes.Decimal {
+		floatFrom := from.Kind == sqltypes.Float || from.Kind == sqltypes.Double
+		if to.Kind == sqltypes.Decimal && from.Kind != sqltypes.Decimal && !floatFrom {
 			to = types[r.IntN(6)]
+		}
+		if floatFrom && r.IntN(4) == 0 {
+			to = sqltypes.DecimalType(38, int32(r.IntN(20)))
 		}
 		n := 1 + r.IntN(40)
 		xs := make([]any, n+3)
@@ -411,5 +440,112 @@ func TestCaseBranchNotTakenDoesNotRaise(t *testing.T) {
 		if exactKey(got[i]) != exactKey(want[i]) {
 			t.Fatalf("%s row %d: got %v, want %v", e, i, got[i], want[i])
 		}
+	}
+}
+
+// TestWideDecimalMultiplyMatchesRowWise compares the 128-bit decimal product (operand
+// precisions past 38 digits in sum, results rounded by up to 19 digits) with the exact
+// big.Int row path over random sliced columns, values beyond 64 bits included, ANSI and
+// legacy; the seed is printed.
+func TestWideDecimalMultiplyMatchesRowWise(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 24))
+	value := func(dt sqltypes.DataType) any {
+		if r.IntN(8) == 0 {
+			return nil
+		}
+		digits := 1 + r.IntN(int(dt.Precision))
+		if r.IntN(3) > 0 {
+			digits = 1 + r.IntN(min(int(dt.Precision), 12))
+		}
+		var v decimal128.Num
+		for d := 0; d < digits; d++ {
+			v = v.Mul(decimal128.FromI64(10)).Add(decimal128.FromI64(int64(r.IntN(10))))
+		}
+		if r.IntN(2) == 0 {
+			v = v.Negate()
+		}
+		return v
+	}
+	checked := 0
+	for iter := 0; iter < 1500; iter++ {
+		ansi := r.IntN(2) == 0
+		env := newEnv(t, ansi)
+		lt := sqltypes.DecimalType(int32(10+r.IntN(29)), 0)
+		lt.Scale = int32(r.IntN(int(lt.Precision) + 1))
+		rt := sqltypes.DecimalType(int32(5+r.IntN(34)), 0)
+		rt.Scale = int32(r.IntN(int(rt.Precision) + 1))
+		n := 1 + r.IntN(30)
+		xs, ys := make([]any, n+2), make([]any, n+2)
+		for i := range xs {
+			xs[i], ys[i] = value(lt), value(rt)
+		}
+		fields := []sqltypes.Field{{Name: "x", Type: lt, Nullable: true}, {Name: "y", Type: rt, Nullable: true}}
+		full := env.batch(fields, xs, ys)
+		b := full.NewSlice(1, int64(n+1))
+		full.Release()
+		e := mustBind(t, "*", Options{ANSI: ansi}, col(0, "x", lt), col(1, "y", rt))
+		fast, ferr := env.eval(e, b)
+		slow, serr := rowWise(t, env, e, b)
+		if (ferr == nil) != (serr == nil) || (ferr != nil && ferr.Error() != serr.Error()) {
+			t.Fatalf("seed %d iter %d %s (%s, %s) ansi=%v: kernel err %v, row-wise err %v", seed, iter, e, lt, rt, ansi, ferr, serr)
+		}
+		for i := range fast {
+			if ferr == nil && exactKey(fast[i]) != exactKey(slow[i]) {
+				t.Fatalf("seed %d iter %d %s (%s, %s) -> %s ansi=%v row %d (x=%v y=%v): kernel %v, row-wise %v",
+					seed, iter, e, lt, rt, e.Type(), ansi, i, xs[i+1], ys[i+1], fast[i], slow[i])
+			}
+		}
+		if ferr == nil {
+			checked++
+		}
+		b.Release()
+		env.close()
+	}
+	if checked < 300 {
+		t.Fatalf("only %d of 1500 products were computed without error", checked)
+	}
+}
+
+// TestNegateKernelMatchesRowWise compares unary minus over every numeric type with its
+// row-wise function over random sliced columns with MIN values, ANSI and legacy; the seed is
+// printed.
+func TestNegateKernelMatchesRowWise(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 28))
+	types := []sqltypes.DataType{sqltypes.ByteType, sqltypes.ShortType, sqltypes.IntegerType, sqltypes.LongType,
+		sqltypes.FloatType, sqltypes.DoubleType, sqltypes.DecimalType(5, 2), sqltypes.DecimalType(38, 10)}
+	for iter := 0; iter < 800; iter++ {
+		ansi := r.IntN(2) == 0
+		env := newEnv(t, ansi)
+		ty := types[r.IntN(len(types))]
+		n := 1 + r.IntN(30)
+		xs := make([]any, n+2)
+		for i := range xs {
+			xs[i] = kernelValue(r, ty)
+		}
+		full := env.batch([]sqltypes.Field{{Name: "x", Type: ty, Nullable: true}}, xs)
+		b := full.NewSlice(1, int64(n+1))
+		full.Release()
+		f := mustBind(t, "negative", Options{ANSI: ansi}, col(0, "x", ty)).(*rowFunc)
+		if f.vec == nil {
+			t.Fatalf("%s has no kernel", f)
+		}
+		got, gerr := env.eval(f, b)
+		oracle := *f
+		oracle.vec = nil
+		want, werr := env.eval(&oracle, b)
+		if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+			t.Fatalf("seed %d iter %d %s ansi=%v: kernel err %v, row-wise err %v", seed, iter, f, ansi, gerr, werr)
+		}
+		for i := range got {
+			if gerr == nil && exactKey(got[i]) != exactKey(want[i]) {
+				t.Fatalf("seed %d iter %d %s ansi=%v row %d (x=%v): kernel %v, row-wise %v", seed, iter, f, ansi, i, xs[i+1], got[i], want[i])
+			}
+		}
+		b.Release()
+		env.close()
 	}
 }

@@ -37,6 +37,14 @@ func (b *boolLogic) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, er
 		return nil, err
 	}
 	defer la.Release()
+	if out, ok, err := b.evalKernel(ctx, batch, la); ok {
+		return out, err
+	}
+	return b.evalRows(ctx, batch, la)
+}
+
+// evalRows is AND / OR row by row (the kernel's oracle).
+func (b *boolLogic) evalRows(ctx *Context, batch arrow.RecordBatch, la arrow.Array) (arrow.Array, error) {
 	l := la.(*array.Boolean)
 	n := l.Len()
 	// Rows whose result the left side decides need no right side (short-circuit, so that the
@@ -103,6 +111,23 @@ func evalMasked(ctx *Context, e Expr, batch arrow.RecordBatch, need []bool) (arr
 	if err == nil || all {
 		return out, err
 	}
+	return evalOnRows(ctx, e, batch, need, err)
+}
+
+// evalOnRows evaluates e only on the rows where need is true (other rows become NULL), after
+// its evaluation over the whole batch failed with err; when every row is needed, that is
+// err.
+func evalOnRows(ctx *Context, e Expr, batch arrow.RecordBatch, need []bool, err error) (arrow.Array, error) {
+	all := true
+	for _, x := range need {
+		if !x {
+			all = false
+			break
+		}
+	}
+	if all {
+		return nil, err
+	}
 	sub := filterBatch(ctx, batch, need)
 	defer sub.Release()
 	part, err := e.Eval(ctx, sub)
@@ -139,12 +164,20 @@ func (n *notExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, erro
 		return nil, err
 	}
 	defer a.Release()
+	if out, ok := n.evalKernel(ctx, a); ok {
+		return out, nil
+	}
+	return n.evalRows(ctx, a), nil
+}
+
+// evalRows is NOT row by row (the kernel's oracle).
+func (n *notExpr) evalRows(ctx *Context, a arrow.Array) arrow.Array {
 	b := a.(*array.Boolean)
 	vals := make([]bool, b.Len())
 	for i := range vals {
 		vals[i] = !b.Value(i)
 	}
-	return buildBools(ctx.mem(), vals, validity(a)), nil
+	return buildBools(ctx.mem(), vals, validity(a))
 }
 
 // nullTest is IS NULL / IS NOT NULL / isnan.
@@ -177,6 +210,14 @@ func (n *nullTest) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, err
 		return nil, err
 	}
 	defer a.Release()
+	if out, ok := n.evalKernel(ctx, a); ok {
+		return out, nil
+	}
+	return n.evalRows(ctx, a), nil
+}
+
+// evalRows is the null test row by row (the kernel's oracle).
+func (n *nullTest) evalRows(ctx *Context, a arrow.Array) arrow.Array {
 	vals := make([]bool, a.Len())
 	switch n.kind {
 	case "null":
@@ -194,7 +235,7 @@ func (n *nullTest) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, err
 			}
 		}
 	}
-	return buildBools(ctx.mem(), vals, nil), nil
+	return buildBools(ctx.mem(), vals, nil)
 }
 
 // caseWhen is CASE WHEN c1 THEN v1 … [ELSE e] END; branches evaluate only where needed.
@@ -245,37 +286,33 @@ func (c *caseWhen) writeSQL(b *strings.Builder) {
 
 func (c *caseWhen) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
-	open := make([]bool, n)
-	for i := range open {
-		open[i] = true
-	}
+	open := allRows(n)
 	var parts []selectPart
 	defer func() { releaseParts(parts) }()
 	for k := range c.conds {
-		ca, err := evalMasked(ctx, c.conds[k], batch, open)
+		ca, err := evalNeeded(ctx, c.conds[k], batch, func() []bool { return bitsToBools(open, n) })
 		if err != nil {
 			return nil, err
 		}
-		cb := ca.(*array.Boolean)
-		take := make([]bool, n)
-		any := false
-		for i := 0; i < n; i++ {
-			if open[i] && cb.IsValid(i) && cb.Value(i) {
-				take[i], open[i], any = true, false, true
-			}
-		}
+		take, _ := triBits(ca.(*array.Boolean), n)
 		ca.Release()
+		any := false
+		for i := range take {
+			take[i] &= open[i]
+			open[i] &^= take[i]
+			any = any || take[i] != 0
+		}
 		if !any {
 			continue
 		}
-		va, err := evalMasked(ctx, c.vals[k], batch, take)
+		va, err := evalNeeded(ctx, c.vals[k], batch, func() []bool { return bitsToBools(take, n) })
 		if err != nil {
 			return nil, err
 		}
 		parts = append(parts, selectPart{arr: va, take: take})
 	}
 	if c.elseV != nil {
-		va, err := evalMasked(ctx, c.elseV, batch, open)
+		va, err := evalNeeded(ctx, c.elseV, batch, func() []bool { return bitsToBools(open, n) })
 		if err != nil {
 			return nil, err
 		}
@@ -305,24 +342,20 @@ func (c *coalesce) Nullable() bool {
 }
 func (c *coalesce) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
-	open := make([]bool, n)
-	for i := range open {
-		open[i] = true
-	}
+	open := allRows(n)
 	var parts []selectPart
 	defer func() { releaseParts(parts) }()
 	for _, a := range c.args {
-		va, err := evalMasked(ctx, a, batch, open)
+		va, err := evalNeeded(ctx, a, batch, func() []bool { return bitsToBools(open, n) })
 		if err != nil {
 			return nil, err
 		}
-		take := make([]bool, n)
+		take := validBits(va, n)
 		left := false
-		for i := 0; i < n; i++ {
-			if open[i] && !isNullAt(va, i) {
-				take[i], open[i] = true, false
-			}
-			left = left || open[i]
+		for i := range take {
+			take[i] &= open[i]
+			open[i] &^= take[i]
+			left = left || open[i] != 0
 		}
 		parts = append(parts, selectPart{arr: va, take: take})
 		if !left {
@@ -337,6 +370,19 @@ type inList struct {
 	value Expr
 	list  []Expr
 	in    sqltypes.DataType
+	// set, when the list's values are constants, holds them (kernel_inset.go); tz is the
+	// session time zone it was built in (for casts of constants).
+	set *inSet
+	tz  string
+}
+
+// withSet is e with the set of its list's values when they are constants.
+func (e *inList) withSet(tz string) *inList {
+	e.set, e.tz = nil, tz
+	if s, ok := newInSet(e.value, e.list, e.in, Options{TimeZone: tz}); ok {
+		e.set = s
+	}
+	return e
 }
 
 func (e *inList) Type() sqltypes.DataType { return sqltypes.BooleanType }
@@ -356,6 +402,9 @@ func (e *inList) writeSQL(b *strings.Builder) {
 	b.WriteString("))")
 }
 func (e *inList) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	if e.set != nil {
+		return e.set.evalOf(ctx, batch, e.value)
+	}
 	cols, err := evalAll(ctx, e.Children(), batch)
 	if err != nil {
 		return nil, err

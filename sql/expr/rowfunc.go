@@ -62,6 +62,14 @@ func callString(name string, args []Expr) string {
 
 func (f *rowFunc) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
+	if n > 1 && batchConstant(f) && IsDeterministic(f) {
+		// One value for the whole batch (date '1994-01-01' + interval '1' year): computed once.
+		o, err := evalOperand(ctx, f, batch)
+		if err != nil {
+			return nil, err
+		}
+		return repeatValue(ctx, o.k, f.t, n), nil
+	}
 	cols, err := evalAll(ctx, f.args, batch)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,6 +30,9 @@ func (p *stringPredicate) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Arr
 		return nil, err
 	}
 	defer a.Release()
+	if out, ok := predicateBits(ctx, a, p.pred); ok {
+		return out, nil
+	}
 	n := a.Len()
 	vals := make([]bool, n)
 	if s, ok := a.(*array.String); ok {
@@ -54,24 +58,11 @@ func constPattern(e Expr) (string, bool) {
 	return s, ok && isStr
 }
 
-// likePredicate compiles a constant LIKE pattern, using plain string tests for the common
-// shapes 'abc', 'abc%', '%abc', '%abc%'.
+// likePredicate compiles a constant LIKE pattern, using plain string tests (likeSegments) when
+// the pattern has no '_' and no escape, and a regex otherwise.
 func likePredicate(pattern string, esc rune, ci bool) (func(string) bool, error) {
-	if !ci && !strings.ContainsAny(pattern, "_"+string(esc)) {
-		core := strings.Trim(pattern, "%")
-		if !strings.Contains(core, "%") {
-			pre, suf := strings.HasPrefix(pattern, "%"), strings.HasSuffix(pattern, "%") && len(pattern) > 1
-			switch {
-			case pre && suf:
-				return func(s string) bool { return strings.Contains(s, core) }, nil
-			case pre:
-				return func(s string) bool { return strings.HasSuffix(s, core) }, nil
-			case suf:
-				return func(s string) bool { return strings.HasPrefix(s, core) }, nil
-			default:
-				return func(s string) bool { return s == core }, nil
-			}
-		}
+	if !ci && !strings.ContainsAny(pattern, "_"+string(esc)) && utf8.ValidString(pattern) {
+		return likeSegments(pattern), nil
 	}
 	re, err := compileJavaRegex(likeToRegex(pattern, esc, ci))
 	if err != nil {
@@ -86,6 +77,9 @@ type stringMapExpr struct {
 	child Expr
 	fn    func(string) string
 	str   string
+	// ascii, when set, is fn on one ASCII byte (upper, lower): a batch whose strings are all
+	// ASCII is mapped byte by byte into a copy of its buffers (asciiMap).
+	ascii func(byte) byte
 }
 
 func (m *stringMapExpr) Type() sqltypes.DataType { return sqltypes.StringType }
@@ -99,6 +93,11 @@ func (m *stringMapExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array
 		return nil, err
 	}
 	defer a.Release()
+	if m.ascii != nil {
+		if out, ok := asciiMap(ctx, a, m.ascii); ok {
+			return out, nil
+		}
+	}
 	n := a.Len()
 	b := array.NewStringBuilder(ctx.mem())
 	defer b.Release()

@@ -129,6 +129,9 @@ func rebuild(e Expr, cs []Expr) (Expr, bool) {
 		c := *x
 		c.value = cs[0]
 		c.list = append([]Expr(nil), cs[1:]...)
+		if x.set != nil {
+			return c.withSet(x.tz), true
+		}
 		return &c, true
 	case *rowFunc:
 		return x.withArgs(cs), true
