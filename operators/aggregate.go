@@ -61,7 +61,12 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		c := instanceContext(ctx, env)
 		a := &hashAggregate{env: env, ctx: c, spec: spec, table: newRowTable(env.Mem), watermark: math.MinInt64}
 		for _, f := range spec.Aggs {
-			a.accs = append(a.accs, f.NewAccumulator(c))
+			acc := f.NewAccumulator(c)
+			if !spec.Streaming {
+				// A batch aggregate's input never retracts.
+				acc = expr.InsertOnly(acc)
+			}
+			a.accs = append(a.accs, acc)
 		}
 		for _, t := range spec.KeyTypes {
 			a.outTypes = append(a.outTypes, t)
