@@ -6,7 +6,8 @@
 // stack, json_tuple: input row repeated per generated row, retraction flag included). Order: Concat (the
 // order-preserving gather: partition 0's rows, then partition 1's…), Limit (reports
 // flow.Finisher Done once it has its rows, so upstream stops), Tail, Sort (stable, at end of
-// data). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
+// data; fixed-width keys compare as normalized keys), TopN (Sort+Limit through a heap of
+// offset+n rows, ties to the earlier row). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
 // ids, retractions, streaming emission at barriers; a batch one emits its groups in the order of
 // their first rows read sender by sender, aggregate_order.go), HashJoin (every join type; right input
 // built, left probed), Distinct, SetOp. Partitioners: HashPartitioner, RoundRobinPartitioner,

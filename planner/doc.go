@@ -14,7 +14,8 @@
 // broadcast the right side (right and full outer ones gather both sides to one partition).
 // Union lays its inputs' partitions side by side. Global Sort, Limit and Tail first gather
 // through the order-preserving Concat; Limit and Tail keep a per-partition limit or tail below
-// it, and Limit stops its upstream once satisfied.
+// it, and Limit stops its upstream once satisfied. A batch Limit over a global Sort (ORDER BY …
+// LIMIT n) plans as TopN: a heap per partition, then one over their ordered gather.
 //
 // Python functions (Options.Python: the session's runner and runner conf; without it a plan
 // calling Python fails asking for --python): PythonEval (ArrowEvalPython / BatchEvalPython),

@@ -81,6 +81,26 @@ func (b *builder) limit(n *logical.Limit, in *flow.Node, schema *arrow.Schema) *
 	return b.node("GlobalLimit", 1, schema, operators.Limit(n.N, n.Offset), forward(b.single(in)))
 }
 
+// topN plans LIMIT over a global sort (ORDER BY … LIMIT n) as a top-N: each input partition
+// keeps its first offset+n rows in order, their ordered gather keeps the first offset+n of
+// those (ties: earlier partition, then earlier row, as the stable global sort orders them) and
+// emits them from offset on.
+func (b *builder) topN(n *logical.Limit, s *logical.Sort) (*flow.Node, error) {
+	in, err := b.plan(s.Input)
+	if err != nil {
+		return nil, err
+	}
+	schema := b.schema(n)
+	keys := make([]operators.SortKey, len(s.Keys))
+	for i, k := range s.Keys {
+		keys[i] = operators.SortKey{Expr: k.Expr, Descending: k.Descending, NullsFirst: k.NullsFirst}
+	}
+	if in.Parallelism > 1 {
+		in = b.node("LocalTopN", in.Parallelism, schema, operators.TopN(b.ctx, keys, n.N+n.Offset, 0), forward(in))
+	}
+	return b.node("TopN", 1, schema, operators.TopN(b.ctx, keys, n.N, n.Offset), forward(b.single(in))), nil
+}
+
 // join plans a join: equi-joins hash-partition both sides on their keys; joins without keys
 // broadcast the right side to the left's partitions, except right and full outer joins, whose
 // unmatched right rows must be decided in one place: both sides gather to one partition.
