@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 	"github.com/weirhq/weir/state"
@@ -77,6 +78,9 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		if len(spec.KeyCols) == 0 {
 			a.addGroup()
 		}
+		if !spec.Streaming && len(spec.KeyTypes) == 1 && fixedKeyType(spec.KeyTypes[0]) {
+			a.fixed = newFixedKeyIDs()
+		}
 		a.spill = newAggregateSpill(a)
 		return a, nil
 	}
@@ -110,6 +114,8 @@ type hashAggregate struct {
 	// (aggregate_order.go).
 	sender int
 	order  firstRows
+	// fixed (batch, one integer-like key) finds groups by key value; nil: through table.
+	fixed *fixedKeyIDs
 }
 
 func (a *hashAggregate) addGroup() uint32 {
@@ -149,8 +155,23 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 		for i, c := range a.spec.KeyCols {
 			keys[i] = user.Column(c)
 		}
-		if err := a.lookupKeys(keys, groups); err != nil {
-			return err
+		done := false
+		if a.fixed != nil {
+			var err error
+			if done, err = a.fixed.lookup(a.table, keys[0], groups, a.addGroup); err != nil {
+				return err
+			}
+			if !done && len(a.counts) > 0 {
+				return sparkerr.Internal("aggregate: key column %s has no integer layout", keys[0].DataType())
+			}
+			if !done {
+				a.fixed = nil
+			}
+		}
+		if !done {
+			if err := a.lookupKeys(keys, groups); err != nil {
+				return err
+			}
 		}
 		if a.spill != nil {
 			a.spill.used(groups)
