@@ -41,6 +41,11 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		spec.KeyTypes = append(spec.KeyTypes, g.Type())
 	}
 	if len(n.Groups) == 0 {
+		if in.Parallelism > 1 {
+			if node, ok := b.partialAggregate(spec, in, schema); ok {
+				return node, nil
+			}
+		}
 		return b.observeAggregate(b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, spec),
 			flow.Input{From: in, Exchange: flow.Gather}), n, spec), nil
 	}
@@ -65,6 +70,9 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		pre := &logical.Project{Input: n.Input, Exprs: exprs}
 		in = b.node("Project", in.Parallelism, b.schema(pre), operators.Project(b.ctx, exprs), forward(in))
 		inSchema = pre.Schema()
+	}
+	if node, ok := b.partialAggregate(spec, in, schema); ok {
+		return node, nil
 	}
 	return b.observeAggregate(b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, spec),
 		b.hashed(in, columns(inSchema, spec.KeyCols))), n, spec), nil
