@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -141,4 +142,97 @@ func TestInsertOnlyMatchesRetractable(t *testing.T) {
 // and 0.0 differ).
 func sameAggValues(a, b []any) bool {
 	return fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v", b)
+}
+
+// TestSumTypedPathsMatchRowPath feeds random batches (NULLs, extremes, retractions) to sum and
+// avg over decimals of precision <= 18 and avg over integers through their typed paths and
+// through the row-at-a-time path (sumAcc.addValues), and compares the results; the seed is
+// printed.
+func TestSumTypedPathsMatchRowPath(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 9))
+	env := newEnv(t, true)
+	defer env.close()
+	for iter := 0; iter < 200; iter++ {
+		var ty sqltypes.DataType
+		switch r.IntN(3) {
+		case 0:
+			ty = sqltypes.IntegerType
+		case 1:
+			ty = sqltypes.LongType
+		default:
+			p := 1 + r.IntN(18)
+			ty = sqltypes.DataType{Kind: sqltypes.Decimal, Precision: int32(p), Scale: int32(r.IntN(p + 1))}
+		}
+		name := []string{"sum", "avg", "try_sum", "try_avg"}[r.IntN(4)]
+		if ty.Kind != sqltypes.Decimal && (name == "sum" || name == "try_sum") {
+			name = "avg"
+		}
+		f, err := BindAggregate(name, []Expr{col(0, "x", ty)}, false, Options{ANSI: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ngroups := 1 + r.IntN(4)
+		typed, rows := f.NewAccumulator(env.ctx).(*sumAcc), f.NewAccumulator(env.ctx).(*sumAcc)
+		typed.Grow(ngroups)
+		rows.Grow(ngroups)
+		fields := []sqltypes.Field{{Name: "x", Type: ty, Nullable: true}}
+		for range 1 + r.IntN(4) {
+			n := r.IntN(300)
+			vals, groups := make([]any, n), make([]uint32, n)
+			for i := range vals {
+				groups[i] = uint32(r.IntN(ngroups))
+				if r.IntN(8) == 0 {
+					continue
+				}
+				switch ty.Kind {
+				case sqltypes.Integer:
+					vals[i] = []int32{math.MinInt32, math.MaxInt32, int32(r.IntN(1000) - 500)}[r.IntN(3)]
+				case sqltypes.Long:
+					vals[i] = []int64{math.MinInt64 / 4, math.MaxInt64 / 4, r.Int64N(1000) - 500}[r.IntN(3)]
+				default:
+					limit := int64(math.Pow10(int(ty.Precision)))
+					u := r.Int64N(limit)
+					if r.IntN(4) == 0 {
+						u = limit - 1
+					}
+					if r.IntN(2) == 0 {
+						u = -u
+					}
+					vals[i] = decimal128.FromI64(u)
+				}
+			}
+			b := env.batch(fields, vals)
+			sign := int64(1)
+			if r.IntN(4) == 0 {
+				sign = -1
+			}
+			if err := typed.add(groups, b.Column(0), sign); err != nil {
+				t.Fatal(err)
+			}
+			if err := rows.addValues(groups, b.Column(0), sign); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+		ids := make([]uint32, ngroups)
+		for i := range ids {
+			ids[i] = uint32(i)
+		}
+		want, werr := rows.Result(env.ctx, ids)
+		got, gerr := typed.Result(env.ctx, ids)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("seed %d iter %d %s over %s: typed error %v, row path error %v", seed, iter, f, ty.SQL(), gerr, werr)
+		}
+		if werr != nil {
+			continue
+		}
+		w, g := valuesOf(want, f.Type()), valuesOf(got, f.Type())
+		want.Release()
+		got.Release()
+		if !sameAggValues(w, g) {
+			t.Fatalf("seed %d iter %d %s over %s: typed %v, row path %v", seed, iter, f, ty.SQL(), g, w)
+		}
+	}
 }
