@@ -27,20 +27,25 @@ func (b *builder) partialAggregate(spec operators.AggregateSpec, in *flow.Node, 
 		final.KeyCols = append(final.KeyCols, i)
 		partialSchema = append(partialSchema, sqltypes.Field{Name: keyName(i), Type: t, Nullable: true})
 	}
-	for i, f := range spec.Aggs {
-		g, ok := expr.SplitAggregate(f, nk+i)
+	partial := spec
+	partial.Aggs = nil
+	for _, f := range spec.Aggs {
+		parts, g, ok := expr.SplitAggregate(f, len(partialSchema))
 		if !ok {
 			return nil, false
 		}
 		final.Aggs = append(final.Aggs, g)
-		partialSchema = append(partialSchema, sqltypes.Field{Name: fmt.Sprintf("_partial%d", nk+i), Type: f.Type(), Nullable: true})
+		for _, p := range parts {
+			partial.Aggs = append(partial.Aggs, p)
+			partialSchema = append(partialSchema, sqltypes.Field{Name: fmt.Sprintf("_partial%d", len(partialSchema)), Type: p.Type(), Nullable: true})
+		}
 	}
 	arrowSchema := flow.EventSchema(sqltypes.ToArrowSchema(partialSchema, b.tz))
-	partial := b.node("PartialAggregate", in.Parallelism, arrowSchema, operators.HashAggregate(b.ctx, spec), forward(in))
+	pre := b.node("PartialAggregate", in.Parallelism, arrowSchema, operators.HashAggregate(b.ctx, partial), forward(in))
 	if nk == 0 {
 		return b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, final),
-			flow.Input{From: partial, Exchange: flow.Gather}), true
+			flow.Input{From: pre, Exchange: flow.Gather}), true
 	}
 	return b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, final),
-		b.hashed(partial, columns(partialSchema, final.KeyCols))), true
+		b.hashed(pre, columns(partialSchema, final.KeyCols))), true
 }
