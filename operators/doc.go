@@ -6,12 +6,17 @@
 // stack, json_tuple: input row repeated per generated row, retraction flag included). Order: Concat (the
 // order-preserving gather: partition 0's rows, then partition 1's…), Limit (reports
 // flow.Finisher Done once it has its rows, so upstream stops), Tail, Sort (stable, at end of
-// data; fixed-width keys compare as normalized keys), TopN (Sort+Limit through a heap of
-// offset+n rows, ties to the earlier row). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
+// data). Keyed (the planner hash-partitions their inputs first): HashAggregate (dense group
 // ids, retractions, streaming emission at barriers; a batch one emits its groups in the order of
 // their first rows read sender by sender, aggregate_order.go), HashJoin (every join type; right input
 // built, left probed), Distinct, SetOp. Partitioners: HashPartitioner, RoundRobinPartitioner,
 // OffsetPartitioner.
+//
+// Sort compares fixed-width keys as normalized keys (sort_keys.go); TopN is Sort then Limit
+// through a heap of offset+n rows (ties to the earlier row). A batch HashAggregate uses
+// insert-only accumulators (expr.InsertOnly) and finds the groups of one integer-like key by
+// open addressing over the key values (aggregate_keys_fixed.go); HashJoin's build side is
+// flat bucket chains (join_table.go).
 //
 // Event time: EventTimeWatermark (withWatermark: forwards rows, and at each barrier — after
 // every partition of the node met there — emits max event time − delay as a Watermark marker
