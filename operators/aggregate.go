@@ -78,8 +78,8 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		if len(spec.KeyCols) == 0 {
 			a.addGroup()
 		}
-		if !spec.Streaming && len(spec.KeyTypes) == 1 && fixedKeyType(spec.KeyTypes[0]) {
-			a.fixed = newFixedKeyIDs()
+		if !spec.Streaming && fixedKeyTypes(spec.KeyTypes) {
+			a.fixed = newFixedKeyIDs(len(spec.KeyTypes))
 		}
 		a.spill = newAggregateSpill(a)
 		return a, nil
@@ -114,7 +114,7 @@ type hashAggregate struct {
 	// (aggregate_order.go).
 	sender int
 	order  firstRows
-	// fixed (batch, one integer-like key) finds groups by key value; nil: through table.
+	// fixed (batch, integer-like keys) finds groups by key values; nil: through table.
 	fixed *fixedKeyIDs
 }
 
@@ -158,11 +158,11 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 		done := false
 		if a.fixed != nil {
 			var err error
-			if done, err = a.fixed.lookup(a.table, keys[0], groups, a.addGroup); err != nil {
+			if done, err = a.fixed.lookup(a.table, keys, groups, a.addGroup); err != nil {
 				return err
 			}
 			if !done && len(a.counts) > 0 {
-				return sparkerr.Internal("aggregate: key column %s has no integer layout", keys[0].DataType())
+				return sparkerr.Internal("aggregate: a key column lost its integer layout")
 			}
 			if !done {
 				a.fixed = nil

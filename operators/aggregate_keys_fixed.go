@@ -1,21 +1,27 @@
 package operators
 
 import (
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// fixedKeyIDs maps the values of one integer-like grouping key (byte to long, date,
-// timestamp) to dense group ids by open addressing over the values themselves: a batch
-// aggregate's lookup without row hashing or row compares. The key rows of new groups still go
-// to the aggregate's rowTable (rowTable.add), which builds the output keys.
+// fixedKeyIDs maps the values of up to maxFixedKeys integer-like grouping keys (byte to long,
+// date, timestamp) to dense group ids by open addressing over the values themselves: a batch
+// aggregate's lookup without row hashing or row compares. A key row is stride words: a bit
+// mask of its NULL keys, then each key's value (0 when NULL). The key rows of new groups still
+// go to the aggregate's rowTable (rowTable.add), which builds the output keys.
 type fixedKeyIDs struct {
-	vals   []int64
+	stride int
+	words  []int64  // stride words per slot
 	ids    []uint32 // id+1; 0 marks an empty slot
 	n      int
-	nullID uint32 // the NULL key's group, notFound before it appears
 }
+
+// maxFixedKeys bounds the keys fixedKeyIDs takes (the NULL mask is one word).
+const maxFixedKeys = 4
 
 // fixedKeyType reports whether a key of type t can group through fixedKeyIDs.
 func fixedKeyType(t sqltypes.DataType) bool {
@@ -27,7 +33,20 @@ func fixedKeyType(t sqltypes.DataType) bool {
 	return false
 }
 
-func newFixedKeyIDs() *fixedKeyIDs { return &fixedKeyIDs{nullID: notFound} }
+// fixedKeyTypes reports whether keys of types ts can group through fixedKeyIDs.
+func fixedKeyTypes(ts []sqltypes.DataType) bool {
+	if len(ts) == 0 || len(ts) > maxFixedKeys {
+		return false
+	}
+	for _, t := range ts {
+		if !fixedKeyType(t) {
+			return false
+		}
+	}
+	return true
+}
+
+func newFixedKeyIDs(keys int) *fixedKeyIDs { return &fixedKeyIDs{stride: keys + 1} }
 
 // keyInts reads a key column as int64 values, or nil for another layout.
 func keyInts(a arrow.Array) []int64 {
@@ -64,66 +83,77 @@ func widenInts[T int8 | int16 | int32](vs []T) []int64 {
 	return out
 }
 
-func fixedHash(v int64) uint64 {
-	h := uint64(v) * 0x9e3779b97f4a7c15
-	return h ^ h>>32
+func fixedHash(row []int64) uint64 {
+	h := uint64(0x243f6a8885a308d3)
+	for _, v := range row {
+		h = (h ^ uint64(v)) * 0x9e3779b97f4a7c15
+		h ^= h >> 32
+	}
+	return h
 }
 
-// lookup sets groups[i] to the group of row i's key, creating groups (create returns the next
-// dense id) for new keys and recording their rows in table. ok is false when the column's
-// layout is not an integer one (the caller then looks up through the row table).
-func (t *fixedKeyIDs) lookup(table *rowTable, key arrow.Array, groups []uint32, create func() uint32) (ok bool, err error) {
-	vals := keyInts(key)
-	if vals == nil {
-		return false, nil
-	}
-	nulls := key.NullN() > 0
-	var fresh []int64
-	for i, v := range vals {
-		if nulls && key.IsNull(i) {
-			if t.nullID == notFound {
-				t.nullID = create()
-				fresh = append(fresh, int64(i))
-			}
-			groups[i] = t.nullID
-			continue
+// lookup sets groups[i] to the group of row i of keys, creating groups (create returns the
+// next dense id) for new key rows and recording their rows in table. ok is false when a
+// column's layout is not an integer one (the caller then looks up through the row table).
+func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint32, create func() uint32) (ok bool, err error) {
+	cols := make([][]int64, len(keys))
+	nulls := false
+	for k, c := range keys {
+		if cols[k] = keyInts(c); cols[k] == nil {
+			return false, nil
 		}
-		if 2*(t.n+1) > len(t.vals) {
+		nulls = nulls || c.NullN() > 0
+	}
+	row := make([]int64, t.stride)
+	var fresh []int64
+	for i := range groups {
+		row[0] = 0
+		for k, c := range cols {
+			row[k+1] = c[i]
+			if nulls && keys[k].IsNull(i) {
+				row[0] |= 1 << k
+				row[k+1] = 0
+			}
+		}
+		if 2*(t.n+1) > len(t.ids) {
 			t.grow()
 		}
-		mask := uint64(len(t.vals) - 1)
-		for s := fixedHash(v) & mask; ; s = (s + 1) & mask {
+		mask := uint64(len(t.ids) - 1)
+		for s := fixedHash(row) & mask; ; s = (s + 1) & mask {
 			id := t.ids[s]
 			if id == 0 {
 				g := create()
-				t.vals[s], t.ids[s] = v, g+1
+				copy(t.words[int(s)*t.stride:], row)
+				t.ids[s] = g + 1
 				t.n++
 				groups[i] = g
 				fresh = append(fresh, int64(i))
 				break
 			}
-			if t.vals[s] == v {
+			if slices.Equal(t.words[int(s)*t.stride:int(s+1)*t.stride], row) {
 				groups[i] = id - 1
 				break
 			}
 		}
 	}
-	return true, table.add([]arrow.Array{key}, fresh)
+	return true, table.add(keys, fresh)
 }
 
 func (t *fixedKeyIDs) grow() {
-	size := max(1024, 2*len(t.vals))
-	oldVals, oldIDs := t.vals, t.ids
-	t.vals, t.ids = make([]int64, size), make([]uint32, size)
+	size := max(1024, 2*len(t.ids))
+	oldWords, oldIDs := t.words, t.ids
+	t.words, t.ids = make([]int64, size*t.stride), make([]uint32, size)
 	mask := uint64(size - 1)
 	for k, id := range oldIDs {
 		if id == 0 {
 			continue
 		}
-		s := fixedHash(oldVals[k]) & mask
+		row := oldWords[k*t.stride : (k+1)*t.stride]
+		s := fixedHash(row) & mask
 		for t.ids[s] != 0 {
 			s = (s + 1) & mask
 		}
-		t.vals[s], t.ids[s] = oldVals[k], id
+		copy(t.words[int(s)*t.stride:], row)
+		t.ids[s] = id
 	}
 }
