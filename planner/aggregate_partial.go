@@ -7,7 +7,6 @@ import (
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/sql/expr"
-	"github.com/weirhq/weir/sql/logical"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -49,43 +48,4 @@ func (b *builder) partialAggregate(spec operators.AggregateSpec, in *flow.Node, 
 	}
 	return b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, final),
 		b.hashed(pre, columns(partialSchema, final.KeyCols))), true
-}
-
-// distinctAggregate plans a batch global aggregate whose functions are all DISTINCT over the
-// same argument x (count(DISTINCT x), sum(DISTINCT x)…) in two steps, as Spark does: group by
-// x (deduplicating per partition before a hash exchange on x, so every partition dedups its
-// part), then the plain functions over the distinct values. Grouped aggregates keep the
-// one-step plan, whose group order (aggregate_order.go) a regrouping would change.
-func (b *builder) distinctAggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.Schema) (*flow.Node, bool, error) {
-	if b.opts.Streaming || len(n.Groups) > 0 || len(n.Aggs) == 0 {
-		return nil, false, nil
-	}
-	x := n.Aggs[0].Args()
-	distinct := false
-	for _, f := range n.Aggs {
-		if !f.Distinct() && !expr.IgnoresDuplicates(f) || len(f.Args()) != 1 || len(x) != 1 || f.Args()[0].String() != x[0].String() {
-			return nil, false, nil
-		}
-		distinct = distinct || f.Distinct()
-	}
-	if !distinct {
-		// min and max alone split into partial aggregates instead.
-		return nil, false, nil
-	}
-	inner := &logical.Aggregate{Input: n.Input, Groups: []expr.Expr{x[0]}}
-	arg := &expr.Column{Index: 0, Name: inner.Schema()[0].Name, T: x[0].Type(), Null: true}
-	outer := &logical.Aggregate{Input: inner, Names: n.Names}
-	for _, f := range n.Aggs {
-		g, ok := expr.OverDistinct(f, arg)
-		if !ok {
-			return nil, false, nil
-		}
-		outer.Aggs = append(outer.Aggs, g)
-	}
-	dedup, err := b.aggregate(inner, in, b.schema(inner))
-	if err != nil {
-		return nil, false, err
-	}
-	node, err := b.aggregate(outer, dedup, schema)
-	return node, err == nil, err
 }

@@ -12,8 +12,7 @@
 // partitions (grouping expressions that are not plain columns are projected into columns
 // before the exchange); a global aggregate gathers to one partition. A batch aggregate of
 // count, sum, min, max and avg (non-decimal) aggregates each input partition first and
-// exchanges one row per group and partition (aggregate_partial.go); a global one of DISTINCT
-// functions over one argument groups by the argument first. Joins without keys
+// exchanges one row per group and partition (aggregate_partial.go). Joins without keys
 // broadcast the right side (right and full outer ones gather both sides to one partition).
 // Union lays its inputs' partitions side by side. Global Sort, Limit and Tail first gather
 // through the order-preserving Concat; Limit and Tail keep a per-partition limit or tail below

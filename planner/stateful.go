@@ -23,9 +23,6 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 	if err != nil {
 		return nil, err
 	}
-	if node, ok, err := b.distinctAggregate(n, in, schema); ok || err != nil {
-		return node, err
-	}
 	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming,
 		Complete: b.opts.OutputMode == flow.OutputComplete}
 	if b.opts.Streaming {

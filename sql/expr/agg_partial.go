@@ -110,28 +110,3 @@ func (m *avgMergeAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error)
 	}
 	return buildNumeric(ctx.mem(), out, valid), nil
 }
-
-// dedupable are the aggregates whose DISTINCT form equals the plain function over the
-// argument's distinct values.
-var dedupable = map[string]bool{"count": true, "sum": true, "avg": true, "mean": true, "min": true, "max": true}
-
-// IgnoresDuplicates reports whether f's result does not depend on repeated values (min, max),
-// so it can be computed over distinct ones.
-func IgnoresDuplicates(f AggFunc) bool {
-	return f.Name() == "min" || f.Name() == "max"
-}
-
-// OverDistinct returns, for f(DISTINCT x) of a function that only sees x's distinct values
-// (count, sum, avg, min, max; min and max with or without DISTINCT), the plain function over arg, where arg holds x's distinct values
-// (grouped by x before): the planner's two-step DISTINCT. ok is false otherwise.
-func OverDistinct(f AggFunc, arg Expr) (AggFunc, bool) {
-	a, isAgg := f.(*aggFunc)
-	if !isAgg || !a.distinct && !IgnoresDuplicates(f) || len(a.args) != 1 || !dedupable[a.name] {
-		return nil, false
-	}
-	g, err := BindAggregate(a.name, []Expr{arg}, false, a.opts)
-	if err != nil || !g.Type().Equal(a.t) {
-		return nil, false
-	}
-	return g, true
-}
