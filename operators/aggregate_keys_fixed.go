@@ -15,9 +15,11 @@ import (
 // go to the aggregate's rowTable (rowTable.add), which builds the output keys.
 type fixedKeyIDs struct {
 	stride int
-	words  []int64  // stride words per slot
-	ids    []uint32 // id+1; 0 marks an empty slot
-	n      int
+	// slots holds stride+1 words per slot: id+1 (0: empty), then the key row; one cache
+	// line per probe for a few keys.
+	slots []int64
+	size  int // slots
+	n     int
 }
 
 // maxFixedKeys bounds the keys fixedKeyIDs takes (the NULL mask is one word).
@@ -47,6 +49,14 @@ func fixedKeyTypes(ts []sqltypes.DataType) bool {
 }
 
 func newFixedKeyIDs(keys int) *fixedKeyIDs { return &fixedKeyIDs{stride: keys + 1} }
+
+// sameRow compares a slot's key row with row.
+func sameRow(slot, row []int64) bool {
+	if len(row) == 2 {
+		return slot[0] == row[0] && slot[1] == row[1]
+	}
+	return slices.Equal(slot, row)
+}
 
 // keyInts reads a key column as int64 values, or nil for another layout.
 func keyInts(a arrow.Array) []int64 {
@@ -115,23 +125,24 @@ func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint3
 				row[k+1] = 0
 			}
 		}
-		if 2*(t.n+1) > len(t.ids) {
+		if 2*(t.n+1) > t.size {
 			t.grow()
 		}
-		mask := uint64(len(t.ids) - 1)
+		w := t.stride + 1
+		mask := uint64(t.size - 1)
 		for s := fixedHash(row) & mask; ; s = (s + 1) & mask {
-			id := t.ids[s]
-			if id == 0 {
+			slot := t.slots[int(s)*w : int(s+1)*w]
+			if slot[0] == 0 {
 				g := create()
-				copy(t.words[int(s)*t.stride:], row)
-				t.ids[s] = g + 1
+				slot[0] = int64(g) + 1
+				copy(slot[1:], row)
 				t.n++
 				groups[i] = g
 				fresh = append(fresh, int64(i))
 				break
 			}
-			if slices.Equal(t.words[int(s)*t.stride:int(s+1)*t.stride], row) {
-				groups[i] = id - 1
+			if sameRow(slot[1:], row) {
+				groups[i] = uint32(slot[0] - 1)
 				break
 			}
 		}
@@ -140,20 +151,19 @@ func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint3
 }
 
 func (t *fixedKeyIDs) grow() {
-	size := max(1024, 2*len(t.ids))
-	oldWords, oldIDs := t.words, t.ids
-	t.words, t.ids = make([]int64, size*t.stride), make([]uint32, size)
-	mask := uint64(size - 1)
-	for k, id := range oldIDs {
-		if id == 0 {
+	w := t.stride + 1
+	old := t.slots
+	t.size = max(1024, 2*t.size)
+	t.slots = make([]int64, t.size*w)
+	mask := uint64(t.size - 1)
+	for k := 0; k+w <= len(old); k += w {
+		if old[k] == 0 {
 			continue
 		}
-		row := oldWords[k*t.stride : (k+1)*t.stride]
-		s := fixedHash(row) & mask
-		for t.ids[s] != 0 {
+		s := fixedHash(old[k+1:k+w]) & mask
+		for t.slots[int(s)*w] != 0 {
 			s = (s + 1) & mask
 		}
-		copy(t.words[int(s)*t.stride:], row)
-		t.ids[s] = id
+		copy(t.slots[int(s)*w:], old[k:k+w])
 	}
 }
