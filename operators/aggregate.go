@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 	"github.com/weirhq/weir/state"
@@ -61,7 +62,12 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		c := instanceContext(ctx, env)
 		a := &hashAggregate{env: env, ctx: c, spec: spec, table: newRowTable(env.Mem), watermark: math.MinInt64}
 		for _, f := range spec.Aggs {
-			a.accs = append(a.accs, f.NewAccumulator(c))
+			acc := f.NewAccumulator(c)
+			if !spec.Streaming {
+				// A batch aggregate's input never retracts.
+				acc = expr.InsertOnly(acc)
+			}
+			a.accs = append(a.accs, acc)
 		}
 		for _, t := range spec.KeyTypes {
 			a.outTypes = append(a.outTypes, t)
@@ -71,6 +77,9 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		}
 		if len(spec.KeyCols) == 0 {
 			a.addGroup()
+		}
+		if !spec.Streaming && fixedKeyTypes(spec.KeyTypes) {
+			a.fixed = newFixedKeyIDs(len(spec.KeyTypes))
 		}
 		a.spill = newAggregateSpill(a)
 		return a, nil
@@ -105,6 +114,8 @@ type hashAggregate struct {
 	// (aggregate_order.go).
 	sender int
 	order  firstRows
+	// fixed (batch, integer-like keys) finds groups by key values; nil: through table.
+	fixed *fixedKeyIDs
 }
 
 func (a *hashAggregate) addGroup() uint32 {
@@ -144,8 +155,23 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 		for i, c := range a.spec.KeyCols {
 			keys[i] = user.Column(c)
 		}
-		if err := a.lookupKeys(keys, groups); err != nil {
-			return err
+		done := false
+		if a.fixed != nil {
+			var err error
+			if done, err = a.fixed.lookup(a.table, keys, groups, a.addGroup); err != nil {
+				return err
+			}
+			if !done && len(a.counts) > 0 {
+				return sparkerr.Internal("aggregate: a key column lost its integer layout")
+			}
+			if !done {
+				a.fixed = nil
+			}
+		}
+		if !done {
+			if err := a.lookupKeys(keys, groups); err != nil {
+				return err
+			}
 		}
 		if a.spill != nil {
 			a.spill.used(groups)

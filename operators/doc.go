@@ -16,6 +16,12 @@
 // built, left probed), Distinct, SetOp. Partitioners: HashPartitioner, RoundRobinPartitioner,
 // OffsetPartitioner.
 //
+// Sort compares fixed-width keys as normalized keys (sort_keys.go); TopN is Sort then Limit
+// through a heap of offset+n rows (ties to the earlier row). A batch HashAggregate uses
+// insert-only accumulators (expr.InsertOnly) and finds the groups of one integer-like key by
+// open addressing over the key values (aggregate_keys_fixed.go); HashJoin's build side is
+// flat bucket chains (join_table.go).
+//
 // Event time: EventTimeWatermark (withWatermark: forwards rows, and at each barrier — after
 // every partition of the node met there — emits max event time − delay as a Watermark marker
 // before the barrier; EventTimeStats is shared by its partitions and read for progress),

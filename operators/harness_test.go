@@ -213,7 +213,7 @@ func (h *harness) build(d *datadriven.TestData) error {
 		f = Concat()
 	case "sample":
 		f = Sample(0, 0.5, arg(d, "replace", "false") == "true", argInt(d, "seed", 7))
-	case "sort":
+	case "sort", "topn":
 		var keys []SortKey
 		for _, k := range strings.Split(arg(d, "keys", ""), ",") {
 			name, mods, _ := strings.Cut(k, ":")
@@ -221,6 +221,9 @@ func (h *harness) build(d *datadriven.TestData) error {
 				NullsFirst: !strings.Contains(mods, "desc") != strings.Contains(mods, "nullsflip")})
 		}
 		f = Sort(ctx, keys)
+		if kind == "topn" {
+			f = TopN(ctx, keys, argInt(d, "n", 0), argInt(d, "offset", 0))
+		}
 	case "aggregate":
 		spec := AggregateSpec{Aggs: parseAggs(in, arg(d, "aggs", "count(1)")), TZ: "UTC",
 			Streaming: arg(d, "streaming", "false") == "true"}

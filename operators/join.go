@@ -25,8 +25,8 @@ type JoinSpec struct {
 	LeftSchema, RightSchema *arrow.Schema
 }
 
-// HashJoin builds a hash table over the whole right input (its keys' hash → rows), then probes
-// it with left batches; left batches that arrive before the right input ended are buffered.
+// HashJoin builds a hash table over the whole right input (joinTable: rows chained by key hash
+// in flat arrays), then probes it with left batches, gathering the joined rows by take; left batches that arrive before the right input ended are buffered.
 // NULL keys never match. Outer joins pad the missing side with NULLs; right and full outer
 // joins emit the right rows nothing matched at end of data (the planner makes sure every right
 // row lives in exactly one partition). Semi and anti joins emit left rows only. Output rows
@@ -51,7 +51,7 @@ type hashJoin struct {
 
 	rightCols []arrow.Array
 	rightKeys []arrow.Array
-	table     map[uint64][]int32
+	table     *joinTable
 	matched   []bool
 }
 
@@ -141,12 +141,7 @@ func (j *hashJoin) build() error {
 	}
 	hs := make([]uint64, n)
 	hashColumns(j.rightKeys, 0, hs)
-	j.table = make(map[uint64][]int32, n)
-	for r, h := range hs {
-		if !anyNull(j.rightKeys, r) {
-			j.table[h] = append(j.table[h], int32(r))
-		}
-	}
+	j.table = newJoinTable(j.rightKeys, hs)
 	return nil
 }
 
@@ -180,17 +175,7 @@ func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out fl
 		}
 		hs := make([]uint64, n)
 		hashColumns(keys, 0, hs)
-		for i, h := range hs {
-			if anyNull(keys, i) {
-				continue
-			}
-			for _, r := range j.table[h] {
-				if rowsEqual(keys, i, j.rightKeys, int(r)) {
-					li = append(li, int64(i))
-					ri = append(ri, int64(r))
-				}
-			}
-		}
+		li, ri = j.table.probe(keys, hs, li, ri)
 		releaseAll(keys)
 	} else {
 		for i := 0; i < n; i++ {

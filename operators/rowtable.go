@@ -70,8 +70,27 @@ func (t *rowTable) lookupHashed(keys []arrow.Array, hs []uint64, ids []uint32, i
 	if len(fresh) == 0 {
 		return nil, nil
 	}
+	return fresh, t.storeFresh(keys, fresh, len(ids))
+}
+
+// add records new ids, the next len(fresh) ones, for rows fresh of keys (rows whose key another
+// index, fixedKeyIDs, found new); lookups by hash do not see them.
+func (t *rowTable) add(keys []arrow.Array, fresh []int64) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	cur := int32(len(t.batches))
+	for _, i := range fresh {
+		t.refs = append(t.refs, rowRef{cur, int32(i)})
+	}
+	return t.storeFresh(keys, fresh, keys[0].Len())
+}
+
+// storeFresh keeps the key rows fresh of keys (n rows), whose ids are the last len(fresh) ones
+// and point at rows of keys as batch len(t.batches).
+func (t *rowTable) storeFresh(keys []arrow.Array, fresh []int64, n int) error {
 	var stored []arrow.Array
-	if len(fresh) == len(ids) {
+	if len(fresh) == n {
 		stored = append([]arrow.Array(nil), keys...)
 		for _, k := range stored {
 			k.Retain()
@@ -79,7 +98,7 @@ func (t *rowTable) lookupHashed(keys []arrow.Array, hs []uint64, ids []uint32, i
 	} else {
 		var err error
 		if stored, err = take(t.mem, keys, fresh, nil); err != nil {
-			return nil, err
+			return err
 		}
 		first := len(t.refs) - len(fresh)
 		for k := range fresh {
@@ -87,7 +106,7 @@ func (t *rowTable) lookupHashed(keys []arrow.Array, hs []uint64, ids []uint32, i
 		}
 	}
 	t.batches = append(t.batches, stored)
-	return fresh, nil
+	return nil
 }
 
 // keyValue is key column k of id as a Go value.

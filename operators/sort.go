@@ -18,7 +18,8 @@ type SortKey struct {
 }
 
 // Sort collects its input and emits it at end of data ordered by keys (stable: rows with equal
-// keys keep their arrival order), in batches of BatchRows.
+// keys keep their arrival order), in batches of BatchRows. Fixed-width keys compare as
+// normalized keys (sort_keys.go).
 func Sort(ctx *expr.Context, keys []SortKey) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		return &sorter{env: env, ctx: instanceContext(ctx, env), keys: keys}, nil
@@ -60,32 +61,18 @@ func (s *sorter) EndOfData(ctx context.Context, out flow.Emitter) error {
 		return err
 	}
 	defer releaseAll(keyCols)
+	order := newSortOrder(s.keys, keyCols)
+	rk := order.encode(keyCols)
 	idx := make([]int64, user.NumRows())
 	for i := range idx {
 		idx[i] = int64(i)
 	}
-	slices.SortStableFunc(idx, func(a, b int64) int {
-		for k, key := range s.keys {
-			c := keyCols[k]
-			an, bn := c.IsNull(int(a)), c.IsNull(int(b))
-			if an || bn {
-				if an && bn {
-					continue
-				}
-				if an == key.NullsFirst {
-					return -1
-				}
-				return 1
-			}
-			r := compareAt(c, int(a), c, int(b))
-			if key.Descending {
-				r = -r
-			}
-			if r != 0 {
-				return r
-			}
+	// Row numbers break ties, so the unstable sort gives the stable order.
+	slices.SortFunc(idx, func(a, b int64) int {
+		if r := order.compare(&rk, int(a), &rk, int(b)); r != 0 {
+			return r
 		}
-		return 0
+		return cmp(a, b)
 	})
 	sorted, err := take(s.env.Mem, cols, idx, nil)
 	if err != nil {

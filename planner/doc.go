@@ -10,7 +10,9 @@
 // same way; on a stream its rows carry their input row's retraction flag. Aggregate, Distinct,
 // SetOp and equi-joins hash-partition their inputs on the keys into Options.Partitions
 // partitions (grouping expressions that are not plain columns are projected into columns
-// before the exchange); a global aggregate gathers to one partition; joins without keys
+// before the exchange); a global aggregate gathers to one partition. A batch aggregate of
+// count, sum, min, max and avg (non-decimal) aggregates each input partition first and
+// exchanges one row per group and partition (aggregate_partial.go). Joins without keys
 // broadcast the right side (right and full outer ones gather both sides to one partition).
 // A Window hash-partitions its input on its partition keys (gathers it to one partition when
 // it has none) and runs operators.Window, which spills past the operator memory budget
@@ -18,7 +20,8 @@
 // NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING (CheckStreamingOperators and the planner).
 // Union lays its inputs' partitions side by side. Global Sort, Limit and Tail first gather
 // through the order-preserving Concat; Limit and Tail keep a per-partition limit or tail below
-// it, and Limit stops its upstream once satisfied.
+// it, and Limit stops its upstream once satisfied. A batch Limit over a global Sort (ORDER BY …
+// LIMIT n) plans as TopN: a heap per partition, then one over their ordered gather.
 //
 // Python functions (Options.Python: the session's runner and runner conf; without it a plan
 // calling Python fails asking for --python): PythonEval (ArrowEvalPython / BatchEvalPython),

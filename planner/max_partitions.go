@@ -51,16 +51,18 @@ func checkPartitions(g *flow.Graph, max int) error {
 			return nil
 		}
 		seen[n] = true
+		// Inputs first: the error names the node the partitions come from (a range or a
+		// repartition), not one that inherited them (a partial aggregate, a projection).
+		for _, in := range n.Inputs {
+			if err := visit(in.From); err != nil {
+				return err
+			}
+		}
 		if n.Parallelism > max {
 			return sparkerr.IllegalArgument("The query needs %d partitions (at %s), more than %s = %d allows: "+
 				"use fewer partitions (e.g. a smaller repartition(n) or range numPartitions) or raise %s.",
 				n.Parallelism, n.Name, MaxPartitionsConf, max, MaxPartitionsConf).
 				WithParams("numPartitions", strconv.Itoa(n.Parallelism), "maxPartitions", strconv.Itoa(max))
-		}
-		for _, in := range n.Inputs {
-			if err := visit(in.From); err != nil {
-				return err
-			}
 		}
 		return nil
 	}

@@ -170,6 +170,10 @@ func (b *builder) plan(n logical.Node) (*flow.Node, error) {
 			return nil, err
 		}
 		return &flow.Node{Name: b.name("Scan " + n.Format), Parallelism: max(1, par), Schema: b.schema(n), Source: src}, nil
+	case *logical.Limit:
+		if s, ok := n.Input.(*logical.Sort); ok && s.Global && n.N >= 0 && !b.opts.Streaming {
+			return b.topN(n, s)
+		}
 	}
 	ins := make([]*flow.Node, len(n.Children()))
 	for i, c := range n.Children() {

@@ -350,3 +350,26 @@ func TestStatelessOperatorsFuse(t *testing.T) {
 	}
 	expect(t, e.mustRun(s, 2), ids(4, 11, 1))
 }
+
+// TestSortLimitPlansTopN: LIMIT over a global sort plans a per-partition top-N, the ordered
+// gather, and a final top-N applying the offset, with the answers of the sort and limit.
+func TestSortLimitPlansTopN(t *testing.T) {
+	e := newEnv(t)
+	r := &logical.Range{Start: 0, End: 100, Step: 1, Partitions: 3}
+	p := &logical.Project{Input: r, Exprs: []expr.Expr{col(r, 0), bind(t, "%", col(r, 0), lit(7))}}
+	s := &logical.Sort{Input: p, Keys: []logical.SortKey{{Expr: col(p, 1), Descending: true}}, Global: true}
+	l := &logical.Limit{Input: s, N: 4, Offset: 2}
+	g, err := Build(l, Options{Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := g.Output
+	if !strings.HasPrefix(final.Name, "TopN") || final.Parallelism != 1 ||
+		!strings.HasPrefix(final.Inputs[0].From.Name, "Concat") ||
+		!strings.HasPrefix(final.Inputs[0].From.Inputs[0].From.Name, "LocalTopN") {
+		t.Fatalf("not a top-N plan: %s ← %s", final.Name, final.Inputs[0].From.Name)
+	}
+	// Rows with id % 7 = 6 in id order (the stable sort keeps range order among ties).
+	expect(t, e.mustRun(l, 2), []string{"20, 6", "27, 6", "34, 6", "41, 6"})
+	expect(t, e.mustRun(&logical.Limit{Input: s, N: 0}, 2), nil)
+}

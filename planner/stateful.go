@@ -41,6 +41,11 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		spec.KeyTypes = append(spec.KeyTypes, g.Type())
 	}
 	if len(n.Groups) == 0 {
+		if in.Parallelism > 1 {
+			if node, ok := b.partialAggregate(spec, in, schema); ok {
+				return node, nil
+			}
+		}
 		return b.observeAggregate(b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, spec),
 			flow.Input{From: in, Exchange: flow.Gather}), n, spec), nil
 	}
@@ -66,6 +71,9 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		in = b.node("Project", in.Parallelism, b.schema(pre), operators.Project(b.ctx, exprs), forward(in))
 		inSchema = pre.Schema()
 	}
+	if node, ok := b.partialAggregate(spec, in, schema); ok {
+		return node, nil
+	}
 	return b.observeAggregate(b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, spec),
 		b.hashed(in, columns(inSchema, spec.KeyCols))), n, spec), nil
 }
@@ -79,6 +87,26 @@ func (b *builder) limit(n *logical.Limit, in *flow.Node, schema *arrow.Schema) *
 		in = b.node("LocalLimit", in.Parallelism, schema, operators.Limit(n.N+n.Offset, 0), forward(in))
 	}
 	return b.node("GlobalLimit", 1, schema, operators.Limit(n.N, n.Offset), forward(b.single(in)))
+}
+
+// topN plans LIMIT over a global sort (ORDER BY … LIMIT n) as a top-N: each input partition
+// keeps its first offset+n rows in order, their ordered gather keeps the first offset+n of
+// those (ties: earlier partition, then earlier row, as the stable global sort orders them) and
+// emits them from offset on.
+func (b *builder) topN(n *logical.Limit, s *logical.Sort) (*flow.Node, error) {
+	in, err := b.plan(s.Input)
+	if err != nil {
+		return nil, err
+	}
+	schema := b.schema(n)
+	keys := make([]operators.SortKey, len(s.Keys))
+	for i, k := range s.Keys {
+		keys[i] = operators.SortKey{Expr: k.Expr, Descending: k.Descending, NullsFirst: k.NullsFirst}
+	}
+	if in.Parallelism > 1 {
+		in = b.node("LocalTopN", in.Parallelism, schema, operators.TopN(b.ctx, keys, n.N+n.Offset, 0), forward(in))
+	}
+	return b.node("TopN", 1, schema, operators.TopN(b.ctx, keys, n.N, n.Offset), forward(b.single(in))), nil
 }
 
 // join plans a join: equi-joins hash-partition both sides on their keys; joins without keys

@@ -105,6 +105,10 @@ func (s *sumAcc) Retract(groups []uint32, args []arrow.Array) error {
 func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 	switch x := a.(type) {
 	case *array.Int64:
+		if s.t.Kind == sqltypes.Double {
+			addFloats(s, groups, x, x.Int64Values(), sign)
+			return nil
+		}
 		if s.ints != nil || s.t.Kind == sqltypes.Long {
 			vals := x.Int64Values()
 			for i, g := range groups {
@@ -136,6 +140,10 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 			return nil
 		}
 	case *array.Int32:
+		if s.t.Kind == sqltypes.Double {
+			addFloats(s, groups, x, x.Int32Values(), sign)
+			return nil
+		}
 		if s.t.Kind == sqltypes.Long {
 			vals := x.Int32Values()
 			for i, g := range groups {
@@ -150,6 +158,12 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 			return nil
 		}
 	}
+	return s.addValues(groups, a, sign)
+}
+
+// addValues is the row-at-a-time path through Go values: any input layout (and the oracle of
+// the typed paths in tests).
+func (s *sumAcc) addValues(groups []uint32, a arrow.Array, sign int64) error {
 	for i, g := range groups {
 		v := ValueAt(a, i, s.in)
 		if v == nil {
@@ -176,6 +190,17 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 		}
 	}
 	return nil
+}
+
+// addFloats adds integers to double sums (avg over integers), as the generic path's cast does.
+func addFloats[T int32 | int64](s *sumAcc, groups []uint32, a arrow.Array, vals []T, sign int64) {
+	noNull := a.NullN() == 0
+	for i, g := range groups {
+		if noNull || a.IsValid(i) {
+			s.floats[g] += float64(sign) * float64(vals[i])
+			s.n[g] += sign
+		}
+	}
 }
 
 // pendLimit bounds a partial sum of addDecimals: past ±2^126 it is flushed before the next

@@ -17,6 +17,8 @@ type aggFunc struct {
 	// display, when set, are the arguments shown in String() (defaults Spark fills in).
 	display []Expr
 	newAcc  func(ctx *Context) GroupedAccumulator
+	// opts are the options the function was bound with (BindAggregate).
+	opts Options
 }
 
 func (a *aggFunc) Name() string            { return a.name }

@@ -9,15 +9,17 @@ import (
 )
 
 // numMinMaxAcc is min/max over int32, int64 and float64 values read from raw slices, with a
-// per-group multiset (value → count) so any row can be retracted.
+// per-group multiset (value → count) so any row can be retracted. An insert-only one (batch
+// aggregation, see InsertOnly) keeps only the best value per group.
 type numMinMaxAcc[T fastNum] struct {
-	t      sqltypes.DataType
-	isMax  bool
-	best   []T
-	has    []bool
-	counts []map[T]int32
-	nans   []int32
-	size   int64
+	t          sqltypes.DataType
+	isMax      bool
+	insertOnly bool
+	best       []T
+	has        []bool
+	counts     []map[T]int32
+	nans       []int32
+	size       int64
 }
 
 func newNumMinMax[T fastNum](t sqltypes.DataType, isMax bool) *numMinMaxAcc[T] {
@@ -87,9 +89,33 @@ func (a *numMinMaxAcc[T]) values(arr arrow.Array) []T {
 	return out
 }
 
+// insertOnlyAccumulator implements insertOnlyAccumulator: no multiset.
+func (a *numMinMaxAcc[T]) insertOnlyAccumulator() GroupedAccumulator {
+	a.insertOnly = true
+	return a
+}
+
+// updateBest is the insert-only Update: a compare per row against the group's best.
+func (a *numMinMaxAcc[T]) updateBest(groups []uint32, arr arrow.Array, vals []T) {
+	noNull := arr.NullN() == 0
+	for i, g := range groups {
+		if !noNull && arr.IsNull(i) {
+			continue
+		}
+		v := canon(vals[i])
+		if !a.has[g] || a.better(v, a.best[g]) {
+			a.best[g], a.has[g] = v, true
+		}
+	}
+}
+
 func (a *numMinMaxAcc[T]) Update(groups []uint32, args []arrow.Array) error {
 	arr := args[0]
 	vals := a.values(arr)
+	if a.insertOnly {
+		a.updateBest(groups, arr, vals)
+		return nil
+	}
 	noNull := arr.NullN() == 0
 	for i, g := range groups {
 		if !noNull && arr.IsNull(i) {
@@ -117,6 +143,9 @@ func (a *numMinMaxAcc[T]) Update(groups []uint32, args []arrow.Array) error {
 }
 
 func (a *numMinMaxAcc[T]) Retract(groups []uint32, args []arrow.Array) error {
+	if a.insertOnly {
+		return errInsertOnly
+	}
 	arr := args[0]
 	vals := a.values(arr)
 	for i, g := range groups {

@@ -66,7 +66,11 @@ func BindAggregate(name string, args []Expr, distinct bool, opts Options) (AggFu
 	if b.minArgs >= 0 && (len(args) < b.minArgs || (b.maxArgs >= 0 && len(args) > b.maxArgs)) {
 		return nil, wrongNumArgs(lname, arityString(b.minArgs, b.maxArgs), len(args))
 	}
-	return b.bind(lname, args, distinct, opts)
+	f, err := b.bind(lname, args, distinct, opts)
+	if a, ok := f.(*aggFunc); ok {
+		a.opts = opts
+	}
+	return f, err
 }
 
 // NewCast returns child cast to `to` with Spark's cast rules for mode (CastDefault follows

@@ -8,7 +8,9 @@
 //
 // Aggregate functions (AggFunc) are separate: they are evaluated by the aggregate operator through
 // GroupedAccumulator, which updates per-group state from argument arrays and can retract rows, so
-// streaming update/complete output can be maintained from a changelog.
+// streaming update/complete output can be maintained from a changelog. A batch aggregate, which
+// never retracts, asks for InsertOnly accumulators: min/max then keep only the best value and
+// DISTINCT over one fixed-width argument dedups through a typed (group, value) hash set.
 //
 // Errors are *sparkerr.Error: binding errors are AnalysisException (UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry

@@ -1,0 +1,169 @@
+package operators
+
+import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// fixedKeyIDs maps the values of up to maxFixedKeys integer-like grouping keys (byte to long,
+// date, timestamp) to dense group ids by open addressing over the values themselves: a batch
+// aggregate's lookup without row hashing or row compares. A key row is stride words: a bit
+// mask of its NULL keys, then each key's value (0 when NULL). The key rows of new groups still
+// go to the aggregate's rowTable (rowTable.add), which builds the output keys.
+type fixedKeyIDs struct {
+	stride int
+	// slots holds stride+1 words per slot: id+1 (0: empty), then the key row; one cache
+	// line per probe for a few keys.
+	slots []int64
+	size  int // slots
+	n     int
+}
+
+// maxFixedKeys bounds the keys fixedKeyIDs takes (the NULL mask is one word).
+const maxFixedKeys = 4
+
+// fixedKeyType reports whether a key of type t can group through fixedKeyIDs.
+func fixedKeyType(t sqltypes.DataType) bool {
+	switch t.Kind {
+	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Date,
+		sqltypes.Timestamp, sqltypes.TimestampNTZ:
+		return true
+	}
+	return false
+}
+
+// fixedKeyTypes reports whether keys of types ts can group through fixedKeyIDs.
+func fixedKeyTypes(ts []sqltypes.DataType) bool {
+	if len(ts) == 0 || len(ts) > maxFixedKeys {
+		return false
+	}
+	for _, t := range ts {
+		if !fixedKeyType(t) {
+			return false
+		}
+	}
+	return true
+}
+
+func newFixedKeyIDs(keys int) *fixedKeyIDs { return &fixedKeyIDs{stride: keys + 1} }
+
+// sameRow compares a slot's key row with row.
+func sameRow(slot, row []int64) bool {
+	if len(row) == 2 {
+		return slot[0] == row[0] && slot[1] == row[1]
+	}
+	return slices.Equal(slot, row)
+}
+
+// keyInts reads a key column as int64 values, or nil for another layout.
+func keyInts(a arrow.Array) []int64 {
+	switch x := a.(type) {
+	case *array.Int64:
+		return x.Int64Values()
+	case *array.Timestamp:
+		out := make([]int64, x.Len())
+		for i, v := range x.TimestampValues() {
+			out[i] = int64(v)
+		}
+		return out
+	case *array.Int32:
+		return widenInts(x.Int32Values())
+	case *array.Date32:
+		out := make([]int64, x.Len())
+		for i, v := range x.Date32Values() {
+			out[i] = int64(v)
+		}
+		return out
+	case *array.Int16:
+		return widenInts(x.Int16Values())
+	case *array.Int8:
+		return widenInts(x.Int8Values())
+	}
+	return nil
+}
+
+func widenInts[T int8 | int16 | int32](vs []T) []int64 {
+	out := make([]int64, len(vs))
+	for i, v := range vs {
+		out[i] = int64(v)
+	}
+	return out
+}
+
+func fixedHash(row []int64) uint64 {
+	h := uint64(0x243f6a8885a308d3)
+	for _, v := range row {
+		h = (h ^ uint64(v)) * 0x9e3779b97f4a7c15
+		h ^= h >> 32
+	}
+	return h
+}
+
+// lookup sets groups[i] to the group of row i of keys, creating groups (create returns the
+// next dense id) for new key rows and recording their rows in table. ok is false when a
+// column's layout is not an integer one (the caller then looks up through the row table).
+func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint32, create func() uint32) (ok bool, err error) {
+	cols := make([][]int64, len(keys))
+	nulls := false
+	for k, c := range keys {
+		if cols[k] = keyInts(c); cols[k] == nil {
+			return false, nil
+		}
+		nulls = nulls || c.NullN() > 0
+	}
+	row := make([]int64, t.stride)
+	var fresh []int64
+	for i := range groups {
+		row[0] = 0
+		for k, c := range cols {
+			row[k+1] = c[i]
+			if nulls && keys[k].IsNull(i) {
+				row[0] |= 1 << k
+				row[k+1] = 0
+			}
+		}
+		if 2*(t.n+1) > t.size {
+			t.grow()
+		}
+		w := t.stride + 1
+		mask := uint64(t.size - 1)
+		for s := fixedHash(row) & mask; ; s = (s + 1) & mask {
+			slot := t.slots[int(s)*w : int(s+1)*w]
+			if slot[0] == 0 {
+				g := create()
+				slot[0] = int64(g) + 1
+				copy(slot[1:], row)
+				t.n++
+				groups[i] = g
+				fresh = append(fresh, int64(i))
+				break
+			}
+			if sameRow(slot[1:], row) {
+				groups[i] = uint32(slot[0] - 1)
+				break
+			}
+		}
+	}
+	return true, table.add(keys, fresh)
+}
+
+func (t *fixedKeyIDs) grow() {
+	w := t.stride + 1
+	old := t.slots
+	t.size = max(1024, 2*t.size)
+	t.slots = make([]int64, t.size*w)
+	mask := uint64(t.size - 1)
+	for k := 0; k+w <= len(old); k += w {
+		if old[k] == 0 {
+			continue
+		}
+		s := fixedHash(old[k+1:k+w]) & mask
+		for t.slots[int(s)*w] != 0 {
+			s = (s + 1) & mask
+		}
+		copy(t.slots[int(s)*w:], old[k:k+w])
+	}
+}

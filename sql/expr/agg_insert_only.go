@@ -1,0 +1,26 @@
+package expr
+
+import (
+	"github.com/weirhq/weir/sparkerr"
+)
+
+// insertOnlyAccumulator is implemented by accumulators with a cheaper form when no row will
+// ever be retracted: min/max without their value multiset, DISTINCT over a typed hash set.
+type insertOnlyAccumulator interface {
+	insertOnlyAccumulator() GroupedAccumulator
+}
+
+// InsertOnly returns acc, or a cheaper accumulator of the same function whose Retract fails,
+// for an aggregate whose input never retracts (a batch aggregate). Call it on a fresh
+// accumulator, before Grow. Results are the same as acc's for the same updates. The insert-only
+// form keeps no checkpointable or spillable state beyond what the function's result needs.
+func InsertOnly(acc GroupedAccumulator) GroupedAccumulator {
+	if a, ok := acc.(insertOnlyAccumulator); ok {
+		return a.insertOnlyAccumulator()
+	}
+	return acc
+}
+
+// errInsertOnly is Retract on an insert-only accumulator: the planner never feeds one
+// retractions, so reaching it is a bug.
+var errInsertOnly = sparkerr.Internal("expr: retraction fed to an insert-only (batch) accumulator")
