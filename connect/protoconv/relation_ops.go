@@ -385,3 +385,23 @@ func (t *translation) naDrop(d *pb.NADrop) (plan.Relation, error) {
 	}
 	return out, nil
 }
+
+// collectMetrics is df.observe(name, *metrics). Spark's planner requires a name and at least
+// one metric (Dataset.observe's signature).
+func (t *translation) collectMetrics(c *pb.CollectMetrics) (plan.Relation, error) {
+	in, err := t.input(c.GetInput(), "CollectMetrics")
+	if err != nil {
+		return nil, err
+	}
+	if c.GetName() == "" {
+		return nil, invalidPlan("CollectMetrics is missing name")
+	}
+	if len(c.GetMetrics()) == 0 {
+		return nil, invalidPlan("CollectMetrics has no metrics")
+	}
+	metrics, err := t.expressions(c.GetMetrics())
+	if err != nil {
+		return nil, err
+	}
+	return &plan.CollectMetrics{Input: in, Name: c.GetName(), Metrics: metrics}, nil
+}

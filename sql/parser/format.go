@@ -172,6 +172,8 @@ func children(r plan.Relation) []plan.Relation {
 		return []plan.Relation{x.Input}
 	case *plan.NADrop:
 		return []plan.Relation{x.Input}
+	case *plan.CollectMetrics:
+		return []plan.Relation{x.Input}
 	case *plan.Generate:
 		return []plan.Relation{x.Input}
 	}
@@ -379,6 +381,8 @@ func (f *formatter) labelOf(r plan.Relation) string {
 			vals[i] = v
 		}
 		return "NAFill [" + strings.Join(x.Cols, ", ") + "] " + f.list(vals)
+	case *plan.CollectMetrics:
+		return "CollectMetrics " + x.Name + ", " + f.list(x.Metrics)
 	case *plan.NADrop:
 		s := "NADrop [" + strings.Join(x.Cols, ", ") + "]"
 		if x.MinNonNulls != nil {

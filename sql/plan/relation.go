@@ -278,6 +278,16 @@ type WithWatermark struct {
 	Delay     string
 }
 
+// CollectMetrics is df.observe(name, *metrics): the input's rows unchanged, and the metrics
+// (aggregate expressions, named) computed over them and reported under Name: to the client
+// with a batch result, in each micro-batch's progress (observedMetrics) for a stream.
+type CollectMetrics struct {
+	RelCommon
+	Input   Relation
+	Name    string
+	Metrics []Expr
+}
+
 // NAFill, NADrop and NAReplace are df.na.fill/drop/replace.
 type NAFill struct {
 	RelCommon

@@ -1,0 +1,63 @@
+"""DataFrame API relations from stock PySpark (observe, stat, na.replace, unpivot, ...).
+
+Expected values were confirmed against Apache Spark 4's own Connect server with the same calls.
+"""
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import Observation, functions as F
+
+
+@pytest.fixture
+def df(spark):
+    return spark.createDataFrame(
+        [(1, 2.0, "a"), (2, 4.0, "b"), (3, None, "a"), (4, 7.5, "c")], "id long, v double, s string")
+
+
+def test_observe_batch_metrics(df):
+    o = Observation("m1")
+    rows = df.observe(o, F.count(F.lit(1)).alias("cnt"), F.sum("v").alias("sv"),
+                      (F.max("id") + 1).alias("mx"), F.avg("id")).filter("id > 1").collect()
+    assert [r.id for r in rows] == [2, 3, 4]
+    # Spark: {'cnt': 4, 'sv': 13.5, 'mx': 5, 'avg(id)': 2.5} -- the rows before the filter.
+    assert o.get == {"cnt": 4, "sv": 13.5, "mx": 5, "avg(id)": 2.5}
+
+
+def test_observe_unnamed_and_literal_metrics(df):
+    o = Observation("m2")
+    df.observe(o, F.lit(1).alias("one"), F.count("id")).collect()
+    assert o.get == {"one": 1, "count(id)": 4}
+    o = Observation("m3")
+    df.observe(o, F.collect_list("s").alias("l"), F.max("s")).collect()
+    assert o.get == {"l": ["a", "b", "a", "c"], "max(s)": "c"}
+
+
+@pytest.mark.parametrize("metric,cls", [
+    (F.col("id"), "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE"),
+    (F.count_distinct("id"), "INVALID_OBSERVED_METRICS.AGGREGATE_EXPRESSION_WITH_DISTINCT_UNSUPPORTED"),
+])
+def test_observe_invalid_metrics(df, metric, cls):
+    with pytest.raises(AnalysisException) as e:
+        df.observe(Observation(), metric).collect()
+    assert e.value.getCondition() == cls
+
+
+def test_observe_stream_progress(spark):
+    df = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 10).option("numPartitions", 2).load()
+          .observe("per_batch", F.count(F.lit(1)).alias("rows"), F.max("value").alias("mx")))
+    q = df.writeStream.format("memory").queryName("observed_q").trigger(availableNow=True).start()
+    try:
+        q.processAllAvailable()
+        for _ in range(50):
+            if q.lastProgress is not None and q.lastProgress.batchId >= 1:
+                break
+            q.processAllAvailable()
+        assert q.exception() is None
+    finally:
+        q.stop()
+    seen = [p for p in q.recentProgress if p.numInputRows > 0]
+    assert seen
+    for p in seen:
+        m = p.observedMetrics["per_batch"]
+        # Each micro-batch's own rows: 10 rows, values batchId*10 .. batchId*10+9.
+        assert m.rows == 10
+        assert m.mx == p.batchId * 10 + 9
