@@ -181,6 +181,12 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.coGroupMap(x.CoGroupMap)
 	case *pb.Relation_CommonInlineUserDefinedTableFunction:
 		return t.pythonTableFunction(x.CommonInlineUserDefinedTableFunction)
+	case *pb.Relation_Corr:
+		return t.statCorr(x.Corr)
+	case *pb.Relation_Cov:
+		return t.statCov(x.Cov)
+	case *pb.Relation_ApproxQuantile:
+		return t.statApproxQuantile(x.ApproxQuantile)
 	case *pb.Relation_CollectMetrics:
 		return t.collectMetrics(x.CollectMetrics)
 	case *pb.Relation_Unknown:

@@ -182,6 +182,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveNADrop(ctx, n)
 	case *plan.CollectMetrics:
 		return a.resolveCollectMetrics(ctx, n)
+	case *plan.StatFunction:
+		return a.resolveStatFunction(ctx, n)
 	case *plan.Generate:
 		return a.resolveGenerate(ctx, n)
 	case *plan.MapInPython:

@@ -174,6 +174,8 @@ func children(r plan.Relation) []plan.Relation {
 		return []plan.Relation{x.Input}
 	case *plan.CollectMetrics:
 		return []plan.Relation{x.Input}
+	case *plan.StatFunction:
+		return []plan.Relation{x.Input}
 	case *plan.Generate:
 		return []plan.Relation{x.Input}
 	}
@@ -383,6 +385,9 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		return "NAFill [" + strings.Join(x.Cols, ", ") + "] " + f.list(vals)
 	case *plan.CollectMetrics:
 		return "CollectMetrics " + x.Name + ", " + f.list(x.Metrics)
+	case *plan.StatFunction:
+		return fmt.Sprintf("StatFunction %d [%s] method=%q probabilities=%v relativeError=%v",
+			x.Kind, strings.Join(x.Cols, ", "), x.Method, x.Probabilities, x.RelativeError)
 	case *plan.NADrop:
 		s := "NADrop [" + strings.Join(x.Cols, ", ") + "]"
 		if x.MinNonNulls != nil {

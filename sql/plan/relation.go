@@ -288,6 +288,30 @@ type CollectMetrics struct {
 	Metrics []Expr
 }
 
+// StatKind names a df.stat function that StatFunction computes.
+type StatKind int
+
+// The df.stat functions.
+const (
+	StatCorr StatKind = iota + 1
+	StatCov
+	StatApproxQuantile
+)
+
+// StatFunction is a df.stat function over columns of Input, computed as Spark's StatFunctions
+// does: corr and cov of Cols[0] and Cols[1] (one row, column "corr" / "cov"), approxQuantile
+// of Cols at Probabilities within RelativeError (one row, column "approx_quantile", an array
+// per column).
+type StatFunction struct {
+	RelCommon
+	Input         Relation
+	Kind          StatKind
+	Cols          []string
+	Method        string // corr's method ("pearson")
+	Probabilities []float64
+	RelativeError float64
+}
+
 // NAFill, NADrop and NAReplace are df.na.fill/drop/replace.
 type NAFill struct {
 	RelCommon

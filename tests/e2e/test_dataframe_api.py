@@ -3,7 +3,7 @@
 Expected values were confirmed against Apache Spark 4's own Connect server with the same calls.
 """
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import Observation, functions as F
 
 
@@ -61,3 +61,19 @@ def test_observe_stream_progress(spark):
         # Each micro-batch's own rows: 10 rows, values batchId*10 .. batchId*10+9.
         assert m.rows == 10
         assert m.mx == p.batchId * 10 + 9
+
+
+def test_stat_corr_cov(df):
+    # Spark fills NULLs with 0.0 for these (StatFunctions.collectStatisticalData).
+    assert df.stat.corr("id", "v") == pytest.approx(0.5045616758385946, rel=1e-12)
+    assert df.stat.cov("id", "v") == pytest.approx(2.0833333333333335, rel=1e-12)
+    with pytest.raises(IllegalArgumentException, match="correlation calculation for columns with dataType string"):
+        df.stat.corr("id", "s")
+
+
+def test_stat_approx_quantile(spark, df):
+    assert df.stat.approxQuantile("id", [0.0, 0.5, 1.0], 0.0) == [1.0, 2.0, 4.0]
+    assert df.stat.approxQuantile(["id", "v"], [0.25, 0.75], 0.1) == [[1.0, 3.0], [2.0, 7.5]]
+    assert spark.range(1000).stat.approxQuantile("id", [0.1, 0.33, 0.999], 0.0) == [99.0, 329.0, 998.0]
+    with pytest.raises(IllegalArgumentException, match="Quantile calculation for column s with data type StringType"):
+        df.stat.approxQuantile("s", [0.5], 0.0)
