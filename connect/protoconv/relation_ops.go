@@ -405,3 +405,26 @@ func (t *translation) collectMetrics(c *pb.CollectMetrics) (plan.Relation, error
 	}
 	return &plan.CollectMetrics{Input: in, Name: c.GetName(), Metrics: metrics}, nil
 }
+
+// unpivot is df.unpivot(ids, values, variableColumnName, valueColumnName); values unset means
+// every non-id column (Spark's planner: Unpivot with values None).
+func (t *translation) unpivot(u *pb.Unpivot) (plan.Relation, error) {
+	in, err := t.input(u.GetInput(), "Unpivot")
+	if err != nil {
+		return nil, err
+	}
+	ids, err := t.expressions(u.GetIds())
+	if err != nil {
+		return nil, err
+	}
+	out := &plan.Unpivot{Input: in, Ids: ids, VariableName: u.GetVariableColumnName(), ValueName: u.GetValueColumnName()}
+	if u.Values != nil {
+		if out.Values, err = t.expressions(u.GetValues().GetValues()); err != nil {
+			return nil, err
+		}
+		if out.Values == nil {
+			out.Values = []plan.Expr{}
+		}
+	}
+	return out, nil
+}

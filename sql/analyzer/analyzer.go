@@ -184,6 +184,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveCollectMetrics(ctx, n)
 	case *plan.StatFunction:
 		return a.resolveStatFunction(ctx, n)
+	case *plan.Unpivot:
+		return a.resolveUnpivot(ctx, n)
 	case *plan.Generate:
 		return a.resolveGenerate(ctx, n)
 	case *plan.MapInPython:

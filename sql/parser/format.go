@@ -176,6 +176,8 @@ func children(r plan.Relation) []plan.Relation {
 		return []plan.Relation{x.Input}
 	case *plan.StatFunction:
 		return []plan.Relation{x.Input}
+	case *plan.Unpivot:
+		return []plan.Relation{x.Input}
 	case *plan.Generate:
 		return []plan.Relation{x.Input}
 	}
@@ -385,6 +387,8 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		return "NAFill [" + strings.Join(x.Cols, ", ") + "] " + f.list(vals)
 	case *plan.CollectMetrics:
 		return "CollectMetrics " + x.Name + ", " + f.list(x.Metrics)
+	case *plan.Unpivot:
+		return "Unpivot " + f.list(x.Ids) + " " + f.list(x.Values) + " " + x.VariableName + ", " + x.ValueName
 	case *plan.StatFunction:
 		return fmt.Sprintf("StatFunction %d [%s] method=%q probabilities=%v relativeError=%v",
 			x.Kind, strings.Join(x.Cols, ", "), x.Method, x.Probabilities, x.RelativeError)

@@ -312,6 +312,18 @@ type StatFunction struct {
 	RelativeError float64
 }
 
+// Unpivot is df.unpivot / melt: per input row, one row per value column holding the Ids, the
+// value column's name (VariableName) and its value (ValueName). Values nil: every column that is
+// not an id.
+type Unpivot struct {
+	RelCommon
+	Input        Relation
+	Ids          []Expr
+	Values       []Expr
+	VariableName string
+	ValueName    string
+}
+
 // NAFill, NADrop and NAReplace are df.na.fill/drop/replace.
 type NAFill struct {
 	RelCommon

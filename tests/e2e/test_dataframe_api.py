@@ -77,3 +77,15 @@ def test_stat_approx_quantile(spark, df):
     assert spark.range(1000).stat.approxQuantile("id", [0.1, 0.33, 0.999], 0.0) == [99.0, 329.0, 998.0]
     with pytest.raises(IllegalArgumentException, match="Quantile calculation for column s with data type StringType"):
         df.stat.approxQuantile("s", [0.5], 0.0)
+
+
+def test_unpivot(spark, df):
+    rows = df.unpivot("id", ["v"], "var", "val").collect()
+    assert [tuple(r) for r in rows] == [(1, "v", 2.0), (2, "v", 4.0), (3, "v", None), (4, "v", 7.5)]
+    wide = spark.createDataFrame([(1, 2.0, "a", 5), (2, 4.0, "b", 6)], "id long, v double, s string, w int")
+    melted = wide.drop("s").melt(["id"], None, "var", "val")  # values: every non-id column
+    assert melted.schema.simpleString() == "struct<id:bigint,var:string,val:double>"
+    assert [tuple(r) for r in melted.collect()] == [(1, "v", 2.0), (1, "w", 5.0), (2, "v", 4.0), (2, "w", 6.0)]
+    with pytest.raises(AnalysisException) as e:
+        wide.unpivot(["id", "v", "s", "w"], [], "var", "val").collect()
+    assert e.value.getCondition() == "UNPIVOT_REQUIRES_VALUE_COLUMNS"
