@@ -187,6 +187,8 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.statCov(x.Cov)
 	case *pb.Relation_ApproxQuantile:
 		return t.statApproxQuantile(x.ApproxQuantile)
+	case *pb.Relation_Replace:
+		return t.naReplace(x.Replace)
 	case *pb.Relation_Unpivot:
 		return t.unpivot(x.Unpivot)
 	case *pb.Relation_CollectMetrics:

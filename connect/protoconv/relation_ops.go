@@ -428,3 +428,27 @@ func (t *translation) unpivot(u *pb.Unpivot) (plan.Relation, error) {
 	}
 	return out, nil
 }
+
+// naReplace is df.na.replace(to_replace, value, subset): pairs of old and new literals.
+func (t *translation) naReplace(r *pb.NAReplace) (plan.Relation, error) {
+	in, err := t.input(r.GetInput(), "NAReplace")
+	if err != nil {
+		return nil, err
+	}
+	out := &plan.NAReplace{Input: in, Cols: cloneStrings(r.GetCols())}
+	for i, rep := range r.GetReplacements() {
+		if rep.GetOldValue() == nil || rep.GetNewValue() == nil {
+			return nil, invalidPlan("NAReplace replacement %d is missing its old or new value", i)
+		}
+		old, err := Literal(rep.GetOldValue())
+		if err != nil {
+			return nil, err
+		}
+		repl, err := Literal(rep.GetNewValue())
+		if err != nil {
+			return nil, err
+		}
+		out.Old, out.New = append(out.Old, old), append(out.New, repl)
+	}
+	return out, nil
+}

@@ -186,6 +186,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveStatFunction(ctx, n)
 	case *plan.Unpivot:
 		return a.resolveUnpivot(ctx, n)
+	case *plan.NAReplace:
+		return a.resolveNAReplace(ctx, n)
 	case *plan.Generate:
 		return a.resolveGenerate(ctx, n)
 	case *plan.MapInPython:

@@ -178,6 +178,8 @@ func children(r plan.Relation) []plan.Relation {
 		return []plan.Relation{x.Input}
 	case *plan.Unpivot:
 		return []plan.Relation{x.Input}
+	case *plan.NAReplace:
+		return []plan.Relation{x.Input}
 	case *plan.Generate:
 		return []plan.Relation{x.Input}
 	}
@@ -387,6 +389,12 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		return "NAFill [" + strings.Join(x.Cols, ", ") + "] " + f.list(vals)
 	case *plan.CollectMetrics:
 		return "CollectMetrics " + x.Name + ", " + f.list(x.Metrics)
+	case *plan.NAReplace:
+		old, repl := make([]plan.Expr, len(x.Old)), make([]plan.Expr, len(x.New))
+		for i := range x.Old {
+			old[i], repl[i] = x.Old[i], x.New[i]
+		}
+		return "NAReplace [" + strings.Join(x.Cols, ", ") + "] " + f.list(old) + " -> " + f.list(repl)
 	case *plan.Unpivot:
 		return "Unpivot " + f.list(x.Ids) + " " + f.list(x.Values) + " " + x.VariableName + ", " + x.ValueName
 	case *plan.StatFunction:

@@ -332,6 +332,15 @@ type NAFill struct {
 	Values []Literal
 }
 
+// NAReplace is df.na.replace: in Cols (none: every column) whose type the first old value
+// fits, each Old[i] becomes New[i] (a NULL New replaces with NULL).
+type NAReplace struct {
+	RelCommon
+	Input    Relation
+	Cols     []string
+	Old, New []Literal
+}
+
 // NADrop drops rows with fewer than MinNonNulls non-null values among Cols (nil = all).
 type NADrop struct {
 	RelCommon

@@ -89,3 +89,12 @@ def test_unpivot(spark, df):
     with pytest.raises(AnalysisException) as e:
         wide.unpivot(["id", "v", "s", "w"], [], "var", "val").collect()
     assert e.value.getCondition() == "UNPIVOT_REQUIRES_VALUE_COLUMNS"
+
+
+def test_na_replace(df):
+    # Spark: string old values replace in string columns only; numbers in numeric columns.
+    assert [r.s for r in df.na.replace("a", "z").collect()] == ["z", "b", "z", "c"]
+    assert [r.id for r in df.na.replace([1, 2], [10, 20], "id").collect()] == [10, 20, 3, 4]
+    rows = df.na.replace(["a", "b"], ["x", None], "s").collect()
+    assert [r.s for r in rows] == ["x", None, "x", "c"]
+    assert [r.v for r in rows] == [2.0, 4.0, None, 7.5]
