@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/weirhq/weir/conf"
+	"github.com/weirhq/weir/connect/protoconv"
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/sparkerr"
@@ -83,7 +84,34 @@ func (s *Server) streamResult(ctx context.Context, sess *session, res *engine.Re
 			return err
 		}
 	}
-	return b.finish()
+	if err := b.finish(); err != nil {
+		return err
+	}
+	return emitObservedMetrics(res, emit)
+}
+
+// emitObservedMetrics sends the metrics of the result's observations (df.observe) in one
+// response after the rows, as Spark's SparkConnectPlanExecution does: per observation its name,
+// the metric names (keys) and values as literals.
+func emitObservedMetrics(res *engine.Result, emit func(*pb.ExecutePlanResponse) error) error {
+	obs := res.ObservedMetrics()
+	if len(obs) == 0 {
+		return nil
+	}
+	resp := &pb.ExecutePlanResponse{}
+	for _, o := range obs {
+		m := &pb.ExecutePlanResponse_ObservedMetrics{Name: o.Name}
+		for i, f := range o.Schema {
+			lit, err := protoconv.LiteralToProto(o.Values[i], f.Type)
+			if err != nil {
+				return err
+			}
+			m.Keys = append(m.Keys, f.Name)
+			m.Values = append(m.Values, lit)
+		}
+		resp.ObservedMetrics = append(resp.ObservedMetrics, m)
+	}
+	return emit(resp)
 }
 
 // runCommand executes a Command.

@@ -5,6 +5,7 @@
 //
 // (see Session.Execute). Front doors (connect/) hand it package plan's types and get back a
 // Result of Arrow record batches holding user columns only; they never see flow-event columns.
+// Once drained, Result.ObservedMetrics has the metrics of the query's df.observe nodes.
 //
 // Configuration: Conf is spark.conf over one typed registry (conf_keys.go): each key Weir
 // reads or reports once, with its kind, default, Spark's validation and a doc line. Set checks

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/operators"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -14,6 +15,8 @@ type Result struct {
 	Schema sqltypes.Schema
 	next   func(ctx context.Context) (arrow.RecordBatch, error)
 	close  func()
+	// observed are the plan's df.observe nodes (ObservedMetrics).
+	observed []*operators.ObservedMetrics
 }
 
 // NewResult builds a Result from a pull function and a close function (either may be nil).

@@ -194,8 +194,8 @@ func (s *Session) evalContext() (*expr.Context, error) {
 
 // start plans node and starts its job under a fresh memory budget (the budget is the
 // allocator of the evaluation context and of every task); top, when set, adds nodes on top of
-// the planned graph (a sink).
-func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow.Graph)) (flow.Job, error) {
+// the planned graph (a sink); obs, when set, receives the plan's observers (df.observe).
+func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow.Graph), obs *planner.Observers) (flow.Job, error) {
 	ectx, err := s.evalContext()
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 		return nil, err
 	}
 	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: s.shufflePartitions(), Expr: ectx, Sources: s.batchSource,
-		Conf: s.conf.Get, Python: s.pythonSpec()})
+		Conf: s.conf.Get, Python: s.pythonSpec(), Observers: obs})
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,8 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 
 // run plans and starts node, and streams its user columns.
 func (s *Session) run(ctx context.Context, node logical.Node) (*Result, error) {
-	job, err := s.start(ctx, node, nil)
+	obs := &planner.Observers{}
+	job, err := s.start(ctx, node, nil, obs)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,9 @@ func (s *Session) run(ctx context.Context, node logical.Node) (*Result, error) {
 			return user, nil
 		}
 	}
-	return NewResult(node.Schema(), next, job.Close), nil
+	res := NewResult(node.Schema(), next, job.Close)
+	res.observed = obs.Metrics
+	return res, nil
 }
 
 // collect drains a result into memory (for show and command paths).

@@ -83,7 +83,7 @@ func (s *Session) runWrite(ctx context.Context, node logical.Node, sink sinks.Ba
 		}
 		g.Output = &flow.Node{Name: "Write " + sink.Description(), Parallelism: par, Schema: up.Schema,
 			NewOperator: sink.NewOperator, Inputs: []flow.Input{in}}
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}

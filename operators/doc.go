@@ -22,6 +22,11 @@
 // open addressing over the key values (aggregate_keys_fixed.go); HashJoin's build side is
 // flat bucket chains (join_table.go).
 //
+// Observe (df.observe): forwards rows unchanged while every instance feeds them into one shared
+// set of global-aggregate accumulators (ObservedMetrics, under a lock); once every instance
+// passed the same barrier, or ended, the metrics of that round are computed and recorded by
+// epoch (EndOfDataEpoch at end of data) and the next round starts empty.
+//
 // Event time: EventTimeWatermark (withWatermark: forwards rows, and at each barrier — after
 // every partition of the node met there — emits max event time − delay as a Watermark marker
 // before the barrier; EventTimeStats is shared by its partitions and read for progress),

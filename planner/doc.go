@@ -44,7 +44,9 @@
 // with a grouping key on the watermarked event time (logical.EventTimeKey) follows the
 // watermark as Options.OutputMode says (append: closed groups once; update: changes, closed
 // groups evicted; complete: everything kept). Options.Observers collects the watermark stats
-// and the aggregates' late-row counters for a query's progress.
+// and the aggregates' late-row counters for a query's progress, and the shared state of each
+// df.observe node (CollectMetrics: an Observe node on a forward edge, keeping its input's
+// partitions), whose metrics a batch result and a stream's progress report.
 //
 // Streaming state (Options.Streaming): a Distinct over a stream becomes a StreamDedup
 // (hash-partitioned on its keys); a join of two streams becomes a StreamJoin, both sides

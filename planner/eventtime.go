@@ -23,6 +23,19 @@ type Observers struct {
 	// Dedups and Joins have, for each streaming deduplication and each stream-stream join in
 	// plan order (post-order, as Aggregates), the count of late rows it dropped.
 	Dedups, Joins []*atomic.Int64
+	// Metrics has the shared state of each CollectMetrics node (df.observe), in plan order
+	// (post-order).
+	Metrics []*operators.ObservedMetrics
+}
+
+// observe plans df.observe: an Observe node on a forward edge, keeping the input's partitions
+// (never fused into a stateless chain: it handles barriers and end of data).
+func (b *builder) observe(n *logical.CollectMetrics, in *flow.Node, schema *arrow.Schema) *flow.Node {
+	obs := operators.NewObservedMetrics(b.ctx, n.Name, n.Aggs, n.AggSchema(), n.Metrics, n.MetricsSchema(), b.tz)
+	if b.opts.Observers != nil {
+		b.opts.Observers.Metrics = append(b.opts.Observers.Metrics, obs)
+	}
+	return b.node("CollectMetrics", in.Parallelism, schema, operators.Observe(b.ctx, obs), forward(in))
 }
 
 // watermark plans withWatermark: an EventTimeWatermark node on a forward edge (never fused into

@@ -33,7 +33,8 @@ type Options struct {
 	// OutputMode is the streaming query's output mode: an aggregate on a watermarked event time
 	// emits closed groups once in append mode and evicts them in append and update modes.
 	OutputMode flow.OutputMode
-	// Observers, when set, receives the plan's event-time stats and late-row counters.
+	// Observers, when set, receives the plan's event-time stats, late-row counters and
+	// observed metrics (df.observe).
 	Observers *Observers
 	// Conf reads session configuration; the streaming state's memory budget comes from it
 	// (state.BudgetFromConf; nil: unlimited), and the bound on any node's partitions
@@ -205,6 +206,8 @@ func (b *builder) planInner(n logical.Node, ins []*flow.Node) (*flow.Node, error
 		return b.python(n, ins, schema)
 	case *logical.Watermark:
 		return b.watermark(n, ins[0], schema), nil
+	case *logical.CollectMetrics:
+		return b.observe(n, ins[0], schema), nil
 	case *logical.Sort:
 		keys := make([]operators.SortKey, len(n.Keys))
 		for i, k := range n.Keys {

@@ -155,7 +155,7 @@ func (q *Query) buildProgress(s epochStats) string {
 		StateOperators:  []stateOperatorJSON{},
 		Sources:         []sourceProgressJSON{},
 		Sink:            sinkProgressJSON{Description: q.sink.Description(), NumOutputRows: s.outputRows},
-		ObservedMetrics: map[string]jsonObject{},
+		ObservedMetrics: observedMetricsProgress(q.observers.Metrics, s.epoch),
 	}
 	dropped := q.droppedSince()
 	aggs := 0

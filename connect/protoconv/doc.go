@@ -56,9 +56,15 @@
 // ("relation type SampleBy is not supported"). No input, however malformed, makes these functions
 // panic.
 //
+// DataFrame API relations: CollectMetrics (observe) becomes plan.CollectMetrics; StatCorr,
+// StatCov and StatApproxQuantile become plan.StatFunction (corr's method defaults to
+// "pearson"); Unpivot becomes plan.Unpivot (values unset: nil, every non-id column); NAReplace
+// (na.replace) becomes plan.NAReplace (old and new literals, pairwise). The
+// analyzer computes them as Spark does. LiteralToProto converts a value back to a literal
+// (observed metrics sent to the client).
+//
 // Not supported: relations CachedLocalRelation and ChunkedCachedLocalRelation (the connect
-// service replaces them first), SampleBy, Describe, Summary, Crosstab, Cov, Corr,
-// ApproxQuantile, FreqItems, Replace (na.replace), Unpivot, Transpose, CollectMetrics (observe),
+// service replaces them first), SampleBy, Describe, Summary, Crosstab, FreqItems, Transpose,
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
 // LateralJoin, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
 // createDatabase, listPartitions, ...), Python data sources,

@@ -181,6 +181,18 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.coGroupMap(x.CoGroupMap)
 	case *pb.Relation_CommonInlineUserDefinedTableFunction:
 		return t.pythonTableFunction(x.CommonInlineUserDefinedTableFunction)
+	case *pb.Relation_Corr:
+		return t.statCorr(x.Corr)
+	case *pb.Relation_Cov:
+		return t.statCov(x.Cov)
+	case *pb.Relation_ApproxQuantile:
+		return t.statApproxQuantile(x.ApproxQuantile)
+	case *pb.Relation_Replace:
+		return t.naReplace(x.Replace)
+	case *pb.Relation_Unpivot:
+		return t.unpivot(x.Unpivot)
+	case *pb.Relation_CollectMetrics:
+		return t.collectMetrics(x.CollectMetrics)
 	case *pb.Relation_Unknown:
 		return nil, sparkerr.Unsupported("relation type Unknown is not supported")
 	case *pb.Relation_WithRelations:

@@ -385,3 +385,70 @@ func (t *translation) naDrop(d *pb.NADrop) (plan.Relation, error) {
 	}
 	return out, nil
 }
+
+// collectMetrics is df.observe(name, *metrics). Spark's planner requires a name and at least
+// one metric (Dataset.observe's signature).
+func (t *translation) collectMetrics(c *pb.CollectMetrics) (plan.Relation, error) {
+	in, err := t.input(c.GetInput(), "CollectMetrics")
+	if err != nil {
+		return nil, err
+	}
+	if c.GetName() == "" {
+		return nil, invalidPlan("CollectMetrics is missing name")
+	}
+	if len(c.GetMetrics()) == 0 {
+		return nil, invalidPlan("CollectMetrics has no metrics")
+	}
+	metrics, err := t.expressions(c.GetMetrics())
+	if err != nil {
+		return nil, err
+	}
+	return &plan.CollectMetrics{Input: in, Name: c.GetName(), Metrics: metrics}, nil
+}
+
+// unpivot is df.unpivot(ids, values, variableColumnName, valueColumnName); values unset means
+// every non-id column (Spark's planner: Unpivot with values None).
+func (t *translation) unpivot(u *pb.Unpivot) (plan.Relation, error) {
+	in, err := t.input(u.GetInput(), "Unpivot")
+	if err != nil {
+		return nil, err
+	}
+	ids, err := t.expressions(u.GetIds())
+	if err != nil {
+		return nil, err
+	}
+	out := &plan.Unpivot{Input: in, Ids: ids, VariableName: u.GetVariableColumnName(), ValueName: u.GetValueColumnName()}
+	if u.Values != nil {
+		if out.Values, err = t.expressions(u.GetValues().GetValues()); err != nil {
+			return nil, err
+		}
+		if out.Values == nil {
+			out.Values = []plan.Expr{}
+		}
+	}
+	return out, nil
+}
+
+// naReplace is df.na.replace(to_replace, value, subset): pairs of old and new literals.
+func (t *translation) naReplace(r *pb.NAReplace) (plan.Relation, error) {
+	in, err := t.input(r.GetInput(), "NAReplace")
+	if err != nil {
+		return nil, err
+	}
+	out := &plan.NAReplace{Input: in, Cols: cloneStrings(r.GetCols())}
+	for i, rep := range r.GetReplacements() {
+		if rep.GetOldValue() == nil || rep.GetNewValue() == nil {
+			return nil, invalidPlan("NAReplace replacement %d is missing its old or new value", i)
+		}
+		old, err := Literal(rep.GetOldValue())
+		if err != nil {
+			return nil, err
+		}
+		repl, err := Literal(rep.GetNewValue())
+		if err != nil {
+			return nil, err
+		}
+		out.Old, out.New = append(out.Old, old), append(out.New, repl)
+	}
+	return out, nil
+}

@@ -184,6 +184,14 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveNAFill(ctx, n)
 	case *plan.NADrop:
 		return a.resolveNADrop(ctx, n)
+	case *plan.CollectMetrics:
+		return a.resolveCollectMetrics(ctx, n)
+	case *plan.StatFunction:
+		return a.resolveStatFunction(ctx, n)
+	case *plan.Unpivot:
+		return a.resolveUnpivot(ctx, n)
+	case *plan.NAReplace:
+		return a.resolveNAReplace(ctx, n)
 	case *plan.Generate:
 		return a.resolveGenerate(ctx, n)
 	case *plan.MapInPython:

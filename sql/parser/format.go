@@ -172,6 +172,14 @@ func children(r plan.Relation) []plan.Relation {
 		return []plan.Relation{x.Input}
 	case *plan.NADrop:
 		return []plan.Relation{x.Input}
+	case *plan.CollectMetrics:
+		return []plan.Relation{x.Input}
+	case *plan.StatFunction:
+		return []plan.Relation{x.Input}
+	case *plan.Unpivot:
+		return []plan.Relation{x.Input}
+	case *plan.NAReplace:
+		return []plan.Relation{x.Input}
 	case *plan.Generate:
 		return []plan.Relation{x.Input}
 	}
@@ -379,6 +387,19 @@ func (f *formatter) labelOf(r plan.Relation) string {
 			vals[i] = v
 		}
 		return "NAFill [" + strings.Join(x.Cols, ", ") + "] " + f.list(vals)
+	case *plan.CollectMetrics:
+		return "CollectMetrics " + x.Name + ", " + f.list(x.Metrics)
+	case *plan.NAReplace:
+		old, repl := make([]plan.Expr, len(x.Old)), make([]plan.Expr, len(x.New))
+		for i := range x.Old {
+			old[i], repl[i] = x.Old[i], x.New[i]
+		}
+		return "NAReplace [" + strings.Join(x.Cols, ", ") + "] " + f.list(old) + " -> " + f.list(repl)
+	case *plan.Unpivot:
+		return "Unpivot " + f.list(x.Ids) + " " + f.list(x.Values) + " " + x.VariableName + ", " + x.ValueName
+	case *plan.StatFunction:
+		return fmt.Sprintf("StatFunction %d [%s] method=%q probabilities=%v relativeError=%v",
+			x.Kind, strings.Join(x.Cols, ", "), x.Method, x.Probabilities, x.RelativeError)
 	case *plan.NADrop:
 		s := "NADrop [" + strings.Join(x.Cols, ", ") + "]"
 		if x.MinNonNulls != nil {

@@ -278,12 +278,67 @@ type WithWatermark struct {
 	Delay     string
 }
 
+// CollectMetrics is df.observe(name, *metrics): the input's rows unchanged, and the metrics
+// (aggregate expressions, named) computed over them and reported under Name: to the client
+// with a batch result, in each micro-batch's progress (observedMetrics) for a stream.
+type CollectMetrics struct {
+	RelCommon
+	Input   Relation
+	Name    string
+	Metrics []Expr
+}
+
+// StatKind names a df.stat function that StatFunction computes.
+type StatKind int
+
+// The df.stat functions.
+const (
+	StatCorr StatKind = iota + 1
+	StatCov
+	StatApproxQuantile
+)
+
+// StatFunction is a df.stat function over columns of Input, computed as Spark's StatFunctions
+// does: corr and cov of Cols[0] and Cols[1] (one row, column "corr" / "cov"), approxQuantile
+// of Cols at Probabilities within RelativeError (one row, column "approx_quantile", an array
+// per column).
+type StatFunction struct {
+	RelCommon
+	Input         Relation
+	Kind          StatKind
+	Cols          []string
+	Method        string // corr's method ("pearson")
+	Probabilities []float64
+	RelativeError float64
+}
+
+// Unpivot is df.unpivot / melt: per input row, one row per value column holding the Ids, the
+// value column's name (VariableName) and its value (ValueName). Values nil: every column that is
+// not an id.
+type Unpivot struct {
+	RelCommon
+	Input        Relation
+	Ids          []Expr
+	Values       []Expr
+	VariableName string
+	ValueName    string
+}
+
 // NAFill, NADrop and NAReplace are df.na.fill/drop/replace.
 type NAFill struct {
 	RelCommon
 	Input  Relation
 	Cols   []string
 	Values []Literal
+}
+
+// NAReplace is df.na.replace: in Cols (none: every column) whose type the first old value
+// fits, each Old[i] becomes New[i] (a NULL New replaces with NULL).
+type NAReplace struct {
+	RelCommon
+	Input    Relation
+	Cols     []string
+	Old, New []Literal
 }
 
 // NADrop drops rows with fewer than MinNonNulls non-null values among Cols (nil = all).
