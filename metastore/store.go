@@ -66,10 +66,12 @@ type Table struct {
 	Properties  map[string]string `json:"properties,omitempty"`
 	// Options are the data source's options (CREATE TABLE ... OPTIONS, df.write.option).
 	Options map[string]string `json:"options,omitempty"`
-	// ViewText is a view's SQL text.
-	ViewText string    `json:"viewText,omitempty"`
-	Comment  string    `json:"comment,omitempty"`
-	Created  time.Time `json:"created"`
+	// ViewText is a view's SQL text; ViewDatabase the current database it was created in,
+	// which its unqualified names resolve against.
+	ViewText     string    `json:"viewText,omitempty"`
+	ViewDatabase string    `json:"viewDatabase,omitempty"`
+	Comment      string    `json:"comment,omitempty"`
+	Created      time.Time `json:"created"`
 }
 
 // QualifiedName is the table's name as Spark's messages quote it: `spark_catalog`.`db`.`t`.
