@@ -92,6 +92,14 @@ func (s *Session) insertRows(ctx context.Context, t metastore.Table, ins *plan.I
 	in := node.Schema()
 	input := ins.Input
 	if byName {
+		if len(in) != len(schema) {
+			plain := catalogName + "." + t.Database + "." + t.Name
+			return sparkerr.Analysis("_LEGACY_ERROR_TEMP_1161", "",
+				"The column number of the existing table %s (%s) doesn't match the data schema (%s).",
+				plain, schema.AsStruct().String(), in.AsStruct().String()).
+				WithParams("tableName", plain, "existingTableSchema", schema.AsStruct().String(),
+					"querySchema", in.AsStruct().String())
+		}
 		for _, f := range in {
 			if fieldIndex(schema, f.Name) < 0 {
 				return sparkerr.Analysis("INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS", "KD000",
@@ -205,10 +213,11 @@ func (s *Session) writeTable(ctx context.Context, w *plan.Write) (*Result, error
 			if err != nil {
 				return nil, err
 			}
-			if !t.IsView() {
-				if err := s.checkOverwrite(node, map[string]string{"path": t.Location}); err != nil {
-					return nil, err
-				}
+			if !t.IsView() && s.checkOverwrite(node, map[string]string{"path": t.Location}) != nil {
+				q := t.QualifiedName()
+				return nil, sparkerr.Analysis("UNSUPPORTED_OVERWRITE.TABLE", "42902",
+					"Can't overwrite the target that is also being read from. The target table is %s.", q).
+					WithParams("table", q)
 			}
 			dropped, ok, err := s.tables.DropTable(t.Database, t.Name)
 			if err != nil {
@@ -244,26 +253,29 @@ func (s *Session) writeTable(ctx context.Context, w *plan.Write) (*Result, error
 	return s.empty2(s.createAndFill(ctx, nt, w.Input, true))
 }
 
-// writeTo runs df.writeTo(name)'s actions.
+// writeTo runs df.writeTo(name)'s actions. Weir's file tables are what Spark calls v1 tables:
+// as in Spark, create() makes one, append/overwrite/overwritePartitions of one are
+// _LEGACY_ERROR_TEMP_1012 and replace/createOrReplace are UNSUPPORTED_FEATURE.TABLE_OPERATION.
 func (s *Session) writeTo(ctx context.Context, w *plan.WriteTo) (*Result, error) {
 	t, exists, err := s.lookupTable(w.Table)
 	if err != nil {
 		return nil, err
 	}
 	switch w.Mode {
-	case plan.WriteToCreate, plan.WriteToCreateOrReplace, plan.WriteToReplace:
-		if exists {
-			if w.Mode == plan.WriteToCreate {
-				return nil, metastore.AlreadyExists(t.Database, t.Name)
-			}
-			return nil, replaceUnsupported(t)
+	case plan.WriteToReplace, plan.WriteToCreateOrReplace:
+		db, name, err := s.qualify(w.Table)
+		if err != nil {
+			return nil, err
 		}
-		if w.Mode == plan.WriteToReplace {
-			db, name, _ := s.qualify(w.Table)
-			q := sparkerr.Quote(catalogName, db, name)
-			return nil, sparkerr.Analysis("TABLE_OR_VIEW_NOT_FOUND", "42P01",
-				"The table or view %s cannot be found. Verify the spelling and correctness of the schema and catalog.", q).
-				WithParams("relationName", q)
+		q := sparkerr.Quote(catalogName, db, name)
+		return nil, sparkerr.New(sparkerr.AnalysisException, "UNSUPPORTED_FEATURE.TABLE_OPERATION", "0A000",
+			"The feature is not supported: Table "+q+" does not support REPLACE TABLE AS SELECT. Please check the "+
+				"current catalog and namespace to make sure the qualified table name is expected, and also check the "+
+				"catalog implementation which is configured by \"spark.sql.catalog\".").
+			WithParams("tableName", q, "operation", "REPLACE TABLE AS SELECT")
+	case plan.WriteToCreate:
+		if exists {
+			return nil, metastore.AlreadyExists(t.Database, t.Name)
 		}
 		node, err := s.analyzer().Resolve(ctx, w.Input)
 		if err != nil {
@@ -285,21 +297,8 @@ func (s *Session) writeTo(ctx context.Context, w *plan.WriteTo) (*Result, error)
 	if !exists {
 		return nil, sparkerr.TableNotFound(w.Table)
 	}
-	switch w.Mode {
-	case plan.WriteToAppend:
-		return s.empty2(s.insertRows(ctx, t, &plan.InsertInto{Input: w.Input}, true))
-	case plan.WriteToOverwrite:
-		if lit, ok := w.Condition.(plan.Literal); w.Condition != nil && !(ok && lit.Value == true) {
-			return nil, sparkerr.Unsupported("DataFrameWriterV2.overwrite(condition) of a file table supports only the condition lit(True)")
-		}
-		return s.empty2(s.insertRows(ctx, t, &plan.InsertInto{Input: w.Input, Overwrite: true}, true))
-	case plan.WriteToOverwritePartitions:
-		if len(t.PartitionBy) > 0 {
-			return nil, sparkerr.Unsupported("DataFrameWriterV2.overwritePartitions of a partitioned file table (dynamic partition overwrite) is not supported")
-		}
-		return s.empty2(s.insertRows(ctx, t, &plan.InsertInto{Input: w.Input, Overwrite: true}, true))
-	}
-	return nil, sparkerr.Internal("unknown writeTo mode %d", w.Mode)
+	return nil, sparkerr.Analysis("_LEGACY_ERROR_TEMP_1012", "", "Cannot write into v1 table: %s.", t.QualifiedName()).
+		WithParams("identifier", t.QualifiedName())
 }
 
 // streamTable resolves writeStream.toTable(name) into the file sink of the table's location,

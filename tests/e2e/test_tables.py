@@ -108,17 +108,31 @@ def test_dataframe_writers(spark):
     spark.range(3).write.mode("overwrite").insertInto("events")
     assert rows(spark.table("events")) == [(0,), (1,), (2,)]
 
+    with pytest.raises(AnalysisException) as e:
+        spark.range(1).selectExpr("id", "1 AS extra").write.mode("append").saveAsTable("events")
+    assert condition(e) == "_LEGACY_ERROR_TEMP_1161"
+    with pytest.raises(AnalysisException) as e:
+        spark.table("events").write.mode("overwrite").saveAsTable("events")
+    assert condition(e) == "UNSUPPORTED_OVERWRITE.TABLE"
+
+    # DataFrameWriterV2 on file tables (Spark's v1 tables): create() makes one; writing into
+    # or replacing one is refused as Spark 4.2 refuses it.
     spark.range(3).writeTo("v2t").using("json").create()
-    spark.range(3, 5).writeTo("v2t").append()
-    assert rows(spark.table("v2t")) == [(i,) for i in range(5)]
-    spark.range(7, 8).writeTo("v2t").overwritePartitions()
-    assert rows(spark.table("v2t")) == [(7,)]
+    assert rows(spark.table("v2t")) == [(0,), (1,), (2,)]
+    assert spark.catalog.getTable("v2t").tableType == "MANAGED"
     with pytest.raises(AnalysisException) as e:
         spark.range(1).writeTo("v2t").create()
     assert condition(e) == "TABLE_OR_VIEW_ALREADY_EXISTS"
+    for write in (lambda w: w.append(), lambda w: w.overwritePartitions()):
+        with pytest.raises(AnalysisException) as e:
+            write(spark.range(1).writeTo("v2t"))
+        assert condition(e) == "_LEGACY_ERROR_TEMP_1012" and "Cannot write into v1 table" in str(e.value)
     with pytest.raises(AnalysisException) as e:
         spark.range(1).writeTo("v2t").createOrReplace()
     assert condition(e) == "UNSUPPORTED_FEATURE.TABLE_OPERATION"
+    with pytest.raises(AnalysisException) as e:
+        spark.range(1).writeTo("no_such_v2t").append()
+    assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
 
 
 def test_catalog_api(spark, tmp_path):
