@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/metastore"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/logical"
@@ -228,7 +227,7 @@ func (s *Session) deleteManagedFiles(t metastore.Table) error {
 	if t.Kind != metastore.Managed || t.Location == "" {
 		return nil
 	}
-	resolved, err := s.files.CheckReplace(t.Location)
+	resolved, err := s.files.Resolve(t.Location)
 	if err != nil {
 		return err
 	}
@@ -237,8 +236,12 @@ func (s *Session) deleteManagedFiles(t metastore.Table) error {
 		return err
 	}
 	if !strings.HasPrefix(resolved, wh+string(filepath.Separator)) {
-		return sparkerr.Internal("refusing to delete %s: the managed table %s lies outside the warehouse %s",
-			fileaccess.HadoopPath(resolved), t.QualifiedName(), fileaccess.HadoopPath(wh))
+		// A managed table of a database with its own LOCATION: its files are not the
+		// warehouse's to delete.
+		return nil
+	}
+	if _, err := s.files.CheckReplace(resolved); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(resolved); err != nil {
 		return sparkerr.Internal("deleting the files of %s: %v", t.QualifiedName(), err)
