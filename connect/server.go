@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/metastore"
 	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/parser"
@@ -69,16 +71,29 @@ func NewServer(opts ...Option) (*Server, error) {
 	}
 	// The one file-access policy of every session: the process's working and home directories,
 	// the state dir and the data roots, resolved now.
-	files, err := fileaccess.New(fileaccess.Config{Roots: o.dataRoots, StateDir: o.stateDir})
+	// The persistent catalog and the warehouse of managed tables live in the state dir.
+	var catalogDir, warehouse string
+	if o.stateDir != "" {
+		catalogDir, warehouse = filepath.Join(o.stateDir, "catalog"), filepath.Join(o.stateDir, "warehouse")
+		if err := os.MkdirAll(warehouse, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	files, err := fileaccess.New(fileaccess.Config{Roots: o.dataRoots, StateDir: o.stateDir, Warehouse: warehouse})
 	if err != nil {
 		return nil, err
 	}
 	if o.newEngine == nil {
+		tables, err := metastore.Open(catalogDir)
+		if err != nil {
+			return nil, err
+		}
 		// The checkpoint locations running queries hold, shared by every session of this server.
 		locations := query.NewLocations()
 		o.newEngine = func(user string) EngineSession {
 			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations),
-				engine.WithPython(o.python), engine.WithUser(user), engine.WithSparkVersion(o.sparkVersion))
+				engine.WithPython(o.python), engine.WithUser(user), engine.WithSparkVersion(o.sparkVersion),
+				engine.WithMetastore(tables))
 		}
 	}
 	s := &Server{

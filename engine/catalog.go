@@ -17,6 +17,8 @@ type catalog struct {
 	cached map[string]*logical.LocalData
 	// cachedNames are the views spark.catalog.cacheTable named (catalog_api.go).
 	cachedNames map[string]bool
+	// database is the session's current database ("" is default; tables.go).
+	database string
 }
 
 func newCatalog() *catalog {

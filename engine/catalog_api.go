@@ -2,19 +2,24 @@ package engine
 
 import (
 	"context"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/metastore"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/analyzer"
 	"github.com/weirhq/weir/sql/logical"
+	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// The spark.catalog API over Weir's catalog: the one database "default" of the one catalog
-// "spark_catalog", the session's temporary views, the built-in functions and the session's
-// Python functions. Answers have the columns and types Spark 4.2's Connect server gives.
+// The spark.catalog API over Weir's catalog: the databases, tables and views of the one
+// catalog "spark_catalog" (the metastore, tables.go), the session's temporary views, the
+// built-in functions and the session's Python functions. The table-creating and -altering
+// methods run the SQL command they stand for (createTable answers the new table's rows). Answers have the columns and types Spark 4.2's Connect server gives.
 // cacheTable records the name (isCached reports it) as df.persist() records a plan: Weir reads
 // a cached view as planned, so caching changes no result.
 
@@ -44,6 +49,12 @@ var (
 // catalogCallSchema is the answer's schema of c's method.
 func catalogCallSchema(c *plan.CatalogCall) (sqltypes.Schema, error) {
 	switch c.Method {
+	case "getTableProperties":
+		return sqltypes.Schema{stringField("key"), stringField("value")}, nil
+	case "getCreateTableString":
+		return sqltypes.Schema{stringField("createtab_stmt")}, nil
+	case "createTable", "createExternalTable", "dropTable", "dropView", "createDatabase", "dropDatabase", "truncateTable":
+		return unitSchema, nil
 	case "currentDatabase", "currentCatalog":
 		return valueString, nil
 	case "databaseExists", "tableExists", "functionExists", "dropTempView", "dropGlobalTempView", "isCached":
@@ -67,6 +78,20 @@ func catalogCallSchema(c *plan.CatalogCall) (sqltypes.Schema, error) {
 
 // catalogCall runs one spark.catalog method.
 func (s *Session) catalogCall(ctx context.Context, c *plan.CatalogCall) (*Result, error) {
+	if c.Command != nil {
+		res, err := s.RunCommand(ctx, c.Command)
+		if err != nil {
+			return nil, err
+		}
+		switch c.Method {
+		case "createTable", "createExternalTable":
+			ct := c.Command.(plan.CreateTable)
+			return s.Execute(ctx, &plan.NamedTable{Name: ct.Name})
+		case "getTableProperties", "getCreateTableString":
+			return res, nil
+		}
+		return s.rowsResult(unitSchema, nil)
+	}
 	schema, err := catalogCallSchema(c)
 	if err != nil {
 		return nil, err
@@ -82,7 +107,7 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 	one := func(v any) ([][]any, error) { return [][]any{{v}}, nil }
 	switch c.Method {
 	case "currentDatabase":
-		return one(defaultDatabase)
+		return one(s.views.currentDatabase())
 	case "currentCatalog":
 		return one(catalogName)
 	case "setCurrentDatabase":
@@ -101,22 +126,48 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 		}
 		return [][]any{{catalogName, nil}}, nil
 	case "databaseExists":
-		return one(isDefaultDatabase(c.Name))
+		db, err := qualifyDatabase(strings.Split(c.Name, "."))
+		if err != nil {
+			return one(false)
+		}
+		_, ok := s.tables.Database(db)
+		return one(ok)
 	case "listDatabases":
-		if c.Pattern != "" && !likeSparkPattern(c.Pattern, defaultDatabase) {
-			return nil, nil
+		var rows [][]any
+		for _, db := range s.tables.Databases() {
+			if c.Pattern == "" || likeSparkPattern(c.Pattern, db.Name) {
+				rows = append(rows, s.databaseRow(db))
+			}
 		}
-		return [][]any{s.databaseRow()}, nil
+		return rows, nil
 	case "getDatabase":
-		if !isDefaultDatabase(c.Name) {
-			return nil, schemaNotFound(c.Name)
+		name, err := qualifyDatabase(strings.Split(c.Name, "."))
+		if err != nil {
+			return nil, err
 		}
-		return [][]any{s.databaseRow()}, nil
+		db, ok := s.tables.Database(name)
+		if !ok {
+			return nil, metastore.SchemaNotFound(name)
+		}
+		return [][]any{s.databaseRow(db)}, nil
 	case "listTables":
-		if c.Database != "" && !isDefaultDatabase(c.Database) {
-			return nil, schemaNotFound(c.Database)
+		db := s.views.currentDatabase()
+		if c.Database != "" {
+			var err error
+			if db, err = qualifyDatabase(strings.Split(c.Database, ".")); err != nil {
+				return nil, err
+			}
+		}
+		tables, err := s.tables.Tables(db)
+		if err != nil {
+			return nil, err
 		}
 		var rows [][]any
+		for _, t := range tables {
+			if c.Pattern == "" || likeSparkPattern(c.Pattern, t.Name) {
+				rows = append(rows, tableRow(t))
+			}
+		}
 		for _, n := range s.views.names() {
 			if c.Pattern == "" || likeSparkPattern(c.Pattern, n) {
 				rows = append(rows, tempViewRow(n))
@@ -124,26 +175,52 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 		}
 		return rows, nil
 	case "getTable":
-		if _, ok := s.tempView(c.Name, c.Database); !ok {
-			return nil, sparkerr.TableNotFound(tableName(c))
+		if _, ok := s.tempView(c.Name, c.Database); ok {
+			return [][]any{tempViewRow(strings.ToLower(c.Name))}, nil
 		}
-		return [][]any{tempViewRow(strings.ToLower(c.Name))}, nil
-	case "tableExists":
-		_, ok := s.tempView(c.Name, c.Database)
-		return one(ok)
-	case "listColumns":
-		n, ok := s.tempView(c.Name, c.Database)
+		t, ok, err := s.catalogTable(c)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			return nil, sparkerr.TableNotFound(tableName(c))
 		}
+		return [][]any{tableRow(t)}, nil
+	case "tableExists":
+		if _, ok := s.tempView(c.Name, c.Database); ok {
+			return one(true)
+		}
+		_, ok, err := s.catalogTable(c)
+		return one(ok && err == nil)
+	case "listColumns":
+		var partitions []string
+		if _, ok := s.tempView(c.Name, c.Database); !ok {
+			t, ok, err := s.catalogTable(c)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, sparkerr.TableNotFound(tableName(c))
+			}
+			partitions = t.PartitionBy
+		}
+		n, err := s.Analyze(ctx, &plan.NamedTable{Name: tableName(c)})
+		if err != nil {
+			return nil, err
+		}
 		var rows [][]any
 		for _, f := range n.Schema() {
-			rows = append(rows, []any{f.Name, nil, f.Type.String(), f.Nullable, false, false, false})
+			rows = append(rows, []any{f.Name, nullIfEmpty(fieldComment(f)), f.Type.String(), f.Nullable,
+				containsFold(partitions, f.Name), false, false})
 		}
 		return rows, nil
 	case "listFunctions":
-		if c.Database != "" && !isDefaultDatabase(c.Database) {
-			return nil, schemaNotFound(c.Database)
+		if c.Database != "" {
+			if db, err := qualifyDatabase(strings.Split(c.Database, ".")); err != nil {
+				return nil, err
+			} else if _, ok := s.tables.Database(db); !ok {
+				return nil, metastore.SchemaNotFound(db)
+			}
 		}
 		var rows [][]any
 		for _, n := range s.functionNames() {
@@ -213,8 +290,26 @@ func (s *Session) tempView(name, db string) (logical.Node, bool) {
 	return s.views.TempView(name)
 }
 
-func (s *Session) databaseRow() []any {
-	return []any{defaultDatabase, catalogName, "default database", nil}
+// catalogTable finds the catalog table a getTable/tableExists/listColumns call names (the
+// name may be qualified, or dbName given).
+func (s *Session) catalogTable(c *plan.CatalogCall) (metastore.Table, bool, error) {
+	return s.lookupTable(tableName(c))
+}
+
+func (s *Session) databaseRow(db metastore.Database) []any {
+	loc := db.Location
+	if loc == "" {
+		if db.Name == metastore.DefaultDatabase {
+			loc = s.warehouse
+		} else {
+			loc = filepath.Join(s.warehouse, db.Name+".db")
+		}
+	}
+	return []any{db.Name, catalogName, nullIfEmpty(db.Description), fileaccess.HadoopPath(loc)}
+}
+
+func tableRow(t metastore.Table) []any {
+	return []any{t.Name, catalogName, []any{t.Database}, nullIfEmpty(t.Comment), t.Kind, false}
 }
 
 // functionNames are the built-in functions and the session's Python functions, sorted.
@@ -237,15 +332,16 @@ func functionRow(name string) []any {
 	return []any{name, nil, nil, nil, nil, true}
 }
 
-func isDefaultDatabase(name string) bool {
-	return strings.EqualFold(name, defaultDatabase) || strings.EqualFold(name, catalogName+"."+defaultDatabase)
-}
-
+// tableName is the name a call names: its (possibly qualified) name, after dbName if given.
 func tableName(c *plan.CatalogCall) []string {
-	if c.Database != "" {
-		return []string{c.Database, c.Name}
+	name, err := parser.ParseMultipartIdentifier(c.Name)
+	if err != nil {
+		name = []string{c.Name}
 	}
-	return []string{c.Name}
+	if c.Database != "" {
+		return append([]string{c.Database}, name...)
+	}
+	return name
 }
 
 func schemaNotFound(name string) *sparkerr.Error {

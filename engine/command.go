@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/weirhq/weir/fileaccess"
+	"github.com/weirhq/weir/metastore"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/analyzer"
 	"github.com/weirhq/weir/sql/expr"
@@ -61,8 +63,10 @@ func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, er
 		return s.showColumns(ctx, &c)
 	case *plan.ShowColumns:
 		return s.showColumns(ctx, c)
-	case plan.ShowDatabases, *plan.ShowDatabases:
-		return s.rowsResult(sqltypes.Schema{stringField("namespace")}, [][]any{{"default"}})
+	case plan.ShowDatabases:
+		return s.showDatabases(c.Pattern)
+	case *plan.ShowDatabases:
+		return s.showDatabases(c.Pattern)
 	case plan.Write:
 		return s.write(ctx, &c)
 	case *plan.Write:
@@ -75,6 +79,36 @@ func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, er
 		return s.useDatabase(c.Name)
 	case *plan.UseDatabase:
 		return s.useDatabase(c.Name)
+	}
+	return s.runTableCommand(ctx, cmd)
+}
+
+// runTableCommand executes the commands of the persistent catalog (table_ddl.go,
+// table_write.go).
+func (s *Session) runTableCommand(ctx context.Context, cmd plan.Command) (*Result, error) {
+	switch c := cmd.(type) {
+	case plan.CreateDatabase:
+		return s.createDatabase(&c)
+	case plan.DropDatabase:
+		return s.dropDatabase(&c)
+	case plan.CreateTable:
+		return s.createTable(ctx, &c)
+	case *plan.CreateTable:
+		return s.createTable(ctx, c)
+	case plan.CreatePersistentView:
+		return s.createPersistentView(ctx, &c)
+	case plan.AlterTable:
+		return s.alterTable(&c)
+	case plan.ShowCreateTable:
+		return s.showCreateTable(&c)
+	case plan.ShowTableProperties:
+		return s.showTableProperties(&c)
+	case plan.TruncateTable:
+		return s.truncateTable(&c)
+	case plan.InsertInto:
+		return s.insertInto(ctx, &c)
+	case *plan.WriteTo:
+		return s.writeTo(ctx, c)
 	}
 	return nil, sparkerr.Unsupported("command %T is not supported", cmd)
 }
@@ -108,18 +142,26 @@ func (s *Session) createView(ctx context.Context, c *plan.CreateView) (*Result, 
 	return s.empty()
 }
 
-func (s *Session) dropView(c *plan.DropView) (*Result, error) {
-	name := c.Name[len(c.Name)-1]
-	if !s.views.drop(name) && !c.IfExists {
-		return nil, sparkerr.TableNotFound(c.Name)
-	}
-	return s.empty()
-}
-
 func (s *Session) showTables(c *plan.ShowTables) (*Result, error) {
 	schema := sqltypes.Schema{stringField("namespace"), stringField("tableName"),
 		{Name: "isTemporary", Type: sqltypes.BooleanType, Nullable: true}}
+	db := s.views.currentDatabase()
+	if len(c.Namespace) > 0 {
+		var err error
+		if db, err = qualifyDatabase(c.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	tables, err := s.tables.Tables(db)
+	if err != nil {
+		return nil, err
+	}
 	var rows [][]any
+	for _, t := range tables {
+		if c.Pattern == "" || likeSparkPattern(c.Pattern, t.Name) {
+			rows = append(rows, []any{db, t.Name, false})
+		}
+	}
 	for _, n := range s.views.names() {
 		if c.Pattern != "" && !likeSparkPattern(c.Pattern, n) {
 			continue
@@ -141,6 +183,7 @@ func likeSparkPattern(pattern, name string) bool {
 
 func (s *Session) describe(ctx context.Context, c *plan.Describe) (*Result, error) {
 	var schema sqltypes.Schema
+	var table *metastore.Table
 	if c.Query != nil {
 		n, err := s.Analyze(ctx, c.Query)
 		if err != nil {
@@ -153,11 +196,19 @@ func (s *Session) describe(ctx context.Context, c *plan.Describe) (*Result, erro
 			return nil, err
 		}
 		schema = n.Schema()
+		if _, temp := s.views.TempView(strings.Join(c.Table, ".")); !temp {
+			if t, ok, _ := s.lookupTable(c.Table); ok {
+				table = &t
+			}
+		}
 	}
 	out := sqltypes.Schema{stringField("col_name"), stringField("data_type"), stringField("comment")}
-	rows := make([][]any, len(schema))
-	for i, f := range schema {
-		rows[i] = []any{f.Name, f.Type.String(), nil}
+	rows := make([][]any, 0, len(schema))
+	for _, f := range schema {
+		rows = append(rows, []any{f.Name, f.Type.String(), nullIfEmpty(fieldComment(f))})
+	}
+	if table != nil {
+		rows = append(rows, describeTableRows(table, schema, c.Extended)...)
 	}
 	return s.rowsResult(out, rows)
 }
@@ -171,6 +222,8 @@ func (s *Session) setConf(c *plan.SetConf) (*Result, error) {
 			rows = append(rows, []any{kv[0], kv[1]})
 		}
 		return s.rowsResult(schema, rows)
+	case c.Value == nil && c.Key == WarehouseConf:
+		return s.rowsResult(schema, [][]any{{c.Key, fileaccess.HadoopPath(s.warehouse)}})
 	case c.Value == nil:
 		v, ok := s.conf.Get(c.Key)
 		if !ok {
@@ -216,14 +269,6 @@ func (s *Session) showColumns(ctx context.Context, c *plan.ShowColumns) (*Result
 		rows = append(rows, []any{name})
 	}
 	return s.rowsResult(sqltypes.Schema{stringField("col_name")}, rows)
-}
-
-func (s *Session) useDatabase(name []string) (*Result, error) {
-	if len(name) != 1 || !strings.EqualFold(name[0], "default") {
-		return nil, sparkerr.Analysis("SCHEMA_NOT_FOUND", "42704",
-			"The schema %s cannot be found.", sparkerr.Quote(name...))
-	}
-	return s.empty()
 }
 
 func (s *Session) explainCommand(ctx context.Context, c *plan.Explain) (*Result, error) {

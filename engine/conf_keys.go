@@ -166,6 +166,8 @@ var confEntries = []ConfEntry{
 
 	// Static.
 	{Key: "spark.app.name", Kind: ConfString, Default: "weir", Static: true, Doc: "The application name."},
+	{Key: WarehouseConf, Kind: ConfString, NoDefault: true, Static: true,
+		Doc: "The directory of managed tables' files: <state-dir>/warehouse (SET shows the server's)."},
 	{Key: "spark.master", Kind: ConfString, Default: "local[*]", Static: true, Doc: "Where queries run: in this process."},
 }
 

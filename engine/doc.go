@@ -29,7 +29,24 @@
 // Batch writes: df.write (plan.Write, RunCommand) plans its input as a batch query and puts the
 // format's sinks.BatchSink on top; the sink's operators write the rows as one epoch when their
 // input ends and Finish completes the write (write.go). Save modes, _SUCCESS and Spark's errors
-// are the sink's; saveAsTable/insertInto are refused (the catalog holds temp views only).
+// are the sink's.
+//
+// Tables (tables.go, table_ddl.go, table_write.go): the server's metastore.Store (WithMetastore;
+// <state>/catalog, shared by every session; default one in memory) holds databases, file tables
+// (parquet, json, csv, text) and persistent views; the session keeps its current database.
+// Names resolve as in Spark's session catalog: a temp view first, then the current database's
+// table or view, db.t, spark_catalog.db.t (a view's text in the database it was created in). A
+// table reads as a data source read of its location with its stored schema (streaming for
+// readStream.table). SQL DDL and INSERT, saveAsTable/insertInto, writeTo().create() and
+// writeStream.toTable (which creates a missing table, then is the file sink of its location)
+// write through the table format's sinks with the table's partition columns; rows are cast to
+// the table's types (by position for INSERT and insertInto, by name for saveAsTable's append).
+// Managed tables live in the warehouse (WithWarehouse; the policy's, <state>/warehouse under a
+// server); DROP TABLE, DROP DATABASE CASCADE and saveAsTable's overwrite delete a managed
+// table's directory only when it lies strictly inside the warehouse and the policy allows
+// replacing it; an external table's files are never deleted. Errors are Spark 4.2's
+// (TABLE_OR_VIEW_NOT_FOUND, TABLE_OR_VIEW_ALREADY_EXISTS, SCHEMA_NOT_FOUND, SCHEMA_NOT_EMPTY,
+// and the v1-table refusals of REPLACE and of DataFrameWriterV2 appends).
 //
 // File access: the session's fileaccess.Policy (WithFileAccess; nil: the always-on rules)
 // travels with every path a client names: batch reads and schema inference (sourceSchemas,

@@ -12,6 +12,7 @@ import (
 	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
+	"github.com/weirhq/weir/metastore"
 	"github.com/weirhq/weir/planner"
 	"github.com/weirhq/weir/query"
 	"github.com/weirhq/weir/sparkerr"
@@ -42,6 +43,10 @@ type Session struct {
 	// user is the client's user id (current_user()); sparkVersion the Spark version reported
 	// to clients (version()).
 	user, sparkVersion string
+	// tables is the persistent catalog (tables.go), shared by the server's sessions.
+	tables *metastore.Store
+	// warehouse is the directory of managed tables (spark.sql.warehouse.dir).
+	warehouse string
 }
 
 // SessionOption configures a Session.
@@ -88,6 +93,7 @@ func NewSession(opts ...SessionOption) *Session {
 	for _, o := range opts {
 		o(s)
 	}
+	s.initTables()
 	s.sources = sourceSchemas{files: s.files, settings: s.conf}
 	if s.runner == nil {
 		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))
@@ -129,7 +135,7 @@ func (s *Session) timeZone() string { return s.conf.GetOr(conf.TimeZoneKey, "UTC
 
 func (s *Session) analyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{
-		Catalog:              s.views,
+		Catalog:              sessionCatalog{catalog: s.views, s: s},
 		Sources:              s.sources,
 		Options:              s.exprOptions(),
 		CaseSensitive:        s.conf.Bool(conf.CaseSensitiveKey, false),

@@ -35,6 +35,14 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreach
 	if (ws.ForeachBatch != nil) != (foreachBatch != nil) {
 		return nil, sparkerr.Internal("foreachBatch function and its runner do not match")
 	}
+	if ws.TableName != "" {
+		// toTable(name): the table's file sink (created from the stream's schema if missing).
+		copied := *ws
+		if err := s.streamTable(ctx, &copied); err != nil {
+			return nil, err
+		}
+		ws = &copied
+	}
 	node, err := s.analyzer().Resolve(ctx, ws.Input)
 	if err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func TestStartStreamValidation(t *testing.T) {
 		{"foreach", ws(func(w *plan.WriteStream) { w.Foreach = &plan.PythonFunction{} }),
 			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.foreach needs Python workers"},
 		{"toTable", ws(func(w *plan.WriteStream) { w.TableName = "t" }),
-			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "writeStream.toTable(t) is not supported by Weir"},
+			sparkerr.UnsupportedOperation, "UNSUPPORTED_FEATURE", "tables of the data source noop are not supported"},
 		{"partitionBy on noop", ws(func(w *plan.WriteStream) { w.PartitionBy = []string{"value"} }),
 			sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1197", "'noop' does not support partitioning."},
 		{"clusterBy", ws(func(w *plan.WriteStream) { w.ClusterBy = []string{"value"} }),

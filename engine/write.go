@@ -23,8 +23,8 @@ import (
 // the input ends; the sink's Finish then completes the write (_SUCCESS for files). Save modes
 // are the sink's (file formats: errorifexists, the default, fails on an existing path, ignore
 // skips the write, overwrite replaces the path, append adds files; kafka: append and
-// errorifexists only). Tables (saveAsTable, insertInto) are refused: the catalog holds
-// temporary views only.
+// errorifexists only). Tables (saveAsTable, insertInto) are written by writeTable
+// (table_write.go).
 func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 	if w.Input == nil {
 		return nil, sparkerr.IllegalArgument("Invalid plan: WriteOperation is missing its input relation")
@@ -39,6 +39,9 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 	}
 	if err := checkWriteSpec(w); err != nil {
 		return nil, err
+	}
+	if w.TableName != "" {
+		return s.writeTable(ctx, w)
 	}
 	format := w.Format
 	if format == "" {
@@ -113,17 +116,9 @@ func saveMode(m plan.SaveMode) sinks.SaveMode {
 	return sinks.SaveErrorIfExists
 }
 
-// checkWriteSpec refuses what a path write cannot do, with Spark's messages, and table writes.
+// checkWriteSpec refuses what a path or table write cannot do, with Spark's messages.
 func checkWriteSpec(w *plan.Write) error {
 	switch {
-	case w.TableName != "":
-		method := "saveAsTable"
-		if w.TableMethod == plan.TableInsertInto {
-			method = "insertInto"
-		}
-		return sparkerr.Unsupported("DataFrameWriter.%s(%s): Weir's catalog holds temporary views only and cannot "+
-			"store tables; write files with df.write.format(...).save(path) and read them back with spark.read",
-			method, sparkerr.Quote(w.TableName))
 	case w.BucketBy != nil:
 		return sparkerr.New(sparkerr.AnalysisException, "_LEGACY_ERROR_TEMP_1312", "",
 			"'save' does not support bucketBy right now.").WithParams("operation", "save")

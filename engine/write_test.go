@@ -120,8 +120,7 @@ func TestWriteRefusals(t *testing.T) {
 		w    *plan.Write
 		want string
 	}{
-		{&plan.Write{Input: in, TableName: "t", TableMethod: plan.TableSaveAsTable}, "DataFrameWriter.saveAsTable(`t`): Weir's catalog holds temporary views only"},
-		{&plan.Write{Input: in, TableName: "t", TableMethod: plan.TableInsertInto}, "DataFrameWriter.insertInto(`t`)"},
+		{&plan.Write{Input: in, TableName: "t", TableMethod: plan.TableInsertInto}, "[TABLE_OR_VIEW_NOT_FOUND] The table or view `t` cannot be found."},
 		{&plan.Write{Input: in, Path: "/tmp/x", BucketBy: &plan.Bucketing{Columns: []string{"v"}, NumBuckets: 2}}, "'save' does not support bucketBy right now."},
 		{&plan.Write{Input: in, Path: "/tmp/x", SortBy: []string{"v"}}, "sortBy must be used together with bucketBy"},
 		{&plan.Write{Input: in, Format: "kafka", Options: map[string]string{"kafka.bootstrap.servers": "h:1", "topic": "t"}}, "Required attribute 'value' not found"},

@@ -22,6 +22,9 @@
 //     of the state directory, of anything inside it or any ancestor of it, of the working
 //     directory or an ancestor, of $HOME or an ancestor is refused: PATH_NOT_ALLOWED.PROTECTED_PATH
 //     with the reason.
+//   - The warehouse directory (Config.Warehouse, managed tables' files, usually
+//     <state>/warehouse) is the exception: anything strictly under it may be read, written and
+//     replaced, data roots or not; the warehouse itself is never replaced.
 //   - Always: clients may not write into the state directory (it holds the server's own
 //     artifacts and files) nor read from it, nor write at the filesystem root itself.
 //   - Always: /proc, /sys and /dev are not data. Writes and replaces there are refused; reads

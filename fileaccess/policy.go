@@ -16,6 +16,10 @@ type Config struct {
 	Roots []string
 	// StateDir is the server's state directory ("" if none).
 	StateDir string
+	// Warehouse is the directory of managed tables' files (spark.sql.warehouse.dir; "" if
+	// none), usually inside StateDir: clients read, write and replace under it although it is
+	// in the state directory, but never replace the warehouse itself.
+	Warehouse string
 	// WorkDir is the server's working directory ("" = the process's).
 	WorkDir string
 	// Home is $HOME ("" = the process's home directory, if it has one).
@@ -26,10 +30,11 @@ type Config struct {
 // absolute, cleaned and free of symbolic links. A nil *Policy applies the always-on rules with
 // the process's working and home directories and no state directory.
 type Policy struct {
-	roots    []string
-	stateDir string
-	workDir  string
-	home     string
+	roots     []string
+	stateDir  string
+	warehouse string
+	workDir   string
+	home      string
 }
 
 // New resolves c into a Policy. A data root must be an existing directory.
@@ -58,6 +63,11 @@ func New(c Config) (*Policy, error) {
 	if c.StateDir != "" {
 		if p.stateDir, err = resolveConfigPath(c.StateDir); err != nil {
 			return nil, fmt.Errorf("fileaccess: state directory %s: %w", c.StateDir, err)
+		}
+	}
+	if c.Warehouse != "" {
+		if p.warehouse, err = resolveConfigPath(c.Warehouse); err != nil {
+			return nil, fmt.Errorf("fileaccess: warehouse directory %s: %w", c.Warehouse, err)
 		}
 	}
 	for _, r := range c.Roots {
@@ -120,6 +130,14 @@ func (p *Policy) StateDir() string {
 		return ""
 	}
 	return p.stateDir
+}
+
+// Warehouse is the resolved warehouse directory ("" if none, and for a nil Policy).
+func (p *Policy) Warehouse() string {
+	if p == nil {
+		return ""
+	}
+	return p.warehouse
 }
 
 // Roots are the resolved data roots (none: no root restriction).

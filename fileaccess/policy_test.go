@@ -14,7 +14,7 @@ import (
 // directory $T (every path in a script and in its answers is written with $T):
 //
 //	layout                          input lines: "dir P", "file P", "link P -> TARGET"
-//	policy [roots=(P,…)] [state=P] [cwd=P] [home=P] [nil]   → ok | the New error
+//	policy [roots=(P,…)] [state=P] [warehouse=P] [cwd=P] [home=P] [nil]   → ok | the New error
 //	check read|write|replace PATH   → the resolved path | error [CLASS] message
 //	resolve PATH                    → the resolved path | error
 //	within DIR NAME                 → ResolveWithin's answer
@@ -69,6 +69,8 @@ func TestPolicyScripts(t *testing.T) {
 						}
 					case "state":
 						c.StateDir = in(a.Vals[0])
+					case "warehouse":
+						c.Warehouse = in(a.Vals[0])
 					case "cwd":
 						c.WorkDir = in(a.Vals[0])
 					case "home":

@@ -48,6 +48,13 @@ func (p *Policy) check(o op, r string) error {
 			return protected(o, r, "under "+k.dir+", a kernel or device filesystem, which holds no data")
 		}
 	}
+	if p.warehouse != "" && within(r, p.warehouse) {
+		// Managed tables' files: the server's directory, but the tables' data is the clients'.
+		if o == opReplace && r == p.warehouse {
+			return protected(o, r, "the warehouse directory of managed tables")
+		}
+		return nil
+	}
 	if o == opReplace {
 		if reason := p.replaceRefusal(r); reason != "" {
 			return protected(o, r, reason)

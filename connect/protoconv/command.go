@@ -61,7 +61,7 @@ func (t *translation) command(cmd *pb.Command) (plan.Command, error) {
 	case *pb.Command_WriteOperation:
 		return t.write(x.WriteOperation)
 	case *pb.Command_WriteOperationV2:
-		return nil, sparkerr.Unsupported("DataFrame.writeTo (WriteOperationV2) is not supported: Weir has no table catalog; use df.write.format(...).save(path)")
+		return t.writeV2(x.WriteOperationV2)
 	case *pb.Command_StreamingQueryCommand, *pb.Command_StreamingQueryManagerCommand,
 		*pb.Command_StreamingQueryListenerBusCommand:
 		return nil, sparkerr.Unsupported("command type %s is not a plan command: the connect service serves it",

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
-	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
@@ -180,10 +179,7 @@ func (t *translation) read(r *pb.Read) (plan.Relation, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.GetIsStreaming() {
-			return nil, sparkerr.Unsupported("streaming reads of tables (spark.readStream.table) are not supported")
-		}
-		return &plan.NamedTable{Name: name, Options: cloneMap(x.NamedTable.GetOptions())}, nil
+		return &plan.NamedTable{Name: name, Options: cloneMap(x.NamedTable.GetOptions()), IsStreaming: r.GetIsStreaming()}, nil
 	case *pb.Read_DataSource_:
 		ds := x.DataSource
 		if r.GetIsStreaming() && len(ds.GetPaths()) > 1 {

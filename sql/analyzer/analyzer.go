@@ -18,6 +18,14 @@ type Catalog interface {
 	TempView(name string) (logical.Node, bool)
 }
 
+// Tables is the optional part of a Catalog that holds what names other than temp views read:
+// persistent tables and views (and global temp views), in Spark's lookup order.
+type Tables interface {
+	// Table resolves what name reads (a table's data source read, a view's query), found
+	// false if name names nothing; streaming for spark.readStream.table.
+	Table(ctx context.Context, name []string, streaming bool) (node logical.Node, found bool, err error)
+}
+
 // CachedRelations is the optional part of a Catalog that holds the DataFrames a server keeps for
 // its clients by id (CachedRemoteRelation: foreachBatch's epoch output).
 type CachedRelations interface {
@@ -120,7 +128,7 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 	case *plan.Values:
 		return a.resolveValues(n)
 	case *plan.NamedTable:
-		return a.resolveNamedTable(n)
+		return a.resolveNamedTable(ctx, n)
 	case *plan.CachedRemoteRelation:
 		return a.resolveCachedRemoteRelation(n)
 	case *plan.DataSource:

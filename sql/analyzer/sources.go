@@ -151,10 +151,19 @@ func (a *Analyzer) resolveValues(n *plan.Values) (*resolved, error) {
 	return newResolved(&logical.LocalData{Out: schema, Records: []arrow.RecordBatch{rec}}), nil
 }
 
-func (a *Analyzer) resolveNamedTable(n *plan.NamedTable) (*resolved, error) {
+func (a *Analyzer) resolveNamedTable(ctx context.Context, n *plan.NamedTable) (*resolved, error) {
 	if a.Catalog != nil && len(n.Name) > 0 {
 		if v, ok := a.Catalog.TempView(strings.Join(n.Name, ".")); ok {
 			return newResolved(v).withQualifier(n.Name), nil
+		}
+		if t, ok := a.Catalog.(Tables); ok {
+			node, found, err := t.Table(ctx, n.Name, n.IsStreaming)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				return newResolved(node).withQualifier(n.Name), nil
+			}
 		}
 	}
 	return nil, sparkerr.TableNotFound(n.Name)

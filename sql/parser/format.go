@@ -58,7 +58,56 @@ func FormatCommand(c plan.Command) string {
 		return withRel(fmt.Sprintf("CreateView %s columns=%v replace=%t global=%t ifNotExists=%t",
 			x.Name, x.Columns, x.Replace, x.IsGlobal, x.IfNotExists), x.Input)
 	case plan.DropView:
-		return fmt.Sprintf("DropView %s ifExists=%t", strings.Join(x.Name, "."), x.IfExists)
+		return fmt.Sprintf("DropView %s ifExists=%t table=%t", strings.Join(x.Name, "."), x.IfExists, x.IsTable)
+	case plan.CreateDatabase:
+		return fmt.Sprintf("CreateDatabase %s ifNotExists=%t comment=%s location=%s properties=%s",
+			strings.Join(x.Name, "."), x.IfNotExists, q(x.Comment), q(x.Location), formatProperties(x.Properties))
+	case plan.DropDatabase:
+		return fmt.Sprintf("DropDatabase %s ifExists=%t cascade=%t", strings.Join(x.Name, "."), x.IfExists, x.Cascade)
+	case plan.CreateTable:
+		cols := make([]string, len(x.Columns))
+		for i, c := range x.Columns {
+			cols[i] = c.Name + " " + c.Type.SQL()
+		}
+		return withRel(fmt.Sprintf("CreateTable %s columns=[%s] using=%s partitionBy=%v location=%s options=%s properties=%s ifNotExists=%t replace=%t",
+			strings.Join(x.Name, "."), strings.Join(cols, ", "), q(x.Format), x.PartitionBy, q(x.Location),
+			formatProperties(x.Options), formatProperties(x.Properties), x.IfNotExists, x.Replace), x.Query)
+	case plan.CreatePersistentView:
+		return withRel(fmt.Sprintf("CreatePersistentView %s columns=%v text=%s replace=%t ifNotExists=%t",
+			strings.Join(x.Name, "."), x.Columns, q(x.Text), x.Replace, x.IfNotExists), x.Query)
+	case plan.AlterTable:
+		head := "AlterTable " + strings.Join(x.Name, ".")
+		switch {
+		case x.AddColumns != nil:
+			cols := make([]string, len(x.AddColumns))
+			for i, c := range x.AddColumns {
+				cols[i] = c.Name + " " + c.Type.SQL()
+			}
+			head += " addColumns=[" + strings.Join(cols, ", ") + "]"
+		case x.RenameTo != nil:
+			head += " renameTo=" + strings.Join(x.RenameTo, ".")
+		case x.SetProperties != nil:
+			head += " set=" + formatProperties(x.SetProperties)
+		default:
+			head += fmt.Sprintf(" unset=%v", x.UnsetProperties)
+		}
+		return head
+	case plan.ShowCreateTable:
+		return "ShowCreateTable " + strings.Join(x.Name, ".")
+	case plan.ShowTableProperties:
+		return fmt.Sprintf("ShowTableProperties %s key=%s", strings.Join(x.Name, "."), q(x.Key))
+	case plan.TruncateTable:
+		return "TruncateTable " + strings.Join(x.Name, ".")
+	case plan.InsertInto:
+		parts := make([]string, len(x.Partition))
+		for i, pv := range x.Partition {
+			parts[i] = pv.Column
+			if pv.Value != nil {
+				parts[i] += "=" + FormatExpr(pv.Value)
+			}
+		}
+		return withRel(fmt.Sprintf("InsertInto %s overwrite=%t partition=[%s] columns=%v",
+			strings.Join(x.Table, "."), x.Overwrite, strings.Join(parts, ", "), x.Columns), x.Input)
 	case plan.ShowTables:
 		return fmt.Sprintf("ShowTables namespace=%s pattern=%s", strings.Join(x.Namespace, "."), q(x.Pattern))
 	case plan.Describe:
@@ -82,6 +131,19 @@ func FormatCommand(c plan.Command) string {
 		return fmt.Sprintf("UseDatabase %s", strings.Join(x.Name, "."))
 	}
 	return fmt.Sprintf("%T", c)
+}
+
+// formatProperties renders a property map sorted by key: {a=1, b=2}.
+func formatProperties(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return "{" + strings.Join(keys, ", ") + "}"
 }
 
 type formatter struct {

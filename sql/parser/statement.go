@@ -30,6 +30,12 @@ func (p *parser) statement() plan.Command {
 		cmd = p.describe()
 	case t.is("EXPLAIN"):
 		cmd = p.explain()
+	case t.is("INSERT"):
+		cmd = p.insert()
+	case t.is("ALTER"):
+		cmd = p.alterTable()
+	case t.is("TRUNCATE"):
+		cmd = p.truncate()
 	case t.is("USE"):
 		p.pos++
 		if !p.accept("NAMESPACE") && !p.accept("DATABASE") {
@@ -49,18 +55,28 @@ func (p *parser) statement() plan.Command {
 }
 
 var unsupportedStatements = map[string]struct{}{
-	"INSERT": {}, "UPDATE": {}, "DELETE": {}, "MERGE": {}, "ALTER": {}, "ANALYZE": {}, "CACHE": {},
-	"UNCACHE": {}, "CLEAR": {}, "REFRESH": {}, "TRUNCATE": {}, "ADD": {}, "LIST": {}, "LOAD": {},
+	"UPDATE": {}, "DELETE": {}, "MERGE": {}, "ANALYZE": {}, "CACHE": {},
+	"UNCACHE": {}, "CLEAR": {}, "REFRESH": {}, "ADD": {}, "LIST": {}, "LOAD": {},
 	"MSCK": {}, "REPAIR": {}, "COMMENT": {}, "GRANT": {}, "REVOKE": {}, "CALL": {}, "DECLARE": {},
 	"EXECUTE": {}, "BEGIN": {}, "COMMIT": {}, "ROLLBACK": {}, "REPLACE": {}, "EXPORT": {}, "IMPORT": {},
 }
 
 // create parses CREATE [OR REPLACE] [GLOBAL] TEMP[ORARY] VIEW [IF NOT EXISTS] name [(cols)]
-// [COMMENT '…'] AS query.
+// [COMMENT '…'] AS query, and the persistent catalog's CREATE DATABASE, CREATE TABLE and
+// CREATE VIEW (table_ddl.go).
 func (p *parser) create() plan.Command {
 	p.pos++
 	v := plan.CreateView{}
 	v.Replace = p.acceptSeq("OR", "REPLACE")
+	if !v.Replace && (p.accept("DATABASE") || p.accept("SCHEMA") || p.accept("NAMESPACE")) {
+		return p.createDatabase()
+	}
+	if p.accept("TABLE") {
+		return p.createTable(v.Replace)
+	}
+	if p.accept("VIEW") {
+		return p.createPersistentView(v.Replace)
+	}
 	v.IsGlobal = p.accept("GLOBAL")
 	temp := p.accept("TEMP") || p.accept("TEMPORARY")
 	if !p.peek().is("VIEW") || !temp {
@@ -68,10 +84,8 @@ func (p *parser) create() plan.Command {
 		if t := p.peek(); t.kind == tokWord {
 			what += " " + strings.ToUpper(t.text)
 		}
-		if p.peek().is("VIEW") {
-			what = "CREATE VIEW (persistent views)"
-		}
-		p.fail(unsupported("%s is not supported; only CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW is", what))
+		p.fail(unsupported("%s is not supported; CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW, CREATE VIEW, "+
+			"CREATE TABLE and CREATE DATABASE are", what))
 	}
 	p.pos++
 	v.IfNotExists = p.acceptSeq("IF", "NOT", "EXISTS")
@@ -109,16 +123,20 @@ func (p *parser) create() plan.Command {
 	return v
 }
 
-// drop parses DROP VIEW|TABLE [IF EXISTS] name.
+// drop parses DROP VIEW|TABLE [IF EXISTS] name [PURGE] and DROP DATABASE.
 func (p *parser) drop() plan.Command {
 	p.pos++
-	if !p.accept("VIEW") && !p.accept("TABLE") {
+	if p.accept("DATABASE") || p.accept("SCHEMA") || p.accept("NAMESPACE") {
+		return p.dropDatabase()
+	}
+	isTable := p.accept("TABLE")
+	if !isTable && !p.accept("VIEW") {
 		if t := p.peek(); t.kind == tokWord {
 			p.fail(unsupported("DROP %s is not supported", strings.ToUpper(t.text)))
 		}
 		p.syntaxError()
 	}
-	d := plan.DropView{IfExists: p.acceptSeq("IF", "EXISTS")}
+	d := plan.DropView{IfExists: p.acceptSeq("IF", "EXISTS"), IsTable: isTable}
 	d.Name = p.multipartName()
 	p.accept("PURGE")
 	return d
@@ -164,6 +182,21 @@ func (p *parser) show() plan.Command {
 		return plan.ShowColumns{Table: table}
 	case p.accept("DATABASES") || p.accept("NAMESPACES") || p.accept("SCHEMAS"):
 		return plan.ShowDatabases{Pattern: pattern()}
+	case p.acceptSeq("CREATE", "TABLE"):
+		s := plan.ShowCreateTable{Name: p.multipartName()}
+		p.acceptSeq("AS", "SERDE")
+		return s
+	case p.accept("TBLPROPERTIES"):
+		s := plan.ShowTableProperties{Name: p.multipartName()}
+		if p.acceptOp("(") {
+			if p.peek().kind == tokString {
+				s.Key = p.stringLit()
+			} else {
+				s.Key = strings.Join(p.multipartName(), ".")
+			}
+			p.expectOp(")")
+		}
+		return s
 	}
 	if t := p.peek(); t.kind == tokWord {
 		p.fail(unsupported("SHOW %s is not supported", strings.ToUpper(t.text)))

@@ -18,4 +18,9 @@ type CatalogCall struct {
 	Name, Database string
 	// Pattern is the listing methods' pattern ("" for none).
 	Pattern string
+	// Command is what the table-creating and table-altering methods do ("createTable",
+	// "dropTable", "dropView", "createDatabase", "dropDatabase", "getTableProperties",
+	// "getCreateTableString", "truncateTable"): the SQL command they stand for; nil for the
+	// others.
+	Command Command
 }

@@ -16,10 +16,12 @@ type CreateView struct {
 	Columns     []string
 }
 
-// DropView is DROP VIEW [IF EXISTS] name (also DROP TABLE on a temp view).
+// DropView is DROP VIEW|TABLE [IF EXISTS] name (IsTable for DROP TABLE): a temp view, a
+// persistent view or a table.
 type DropView struct {
 	Name     []string
 	IfExists bool
+	IsTable  bool
 }
 
 // ShowTables is SHOW TABLES [IN db] [LIKE pattern].

@@ -53,6 +53,8 @@ type NamedTable struct {
 	RelCommon
 	Name    []string
 	Options map[string]string
+	// IsStreaming is spark.readStream.table(name).
+	IsStreaming bool
 }
 
 // DataSource reads from a data source by format (spark.read / spark.readStream).

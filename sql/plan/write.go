@@ -49,3 +49,33 @@ type Bucketing struct {
 }
 
 func (Write) isCommand() {}
+
+// WriteToMode is DataFrameWriterV2's action.
+type WriteToMode uint8
+
+// DataFrameWriterV2 actions.
+const (
+	WriteToCreate WriteToMode = iota + 1
+	WriteToOverwrite
+	WriteToOverwritePartitions
+	WriteToAppend
+	WriteToReplace
+	WriteToCreateOrReplace
+)
+
+// WriteTo is df.writeTo(table)…create() / append() / overwrite(condition) /
+// overwritePartitions() / replace() / createOrReplace().
+type WriteTo struct {
+	Input      Relation
+	Table      []string
+	Provider   string
+	Options    map[string]string
+	Properties map[string]string
+	// PartitionBy are partitionedBy's columns (plain column references only).
+	PartitionBy []string
+	Mode        WriteToMode
+	// Condition is overwrite(condition)'s condition (nil otherwise).
+	Condition Expr
+}
+
+func (WriteTo) isCommand() {}

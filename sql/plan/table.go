@@ -1,0 +1,106 @@
+package plan
+
+import sqltypes "github.com/weirhq/weir/sql/types"
+
+// Commands on the persistent catalog: databases, tables and persistent views. Names are as
+// written (one to three parts: t, db.t, spark_catalog.db.t); the engine resolves them against
+// the session's current database.
+
+// CreateDatabase is CREATE DATABASE|SCHEMA|NAMESPACE [IF NOT EXISTS] name [COMMENT c]
+// [LOCATION l] [WITH DBPROPERTIES (...)].
+type CreateDatabase struct {
+	Name        []string
+	IfNotExists bool
+	Comment     string
+	Location    string
+	Properties  map[string]string
+}
+
+// DropDatabase is DROP DATABASE [IF EXISTS] name [RESTRICT|CASCADE].
+type DropDatabase struct {
+	Name     []string
+	IfExists bool
+	Cascade  bool
+}
+
+// CreateTable is CREATE [OR REPLACE] TABLE [IF NOT EXISTS] name [(columns)] USING format
+// [OPTIONS (...)] [PARTITIONED BY (cols)] [LOCATION path] [COMMENT c] [TBLPROPERTIES (...)]
+// [AS query], and spark.catalog.createTable.
+type CreateTable struct {
+	Name []string
+	// Columns are the declared columns (none with AS query or a schema read from Location).
+	Columns     sqltypes.Schema
+	Format      string // "" is spark.sql.sources.default
+	Options     map[string]string
+	PartitionBy []string
+	Location    string
+	Comment     string
+	Properties  map[string]string
+	// Query is AS query (nil without).
+	Query       Relation
+	IfNotExists bool
+	Replace     bool
+}
+
+// CreatePersistentView is CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(cols)] AS query:
+// a view kept in the catalog by its SQL text.
+type CreatePersistentView struct {
+	Name        []string
+	Columns     []string
+	Text        string
+	Query       Relation
+	Replace     bool
+	IfNotExists bool
+	Comment     string
+}
+
+// AlterTable is ALTER TABLE name ADD COLUMNS (...) | RENAME TO name | SET TBLPROPERTIES (...)
+// | UNSET TBLPROPERTIES (...): one of AddColumns, RenameTo, SetProperties, UnsetProperties.
+type AlterTable struct {
+	Name            []string
+	IsView          bool // ALTER VIEW
+	AddColumns      sqltypes.Schema
+	RenameTo        []string
+	SetProperties   map[string]string
+	UnsetProperties []string
+}
+
+// ShowCreateTable is SHOW CREATE TABLE name.
+type ShowCreateTable struct{ Name []string }
+
+// ShowTableProperties is SHOW TBLPROPERTIES name [(key)].
+type ShowTableProperties struct {
+	Name []string
+	Key  string
+}
+
+// TruncateTable is TRUNCATE TABLE name.
+type TruncateTable struct{ Name []string }
+
+// PartitionValue is one column of a PARTITION (...) spec: Value nil for a dynamic partition
+// column (PARTITION (p)).
+type PartitionValue struct {
+	Column string
+	Value  Expr
+}
+
+// InsertInto is INSERT INTO|OVERWRITE [TABLE] name [PARTITION (...)] [(cols)] query.
+type InsertInto struct {
+	Table     []string
+	Partition []PartitionValue
+	Columns   []string
+	Input     Relation
+	Overwrite bool
+	// IfNotExists is INSERT OVERWRITE ... PARTITION (...) IF NOT EXISTS.
+	IfNotExists bool
+}
+
+func (CreateDatabase) isCommand()       {}
+func (DropDatabase) isCommand()         {}
+func (CreateTable) isCommand()          {}
+func (CreatePersistentView) isCommand() {}
+func (AlterTable) isCommand()           {}
+func (ShowCreateTable) isCommand()      {}
+func (ShowTableProperties) isCommand()  {}
+func (TruncateTable) isCommand()        {}
+func (InsertInto) isCommand()           {}
