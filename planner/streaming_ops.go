@@ -179,11 +179,8 @@ func conjuncts(e expr.Expr) []expr.Expr {
 	if e == nil {
 		return nil
 	}
-	if ch := e.Children(); len(ch) == 2 && e.Type().Kind == sqltypes.Boolean &&
-		e.String() == "("+ch[0].String()+" AND "+ch[1].String()+")" {
-		return append(conjuncts(ch[0]), conjuncts(ch[1])...)
-	}
-	return []expr.Expr{e}
+	// expr.Conjuncts also splits between(x, lo, hi), which evaluates as x >= lo AND x <= hi.
+	return expr.Conjuncts(e)
 }
 
 // comparison recognises a binary comparison and returns its operator.

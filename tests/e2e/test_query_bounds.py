@@ -45,8 +45,9 @@ def test_long_lines_fail_with_the_conf(spark, server, tmp_path):
 
 def test_query_over_its_memory_budget_fails(spark, server):
     spark.conf.set("spark.weir.query.memoryBudgetBytes", "64m")
+    # ORDER BY … LIMIT runs as a bounded top-N heap: an offset of nearly all rows makes it hold them.
     try:
-        refused(spark, server, lambda: spark.range(0, 20_000_000).orderBy("id", ascending=False).limit(1).collect(),
+        refused(spark, server, lambda: spark.range(0, 20_000_000).orderBy("id", ascending=False).offset(19_999_990).limit(1).collect(),
                 "UNABLE_TO_ACQUIRE_MEMORY", "memory budget of 67108864 bytes", "spark.weir.query.memoryBudgetBytes")
     finally:
         spark.conf.unset("spark.weir.query.memoryBudgetBytes")
