@@ -12,8 +12,9 @@ import (
 // Python table functions (@udtf): a call used as a relation, or a registered UDTF called in
 // FROM, is a logical.PythonUDTF over one empty row, its arguments bound there (so they read no
 // column), its output the return type's fields (Spark's Generate of a PythonUDTF over
-// OneRowRelation). Weir has no LATERAL joins, so a call over another relation's rows
-// (df.lateralJoin, FROM t, LATERAL f(t.a)) is not reached from here.
+// OneRowRelation). A registered UDTF called in a lateral join (FROM t, LATERAL f(t.a); t JOIN
+// LATERAL f(a)) is a logical.PythonUDTF over t: its arguments read t's columns per row and each
+// returned row follows its input row's columns, as Spark's Generate of the UDTF over t.
 
 // The UDTF eval types the analyzer places (pyspark.util.PythonEvalType).
 const (

@@ -8,11 +8,16 @@ import (
 	"github.com/weirhq/weir/sql/plan"
 )
 
-// fromRelations parses relation, relation, … (comma joins are inner joins without condition)
-// followed by any LATERAL VIEWs.
+// fromRelations parses relation, relation, … (comma joins are inner joins without condition;
+// ", LATERAL f(args)" is a lateral table function call over the relations before it) followed
+// by any LATERAL VIEWs.
 func (p *parser) fromRelations() plan.Relation {
 	rel := p.relation()
 	for p.acceptOp(",") {
+		if p.peek().is("LATERAL") && !p.peekAt(1).is("VIEW") {
+			rel = p.joins(p.lateralCall(rel, plan.InnerJoin))
+			continue
+		}
 		rel = &plan.Join{Left: rel, Right: p.relation(), Type: plan.InnerJoin}
 	}
 	for p.peek().is("LATERAL") && p.peekAt(1).is("VIEW") {
@@ -43,9 +48,51 @@ func (p *parser) lateralView(rel plan.Relation) plan.Relation {
 	return g
 }
 
+// lateralCall parses LATERAL name(args) [[AS] alias [(col, …)]] [ON condition] joined to rel
+// as typ: Spark's lateral join of a table function call, whose arguments read rel's columns. It
+// is a plan.Generate over rel (each row of rel followed by the rows the function returns for
+// it), the condition a Filter over it. Spark 4.2 answers LEFT JOIN LATERAL f(…) without ON as
+// the inner join (a row for which f returns nothing is dropped, explode and Python UDTFs
+// alike), so that is what it is here; with ON it null-pads the rows the condition rejects,
+// which Weir does not do (refused). LATERAL (subquery) is refused.
+func (p *parser) lateralCall(rel plan.Relation, typ plan.JoinType) plan.Relation {
+	p.expect("LATERAL")
+	if p.peek().isOp("(") {
+		p.fail(unsupported("LATERAL subqueries are not supported"))
+	}
+	switch typ {
+	case plan.InnerJoin, plan.CrossJoin, plan.LeftOuterJoin:
+	default:
+		p.fail(unsupported("%s JOIN LATERAL is not supported (only INNER, CROSS and LEFT OUTER)", joinNames[typ]))
+	}
+	name := p.multipartName()
+	p.expectOp("(")
+	var args []plan.Expr
+	if !p.peek().isOp(")") {
+		args = p.expressionList()
+	}
+	p.expectOp(")")
+	g := &plan.Generate{Input: rel, Generator: plan.Call{Name: strings.Join(name, "."), Args: args},
+		TableFunction: true}
+	if alias, cols, ok := p.tableAlias(); ok {
+		g.Alias, g.ColumnNames = alias, cols
+	}
+	if p.accept("ON") {
+		if typ == plan.LeftOuterJoin {
+			p.fail(unsupported("LEFT JOIN LATERAL with an ON condition is not supported; use an inner JOIN LATERAL … ON or filter the lateral join's rows"))
+		}
+		return &plan.Filter{Input: g, Condition: p.expression()}
+	}
+	return g
+}
+
 // relation parses a primary relation followed by joins.
 func (p *parser) relation() plan.Relation {
-	rel := p.relationPrimary()
+	return p.joins(p.relationPrimary())
+}
+
+// joins parses the joins (and JOIN LATERAL calls) that follow rel.
+func (p *parser) joins(rel plan.Relation) plan.Relation {
 	for {
 		if p.peek().is("NATURAL") {
 			p.fail(unsupported("NATURAL JOIN is not supported; use JOIN … USING (columns)"))
@@ -54,14 +101,15 @@ func (p *parser) relation() plan.Relation {
 			if p.peekAt(1).is("VIEW") {
 				return rel
 			}
-			p.fail(unsupported("LATERAL joins are not supported"))
+			p.syntaxError()
 		}
 		typ, ok := p.joinType()
 		if !ok {
 			return rel
 		}
 		if p.peek().is("LATERAL") {
-			p.fail(unsupported("LATERAL joins are not supported"))
+			rel = p.lateralCall(rel, typ)
+			continue
 		}
 		j := &plan.Join{Left: rel, Right: p.relationPrimary(), Type: typ}
 		switch {

@@ -114,3 +114,72 @@ def test_udtf_refusals(spark):
     sq = udtf(squares_class(), returnType="num: int, squared: int")
     with pytest.raises(Exception, match="UNRESOLVED_COLUMN|cannot be resolved"):
         sq(F.col("id"), F.lit(1)).collect()
+
+
+def stats_class():
+    class Stats:
+        """eval echoes its argument; terminate yields the count and sum of the partition's calls."""
+
+        def __init__(self):
+            self.count = 0
+            self.total = 0
+
+        def eval(self, x: int):
+            self.count += 1
+            self.total += x
+            yield "input", float(x)
+
+        def terminate(self):
+            yield "count", float(self.count)
+            yield "avg", self.total / self.count
+
+    return Stats
+
+
+def odd_class():
+    class Odd:
+        def eval(self, x: int):
+            if x % 2:
+                yield (x,)
+
+    return Odd
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_lateral_join(spark, arrow):
+    pairs = udtf(squares_class(), returnType="num: int, squared: int", useArrow=arrow)
+    spark.udtf.register("weir_lat_squares", pairs)
+    # per-row arguments from the outer relation; terminate's row follows the last input row
+    got = spark.sql(
+        "SELECT t.a, t.b, f.* FROM VALUES (1, 2), (5, 5) t(a, b), LATERAL weir_lat_squares(a, b) f"
+    ).collect()
+    assert got == [Row(a=1, b=2, num=1, squared=1), Row(a=1, b=2, num=2, squared=4),
+                   Row(a=5, b=5, num=5, squared=25), Row(a=5, b=5, num=-1, squared=2)]
+    # JOIN LATERAL with an alias, column names and an ON condition
+    got = spark.sql(
+        "SELECT id, n FROM range(0, 3) JOIN LATERAL weir_lat_squares(id, id + 1) AS s(n, sq) "
+        "ON n > 0 ORDER BY id, n").collect()
+    assert got == [Row(id=0, n=1), Row(id=1, n=1), Row(id=1, n=2), Row(id=2, n=2), Row(id=2, n=3)]
+    # terminate runs once per partition of the outer relation (Spark's semantics)
+    st = udtf(stats_class(), returnType="key: string, value: float", useArrow=arrow)
+    spark.udtf.register("weir_lat_stats", st)
+    got = spark.sql("SELECT id, key, value FROM range(0, 10, 1, 2), LATERAL weir_lat_stats(id) "
+                    "WHERE key != 'input'").collect()
+    assert sorted(got) == [Row(id=4, key="avg", value=2.0), Row(id=4, key="count", value=5.0),
+                           Row(id=9, key="avg", value=7.0), Row(id=9, key="count", value=5.0)]
+    # Spark 4.2 answers LEFT JOIN LATERAL without ON as the inner join
+    odd = udtf(odd_class(), returnType="o: int", useArrow=arrow)
+    spark.udtf.register("weir_lat_odd", odd)
+    assert spark.sql("SELECT * FROM range(4) LEFT JOIN LATERAL weir_lat_odd(id)").collect() == [
+        Row(id=1, o=1), Row(id=3, o=3)]
+    with pytest.raises(Exception, match="LEFT JOIN LATERAL with an ON condition"):
+        spark.sql("SELECT * FROM range(4) LEFT JOIN LATERAL weir_lat_odd(id) ON o > 1").collect()
+
+
+def test_builtin_generator_lateral_join(spark):
+    got = spark.sql("SELECT k, v FROM VALUES (1, array(10, 20)), (2, array()) t(k, arr), "
+                    "LATERAL explode(arr) AS e(v)").collect()
+    assert got == [Row(k=1, v=10), Row(k=1, v=20)]
+    got = spark.sql("SELECT k, v FROM VALUES (1, array(10)), (2, array()) t(k, arr) "
+                    "LEFT JOIN LATERAL explode(arr) AS e(v)").collect()
+    assert got == [Row(k=1, v=10)]
