@@ -40,8 +40,10 @@
 // RegisterFunction command (spark.udf.register) plan.RegisterPythonFunction. A Python UDTF call
 // (CommonInlineUserDefinedTableFunction) used as a relation becomes plan.PythonTableFunction and
 // the RegisterTableFunction command (spark.udtf.register) plan.RegisterPythonTableFunction (a
-// returnType string is parsed as DDL, "a: int, b: string"); PyArrow-native UDTFs (@arrow_udtf)
-// are refused. Scala and Java UDFs, the stateful GroupMap forms and sorting expressions are
+// returnType string is parsed as DDL, "a: int, b: string"); LateralJoin whose right side is
+// such a call (optionally aliased) is a plan.PythonTableFunction over the left side (a left
+// join with a condition, and any other right side, refused); PyArrow-native UDTFs
+// (@arrow_udtf) are refused. Scala and Java UDFs, the stateful GroupMap forms and sorting expressions are
 // refused.
 //
 // Ownership: a plan.LocalRelation owns its decoded Arrow records (each retained once); whoever
@@ -60,7 +62,7 @@
 // service replaces them first), SampleBy, Describe, Summary, Crosstab, Cov, Corr,
 // ApproxQuantile, FreqItems, Replace (na.replace), Unpivot, Transpose, CollectMetrics (observe),
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
-// LateralJoin, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
+// LateralJoin of anything but a Python UDTF call, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
 // createDatabase, listPartitions, ...), Python data sources,
 // UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /

@@ -181,6 +181,8 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.coGroupMap(x.CoGroupMap)
 	case *pb.Relation_CommonInlineUserDefinedTableFunction:
 		return t.pythonTableFunction(x.CommonInlineUserDefinedTableFunction)
+	case *pb.Relation_LateralJoin:
+		return t.lateralJoin(x.LateralJoin)
 	case *pb.Relation_Unknown:
 		return nil, sparkerr.Unsupported("relation type Unknown is not supported")
 	case *pb.Relation_WithRelations:

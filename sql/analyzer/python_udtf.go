@@ -14,7 +14,8 @@ import (
 // column), its output the return type's fields (Spark's Generate of a PythonUDTF over
 // OneRowRelation). A registered UDTF called in a lateral join (FROM t, LATERAL f(t.a); t JOIN
 // LATERAL f(a)) is a logical.PythonUDTF over t: its arguments read t's columns per row and each
-// returned row follows its input row's columns, as Spark's Generate of the UDTF over t.
+// returned row follows its input row's columns, as Spark's Generate of the UDTF over t; so is
+// df.lateralJoin(udtf_obj(col("a").outer())) (plan.PythonTableFunction with an Input).
 
 // The UDTF eval types the analyzer places (pyspark.util.PythonEvalType).
 const (
@@ -23,11 +24,15 @@ const (
 )
 
 func (a *Analyzer) resolvePythonTableFunction(ctx context.Context, n *plan.PythonTableFunction) (*resolved, error) {
-	in, err := a.resolve(ctx, &plan.Values{Rows: [][]plan.Expr{{}}})
+	var input plan.Relation = &plan.Values{Rows: [][]plan.Expr{{}}}
+	if n.Input != nil {
+		input = n.Input
+	}
+	in, err := a.resolve(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	return a.pythonUDTFOver(in, n.Func, "", nil)
+	return a.pythonUDTFOver(in, n.Func, n.Alias, nil)
 }
 
 // pythonTableFunctionCall is a registered UDTF f called in FROM as n (f(args) [AS alias(names)]).

@@ -183,3 +183,24 @@ def test_builtin_generator_lateral_join(spark):
     got = spark.sql("SELECT k, v FROM VALUES (1, array(10)), (2, array()) t(k, arr) "
                     "LEFT JOIN LATERAL explode(arr) AS e(v)").collect()
     assert got == [Row(k=1, v=10)]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_dataframe_lateral_join(spark, arrow):
+    odd = udtf(odd_class(), returnType="o: int", useArrow=arrow)
+    df = spark.range(4)
+    want = [Row(id=1, o=1), Row(id=3, o=3)]
+    assert df.lateralJoin(odd(F.col("id").outer())).collect() == want
+    assert df.lateralJoin(odd(F.col("id").outer()), how="cross").collect() == want
+    # as Spark 4.2: a left lateral join without condition is the inner one
+    assert df.lateralJoin(odd(F.col("id").outer()), how="left").collect() == want
+    assert df.lateralJoin(odd(F.col("id").outer()), F.col("o") > 1).collect() == [Row(id=3, o=3)]
+    got = df.alias("t").lateralJoin(odd(F.col("t.id").outer()).alias("f")).select("f.*").collect()
+    assert got == [Row(o=1), Row(o=3)]
+    pairs = udtf(squares_class(), returnType="num: int, squared: int", useArrow=arrow)
+    t = spark.createDataFrame([(0, 1), (4, 4)], "a int, b int")
+    assert t.lateralJoin(pairs(F.col("a").outer(), F.col("b").outer())).collect() == [
+        Row(a=0, b=1, num=0, squared=0), Row(a=0, b=1, num=1, squared=1),
+        Row(a=4, b=4, num=4, squared=16), Row(a=4, b=4, num=-1, squared=2)]
+    with pytest.raises(Exception, match="left lateralJoin with a join condition"):
+        df.lateralJoin(odd(F.col("id").outer()), F.col("o") > 1, how="left").collect()
