@@ -76,7 +76,11 @@
 // (FROM t, LATERAL f(t.a) [AS] g[(c, …)]; t [INNER|CROSS] JOIN LATERAL f(a) [ON cond]; t LEFT
 // [OUTER] JOIN LATERAL f(a)) is plan.Generate{TableFunction: true} over t, ON a Filter over it.
 // LEFT JOIN LATERAL without ON is an inner one, as Spark 4.2 answers it; with ON, and LATERAL
-// (subquery), are unsupported.
+// (subquery), are unsupported. A table function's arguments may be named (k => v) and TABLE
+// arguments: TABLE (name) | TABLE (query) with [WITH SINGLE PARTITION | {PARTITION|DISTRIBUTE}
+// BY e, …] [{ORDER|SORT} BY s, …] (lists optionally parenthesised) are plan.TableArgument;
+// TABLE name without parentheses is Spark's
+// INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES.
 //
 // Size bounds: the parse recurses at most maxDepth levels; operator chains are loops, so an
 // expression tree may be as deep as the text is long, and every expression is checked (with an

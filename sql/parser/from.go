@@ -68,11 +68,12 @@ func (p *parser) lateralCall(rel plan.Relation, typ plan.JoinType) plan.Relation
 	name := p.multipartName()
 	p.expectOp("(")
 	var args []plan.Expr
+	var names []string
 	if !p.peek().isOp(")") {
-		args = p.expressionList()
+		args, names = p.tableFunctionArguments()
 	}
 	p.expectOp(")")
-	g := &plan.Generate{Input: rel, Generator: plan.Call{Name: strings.Join(name, "."), Args: args},
+	g := &plan.Generate{Input: rel, Generator: plan.Call{Name: strings.Join(name, "."), Args: args, ArgNames: names},
 		TableFunction: true}
 	if alias, cols, ok := p.tableAlias(); ok {
 		g.Alias, g.ColumnNames = alias, cols
@@ -228,11 +229,12 @@ func (p *parser) tableFunction(name []string) plan.Relation {
 	if fn != "range" {
 		p.expectOp("(")
 		var args []plan.Expr
+		var names []string
 		if !p.peek().isOp(")") {
-			args = p.expressionList()
+			args, names = p.tableFunctionArguments()
 		}
 		p.expectOp(")")
-		return &plan.Generate{Input: oneRow(), Generator: plan.Call{Name: strings.Join(name, "."), Args: args}, TableFunction: true}
+		return &plan.Generate{Input: oneRow(), Generator: plan.Call{Name: strings.Join(name, "."), Args: args, ArgNames: names}, TableFunction: true}
 	}
 	p.expectOp("(")
 	var args []int64
@@ -288,4 +290,91 @@ func (p *parser) valuesWithAlias() plan.Relation {
 	}
 	v.Names = cols
 	return &plan.SubqueryAlias{Input: v, Alias: name}
+}
+
+// tableFunctionArguments parses a table function call's arguments: expressions, k => v named
+// ones, and TABLE arguments (tableArgument).
+func (p *parser) tableFunctionArguments() (args []plan.Expr, names []string) {
+	named := false
+	for {
+		name := ""
+		if t := p.peek(); (t.kind == tokWord || t.kind == tokQuotedIdent) && p.peekAt(1).isOp("=>") {
+			name = p.anyIdentifier()
+			p.expectOp("=>")
+			named = true
+		}
+		if p.peek().is("TABLE") && (p.peekAt(1).isOp("(") || isIdent(p.peekAt(1))) {
+			args = append(args, p.tableArgument())
+		} else {
+			args = append(args, p.expression())
+		}
+		names = append(names, name)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if !named {
+		names = nil
+	}
+	return args, names
+}
+
+// tableArgument parses TABLE (name) | TABLE (query) (TABLE name without parentheses is Spark's
+// INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES), then [WITH SINGLE PARTITION |
+// {PARTITION | DISTRIBUTE} BY exprs] [{ORDER | SORT} BY sort items] (exprs and sort items
+// optionally parenthesised), Spark's functionTableSubqueryArgument.
+func (p *parser) tableArgument() plan.Expr {
+	p.expect("TABLE")
+	t := &plan.TableArgument{}
+	if p.acceptOp("(") {
+		if q, ok := p.parenQuery(); ok {
+			t.Input = q
+		} else {
+			t.Input = p.tableRef(p.multipartName())
+			p.expectOp(")")
+		}
+	} else {
+		name := p.multipartName()
+		q := sparkerr.Quote(name...)
+		msg := "Syntax error: call to table-valued function is invalid because parentheses are missing around the provided TABLE argument " + q + "; please surround this with parentheses and try again."
+		p.fail(sparkerr.New(sparkerr.ParseException, "INVALID_SQL_SYNTAX.INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES", "42000",
+			"Invalid SQL syntax: "+msg).WithParams("inputString", msg))
+	}
+	switch {
+	case p.peek().is("WITH") && p.peekAt(1).is("SINGLE"):
+		p.expectSeq("WITH", "SINGLE", "PARTITION")
+		t.SinglePartition = true
+	case (p.peek().is("PARTITION") || p.peek().is("DISTRIBUTE")) && p.peekAt(1).is("BY"):
+		p.pos += 2
+		if !p.parenList(func() { t.PartitionBy = p.expressionList() }) {
+			t.PartitionBy = p.expressionList()
+		}
+	}
+	if (p.peek().is("ORDER") || p.peek().is("SORT")) && p.peekAt(1).is("BY") {
+		if !t.SinglePartition && t.PartitionBy == nil {
+			p.syntaxError()
+		}
+		p.pos += 2
+		if !p.parenList(func() { t.OrderBy = p.sortItems() }) {
+			t.OrderBy = p.sortItems()
+		}
+	}
+	return t
+}
+
+// parenList parses ( list ) with list when that is followed by the end of the TABLE argument
+// (ORDER, SORT, ')' or ','); else it consumes nothing and is false (the list is not
+// parenthesised: "(a + 1) * 2").
+func (p *parser) parenList(list func()) bool {
+	if !p.peek().isOp("(") {
+		return false
+	}
+	return p.speculate(func() {
+		p.expectOp("(")
+		list()
+		p.expectOp(")")
+		if n := p.peek(); !n.is("ORDER") && !n.is("SORT") && !n.isOp(")") && !n.isOp(",") {
+			p.syntaxError()
+		}
+	})
 }

@@ -117,3 +117,16 @@ type RegisterPythonTableFunction struct {
 }
 
 func (RegisterPythonTableFunction) isCommand() {}
+
+// TableArgument is a TABLE argument of a table function call (SQL's f(TABLE t PARTITION BY k
+// ORDER BY v), Spark's FunctionTableSubqueryArgumentExpression): the function sees Input's rows,
+// partitioned by PartitionBy (or all in one partition when SinglePartition) and ordered by
+// OrderBy within each partition.
+type TableArgument struct {
+	Input           Relation
+	PartitionBy     []Expr
+	SinglePartition bool
+	OrderBy         []SortOrder
+}
+
+func (*TableArgument) isExpr() {}

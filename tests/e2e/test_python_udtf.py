@@ -4,7 +4,7 @@ as a DataFrame and a registered UDTF in SQL FROM, pickled (SQL_TABLE_UDF) and Ar
 import datetime
 
 import pytest
-from pyspark.errors import AnalysisException, PythonException
+from pyspark.errors import AnalysisException, ParseException, PythonException
 from pyspark.sql import Row
 from pyspark.sql import functions as F
 from pyspark.sql.functions import udtf
@@ -204,3 +204,73 @@ def test_udtf_dataframe_lateral_join(spark, arrow):
         Row(a=4, b=4, num=4, squared=16), Row(a=4, b=4, num=-1, squared=2)]
     with pytest.raises(Exception, match="left lateralJoin with a join condition"):
         df.lateralJoin(odd(F.col("id").outer()), F.col("o") > 1, how="left").collect()
+
+
+def partition_sum_class():
+    class PartitionSum:
+        """Sums input per partition; eval must see the table's columns only, one partition's rows."""
+
+        def __init__(self):
+            self.total = 0
+            self.key = None
+
+        def eval(self, row):
+            assert sorted(row.asDict()) == ["input", "k"], row
+            if self.key is not None and self.key != row["k"]:
+                raise ValueError(f"partition {self.key} met row {row}")
+            self.key = row["k"]
+            self.total += row["input"]
+
+        def terminate(self):
+            yield self.key, self.total
+
+    return PartitionSum
+
+
+def ordered_class():
+    class Ordered:
+        def __init__(self):
+            self.seen = []
+
+        def eval(self, row):
+            self.seen.append(row["v"])
+
+        def terminate(self):
+            yield len(self.seen), ",".join(str(v) for v in self.seen)
+
+    return Ordered
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_table_argument(spark, arrow):
+    class Above:
+        def eval(self, limit: int, row):
+            if row["id"] > limit:
+                yield (row["id"],)
+
+    spark.udtf.register("weir_tbl_above", udtf(Above, returnType="a: int", useArrow=arrow))
+    spark.range(8).createOrReplaceTempView("weir_tbl_v")
+    for q in ["SELECT * FROM weir_tbl_above(5, TABLE(weir_tbl_v))",
+              "SELECT * FROM weir_tbl_above(row => TABLE (SELECT id FROM range(0, 8)), limit => 5)",
+              "WITH t AS (SELECT id FROM range(0, 8)) SELECT * FROM weir_tbl_above(5, TABLE(t))"]:
+        assert sorted(spark.sql(q).collect()) == [Row(a=6), Row(a=7)], q
+    # PARTITION BY: a handler per partitioning value, terminate at each boundary
+    spark.udtf.register("weir_tbl_psum", udtf(partition_sum_class(), returnType="k: int, total: int",
+                                              useArrow=arrow))
+    t = ("WITH t AS (SELECT id % 5 AS k, 1 AS input FROM range(0, 20) UNION ALL "
+         "SELECT id % 5 AS k, 2 AS input FROM range(0, 20)) ")
+    want = [Row(k=k, total=12) for k in range(5)]
+    for arg in ["TABLE(t) PARTITION BY k", "TABLE(t) PARTITION BY k + 1 ORDER BY input DESC",
+                "TABLE(t) DISTRIBUTE BY (k) SORT BY (input, k)"]:
+        got = spark.sql(t + f"SELECT * FROM weir_tbl_psum({arg}) ORDER BY k").collect()
+        assert got == want, arg
+    # WITH SINGLE PARTITION ... ORDER BY: one handler sees every row, in order
+    spark.udtf.register("weir_tbl_ord", udtf(ordered_class(), returnType="n: int, vs: string",
+                                             useArrow=arrow))
+    got = spark.sql("SELECT * FROM weir_tbl_ord(TABLE(SELECT id % 7 AS v FROM range(0, 14, 1, 3)) "
+                    "WITH SINGLE PARTITION ORDER BY v DESC)").collect()
+    assert got == [Row(n=14, vs="6,6,5,5,4,4,3,3,2,2,1,1,0,0")]
+    with pytest.raises(ParseException, match="INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES"):
+        spark.sql("SELECT * FROM weir_tbl_above(5, TABLE weir_tbl_v)").collect()
+    with pytest.raises(AnalysisException, match="TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS"):
+        spark.sql("SELECT * FROM weir_tbl_above(TABLE(weir_tbl_v), TABLE(weir_tbl_v))").collect()
