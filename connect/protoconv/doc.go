@@ -42,7 +42,9 @@
 // the RegisterTableFunction command (spark.udtf.register) plan.RegisterPythonTableFunction (a
 // returnType string is parsed as DDL, "a: int, b: string"); LateralJoin whose right side is
 // such a call (optionally aliased) is a plan.PythonTableFunction over the left side (a left
-// join with a condition, and any other right side, refused); PyArrow-native UDTFs
+// join with a condition, and any other right side, refused); df.asTable() as a UDTF argument
+// (SubqueryExpression TABLE_ARG with its partitionBy / withSinglePartition / orderBy options)
+// is a plan.TableArgument; PyArrow-native UDTFs
 // (@arrow_udtf) are refused. Scala and Java UDFs, the stateful GroupMap forms and sorting expressions are
 // refused.
 //
@@ -68,7 +70,8 @@
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
 // dropFields), Scala user-defined functions (Java ones: Spark's "Can not load class", as no class is
 // on Weir's classpath), NamedArgumentExpression outside a
-// Python function call, table-argument subqueries,
+// Python function call, table-argument subqueries outside a Python UDTF call (the analyzer
+// refuses them),
 // MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
 // ".*" or a plain name; literals of calendar interval and time; data types calendar interval,
 // time, variant, geometry, geography and user-defined types; every command except SqlCommand,

@@ -33,7 +33,7 @@ func (a *Analyzer) resolvePythonTableFunction(ctx context.Context, n *plan.Pytho
 	if err != nil {
 		return nil, err
 	}
-	return a.pythonUDTFOver(in, n.Func, n.Alias, nil)
+	return a.pythonUDTFCall(ctx, in, n.Func, n.Alias, nil)
 }
 
 // pythonTableFunctionCall is a registered UDTF f called in FROM as n (f(args) [AS alias(names)]).
@@ -43,6 +43,12 @@ func (a *Analyzer) pythonTableFunctionCall(ctx context.Context, in *resolved, f 
 	}
 	u := *f
 	u.Args, u.ArgNames = n.Generator.Args, n.Generator.ArgNames
+	return a.pythonUDTFCall(ctx, in, &u, n.Alias, n.ColumnNames)
+}
+
+// pythonUDTFCall runs the UDTF call u over in's rows, or over its TABLE argument's when it has
+// one.
+func (a *Analyzer) pythonUDTFCall(ctx context.Context, in *resolved, u *plan.PythonUDTF, alias string, aliases []string) (*resolved, error) {
 	table := -1
 	count := 0
 	for i, arg := range u.Args {
@@ -58,11 +64,11 @@ func (a *Analyzer) pythonTableFunctionCall(ctx context.Context, in *resolved, f 
 	}
 	if table >= 0 {
 		if len(in.cols) > 0 {
-			return nil, sparkerr.Unsupported("a TABLE argument of the Python table function %q in a lateral join", f.Name)
+			return nil, sparkerr.Unsupported("a TABLE argument of the Python table function %q in a lateral join", u.Name)
 		}
-		return a.pythonUDTFOverTable(ctx, &u, table, n.Alias, n.ColumnNames)
+		return a.pythonUDTFOverTable(ctx, u, table, alias, aliases)
 	}
-	return a.pythonUDTFOver(in, &u, n.Alias, n.ColumnNames)
+	return a.pythonUDTFOver(in, u, alias, aliases)
 }
 
 // pythonUDTFOverTable runs the UDTF call u whose argument table is a TABLE argument over that

@@ -274,3 +274,18 @@ def test_udtf_table_argument(spark, arrow):
         spark.sql("SELECT * FROM weir_tbl_above(5, TABLE weir_tbl_v)").collect()
     with pytest.raises(AnalysisException, match="TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS"):
         spark.sql("SELECT * FROM weir_tbl_above(TABLE(weir_tbl_v), TABLE(weir_tbl_v))").collect()
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_dataframe_as_table(spark, arrow):
+    spark.udtf.register("weir_tbl_psum2", udtf(partition_sum_class(), returnType="k: int, total: int",
+                                               useArrow=arrow))
+    fn = udtf(partition_sum_class(), returnType="k: int, total: int", useArrow=arrow)
+    df = spark.sql("SELECT id % 3 AS k, id AS input FROM range(0, 12)")
+    want = [Row(k=0, total=18), Row(k=1, total=22), Row(k=2, total=26)]
+    assert sorted(fn(df.asTable().partitionBy("k")).collect()) == want
+    assert sorted(fn(df.asTable().partitionBy(df.k).orderBy(df.input.desc())).collect()) == want
+    ordered = udtf(ordered_class(), returnType="n: int, vs: string", useArrow=arrow)
+    got = ordered(spark.sql("SELECT id AS v FROM range(0, 5, 1, 2)").asTable()
+                  .withSinglePartition().orderBy(F.col("v").desc())).collect()
+    assert got == [Row(n=5, vs="4,3,2,1,0")]
