@@ -19,7 +19,9 @@ import (
 // flag; terminate's rows follow the last input row's columns, as Spark's
 // EvalPythonUDTFEvaluatorFactory joins them. A partition without rows starts no task. At each
 // barrier and at end of data the task's input is closed and all its rows emitted (terminate runs
-// per epoch); the next epoch starts a new task.
+// per epoch); the next epoch starts a new task. Input rows still unanswered when the worker
+// ends (its eval raised SkipRestOfInputTableException, so worker.py stopped calling it) are
+// dropped.
 //
 // partitionChildIndexes are, for a TABLE argument with PARTITION BY, the fields of the argument's
 // struct that hold the partitioning values (pyworker.UDF.PartitionChildIndexes): the input must
@@ -138,9 +140,9 @@ func (p *pythonUDTF) finish(ctx context.Context, out flow.Emitter) error {
 	if err := closeAndDrain(ctx, p.stream, func() error { return p.recv(ctx, out) }); err != nil {
 		return err
 	}
-	if len(p.pending) > 0 {
-		return resultCountMismatch()
-	}
+	// Input rows left unanswered are those after an eval raised SkipRestOfInputTableException:
+	// worker.py then stops calling eval and answers terminate (paired, like Spark pairs results
+	// with input rows, to the row whose eval raised); the rest are dropped.
 	s := p.stream
 	p.stream = nil
 	p.releaseRows()

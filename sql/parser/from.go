@@ -347,7 +347,12 @@ func (p *parser) tableArgument() plan.Expr {
 	case (p.peek().is("PARTITION") || p.peek().is("DISTRIBUTE")) && p.peekAt(1).is("BY"):
 		p.pos += 2
 		if !p.parenList(func() { t.PartitionBy = p.expressionList() }) {
-			t.PartitionBy = p.expressionList()
+			for {
+				t.PartitionBy = append(t.PartitionBy, p.expression())
+				if !p.tableArgListGoesOn() {
+					break
+				}
+			}
 		}
 	}
 	if (p.peek().is("ORDER") || p.peek().is("SORT")) && p.peekAt(1).is("BY") {
@@ -356,10 +361,31 @@ func (p *parser) tableArgument() plan.Expr {
 		}
 		p.pos += 2
 		if !p.parenList(func() { t.OrderBy = p.sortItems() }) {
-			t.OrderBy = p.sortItems()
+			for {
+				t.OrderBy = append(t.OrderBy, p.sortItem())
+				if !p.tableArgListGoesOn() {
+					break
+				}
+			}
 		}
 	}
 	return t
+}
+
+// tableArgListGoesOn consumes the comma of an unparenthesised PARTITION BY / ORDER BY list of a
+// TABLE argument and is true when another item follows; a comma before a named argument (k =>)
+// or another TABLE argument ends the list (it is left for the call's argument list).
+func (p *parser) tableArgListGoesOn() bool {
+	if !p.peek().isOp(",") {
+		return false
+	}
+	next := p.peekAt(1)
+	if (next.kind == tokWord || next.kind == tokQuotedIdent) && p.peekAt(2).isOp("=>") ||
+		next.is("TABLE") && (p.peekAt(2).isOp("(") || isIdent(p.peekAt(2))) {
+		return false
+	}
+	p.pos++
+	return true
 }
 
 // parenList parses ( list ) with list when that is followed by the end of the TABLE argument

@@ -289,3 +289,28 @@ def test_udtf_dataframe_as_table(spark, arrow):
     got = ordered(spark.sql("SELECT id AS v FROM range(0, 5, 1, 2)").asTable()
                   .withSinglePartition().orderBy(F.col("v").desc())).collect()
     assert got == [Row(n=5, vs="4,3,2,1,0")]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_skip_rest_of_input_table(spark, arrow):
+    from pyspark.sql.functions import SkipRestOfInputTableException
+
+    class FirstThree:
+        def __init__(self):
+            self.last, self.count = None, 0
+
+        def eval(self, row, limit: int):
+            self.last, self.count = row["id"], self.count + 1
+            if self.count >= limit:
+                raise SkipRestOfInputTableException("enough")
+
+        def terminate(self):
+            yield self.last, self.count
+
+    spark.udtf.register("weir_tbl_skip", udtf(FirstThree, returnType="last: int, n: int", useArrow=arrow))
+    got = spark.sql("SELECT * FROM weir_tbl_skip(TABLE(SELECT id FROM range(1, 21)) "
+                    "WITH SINGLE PARTITION ORDER BY id, limit => 3)").collect()
+    assert got == [Row(last=3, n=3)]
+    got = spark.sql("SELECT * FROM weir_tbl_skip(TABLE(SELECT id FROM range(1, 21)) "
+                    "PARTITION BY floor(id / 10) ORDER BY id, limit => 4) ORDER BY last").collect()
+    assert got == [Row(last=4, n=4), Row(last=13, n=4), Row(last=20, n=1)]
