@@ -121,8 +121,8 @@
 //     which the worker compares to restart the handler) and sorts within partitions by keys then
 //     ORDER BY; WITH SINGLE PARTITION repartitions to one; the output is the function's columns
 //     only. A second TABLE argument is TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS; a TABLE
-//     argument in a lateral join is refused. A UDTF without a declared return type (an analyze
-//     method) is refused.
+//     argument in a lateral join is a cross join of the left side with the call's rows. A UDTF
+//     without a declared return type (an analyze method) is refused.
 //
 // Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
 // them in a Project above); VALUES rows are evaluated once, coerced to each column's common type

@@ -43,7 +43,23 @@ func (a *Analyzer) pythonTableFunctionCall(ctx context.Context, in *resolved, f 
 	}
 	u := *f
 	u.Args, u.ArgNames = n.Generator.Args, n.Generator.ArgNames
+	if len(in.cols) > 0 && hasTableArgument(u.Args) {
+		// A call with a TABLE argument reads no column of the lateral join's left side (Spark's
+		// lateral join of it is a cross join with the call's rows).
+		call := &plan.Generate{Input: &plan.Values{Rows: [][]plan.Expr{{}}}, Generator: n.Generator,
+			Alias: n.Alias, ColumnNames: n.ColumnNames, TableFunction: true}
+		return a.resolve(ctx, &plan.Join{Left: n.Input, Right: call, Type: plan.CrossJoin})
+	}
 	return a.pythonUDTFCall(ctx, in, &u, n.Alias, n.ColumnNames)
+}
+
+func hasTableArgument(args []plan.Expr) bool {
+	for _, arg := range args {
+		if _, ok := arg.(*plan.TableArgument); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // pythonUDTFCall runs the UDTF call u over in's rows, or over its TABLE argument's when it has

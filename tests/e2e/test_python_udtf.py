@@ -314,3 +314,13 @@ def test_udtf_skip_rest_of_input_table(spark, arrow):
     got = spark.sql("SELECT * FROM weir_tbl_skip(TABLE(SELECT id FROM range(1, 21)) "
                     "PARTITION BY floor(id / 10) ORDER BY id, limit => 4) ORDER BY last").collect()
     assert got == [Row(last=4, n=4), Row(last=13, n=4), Row(last=20, n=1)]
+
+
+def test_udtf_table_argument_in_lateral_join(spark):
+    spark.udtf.register("weir_tbl_psum3", udtf(partition_sum_class(), returnType="k: int, total: int"))
+    got = spark.sql(
+        "WITH t AS (SELECT id % 2 AS k, id AS input FROM range(0, 4)) "
+        "SELECT v.a, f.k, f.total FROM VALUES (0), (1) AS v(a), "
+        "LATERAL weir_tbl_psum3(TABLE(t) PARTITION BY k) f ORDER BY a, k").collect()
+    assert got == [Row(a=0, k=0, total=2), Row(a=0, k=1, total=4),
+                   Row(a=1, k=0, total=2), Row(a=1, k=1, total=4)]
