@@ -45,7 +45,9 @@ func (a *Analyzer) pythonTableFunctionCall(ctx context.Context, in *resolved, f 
 	u.Args, u.ArgNames = n.Generator.Args, n.Generator.ArgNames
 	if len(in.cols) > 0 && hasTableArgument(u.Args) {
 		// A call with a TABLE argument reads no column of the lateral join's left side (Spark's
-		// lateral join of it is a cross join with the call's rows).
+		// lateral join of it is a cross join with the call's rows). Spark refuses it for a
+		// non-deterministic UDTF over a left side of more than one row
+		// (NON_DETERMINISTIC_LATERAL_SUBQUERIES); Weir does not check that.
 		call := &plan.Generate{Input: &plan.Values{Rows: [][]plan.Expr{{}}}, Generator: n.Generator,
 			Alias: n.Alias, ColumnNames: n.ColumnNames, TableFunction: true}
 		return a.resolve(ctx, &plan.Join{Left: n.Input, Right: call, Type: plan.CrossJoin})

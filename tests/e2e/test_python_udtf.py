@@ -320,7 +320,6 @@ def test_udtf_table_argument_in_lateral_join(spark):
     spark.udtf.register("weir_tbl_psum3", udtf(partition_sum_class(), returnType="k: int, total: int"))
     got = spark.sql(
         "WITH t AS (SELECT id % 2 AS k, id AS input FROM range(0, 4)) "
-        "SELECT v.a, f.k, f.total FROM VALUES (0), (1) AS v(a), "
-        "LATERAL weir_tbl_psum3(TABLE(t) PARTITION BY k) f ORDER BY a, k").collect()
-    assert got == [Row(a=0, k=0, total=2), Row(a=0, k=1, total=4),
-                   Row(a=1, k=0, total=2), Row(a=1, k=1, total=4)]
+        "SELECT v.a, v.b, f.k, f.total FROM VALUES (0, 1) AS v(a, b), "
+        "LATERAL weir_tbl_psum3(TABLE(t) PARTITION BY k) f ORDER BY k").collect()
+    assert got == [Row(a=0, b=1, k=0, total=2), Row(a=0, b=1, k=1, total=4)]
