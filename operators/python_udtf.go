@@ -19,8 +19,15 @@ import (
 // flag; terminate's rows follow the last input row's columns, as Spark's
 // EvalPythonUDTFEvaluatorFactory joins them. A partition without rows starts no task. At each
 // barrier and at end of data the task's input is closed and all its rows emitted (terminate runs
-// per epoch); the next epoch starts a new task.
-func PythonUDTF(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer, name string, f PythonFunc) Factory {
+// per epoch); the next epoch starts a new task. Input rows still unanswered when the worker
+// ends (its eval raised SkipRestOfInputTableException, so worker.py stopped calling it) are
+// dropped.
+//
+// partitionChildIndexes are, for a TABLE argument with PARTITION BY, the fields of the argument's
+// struct that hold the partitioning values (pyworker.UDF.PartitionChildIndexes): the input must
+// then arrive clustered by them (the analyzer sorts it within partitions), and the worker runs
+// terminate at each change.
+func PythonUDTF(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer, name string, f PythonFunc, partitionChildIndexes []int) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		rt, ok := f.ReturnType.(*arrow.StructType)
 		if !ok {
@@ -30,7 +37,8 @@ func PythonUDTF(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer, name 
 		for i := range offs {
 			offs[i] = i
 		}
-		udf := pyworker.UDF{Name: name, Command: f.Command, ArgOffsets: offs, ArgNames: f.ArgNames, ReturnType: rt}
+		udf := pyworker.UDF{Name: name, Command: f.Command, ArgOffsets: offs, ArgNames: f.ArgNames, ReturnType: rt,
+			PartitionChildIndexes: partitionChildIndexes}
 		return &pythonUDTF{env: env, ctx: instanceContext(ctx, env), spec: spec, rt: rt, args: f.Args,
 			task: spec.task(env, evalType, pyVer, []pyworker.UDF{udf})}, nil
 	}
@@ -132,9 +140,9 @@ func (p *pythonUDTF) finish(ctx context.Context, out flow.Emitter) error {
 	if err := closeAndDrain(ctx, p.stream, func() error { return p.recv(ctx, out) }); err != nil {
 		return err
 	}
-	if len(p.pending) > 0 {
-		return resultCountMismatch()
-	}
+	// Input rows left unanswered are those after an eval raised SkipRestOfInputTableException:
+	// worker.py then stops calling eval and answers terminate (paired, like Spark pairs results
+	// with input rows, to the row whose eval raised); the rest are dropped.
 	s := p.stream
 	p.stream = nil
 	p.releaseRows()

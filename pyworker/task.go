@@ -27,6 +27,11 @@ type UDF struct {
 	// of each side's input batches (one side for grouped map, left then right for cogrouped), in
 	// place of ArgOffsets (Spark's BasePandasGroupExec.resolveArgOffsets).
 	Sides []SideOffsets
+	// PartitionChildIndexes are, for a UDTF whose TABLE argument is partitioned (PARTITION BY),
+	// the fields of that argument's struct holding the partitioning values: worker.py starts a
+	// new handler (terminate, then a fresh instance) where they change between consecutive rows
+	// and drops them from the row eval sees.
+	PartitionChildIndexes []int
 	// ReturnType is the Arrow type of the function's result column(s) (a struct for the map and
 	// grouped-map kinds: one field per output column).
 	ReturnType arrow.DataType

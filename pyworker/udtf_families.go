@@ -16,8 +16,8 @@ import (
 // with worker.py's read_udtf. A task runs exactly one UDTF (Task.UDFs[0]).
 //
 // Command section (PythonUDTFRunner.writeUDTF): int number of arguments, per argument int offset
-// + bool named (+ UTF name); int number of PARTITION BY child indexes (none: Weir does not take
-// TABLE arguments with PARTITION BY); bool has-pickled-AnalyzeResult (false: the return type is
+// + bool named (+ UTF name); int number of PARTITION BY child indexes, each an int
+// (UDF.PartitionChildIndexes); bool has-pickled-AnalyzeResult (false: the return type is
 // declared); the command (the client's cloudpickled handler class, length-prefixed); the return
 // type as Spark's JSON (a struct); the UDTF's name (UTF).
 //
@@ -97,7 +97,7 @@ func writeUDTF(w io.Writer, t *Task) error {
 		}
 	}
 	for _, step := range []func() error{
-		func() error { return writeInt(w, 0) },                    // no PARTITION BY child indexes
+		func() error { return writeInts(w, u.PartitionChildIndexes) },
 		func() error { _, err := w.Write([]byte{0}); return err }, // no pickled AnalyzeResult
 		func() error { return writeBytes(w, u.Command) },
 		func() error { return writeBytes(w, []byte(sqltypes.JSONType(st))) },
@@ -160,4 +160,17 @@ func udtfCallBatch(t *Task, at sqltypes.DataType, item any, budget *pickle.Budge
 		cols[i] = st.Field(i)
 	}
 	return array.NewRecordBatch(arrow.NewSchema(rt.Fields(), nil), cols, int64(st.Len())), nil
+}
+
+// writeInts writes a count then each value, as big-endian ints.
+func writeInts(w io.Writer, vs []int) error {
+	if err := writeInt(w, int32(len(vs))); err != nil {
+		return err
+	}
+	for _, v := range vs {
+		if err := writeInt(w, int32(v)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

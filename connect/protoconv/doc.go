@@ -40,8 +40,12 @@
 // RegisterFunction command (spark.udf.register) plan.RegisterPythonFunction. A Python UDTF call
 // (CommonInlineUserDefinedTableFunction) used as a relation becomes plan.PythonTableFunction and
 // the RegisterTableFunction command (spark.udtf.register) plan.RegisterPythonTableFunction (a
-// returnType string is parsed as DDL, "a: int, b: string"); PyArrow-native UDTFs (@arrow_udtf)
-// are refused. Scala and Java UDFs, the stateful GroupMap forms and sorting expressions are
+// returnType string is parsed as DDL, "a: int, b: string"); LateralJoin whose right side is
+// such a call (optionally aliased) is a plan.PythonTableFunction over the left side (a left
+// join with a condition, and any other right side, refused); df.asTable() as a UDTF argument
+// (SubqueryExpression TABLE_ARG with its partitionBy / withSinglePartition / orderBy options)
+// is a plan.TableArgument; PyArrow-native UDTFs
+// (@arrow_udtf) are refused. Scala and Java UDFs, the stateful GroupMap forms and sorting expressions are
 // refused.
 //
 // Ownership: a plan.LocalRelation owns its decoded Arrow records (each retained once); whoever
@@ -66,13 +70,14 @@
 // Not supported: relations CachedLocalRelation and ChunkedCachedLocalRelation (the connect
 // service replaces them first), SampleBy, Describe, Summary, Crosstab, FreqItems, Transpose,
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
-// LateralJoin, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
+// LateralJoin of anything but a Python UDTF call, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
 // createDatabase, listPartitions, ...), Python data sources,
 // UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
 // dropFields), Scala user-defined functions (Java ones: Spark's "Can not load class", as no class is
 // on Weir's classpath), NamedArgumentExpression outside a
-// Python function call, table-argument subqueries,
+// Python function call, table-argument subqueries outside a Python UDTF call (the analyzer
+// refuses them),
 // MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
 // ".*" or a plain name; literals of calendar interval and time; data types calendar interval,
 // time, variant, geometry, geography and user-defined types; every command except SqlCommand,

@@ -364,13 +364,10 @@ func (t *translation) frameBound(b *pb.Expression_Window_WindowFrame_FrameBounda
 	return nil, invalidPlan("Window frame %s boundary is missing", which)
 }
 
-// subquery converts DataFrame.scalar() / exists() / isin(df): the subquery plan is the
-// WithRelations reference with the expression's plan id.
+// subquery converts DataFrame.scalar() / exists() / isin(df) / asTable(): the subquery plan is
+// the WithRelations reference with the expression's plan id.
 func (t *translation) subquery(s *pb.SubqueryExpression) (plan.Expr, error) {
 	kind := s.GetSubqueryType()
-	if kind == pb.SubqueryExpression_SUBQUERY_TYPE_TABLE_ARG {
-		return nil, sparkerr.Unsupported("table argument subqueries (DataFrame.asTable) are not supported")
-	}
 	ref, ok := t.refs[s.GetPlanId()]
 	if !ok {
 		return nil, invalidPlan("SubqueryExpression refers to plan id %d, which is not a WithRelations reference", s.GetPlanId())
@@ -383,6 +380,8 @@ func (t *translation) subquery(s *pb.SubqueryExpression) (plan.Expr, error) {
 		return nil, err
 	}
 	switch kind {
+	case pb.SubqueryExpression_SUBQUERY_TYPE_TABLE_ARG:
+		return t.tableArgument(rel, s.GetTableArgOptions())
 	case pb.SubqueryExpression_SUBQUERY_TYPE_SCALAR:
 		return plan.ScalarSubquery{Plan: rel}, nil
 	case pb.SubqueryExpression_SUBQUERY_TYPE_EXISTS:
@@ -398,4 +397,18 @@ func (t *translation) subquery(s *pb.SubqueryExpression) (plan.Expr, error) {
 		return plan.InSubquery{Values: values, Plan: rel}, nil
 	}
 	return nil, invalidPlan("SubqueryExpression has an unknown subquery_type %s", kind)
+}
+
+// tableArgument is df.asTable()[.partitionBy(…) | .withSinglePartition()][.orderBy(…)] passed
+// to a table function: a plan.TableArgument over rel.
+func (t *translation) tableArgument(rel plan.Relation, o *pb.SubqueryExpression_TableArgOptions) (plan.Expr, error) {
+	out := &plan.TableArgument{Input: rel, SinglePartition: o.GetWithSinglePartition()}
+	var err error
+	if out.PartitionBy, err = t.expressions(o.GetPartitionSpec()); err != nil {
+		return nil, err
+	}
+	if out.OrderBy, err = t.sortOrders(o.GetOrderSpec()); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

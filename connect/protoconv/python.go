@@ -158,6 +158,49 @@ func (t *translation) pythonTableFunction(f *pb.CommonInlineUserDefinedTableFunc
 	return &plan.PythonTableFunction{Func: u}, nil
 }
 
+// lateralJoin is df.lateralJoin(right[, on][, how]). The right side Weir runs is a Python UDTF
+// call (optionally aliased), whose arguments read the left side's columns (col.outer() sends a
+// plain column reference): a plan.PythonTableFunction over the left side, the condition a
+// Filter over it. Spark 4.2 answers a left lateral join without condition as the inner one,
+// and so does Weir; with a condition it null-pads rejected rows, which Weir refuses, as it does
+// a right side that is not a UDTF call (a subquery with outer references).
+func (t *translation) lateralJoin(j *pb.LateralJoin) (plan.Relation, error) {
+	left, err := t.input(j.GetLeft(), "LateralJoin left")
+	if err != nil {
+		return nil, err
+	}
+	right, err := t.input(j.GetRight(), "LateralJoin right")
+	if err != nil {
+		return nil, err
+	}
+	var alias string
+	if a, ok := right.(*plan.SubqueryAlias); ok && len(a.ColumnNames) == 0 {
+		alias, right = a.Alias, a.Input
+	}
+	f, ok := right.(*plan.PythonTableFunction)
+	if !ok || f.Input != nil {
+		return nil, sparkerr.Unsupported("lateralJoin with a right side other than a Python UDTF call (lateral subqueries)")
+	}
+	switch j.GetJoinType() {
+	case pb.Join_JOIN_TYPE_INNER, pb.Join_JOIN_TYPE_CROSS:
+	case pb.Join_JOIN_TYPE_LEFT_OUTER:
+		if j.GetJoinCondition() != nil {
+			return nil, sparkerr.Unsupported("a left lateralJoin with a join condition; use an inner lateralJoin with the condition, or filter its rows")
+		}
+	default:
+		return nil, invalidPlan("LateralJoin has an unsupported join_type %s", j.GetJoinType())
+	}
+	out := &plan.PythonTableFunction{RelCommon: f.RelCommon, Func: f.Func, Input: left, Alias: alias}
+	if j.GetJoinCondition() == nil {
+		return out, nil
+	}
+	cond, err := t.expr(j.GetJoinCondition())
+	if err != nil {
+		return nil, err
+	}
+	return &plan.Filter{Input: out, Condition: cond}, nil
+}
+
 // registerTableFunction is spark.udtf.register (the RegisterTableFunction command).
 func (t *translation) registerTableFunction(f *pb.CommonInlineUserDefinedTableFunction) (plan.Command, error) {
 	if f.GetFunctionName() == "" {

@@ -193,6 +193,8 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.unpivot(x.Unpivot)
 	case *pb.Relation_CollectMetrics:
 		return t.collectMetrics(x.CollectMetrics)
+	case *pb.Relation_LateralJoin:
+		return t.lateralJoin(x.LateralJoin)
 	case *pb.Relation_Unknown:
 		return nil, sparkerr.Unsupported("relation type Unknown is not supported")
 	case *pb.Relation_WithRelations:

@@ -98,6 +98,8 @@ func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 			"org.apache.spark.sql.catalyst.expressions.LambdaFunction").WithParams("class", "org.apache.spark.sql.catalyst.expressions.LambdaFunction")
 	case plan.ScalarSubquery, *plan.ScalarSubquery:
 		return nil, sparkerr.Unsupported("scalar subqueries are supported only in select lists and filters for now")
+	case *plan.TableArgument:
+		return nil, sparkerr.Unsupported("a TABLE argument (TABLE(…), DataFrame.asTable()) is supported only as an argument of a Python table function")
 	case plan.InSubquery, *plan.InSubquery:
 		return nil, sparkerr.Unsupported("IN (subquery) is supported only as a WHERE condition (conjunct) for now")
 	case plan.Exists, *plan.Exists:

@@ -112,8 +112,17 @@
 //     (plan.PythonTableFunction), and a registered one (Analyzer.PythonTableFunctions, which
 //     shadow builtins) called in FROM, becomes a logical.PythonUDTF over one empty row: its
 //     arguments read no column, its columns are the declared return type's fields (aliased by
-//     AS t(c1, …)). A UDTF without a declared return type (an analyze method) is refused; so is
-//     a call over another relation's rows, as Weir has no LATERAL joins.
+//     AS t(c1, …)); called in a lateral join (FROM t, LATERAL f(t.a); JOIN LATERAL, CROSS JOIN
+//     LATERAL) it is a logical.PythonUDTF over t, its arguments reading t's columns per row
+//     A builtin generator called so is a Generate over t. A TABLE argument (plan.TableArgument:
+//     f(TABLE(t) [PARTITION BY k | WITH SINGLE PARTITION] [ORDER BY v])) makes the call run over
+//     t's rows, the argument each row as a struct; PARTITION BY hash-partitions them by the keys
+//     (appended to the struct as partition_by_<i>, logical.PythonUDTF.PartitionChildIndexes,
+//     which the worker compares to restart the handler) and sorts within partitions by keys then
+//     ORDER BY; WITH SINGLE PARTITION repartitions to one; the output is the function's columns
+//     only. A second TABLE argument is TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS; a TABLE
+//     argument in a lateral join is a cross join of the left side with the call's rows. A UDTF
+//     without a declared return type (an analyze method) is refused.
 //
 // Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
 // them in a Project above); VALUES rows are evaluated once, coerced to each column's common type

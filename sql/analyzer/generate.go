@@ -330,7 +330,7 @@ func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*reso
 	}
 	if n.TableFunction && a.PythonTableFunctions != nil {
 		if f, ok := a.PythonTableFunctions(strings.ToLower(n.Generator.Name)); ok {
-			return a.pythonTableFunctionCall(in, f, n)
+			return a.pythonTableFunctionCall(ctx, in, f, n)
 		}
 	}
 	if n.TableFunction && !expr.IsGenerator(n.Generator.Name) {

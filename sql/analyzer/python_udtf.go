@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
 )
@@ -12,8 +13,10 @@ import (
 // Python table functions (@udtf): a call used as a relation, or a registered UDTF called in
 // FROM, is a logical.PythonUDTF over one empty row, its arguments bound there (so they read no
 // column), its output the return type's fields (Spark's Generate of a PythonUDTF over
-// OneRowRelation). Weir has no LATERAL joins, so a call over another relation's rows
-// (df.lateralJoin, FROM t, LATERAL f(t.a)) is not reached from here.
+// OneRowRelation). A registered UDTF called in a lateral join (FROM t, LATERAL f(t.a); t JOIN
+// LATERAL f(a)) is a logical.PythonUDTF over t: its arguments read t's columns per row and each
+// returned row follows its input row's columns, as Spark's Generate of the UDTF over t; so is
+// df.lateralJoin(udtf_obj(col("a").outer())) (plan.PythonTableFunction with an Input).
 
 // The UDTF eval types the analyzer places (pyspark.util.PythonEvalType).
 const (
@@ -22,21 +25,128 @@ const (
 )
 
 func (a *Analyzer) resolvePythonTableFunction(ctx context.Context, n *plan.PythonTableFunction) (*resolved, error) {
-	in, err := a.resolve(ctx, &plan.Values{Rows: [][]plan.Expr{{}}})
+	var input plan.Relation = &plan.Values{Rows: [][]plan.Expr{{}}}
+	if n.Input != nil {
+		input = n.Input
+	}
+	in, err := a.resolve(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	return a.pythonUDTFOver(in, n.Func, "", nil)
+	return a.pythonUDTFCall(ctx, in, n.Func, n.Alias, nil)
 }
 
 // pythonTableFunctionCall is a registered UDTF f called in FROM as n (f(args) [AS alias(names)]).
-func (a *Analyzer) pythonTableFunctionCall(in *resolved, f *plan.PythonUDTF, n *plan.Generate) (*resolved, error) {
+func (a *Analyzer) pythonTableFunctionCall(ctx context.Context, in *resolved, f *plan.PythonUDTF, n *plan.Generate) (*resolved, error) {
 	if n.Generator.Distinct || n.Generator.Filter != nil {
 		return nil, sparkerr.Unsupported("DISTINCT or FILTER in a call of the Python table function %q", f.Name)
 	}
 	u := *f
 	u.Args, u.ArgNames = n.Generator.Args, n.Generator.ArgNames
-	return a.pythonUDTFOver(in, &u, n.Alias, n.ColumnNames)
+	if len(in.cols) > 0 && hasTableArgument(u.Args) {
+		// A call with a TABLE argument reads no column of the lateral join's left side (Spark's
+		// lateral join of it is a cross join with the call's rows). Spark refuses it for a
+		// non-deterministic UDTF over a left side of more than one row
+		// (NON_DETERMINISTIC_LATERAL_SUBQUERIES); Weir does not check that.
+		call := &plan.Generate{Input: &plan.Values{Rows: [][]plan.Expr{{}}}, Generator: n.Generator,
+			Alias: n.Alias, ColumnNames: n.ColumnNames, TableFunction: true}
+		return a.resolve(ctx, &plan.Join{Left: n.Input, Right: call, Type: plan.CrossJoin})
+	}
+	return a.pythonUDTFCall(ctx, in, &u, n.Alias, n.ColumnNames)
+}
+
+func hasTableArgument(args []plan.Expr) bool {
+	for _, arg := range args {
+		if _, ok := arg.(*plan.TableArgument); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// pythonUDTFCall runs the UDTF call u over in's rows, or over its TABLE argument's when it has
+// one.
+func (a *Analyzer) pythonUDTFCall(ctx context.Context, in *resolved, u *plan.PythonUDTF, alias string, aliases []string) (*resolved, error) {
+	table := -1
+	count := 0
+	for i, arg := range u.Args {
+		if _, ok := arg.(*plan.TableArgument); ok {
+			table = i
+			count++
+		}
+	}
+	if count > 1 {
+		return nil, sparkerr.Analysis("TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS", "54023",
+			"There are too many table arguments for table-valued function.\nIt allows one table argument, but got: %d.\nIf you want to allow it, please set \"spark.sql.allowMultipleTableArguments.enabled\" to \"true\"",
+			count).WithParams("num", fmt.Sprint(count))
+	}
+	if table >= 0 {
+		if len(in.cols) > 0 {
+			return nil, sparkerr.Unsupported("a TABLE argument of the Python table function %q in a lateral join", u.Name)
+		}
+		return a.pythonUDTFOverTable(ctx, u, table, alias, aliases)
+	}
+	return a.pythonUDTFOver(in, u, alias, aliases)
+}
+
+// pythonUDTFOverTable runs the UDTF call u whose argument table is a TABLE argument over that
+// argument's rows, as Spark does: the argument is each row as a struct of the table's columns;
+// with PARTITION BY the rows are hash-partitioned by the partitioning expressions (appended to
+// the struct as partition_by_<i> fields, which the worker compares between consecutive rows to
+// restart the handler and removes before eval) and sorted within partitions by them and ORDER
+// BY; WITH SINGLE PARTITION puts them in one partition, sorted by ORDER BY. The output is the
+// function's columns only.
+func (a *Analyzer) pythonUDTFOverTable(ctx context.Context, u *plan.PythonUDTF, table int, alias string, aliases []string) (*resolved, error) {
+	ta := u.Args[table].(*plan.TableArgument)
+	src, err := a.resolve(ctx, ta.Input)
+	if err != nil {
+		return nil, err
+	}
+	input := ta.Input
+	var partIdx []int
+	switch {
+	case len(ta.PartitionBy) > 0:
+		exprs := []plan.Expr{plan.Star{}}
+		var keys []plan.Expr
+		var order []plan.SortOrder
+		for i, p := range ta.PartitionBy {
+			name := fmt.Sprintf("partition_by_%d", i)
+			exprs = append(exprs, plan.Alias{Child: p, Names: []string{name}})
+			keys = append(keys, plan.Col(name))
+			order = append(order, plan.SortOrder{Child: plan.Col(name), NullsFirst: true})
+			partIdx = append(partIdx, len(src.cols)+i)
+		}
+		input = &plan.Project{Input: input, Exprs: exprs}
+		input = &plan.Repartition{Input: input, Exprs: keys}
+		input = &plan.Sort{Input: input, Order: append(order, ta.OrderBy...)}
+	case ta.SinglePartition:
+		input = &plan.Repartition{Input: input, NumPartitions: 1, Shuffle: true}
+		if len(ta.OrderBy) > 0 {
+			input = &plan.Sort{Input: input, Order: ta.OrderBy}
+		}
+	}
+	in, err := a.resolve(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	fields := make([]plan.Expr, len(in.cols))
+	for i, c := range in.cols {
+		fields[i] = plan.Col(c.name)
+	}
+	args := append([]plan.Expr(nil), u.Args...)
+	args[table] = plan.Fn("struct", fields...)
+	c := *u
+	c.Args = args
+	r, err := a.pythonUDTFOver(in, &c, alias, aliases)
+	if err != nil {
+		return nil, err
+	}
+	r.node.(*logical.PythonUDTF).PartitionChildIndexes = partIdx
+	out := make([]expr.Expr, 0, len(r.cols)-len(in.cols))
+	for i := len(in.cols); i < len(r.cols); i++ {
+		out = append(out, r.ref(i))
+	}
+	return r.project(out), nil
 }
 
 // pythonUDTFOver runs the UDTF call u over in's rows, its columns named aliases (else the

@@ -201,6 +201,10 @@ type PythonUDTF struct {
 	Input Node
 	Func  *PythonFunc
 	Names []string
+	// PartitionChildIndexes are, for a TABLE argument with PARTITION BY, the fields of that
+	// argument's struct holding the partitioning values (Input arrives clustered by them); the
+	// handler is restarted where they change.
+	PartitionChildIndexes []int
 }
 
 // Schema implements Node.

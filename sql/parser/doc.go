@@ -12,7 +12,7 @@
 // error at or near 'FROM'." / "… near end of input."), with Spark's other parse-time classes
 // where Spark raises them (INVALID_TYPED_LITERAL, INVALID_NUMERIC_LITERAL_RANGE,
 // UNSUPPORTED_DATATYPE, …). Statements and clauses Weir does not support (INSERT, CREATE TABLE,
-// NATURAL JOIN, LATERAL joins, PIVOT, TABLESAMPLE, …) are sparkerr.Unsupported, not syntax
+// NATURAL JOIN, LATERAL subqueries, PIVOT, TABLESAMPLE, …) are sparkerr.Unsupported, not syntax
 // errors. No input panics: the entry points turn an unexpected panic into INTERNAL_ERROR, and
 // nesting deeper than 1000 levels is a ParseException.
 //
@@ -72,7 +72,15 @@
 // VALUES … AS t(a, b) is SubqueryAlias{t, Values{Names: [a b]}}; range(…) in FROM is
 // plan.Range. FROM … LATERAL VIEW [OUTER] gen(args) t AS c1, c2 is plan.Generate over the FROM
 // relation (one per LATERAL VIEW, in order); a generator in FROM (FROM explode(array(1, 2)) AS
-// t(v)) is plan.Generate{TableFunction: true} over one empty row.
+// t(v)) is plan.Generate{TableFunction: true} over one empty row; a lateral table function call
+// (FROM t, LATERAL f(t.a) [AS] g[(c, …)]; t [INNER|CROSS] JOIN LATERAL f(a) [ON cond]; t LEFT
+// [OUTER] JOIN LATERAL f(a)) is plan.Generate{TableFunction: true} over t, ON a Filter over it.
+// LEFT JOIN LATERAL without ON is an inner one, as Spark 4.2 answers it; with ON, and LATERAL
+// (subquery), are unsupported. A table function's arguments may be named (k => v) and TABLE
+// arguments: TABLE (name) | TABLE (query) with [WITH SINGLE PARTITION | {PARTITION|DISTRIBUTE}
+// BY e, …] [{ORDER|SORT} BY s, …] (lists optionally parenthesised) are plan.TableArgument;
+// TABLE name without parentheses is Spark's
+// INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES.
 //
 // Size bounds: the parse recurses at most maxDepth levels; operator chains are loops, so an
 // expression tree may be as deep as the text is long, and every expression is checked (with an

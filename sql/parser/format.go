@@ -606,6 +606,22 @@ func (f *formatter) expr(e plan.Expr) string {
 		return "(" + strings.Join(x.Params, ", ") + ") -> " + f.expr(x.Body)
 	case plan.ScalarSubquery:
 		return "scalar-subquery" + f.subquery(x.Plan)
+	case *plan.TableArgument:
+		s := "TABLE"
+		switch {
+		case x.SinglePartition:
+			s += " WITH SINGLE PARTITION"
+		case x.PartitionBy != nil:
+			s += " PARTITION BY " + f.list(x.PartitionBy)
+		}
+		if x.OrderBy != nil {
+			orders := make([]plan.Expr, len(x.OrderBy))
+			for i, o := range x.OrderBy {
+				orders[i] = o
+			}
+			s += " ORDER BY " + f.list(orders)
+		}
+		return s + f.subquery(x.Input)
 	case plan.Exists:
 		s := "exists" + f.subquery(x.Plan)
 		if x.Not {

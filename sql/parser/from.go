@@ -8,11 +8,16 @@ import (
 	"github.com/weirhq/weir/sql/plan"
 )
 
-// fromRelations parses relation, relation, … (comma joins are inner joins without condition)
-// followed by any LATERAL VIEWs.
+// fromRelations parses relation, relation, … (comma joins are inner joins without condition;
+// ", LATERAL f(args)" is a lateral table function call over the relations before it) followed
+// by any LATERAL VIEWs.
 func (p *parser) fromRelations() plan.Relation {
 	rel := p.relation()
 	for p.acceptOp(",") {
+		if p.peek().is("LATERAL") && !p.peekAt(1).is("VIEW") {
+			rel = p.joins(p.lateralCall(rel, plan.InnerJoin))
+			continue
+		}
 		rel = &plan.Join{Left: rel, Right: p.relation(), Type: plan.InnerJoin}
 	}
 	for p.peek().is("LATERAL") && p.peekAt(1).is("VIEW") {
@@ -43,9 +48,52 @@ func (p *parser) lateralView(rel plan.Relation) plan.Relation {
 	return g
 }
 
+// lateralCall parses LATERAL name(args) [[AS] alias [(col, …)]] [ON condition] joined to rel
+// as typ: Spark's lateral join of a table function call, whose arguments read rel's columns. It
+// is a plan.Generate over rel (each row of rel followed by the rows the function returns for
+// it), the condition a Filter over it. Spark 4.2 answers LEFT JOIN LATERAL f(…) without ON as
+// the inner join (a row for which f returns nothing is dropped, explode and Python UDTFs
+// alike), so that is what it is here; with ON it null-pads the rows the condition rejects,
+// which Weir does not do (refused). LATERAL (subquery) is refused.
+func (p *parser) lateralCall(rel plan.Relation, typ plan.JoinType) plan.Relation {
+	p.expect("LATERAL")
+	if p.peek().isOp("(") {
+		p.fail(unsupported("LATERAL subqueries are not supported"))
+	}
+	switch typ {
+	case plan.InnerJoin, plan.CrossJoin, plan.LeftOuterJoin:
+	default:
+		p.fail(unsupported("%s JOIN LATERAL is not supported (only INNER, CROSS and LEFT OUTER)", joinNames[typ]))
+	}
+	name := p.multipartName()
+	p.expectOp("(")
+	var args []plan.Expr
+	var names []string
+	if !p.peek().isOp(")") {
+		args, names = p.tableFunctionArguments()
+	}
+	p.expectOp(")")
+	g := &plan.Generate{Input: rel, Generator: plan.Call{Name: strings.Join(name, "."), Args: args, ArgNames: names},
+		TableFunction: true}
+	if alias, cols, ok := p.tableAlias(); ok {
+		g.Alias, g.ColumnNames = alias, cols
+	}
+	if p.accept("ON") {
+		if typ == plan.LeftOuterJoin {
+			p.fail(unsupported("LEFT JOIN LATERAL with an ON condition is not supported; use an inner JOIN LATERAL … ON or filter the lateral join's rows"))
+		}
+		return &plan.Filter{Input: g, Condition: p.expression()}
+	}
+	return g
+}
+
 // relation parses a primary relation followed by joins.
 func (p *parser) relation() plan.Relation {
-	rel := p.relationPrimary()
+	return p.joins(p.relationPrimary())
+}
+
+// joins parses the joins (and JOIN LATERAL calls) that follow rel.
+func (p *parser) joins(rel plan.Relation) plan.Relation {
 	for {
 		if p.peek().is("NATURAL") {
 			p.fail(unsupported("NATURAL JOIN is not supported; use JOIN … USING (columns)"))
@@ -54,14 +102,15 @@ func (p *parser) relation() plan.Relation {
 			if p.peekAt(1).is("VIEW") {
 				return rel
 			}
-			p.fail(unsupported("LATERAL joins are not supported"))
+			p.syntaxError()
 		}
 		typ, ok := p.joinType()
 		if !ok {
 			return rel
 		}
 		if p.peek().is("LATERAL") {
-			p.fail(unsupported("LATERAL joins are not supported"))
+			rel = p.lateralCall(rel, typ)
+			continue
 		}
 		j := &plan.Join{Left: rel, Right: p.relationPrimary(), Type: typ}
 		switch {
@@ -180,11 +229,12 @@ func (p *parser) tableFunction(name []string) plan.Relation {
 	if fn != "range" {
 		p.expectOp("(")
 		var args []plan.Expr
+		var names []string
 		if !p.peek().isOp(")") {
-			args = p.expressionList()
+			args, names = p.tableFunctionArguments()
 		}
 		p.expectOp(")")
-		return &plan.Generate{Input: oneRow(), Generator: plan.Call{Name: strings.Join(name, "."), Args: args}, TableFunction: true}
+		return &plan.Generate{Input: oneRow(), Generator: plan.Call{Name: strings.Join(name, "."), Args: args, ArgNames: names}, TableFunction: true}
 	}
 	p.expectOp("(")
 	var args []int64
@@ -240,4 +290,117 @@ func (p *parser) valuesWithAlias() plan.Relation {
 	}
 	v.Names = cols
 	return &plan.SubqueryAlias{Input: v, Alias: name}
+}
+
+// tableFunctionArguments parses a table function call's arguments: expressions, k => v named
+// ones, and TABLE arguments (tableArgument).
+func (p *parser) tableFunctionArguments() (args []plan.Expr, names []string) {
+	named := false
+	for {
+		name := ""
+		if t := p.peek(); (t.kind == tokWord || t.kind == tokQuotedIdent) && p.peekAt(1).isOp("=>") {
+			name = p.anyIdentifier()
+			p.expectOp("=>")
+			named = true
+		}
+		if p.peek().is("TABLE") && (p.peekAt(1).isOp("(") || isIdent(p.peekAt(1))) {
+			args = append(args, p.tableArgument())
+		} else {
+			args = append(args, p.expression())
+		}
+		names = append(names, name)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if !named {
+		names = nil
+	}
+	return args, names
+}
+
+// tableArgument parses TABLE (name) | TABLE (query) (TABLE name without parentheses is Spark's
+// INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES), then [WITH SINGLE PARTITION |
+// {PARTITION | DISTRIBUTE} BY exprs] [{ORDER | SORT} BY sort items] (exprs and sort items
+// optionally parenthesised), Spark's functionTableSubqueryArgument.
+func (p *parser) tableArgument() plan.Expr {
+	p.expect("TABLE")
+	t := &plan.TableArgument{}
+	if p.acceptOp("(") {
+		if q, ok := p.parenQuery(); ok {
+			t.Input = q
+		} else {
+			t.Input = p.tableRef(p.multipartName())
+			p.expectOp(")")
+		}
+	} else {
+		name := p.multipartName()
+		q := sparkerr.Quote(name...)
+		msg := "Syntax error: call to table-valued function is invalid because parentheses are missing around the provided TABLE argument " + q + "; please surround this with parentheses and try again."
+		p.fail(sparkerr.New(sparkerr.ParseException, "INVALID_SQL_SYNTAX.INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES", "42000",
+			"Invalid SQL syntax: "+msg).WithParams("inputString", msg))
+	}
+	switch {
+	case p.peek().is("WITH") && p.peekAt(1).is("SINGLE"):
+		p.expectSeq("WITH", "SINGLE", "PARTITION")
+		t.SinglePartition = true
+	case (p.peek().is("PARTITION") || p.peek().is("DISTRIBUTE")) && p.peekAt(1).is("BY"):
+		p.pos += 2
+		if !p.parenList(func() { t.PartitionBy = p.expressionList() }) {
+			for {
+				t.PartitionBy = append(t.PartitionBy, p.expression())
+				if !p.tableArgListGoesOn() {
+					break
+				}
+			}
+		}
+	}
+	if (p.peek().is("ORDER") || p.peek().is("SORT")) && p.peekAt(1).is("BY") {
+		if !t.SinglePartition && t.PartitionBy == nil {
+			p.syntaxError()
+		}
+		p.pos += 2
+		if !p.parenList(func() { t.OrderBy = p.sortItems() }) {
+			for {
+				t.OrderBy = append(t.OrderBy, p.sortItem())
+				if !p.tableArgListGoesOn() {
+					break
+				}
+			}
+		}
+	}
+	return t
+}
+
+// tableArgListGoesOn consumes the comma of an unparenthesised PARTITION BY / ORDER BY list of a
+// TABLE argument and is true when another item follows; a comma before a named argument (k =>)
+// or another TABLE argument ends the list (it is left for the call's argument list).
+func (p *parser) tableArgListGoesOn() bool {
+	if !p.peek().isOp(",") {
+		return false
+	}
+	next := p.peekAt(1)
+	if (next.kind == tokWord || next.kind == tokQuotedIdent) && p.peekAt(2).isOp("=>") ||
+		next.is("TABLE") && (p.peekAt(2).isOp("(") || isIdent(p.peekAt(2))) {
+		return false
+	}
+	p.pos++
+	return true
+}
+
+// parenList parses ( list ) with list when that is followed by the end of the TABLE argument
+// (ORDER, SORT, ')' or ','); else it consumes nothing and is false (the list is not
+// parenthesised: "(a + 1) * 2").
+func (p *parser) parenList(list func()) bool {
+	if !p.peek().isOp("(") {
+		return false
+	}
+	return p.speculate(func() {
+		p.expectOp("(")
+		list()
+		p.expectOp(")")
+		if n := p.peek(); !n.is("ORDER") && !n.is("SORT") && !n.isOp(")") && !n.isOp(",") {
+			p.syntaxError()
+		}
+	})
 }

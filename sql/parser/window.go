@@ -98,25 +98,30 @@ func negate(e plan.Expr) plan.Expr {
 func (p *parser) sortItems() []plan.SortOrder {
 	var out []plan.SortOrder
 	for {
-		s := plan.SortOrder{Child: p.expression(), NullsFirst: true}
-		if p.accept("DESC") {
-			s.Descending, s.NullsFirst = true, false
-		} else {
-			p.accept("ASC")
-		}
-		if p.accept("NULLS") {
-			if p.accept("FIRST") {
-				s.NullsFirst = true
-			} else {
-				p.expect("LAST")
-				s.NullsFirst = false
-			}
-		}
-		out = append(out, s)
+		out = append(out, p.sortItem())
 		if !p.acceptOp(",") {
 			return out
 		}
 	}
+}
+
+// sortItem parses expr [ASC|DESC] [NULLS FIRST|LAST].
+func (p *parser) sortItem() plan.SortOrder {
+	s := plan.SortOrder{Child: p.expression(), NullsFirst: true}
+	if p.accept("DESC") {
+		s.Descending, s.NullsFirst = true, false
+	} else {
+		p.accept("ASC")
+	}
+	if p.accept("NULLS") {
+		if p.accept("FIRST") {
+			s.NullsFirst = true
+		} else {
+			p.expect("LAST")
+			s.NullsFirst = false
+		}
+	}
+	return s
 }
 
 // windowClause parses WINDOW name AS (spec), … .

@@ -17,7 +17,8 @@
 //   - Python functions are *plan.PythonUDF (always by pointer: the analyzer tells calls apart by
 //     identity); mapInPandas and friends are MapInPython, GroupMapInPython and
 //     CoGroupMapInPython; spark.udf.register is the RegisterPythonFunction command. A Python UDTF
-//     call used as a relation is PythonTableFunction, spark.udtf.register the
+//     call used as a relation (or lateral-joined to its Input) is PythonTableFunction,
+//     spark.udtf.register the
 //     RegisterPythonTableFunction command.
 //   - Relations form a tree through their Input fields; PlanID is the client's plan id (Spark
 //     Connect's RelationCommon.plan_id) or 0 when absent, used to resolve df["col"] references.

@@ -100,10 +100,14 @@ type PythonUDTF struct {
 
 // PythonTableFunction is a Python UDTF call used as a relation (udtf_obj(lit(1), …) as a
 // DataFrame, or a registered UDTF called in FROM): the rows its handler returns for arguments
-// that read no column.
+// that read no column. With Input set it is the call lateral-joined to Input
+// (df.lateralJoin(udtf_obj(col("a").outer()))): the arguments read Input's columns per row and
+// each returned row follows its input row's columns, the function's columns qualified by Alias.
 type PythonTableFunction struct {
 	RelCommon
-	Func *PythonUDTF
+	Func  *PythonUDTF
+	Input Relation
+	Alias string
 }
 
 // RegisterPythonTableFunction is spark.udtf.register(name, f): Func (without arguments) joins
@@ -113,3 +117,16 @@ type RegisterPythonTableFunction struct {
 }
 
 func (RegisterPythonTableFunction) isCommand() {}
+
+// TableArgument is a TABLE argument of a table function call (SQL's f(TABLE t PARTITION BY k
+// ORDER BY v), Spark's FunctionTableSubqueryArgumentExpression): the function sees Input's rows,
+// partitioned by PartitionBy (or all in one partition when SinglePartition) and ordered by
+// OrderBy within each partition.
+type TableArgument struct {
+	Input           Relation
+	PartitionBy     []Expr
+	SinglePartition bool
+	OrderBy         []SortOrder
+}
+
+func (*TableArgument) isExpr() {}

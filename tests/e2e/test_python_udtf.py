@@ -4,7 +4,7 @@ as a DataFrame and a registered UDTF in SQL FROM, pickled (SQL_TABLE_UDF) and Ar
 import datetime
 
 import pytest
-from pyspark.errors import AnalysisException, PythonException
+from pyspark.errors import AnalysisException, ParseException, PythonException
 from pyspark.sql import Row
 from pyspark.sql import functions as F
 from pyspark.sql.functions import udtf
@@ -114,3 +114,212 @@ def test_udtf_refusals(spark):
     sq = udtf(squares_class(), returnType="num: int, squared: int")
     with pytest.raises(Exception, match="UNRESOLVED_COLUMN|cannot be resolved"):
         sq(F.col("id"), F.lit(1)).collect()
+
+
+def stats_class():
+    class Stats:
+        """eval echoes its argument; terminate yields the count and sum of the partition's calls."""
+
+        def __init__(self):
+            self.count = 0
+            self.total = 0
+
+        def eval(self, x: int):
+            self.count += 1
+            self.total += x
+            yield "input", float(x)
+
+        def terminate(self):
+            yield "count", float(self.count)
+            yield "avg", self.total / self.count
+
+    return Stats
+
+
+def odd_class():
+    class Odd:
+        def eval(self, x: int):
+            if x % 2:
+                yield (x,)
+
+    return Odd
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_lateral_join(spark, arrow):
+    pairs = udtf(squares_class(), returnType="num: int, squared: int", useArrow=arrow)
+    spark.udtf.register("weir_lat_squares", pairs)
+    # per-row arguments from the outer relation; terminate's row follows the last input row
+    got = spark.sql(
+        "SELECT t.a, t.b, f.* FROM VALUES (1, 2), (5, 5) t(a, b), LATERAL weir_lat_squares(a, b) f"
+    ).collect()
+    assert got == [Row(a=1, b=2, num=1, squared=1), Row(a=1, b=2, num=2, squared=4),
+                   Row(a=5, b=5, num=5, squared=25), Row(a=5, b=5, num=-1, squared=2)]
+    # JOIN LATERAL with an alias, column names and an ON condition
+    got = spark.sql(
+        "SELECT id, n FROM range(0, 3) JOIN LATERAL weir_lat_squares(id, id + 1) AS s(n, sq) "
+        "ON n > 0 ORDER BY id, n").collect()
+    assert got == [Row(id=0, n=1), Row(id=1, n=1), Row(id=1, n=2), Row(id=2, n=2), Row(id=2, n=3)]
+    # terminate runs once per partition of the outer relation (Spark's semantics)
+    st = udtf(stats_class(), returnType="key: string, value: float", useArrow=arrow)
+    spark.udtf.register("weir_lat_stats", st)
+    got = spark.sql("SELECT id, key, value FROM range(0, 10, 1, 2), LATERAL weir_lat_stats(id) "
+                    "WHERE key != 'input'").collect()
+    assert sorted(got) == [Row(id=4, key="avg", value=2.0), Row(id=4, key="count", value=5.0),
+                           Row(id=9, key="avg", value=7.0), Row(id=9, key="count", value=5.0)]
+    # Spark 4.2 answers LEFT JOIN LATERAL without ON as the inner join
+    odd = udtf(odd_class(), returnType="o: int", useArrow=arrow)
+    spark.udtf.register("weir_lat_odd", odd)
+    assert spark.sql("SELECT * FROM range(4) LEFT JOIN LATERAL weir_lat_odd(id)").collect() == [
+        Row(id=1, o=1), Row(id=3, o=3)]
+    with pytest.raises(Exception, match="LEFT JOIN LATERAL with an ON condition"):
+        spark.sql("SELECT * FROM range(4) LEFT JOIN LATERAL weir_lat_odd(id) ON o > 1").collect()
+
+
+def test_builtin_generator_lateral_join(spark):
+    got = spark.sql("SELECT k, v FROM VALUES (1, array(10, 20)), (2, array()) t(k, arr), "
+                    "LATERAL explode(arr) AS e(v)").collect()
+    assert got == [Row(k=1, v=10), Row(k=1, v=20)]
+    got = spark.sql("SELECT k, v FROM VALUES (1, array(10)), (2, array()) t(k, arr) "
+                    "LEFT JOIN LATERAL explode(arr) AS e(v)").collect()
+    assert got == [Row(k=1, v=10)]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_dataframe_lateral_join(spark, arrow):
+    odd = udtf(odd_class(), returnType="o: int", useArrow=arrow)
+    df = spark.range(4)
+    want = [Row(id=1, o=1), Row(id=3, o=3)]
+    assert df.lateralJoin(odd(F.col("id").outer())).collect() == want
+    assert df.lateralJoin(odd(F.col("id").outer()), how="cross").collect() == want
+    # as Spark 4.2: a left lateral join without condition is the inner one
+    assert df.lateralJoin(odd(F.col("id").outer()), how="left").collect() == want
+    assert df.lateralJoin(odd(F.col("id").outer()), F.col("o") > 1).collect() == [Row(id=3, o=3)]
+    got = df.alias("t").lateralJoin(odd(F.col("t.id").outer()).alias("f")).select("f.*").collect()
+    assert got == [Row(o=1), Row(o=3)]
+    pairs = udtf(squares_class(), returnType="num: int, squared: int", useArrow=arrow)
+    t = spark.createDataFrame([(0, 1), (4, 4)], "a int, b int")
+    assert t.lateralJoin(pairs(F.col("a").outer(), F.col("b").outer())).collect() == [
+        Row(a=0, b=1, num=0, squared=0), Row(a=0, b=1, num=1, squared=1),
+        Row(a=4, b=4, num=4, squared=16), Row(a=4, b=4, num=-1, squared=2)]
+    with pytest.raises(Exception, match="left lateralJoin with a join condition"):
+        df.lateralJoin(odd(F.col("id").outer()), F.col("o") > 1, how="left").collect()
+
+
+def partition_sum_class():
+    class PartitionSum:
+        """Sums input per partition; eval must see the table's columns only, one partition's rows."""
+
+        def __init__(self):
+            self.total = 0
+            self.key = None
+
+        def eval(self, row):
+            assert sorted(row.asDict()) == ["input", "k"], row
+            if self.key is not None and self.key != row["k"]:
+                raise ValueError(f"partition {self.key} met row {row}")
+            self.key = row["k"]
+            self.total += row["input"]
+
+        def terminate(self):
+            yield self.key, self.total
+
+    return PartitionSum
+
+
+def ordered_class():
+    class Ordered:
+        def __init__(self):
+            self.seen = []
+
+        def eval(self, row):
+            self.seen.append(row["v"])
+
+        def terminate(self):
+            yield len(self.seen), ",".join(str(v) for v in self.seen)
+
+    return Ordered
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_table_argument(spark, arrow):
+    class Above:
+        def eval(self, limit: int, row):
+            if row["id"] > limit:
+                yield (row["id"],)
+
+    spark.udtf.register("weir_tbl_above", udtf(Above, returnType="a: int", useArrow=arrow))
+    spark.range(8).createOrReplaceTempView("weir_tbl_v")
+    for q in ["SELECT * FROM weir_tbl_above(5, TABLE(weir_tbl_v))",
+              "SELECT * FROM weir_tbl_above(row => TABLE (SELECT id FROM range(0, 8)), limit => 5)",
+              "WITH t AS (SELECT id FROM range(0, 8)) SELECT * FROM weir_tbl_above(5, TABLE(t))"]:
+        assert sorted(spark.sql(q).collect()) == [Row(a=6), Row(a=7)], q
+    # PARTITION BY: a handler per partitioning value, terminate at each boundary
+    spark.udtf.register("weir_tbl_psum", udtf(partition_sum_class(), returnType="k: int, total: int",
+                                              useArrow=arrow))
+    t = ("WITH t AS (SELECT id % 5 AS k, 1 AS input FROM range(0, 20) UNION ALL "
+         "SELECT id % 5 AS k, 2 AS input FROM range(0, 20)) ")
+    want = [Row(k=k, total=12) for k in range(5)]
+    for arg in ["TABLE(t) PARTITION BY k", "TABLE(t) PARTITION BY k + 1 ORDER BY input DESC",
+                "TABLE(t) DISTRIBUTE BY (k) SORT BY (input, k)"]:
+        got = spark.sql(t + f"SELECT * FROM weir_tbl_psum({arg}) ORDER BY k").collect()
+        assert got == want, arg
+    # WITH SINGLE PARTITION ... ORDER BY: one handler sees every row, in order
+    spark.udtf.register("weir_tbl_ord", udtf(ordered_class(), returnType="n: int, vs: string",
+                                             useArrow=arrow))
+    got = spark.sql("SELECT * FROM weir_tbl_ord(TABLE(SELECT id % 7 AS v FROM range(0, 14, 1, 3)) "
+                    "WITH SINGLE PARTITION ORDER BY v DESC)").collect()
+    assert got == [Row(n=14, vs="6,6,5,5,4,4,3,3,2,2,1,1,0,0")]
+    with pytest.raises(ParseException, match="INVALID_TABLE_FUNCTION_IDENTIFIER_ARGUMENT_MISSING_PARENTHESES"):
+        spark.sql("SELECT * FROM weir_tbl_above(5, TABLE weir_tbl_v)").collect()
+    with pytest.raises(AnalysisException, match="TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS"):
+        spark.sql("SELECT * FROM weir_tbl_above(TABLE(weir_tbl_v), TABLE(weir_tbl_v))").collect()
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_dataframe_as_table(spark, arrow):
+    spark.udtf.register("weir_tbl_psum2", udtf(partition_sum_class(), returnType="k: int, total: int",
+                                               useArrow=arrow))
+    fn = udtf(partition_sum_class(), returnType="k: int, total: int", useArrow=arrow)
+    df = spark.sql("SELECT id % 3 AS k, id AS input FROM range(0, 12)")
+    want = [Row(k=0, total=18), Row(k=1, total=22), Row(k=2, total=26)]
+    assert sorted(fn(df.asTable().partitionBy("k")).collect()) == want
+    assert sorted(fn(df.asTable().partitionBy(df.k).orderBy(df.input.desc())).collect()) == want
+    ordered = udtf(ordered_class(), returnType="n: int, vs: string", useArrow=arrow)
+    got = ordered(spark.sql("SELECT id AS v FROM range(0, 5, 1, 2)").asTable()
+                  .withSinglePartition().orderBy(F.col("v").desc())).collect()
+    assert got == [Row(n=5, vs="4,3,2,1,0")]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_skip_rest_of_input_table(spark, arrow):
+    from pyspark.sql.functions import SkipRestOfInputTableException
+
+    class FirstThree:
+        def __init__(self):
+            self.last, self.count = None, 0
+
+        def eval(self, row, limit: int):
+            self.last, self.count = row["id"], self.count + 1
+            if self.count >= limit:
+                raise SkipRestOfInputTableException("enough")
+
+        def terminate(self):
+            yield self.last, self.count
+
+    spark.udtf.register("weir_tbl_skip", udtf(FirstThree, returnType="last: int, n: int", useArrow=arrow))
+    got = spark.sql("SELECT * FROM weir_tbl_skip(TABLE(SELECT id FROM range(1, 21)) "
+                    "WITH SINGLE PARTITION ORDER BY id, limit => 3)").collect()
+    assert got == [Row(last=3, n=3)]
+    got = spark.sql("SELECT * FROM weir_tbl_skip(TABLE(SELECT id FROM range(1, 21)) "
+                    "PARTITION BY floor(id / 10) ORDER BY id, limit => 4) ORDER BY last").collect()
+    assert got == [Row(last=4, n=4), Row(last=13, n=4), Row(last=20, n=1)]
+
+
+def test_udtf_table_argument_in_lateral_join(spark):
+    spark.udtf.register("weir_tbl_psum3", udtf(partition_sum_class(), returnType="k: int, total: int"))
+    got = spark.sql(
+        "WITH t AS (SELECT id % 2 AS k, id AS input FROM range(0, 4)) "
+        "SELECT v.a, v.b, f.k, f.total FROM VALUES (0, 1) AS v(a, b), "
+        "LATERAL weir_tbl_psum3(TABLE(t) PARTITION BY k) f ORDER BY k").collect()
+    assert got == [Row(a=0, b=1, k=0, total=2), Row(a=0, b=1, k=1, total=4)]
