@@ -329,27 +329,7 @@ func mergeJSONTypes(a, b sqltypes.DataType) sqltypes.DataType {
 	case b.Kind == sqltypes.Null:
 		return a
 	case a.Kind == sqltypes.Struct && b.Kind == sqltypes.Struct:
-		byName := map[string]sqltypes.DataType{}
-		for _, f := range a.Fields {
-			byName[f.Name] = f.Type
-		}
-		for _, f := range b.Fields {
-			if t, ok := byName[f.Name]; ok {
-				byName[f.Name] = mergeJSONTypes(t, f.Type)
-			} else {
-				byName[f.Name] = f.Type
-			}
-		}
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		fields := make([]sqltypes.Field, len(names))
-		for i, n := range names {
-			fields[i] = sqltypes.Field{Name: n, Type: byName[n], Nullable: true}
-		}
-		return sqltypes.StructType(fields...)
+		return sqltypes.MergeStructsByName(a, b, mergeJSONTypes)
 	case a.Kind == sqltypes.Array && b.Kind == sqltypes.Array:
 		return sqltypes.ArrayType(mergeJSONTypes(*a.Elem, *b.Elem), true)
 	case a.Kind == b.Kind:

@@ -120,27 +120,7 @@ func mergeInferredJSON(a, b sqltypes.DataType) sqltypes.DataType {
 	case a.Equal(b):
 		return a
 	case a.Kind == sqltypes.Struct && b.Kind == sqltypes.Struct:
-		byName := map[string]sqltypes.DataType{}
-		for _, f := range a.Fields {
-			byName[f.Name] = f.Type
-		}
-		for _, f := range b.Fields {
-			if t, ok := byName[f.Name]; ok {
-				byName[f.Name] = mergeInferredJSON(t, f.Type)
-			} else {
-				byName[f.Name] = f.Type
-			}
-		}
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		fields := make([]sqltypes.Field, len(names))
-		for i, n := range names {
-			fields[i] = sqltypes.Field{Name: n, Type: byName[n], Nullable: true}
-		}
-		return sqltypes.StructType(fields...)
+		return sqltypes.MergeStructsByName(a, b, mergeInferredJSON)
 	case a.Kind == sqltypes.Array && b.Kind == sqltypes.Array:
 		return sqltypes.ArrayType(mergeInferredJSON(*a.Elem, *b.Elem), true)
 	case a.IsNumeric() && b.IsNumeric():

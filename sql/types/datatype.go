@@ -2,6 +2,7 @@ package sqltypes
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -329,4 +330,31 @@ func writeNested(b *strings.Builder, prefix string, t DataType) {
 		fmt.Fprintf(b, "%svalue: %s (valueContainsNull = %t)\n", np, t.Value.TypeName(), t.ValueNullable)
 		writeNested(b, np, *t.Value)
 	}
+}
+
+// MergeStructsByName is the struct of the fields of structs a and b by name (sorted, all
+// nullable), a field in both typed merge(its type in a, its type in b): the struct case of
+// Spark's JSON schema inference (JsonInferSchema.compatibleType).
+func MergeStructsByName(a, b DataType, merge func(x, y DataType) DataType) DataType {
+	byName := map[string]DataType{}
+	for _, f := range a.Fields {
+		byName[f.Name] = f.Type
+	}
+	for _, f := range b.Fields {
+		if t, ok := byName[f.Name]; ok {
+			byName[f.Name] = merge(t, f.Type)
+		} else {
+			byName[f.Name] = f.Type
+		}
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fields := make([]Field, len(names))
+	for i, n := range names {
+		fields[i] = Field{Name: n, Type: byName[n], Nullable: true}
+	}
+	return StructType(fields...)
 }
