@@ -98,15 +98,27 @@ func (s *Session) newTable(name []string, format string, schema sqltypes.Schema,
 	if format, err = s.tableFormat(format); err != nil {
 		return metastore.Table{}, err
 	}
+	// A "path" option (any case) is the table's location, as Spark takes OPTIONS (path ...):
+	// kept in the options it would override the location on reads.
+	kept := map[string]string{}
+	for k, v := range options {
+		if strings.EqualFold(k, "path") {
+			if location == "" {
+				location = v
+			}
+			continue
+		}
+		kept[k] = v
+	}
+	options = kept
 	t := metastore.Table{Database: db, Name: table, Format: format, Options: options, Properties: properties, Comment: comment}
 	cols, err := partitionLast(t, schema, partitionBy)
 	if err != nil {
 		return metastore.Table{}, err
 	}
 	t.Columns = cols
-	for _, p := range partitionBy {
-		t.PartitionBy = append(t.PartitionBy, cols[len(cols)-len(partitionBy)+len(t.PartitionBy)].Name)
-		_ = p
+	for _, c := range cols[len(cols)-len(partitionBy):] {
+		t.PartitionBy = append(t.PartitionBy, c.Name)
 	}
 	if location != "" {
 		t.Kind = metastore.External
@@ -116,7 +128,11 @@ func (s *Session) newTable(name []string, format string, schema sqltypes.Schema,
 		return t, nil
 	}
 	t.Kind = metastore.Managed
-	if t.Location, err = s.files.CheckWrite(s.managedLocation(db, table)); err != nil {
+	managed, err := s.managedLocation(db, table)
+	if err != nil {
+		return metastore.Table{}, err
+	}
+	if t.Location, err = s.files.CheckWrite(managed); err != nil {
 		return metastore.Table{}, err
 	}
 	if entries, err := os.ReadDir(t.Location); err == nil && len(entries) > 0 {
@@ -402,7 +418,11 @@ func (s *Session) renameTable(t metastore.Table, to []string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if location, err = s.files.CheckWrite(s.managedLocation(db, name)); err != nil {
+		managed, err := s.managedLocation(db, name)
+		if err != nil {
+			return nil, err
+		}
+		if location, err = s.files.CheckWrite(managed); err != nil {
 			return nil, err
 		}
 		if _, err := os.Stat(location); err == nil {

@@ -210,15 +210,31 @@ func columnsOf(schema sqltypes.Schema, nullable bool) []metastore.Column {
 }
 
 // managedLocation is where a managed table's files go: <warehouse>/<t> in the default
-// database, <warehouse>/<db>.db/<t> (or the database's location) in others.
-func (s *Session) managedLocation(db, table string) string {
+// database, <warehouse>/<db>.db/<t> (or the database's location) in others. The names become
+// path parts, so a name that could leave its directory or land on another database's
+// directory ("x.db" in default) is INVALID_SCHEMA_OR_RELATION_NAME.
+func (s *Session) managedLocation(db, table string) (string, error) {
+	for _, n := range []string{db, table} {
+		if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\\x00") {
+			return "", invalidPathName(n)
+		}
+	}
 	if d, ok := s.tables.Database(db); ok && d.Location != "" {
-		return filepath.Join(d.Location, table)
+		return filepath.Join(d.Location, table), nil
 	}
 	if db == metastore.DefaultDatabase {
-		return filepath.Join(s.warehouse, table)
+		if strings.HasSuffix(strings.ToLower(table), ".db") {
+			return "", invalidPathName(table)
+		}
+		return filepath.Join(s.warehouse, table), nil
 	}
-	return filepath.Join(s.warehouse, db+".db", table)
+	return filepath.Join(s.warehouse, db+".db", table), nil
+}
+
+func invalidPathName(name string) *sparkerr.Error {
+	return sparkerr.Analysis("INVALID_SCHEMA_OR_RELATION_NAME", "42602",
+		"%s is not a valid name for tables/schemas. Valid names only contain alphabet characters, numbers and _.",
+		sparkerr.Quote(name)).WithParams("name", sparkerr.Quote(name))
 }
 
 // deleteManagedFiles deletes a dropped managed table's directory: only one strictly inside the

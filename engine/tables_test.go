@@ -79,3 +79,46 @@ func mustResult(t *testing.T) func(*Result, error) *Result {
 		return res
 	}
 }
+
+// TestTableNamesStayInTheirDirectory: a managed table's or database's name is a path part, so a
+// name that could leave its directory or take another database's is refused, and a PATH option
+// in any case is the table's location rather than an override left in its options.
+func TestTableNamesStayInTheirDirectory(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	state := filepath.Join(root, "state")
+	warehouse := filepath.Join(state, "warehouse")
+	must(t, os.MkdirAll(warehouse, 0o755))
+	policy, err := fileaccess.New(fileaccess.Config{StateDir: state, Warehouse: warehouse, WorkDir: root})
+	must(t, err)
+	store, err := metastore.Open(filepath.Join(state, "catalog"))
+	must(t, err)
+	s := NewSession(WithFileAccess(policy), WithMetastore(store))
+	defer s.Close()
+	for _, q := range []string{
+		"CREATE TABLE `x.db` (a INT) USING parquet",
+		"CREATE TABLE `../../out` (a INT) USING parquet",
+		"CREATE TABLE `a/b` (a INT) USING parquet",
+	} {
+		_, err := runSQL(ctx, s, q)
+		if err == nil || !strings.Contains(err.Error(), "INVALID_SCHEMA_OR_RELATION_NAME") {
+			t.Errorf("%s: err = %v, want INVALID_SCHEMA_OR_RELATION_NAME", q, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "out")); !os.IsNotExist(err) {
+		t.Errorf("a table name made %s (err %v)", filepath.Join(root, "out"), err)
+	}
+	ext := filepath.Join(root, "ext")
+	if _, err := runSQL(ctx, s, "CREATE TABLE p (a INT) USING parquet OPTIONS ('PATH' '"+ext+"')"); err != nil {
+		t.Fatal(err)
+	}
+	tbl, ok := store.Table("default", "p")
+	if !ok || tbl.Location != ext || tbl.Kind != metastore.External {
+		t.Fatalf("table p = %+v, want external at %s", tbl, ext)
+	}
+	for k := range tbl.Options {
+		if strings.EqualFold(k, "path") {
+			t.Fatalf("the PATH option stayed in the table's options: %v", tbl.Options)
+		}
+	}
+}
