@@ -139,7 +139,11 @@ func bindParseURL(name string, args []Expr, opts Options) (Expr, error) {
 			if !ok {
 				return nil, nil
 			}
-			m := regexp.MustCompile(`(&|^)` + regexp.QuoteMeta(a[2].(string)) + `=([^&]*)`).FindStringSubmatch(q)
+			re, err := compileJavaRegex(`(&|^)` + regexp.QuoteMeta(a[2].(string)) + `=([^&]*)`)
+			if err != nil {
+				return nil, err
+			}
+			m := re.FindStringSubmatch(q)
 			if m == nil {
 				return nil, nil
 			}
