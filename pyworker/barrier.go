@@ -25,16 +25,26 @@ import (
 // calls mix barrier() and allGather() fails: its connections are closed (the workers raise).
 //
 // The listener starts when the first task joins and stops, with every connection, when the
-// last task that joined left; one goroutine accepts and one per connection reads its request
-// until it joins its round. All are stopped and waited for when the listener stops.
+// last task that joined left (a run, barrierRun); one goroutine accepts and one per connection
+// reads its request until it joins its round. All are stopped and waited for when the run stops;
+// a task joining after that starts a new run.
 type Barrier struct {
 	n int
 
 	mu      sync.Mutex
-	ln      net.Listener
-	secrets []string // per partition
+	secrets []string // per partition; never change once made
 	joined  int
-	round   []*barrierCall // per partition, the current round's calls
+	run     *barrierRun // the listener's current run; nil while no task is joined
+}
+
+// barrierRun is one run of the listener, from the first join to the last leave: its
+// connections, rounds and goroutines. A run that stopped stays stopped: a task joining later
+// starts a new run, so a late connection or call of the old one never enters the new one's
+// rounds and the old run's goroutines are waited for on their own WaitGroup.
+type barrierRun struct {
+	b       *Barrier
+	ln      net.Listener
+	round   []*barrierCall // per partition, the current round's calls; nil once stopped
 	arrived int
 	conns   map[net.Conn]struct{}
 	wg      sync.WaitGroup
@@ -64,7 +74,7 @@ func (b *Barrier) join(partition int) (int, string, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.ln == nil {
+	if b.run == nil {
 		if b.secrets == nil {
 			for range b.n {
 				s, err := newSecret()
@@ -78,36 +88,34 @@ func (b *Barrier) join(partition int) (int, string, error) {
 		if err != nil {
 			return 0, "", workerFailure("cannot listen for barrier tasks: %v", err).Wrap(err)
 		}
-		b.ln = ln
-		b.round = make([]*barrierCall, b.n)
-		b.arrived = 0
-		b.conns = map[net.Conn]struct{}{}
-		b.wg.Add(1)
-		go b.accept(ln)
+		r := &barrierRun{b: b, ln: ln, round: make([]*barrierCall, b.n), conns: map[net.Conn]struct{}{}}
+		r.wg.Add(1)
+		go r.accept()
+		b.run = r
 	}
 	b.joined++
-	return b.ln.Addr().(*net.TCPAddr).Port, b.secrets[partition], nil
+	return b.run.ln.Addr().(*net.TCPAddr).Port, b.secrets[partition], nil
 }
 
-// leave ends one joined task's use of the barrier; the last one stops the listener, closes
-// every connection and waits for the goroutines.
+// leave ends one joined task's use of the barrier; the last one stops the run: its listener
+// and every connection closed, its goroutines waited for.
 func (b *Barrier) leave() {
 	b.mu.Lock()
 	b.joined--
-	if b.joined > 0 || b.ln == nil {
+	r := b.run
+	if b.joined > 0 || r == nil {
 		b.mu.Unlock()
 		return
 	}
-	ln := b.ln
-	b.ln = nil
-	for c := range b.conns {
+	b.run = nil
+	for c := range r.conns {
 		c.Close()
 	}
-	b.conns = nil
-	b.round = nil
+	r.conns = nil
+	r.round = nil
 	b.mu.Unlock()
-	ln.Close()
-	b.wg.Wait()
+	r.ln.Close()
+	r.wg.Wait()
 }
 
 // addresses is the "addresses" local property BarrierTaskContext.getTaskInfos reads: every
@@ -120,35 +128,36 @@ func (b *Barrier) addresses(port int) string {
 	return strings.Join(a, ",")
 }
 
-func (b *Barrier) accept(ln net.Listener) {
-	defer b.wg.Done()
+func (r *barrierRun) accept() {
+	defer r.wg.Done()
+	b := r.b
 	for {
-		c, err := ln.Accept()
+		c, err := r.ln.Accept()
 		if err != nil {
 			return
 		}
 		b.mu.Lock()
-		if b.conns == nil { // stopped meanwhile
+		if r.conns == nil { // stopped meanwhile
 			b.mu.Unlock()
 			c.Close()
 			return
 		}
-		b.conns[c] = struct{}{}
-		b.wg.Add(1)
+		r.conns[c] = struct{}{}
+		r.wg.Add(1)
 		b.mu.Unlock()
-		go b.serve(c)
+		go r.serve(c)
 	}
 }
 
 // serve authenticates one call, reads its request and adds it to the current round.
-func (b *Barrier) serve(c net.Conn) {
-	defer b.wg.Done()
-	call, partition, err := b.readCall(c)
+func (r *barrierRun) serve(c net.Conn) {
+	defer r.wg.Done()
+	call, partition, err := r.b.readCall(c)
 	if err != nil {
-		b.drop(c)
+		r.drop(c)
 		return
 	}
-	b.arrive(partition, call)
+	r.arrive(partition, call)
 }
 
 // barrierAuthTimeout bounds a connection's authentication and request.
@@ -168,7 +177,7 @@ func (b *Barrier) readCall(c net.Conn) (*barrierCall, int, error) {
 		return nil, 0, err
 	}
 	partition := -1
-	for i, s := range b.secrets { // secrets never change once made
+	for i, s := range b.secrets { // made before the first run started; never change
 		if subtle.ConstantTimeCompare(got, []byte(s)) == 1 {
 			partition = i
 		}
@@ -211,28 +220,29 @@ func (b *Barrier) readCall(c net.Conn) (*barrierCall, int, error) {
 }
 
 // arrive adds partition's call to the round; the call completing it answers every call.
-func (b *Barrier) arrive(partition int, call *barrierCall) {
+func (r *barrierRun) arrive(partition int, call *barrierCall) {
+	b := r.b
 	b.mu.Lock()
-	if b.round == nil {
+	if r.round == nil { // the run stopped
 		b.mu.Unlock()
-		b.drop(call.conn)
+		r.drop(call.conn)
 		return
 	}
-	if b.round[partition] != nil { // a second call of one task in a round: fail the round
-		b.failRoundLocked()
+	if r.round[partition] != nil { // a second call of one task in a round: fail the round
+		r.failRoundLocked()
 		b.mu.Unlock()
-		b.drop(call.conn)
+		r.drop(call.conn)
 		return
 	}
-	b.round[partition] = call
-	b.arrived++
-	if b.arrived < b.n {
+	r.round[partition] = call
+	r.arrived++
+	if r.arrived < b.n {
 		b.mu.Unlock()
 		return
 	}
-	calls := b.round
-	b.round = make([]*barrierCall, b.n)
-	b.arrived = 0
+	calls := r.round
+	r.round = make([]*barrierCall, b.n)
+	r.arrived = 0
 	b.mu.Unlock()
 
 	var answer []string
@@ -252,30 +262,31 @@ func (b *Barrier) arrive(partition int, call *barrierCall) {
 			c.conn.SetWriteDeadline(time.Now().Add(barrierAuthTimeout))
 			writeStringList(c.conn, answer)
 		}
-		b.drop(c.conn)
+		r.drop(c.conn)
 	}
 }
 
-// failRoundLocked closes the current round's connections (their workers raise).
-func (b *Barrier) failRoundLocked() {
-	for i, c := range b.round {
+// failRoundLocked closes the current round's connections (their workers raise); the caller
+// holds b.mu.
+func (r *barrierRun) failRoundLocked() {
+	for i, c := range r.round {
 		if c != nil {
 			c.conn.Close()
-			delete(b.conns, c.conn)
-			b.round[i] = nil
+			delete(r.conns, c.conn)
+			r.round[i] = nil
 		}
 	}
-	b.arrived = 0
+	r.arrived = 0
 }
 
 // drop closes c and forgets it.
-func (b *Barrier) drop(c net.Conn) {
+func (r *barrierRun) drop(c net.Conn) {
 	c.Close()
-	b.mu.Lock()
-	if b.conns != nil {
-		delete(b.conns, c)
+	r.b.mu.Lock()
+	if r.conns != nil {
+		delete(r.conns, c)
 	}
-	b.mu.Unlock()
+	r.b.mu.Unlock()
 }
 
 // writeStringList writes an int count and that many UTF strings (as UTF8Deserializer reads).

@@ -36,13 +36,44 @@ func TestBarrierStage(t *testing.T) {
 				fmt.Sprintf("id=%d all=0,1,2", 10*part+stage))
 		}
 		b.mu.Lock()
-		ln, joined := b.ln, b.joined
+		run, joined := b.run, b.joined
 		b.mu.Unlock()
-		if ln != nil || joined != 0 {
-			t.Fatalf("after stage %d: listener %v, %d tasks joined; want none", stage, ln, joined)
+		if run != nil || joined != 0 {
+			t.Fatalf("after stage %d: listener run %v, %d tasks joined; want none", stage, run, joined)
 		}
 	}
 	p.Close()
 	alloc.AssertSize(t, 0)
+	checkNoLeaks(t, base)
+}
+
+// TestBarrierRejoinWhileStopping has tasks join and leave a barrier over and over from two
+// goroutines, so a join often starts a new run while the last leave of the previous run still
+// waits for its goroutines (each run has its own WaitGroup: under -race a shared one was reused
+// before its Wait returned). Every run ends with its listener closed and nothing left joined.
+func TestBarrierRejoinWhileStopping(t *testing.T) {
+	base := snapshot(t)
+	b := NewBarrier(2)
+	var wg sync.WaitGroup
+	for part := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				if _, _, err := b.join(part); err != nil {
+					t.Error(err)
+					return
+				}
+				b.leave()
+			}
+		}()
+	}
+	wg.Wait()
+	b.mu.Lock()
+	run, joined := b.run, b.joined
+	b.mu.Unlock()
+	if run != nil || joined != 0 {
+		t.Fatalf("listener run %v, %d tasks joined; want none", run, joined)
+	}
 	checkNoLeaks(t, base)
 }
