@@ -142,6 +142,8 @@ func (s *Session) analyzer() *analyzer.Analyzer {
 		PythonFunctions:      s.pythonFunction,
 		PythonTableFunctions: s.pythonTableFunction,
 		NoImplicitCartesian:  !s.conf.Bool("spark.sql.crossJoin.enabled", true),
+		Collect:              s.collectRows,
+		PivotMaxValues:       int(s.conf.Int("spark.sql.pivotMaxValues", 10000)),
 	}
 }
 
@@ -251,6 +253,36 @@ func (s *Session) run(ctx context.Context, node logical.Node) (*Result, error) {
 	res := NewResult(node.Schema(), next, job.Close)
 	res.observed = obs.Metrics
 	return res, nil
+}
+
+// collectRows runs node and returns at most limit of its rows as Go values (the analyzer's
+// Collect: crosstab and pivot without values read their data while being analyzed, as Spark).
+func (s *Session) collectRows(ctx context.Context, node logical.Node, limit int) ([][]any, error) {
+	res, err := s.run(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Close()
+	schema := node.Schema()
+	var rows [][]any
+	for len(rows) < limit {
+		rec, err := res.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < int(rec.NumRows()) && len(rows) < limit; i++ {
+			row := make([]any, len(schema))
+			for c, f := range schema {
+				row[c] = expr.ValueAt(rec.Column(c), i, f.Type)
+			}
+			rows = append(rows, row)
+		}
+		rec.Release()
+	}
+	return rows, nil
 }
 
 // collect drains a result into memory (for show and command paths).

@@ -57,18 +57,20 @@
 // Errors are *sparkerr.Error: malformed or incomplete messages give an IllegalArgumentException
 // "Invalid plan: …" naming the missing or invalid field (Spark's InvalidPlanInput); messages Weir
 // does not support give sparkerr.Unsupported naming the relation, expression, command or type
-// ("relation type SampleBy is not supported"). No input, however malformed, makes these functions
+// ("relation type Transpose is not supported"). No input, however malformed, makes these functions
 // panic.
 //
 // DataFrame API relations: CollectMetrics (observe) becomes plan.CollectMetrics; StatCorr,
-// StatCov and StatApproxQuantile become plan.StatFunction (corr's method defaults to
-// "pearson"); Unpivot becomes plan.Unpivot (values unset: nil, every non-id column); NAReplace
+// StatCov, StatApproxQuantile, StatDescribe and StatSummary (both plan.StatSummary; describe's
+// statistics are count, mean, stddev, min, max; summary's default Spark's eight), StatCrosstab,
+// StatFreqItems (support defaults to 1%) and StatSampleBy become plan.StatFunction (corr's method
+// defaults to "pearson"); Unpivot becomes plan.Unpivot (values unset: nil, every non-id column); NAReplace
 // (na.replace) becomes plan.NAReplace (old and new literals, pairwise). The
 // analyzer computes them as Spark does. LiteralToProto converts a value back to a literal
 // (observed metrics sent to the client).
 //
 // Not supported: relations CachedLocalRelation and ChunkedCachedLocalRelation (the connect
-// service replaces them first), SampleBy, Describe, Summary, Crosstab, FreqItems, Transpose,
+// service replaces them first), Transpose,
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
 // LateralJoin of anything but a Python UDTF call, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
 // createDatabase, listPartitions, ...), Python data sources,

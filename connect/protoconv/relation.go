@@ -187,6 +187,16 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.statCov(x.Cov)
 	case *pb.Relation_ApproxQuantile:
 		return t.statApproxQuantile(x.ApproxQuantile)
+	case *pb.Relation_Describe:
+		return t.statDescribe(x.Describe)
+	case *pb.Relation_Summary:
+		return t.statSummary(x.Summary)
+	case *pb.Relation_Crosstab:
+		return t.statCrosstab(x.Crosstab)
+	case *pb.Relation_FreqItems:
+		return t.statFreqItems(x.FreqItems)
+	case *pb.Relation_SampleBy:
+		return t.statSampleBy(x.SampleBy)
 	case *pb.Relation_Replace:
 		return t.naReplace(x.Replace)
 	case *pb.Relation_Unpivot:

@@ -65,6 +65,11 @@ func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*re
 	case plan.GroupRollup, plan.GroupCube, plan.GroupingSets:
 		return a.resolveGroupingSets(in, n)
 	case plan.GroupPivot:
+		if n.PivotCol != nil && len(n.PivotValues) == 0 {
+			if n, err = a.withPivotValues(ctx, in, n); err != nil {
+				return nil, err
+			}
+		}
 		return a.resolvePivot(in, n)
 	}
 	return nil, sparkerr.Unsupported("grouping type %d is not supported", n.Type)

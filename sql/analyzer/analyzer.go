@@ -56,6 +56,14 @@ type Analyzer struct {
 	// is left empty by taking Python function calls out of it fails as in Spark (see
 	// resolveJoinWithPythonUDFs).
 	NoImplicitCartesian bool
+	// Collect runs a batch plan the analyzer built and returns at most limit of its rows as Go
+	// values (sqltypes' conventions), for the relations whose output columns depend on the data,
+	// as Spark computes them eagerly: df.stat.crosstab and pivot without values. Nil when the
+	// analyzer cannot run plans; then those relations are refused.
+	Collect func(ctx context.Context, node logical.Node, limit int) ([][]any, error)
+	// PivotMaxValues is spark.sql.pivotMaxValues: the most distinct values a pivot without
+	// values may find (0: Spark's default, 10000).
+	PivotMaxValues int
 
 	// sub is the scope of the subquery being resolved (nil at the top level): names that do not
 	// resolve inside it are outer references (see subquery_outer.go).

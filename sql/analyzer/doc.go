@@ -20,8 +20,9 @@
 //     ROLLUP, CUBE and GROUPING SETS expand into a Union of Aggregates (grouping() and
 //     grouping_id() fold to each set's constants); HAVING and ORDER BY over aggregates add
 //     hidden aggregates and project them away; agg(x) FILTER (WHERE p) is agg(CASE WHEN p THEN
-//     x END) named as Spark names it; PIVOT with explicit values is one guarded aggregate per
-//     value; ordered-set aggregates f(p) WITHIN GROUP (ORDER BY x [DESC]) (percentile_cont,
+//     x END) named as Spark names it; PIVOT is one guarded aggregate per value (without
+//     values, the distinct values are read first through Analyzer.Collect, as Spark's pivot(col)
+//     runs that query eagerly; so does df.stat.crosstab, a pivot); ordered-set aggregates f(p) WITHIN GROUP (ORDER BY x [DESC]) (percentile_cont,
 //     percentile_disc; within_group.go) bind through expr.BindOrderedSet, grouped and over
 //     windows;
 //   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
@@ -141,6 +142,6 @@
 // checkEvery expressions, and spark.sql text is parsed with sql.ParseStatementContext.
 //
 // Errors are *sparkerr.Error with the error class Spark raises. Features the analyzer does not
-// resolve (PIVOT without values, a few correlated subquery shapes) fail with
+// resolve (PIVOT without values when no Collect is set, a few correlated subquery shapes) fail with
 // sparkerr.Unsupported naming them.
 package analyzer

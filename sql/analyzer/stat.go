@@ -22,6 +22,16 @@ import (
 //     on small inputs), an empty array for a column without values; one row in column
 //     "approx_quantile" (array<array<double>>). The values of every column are held in memory.
 func (a *Analyzer) resolveStatFunction(ctx context.Context, n *plan.StatFunction) (*resolved, error) {
+	switch n.Kind {
+	case plan.StatSummary:
+		return a.resolveStatSummary(ctx, n)
+	case plan.StatCrosstab:
+		return a.resolveCrosstab(ctx, n)
+	case plan.StatFreqItems:
+		return a.resolveFreqItems(ctx, n)
+	case plan.StatSampleBy:
+		return a.resolveSampleBy(ctx, n)
+	}
 	in, err := a.resolve(ctx, n.Input)
 	if err != nil {
 		return nil, err

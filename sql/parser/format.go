@@ -460,8 +460,18 @@ func (f *formatter) labelOf(r plan.Relation) string {
 	case *plan.Unpivot:
 		return "Unpivot " + f.list(x.Ids) + " " + f.list(x.Values) + " " + x.VariableName + ", " + x.ValueName
 	case *plan.StatFunction:
-		return fmt.Sprintf("StatFunction %d [%s] method=%q probabilities=%v relativeError=%v",
+		s := fmt.Sprintf("StatFunction %d [%s] method=%q probabilities=%v relativeError=%v",
 			x.Kind, strings.Join(x.Cols, ", "), x.Method, x.Probabilities, x.RelativeError)
+		if len(x.Statistics) > 0 {
+			s += " statistics=[" + strings.Join(x.Statistics, ", ") + "]"
+		}
+		if x.Kind == plan.StatFreqItems {
+			s += fmt.Sprintf(" support=%v", x.Support)
+		}
+		if x.SampleCol != nil {
+			s += " sampleBy " + f.expr(x.SampleCol) + fmt.Sprintf(" fractions=%v seed=%d", x.Fractions, x.Seed)
+		}
+		return s
 	case *plan.NADrop:
 		s := "NADrop [" + strings.Join(x.Cols, ", ") + "]"
 		if x.MinNonNulls != nil {

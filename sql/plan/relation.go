@@ -298,12 +298,18 @@ const (
 	StatCorr StatKind = iota + 1
 	StatCov
 	StatApproxQuantile
+	StatSummary
+	StatCrosstab
+	StatFreqItems
+	StatSampleBy
 )
 
 // StatFunction is a df.stat function over columns of Input, computed as Spark's StatFunctions
 // does: corr and cov of Cols[0] and Cols[1] (one row, column "corr" / "cov"), approxQuantile
 // of Cols at Probabilities within RelativeError (one row, column "approx_quantile", an array
-// per column).
+// per column); summary (df.summary, df.describe) of Statistics over Cols (every column when
+// empty); crosstab of Cols[0] by Cols[1]; freqItems of Cols at Support; sampleBy of the rows
+// by SampleCol's stratum at Fractions, drawing rand(Seed).
 type StatFunction struct {
 	RelCommon
 	Input         Relation
@@ -312,6 +318,17 @@ type StatFunction struct {
 	Method        string // corr's method ("pearson")
 	Probabilities []float64
 	RelativeError float64
+	Statistics    []string
+	Support       float64
+	SampleCol     Expr
+	Fractions     []StatFraction
+	Seed          int64
+}
+
+// StatFraction is sampleBy's sampling fraction of one stratum.
+type StatFraction struct {
+	Stratum  Literal
+	Fraction float64
 }
 
 // Unpivot is df.unpivot / melt: per input row, one row per value column holding the Ids, the

@@ -98,3 +98,84 @@ def test_na_replace(df):
     rows = df.na.replace(["a", "b"], ["x", None], "s").collect()
     assert [r.s for r in rows] == ["x", None, "x", "c"]
     assert [r.v for r in rows] == [2.0, 4.0, None, 7.5]
+
+
+@pytest.fixture
+def mixed(spark):
+    return spark.createDataFrame([(1, "a", 2.5, None), (2, "b", None, "x"), (3, "a", 7.0, "y"), (None, "c", 1.0, "10")],
+                                 "i int, s string, d double, t string")
+
+
+def test_describe_and_summary(spark, mixed):
+    # Every value below is what Spark 4.2's own Connect server returns for the same calls.
+    d = mixed.describe()
+    assert d.schema.simpleString() == "struct<summary:string,i:string,s:string,d:string,t:string>"
+    assert [tuple(r) for r in d.collect()] == [
+        ("count", "3", "4", "3", "3"), ("mean", "2.0", None, "3.5", "10.0"),
+        ("stddev", "1.0", None, "3.122498999199199", None), ("min", "1", "a", "1.0", "10"), ("max", "3", "c", "7.0", "y")]
+    assert [tuple(r) for r in mixed.describe("i").collect()] == [
+        ("count", "3"), ("mean", "2.0"), ("stddev", "1.0"), ("min", "1"), ("max", "3")]
+    s = mixed.summary()
+    assert [r.summary for r in s.collect()] == ["count", "mean", "stddev", "min", "25%", "50%", "75%", "max"]
+    assert [(r.i, r.d, r.t) for r in s.collect()][4:7] == [("1", "1.0", "10.0"), ("2", "2.5", "10.0"), ("3", "7.0", "10.0")]
+    rows = mixed.summary("count", "min", "33%", "count_distinct", "approx_count_distinct").collect()
+    assert [tuple(r) for r in rows] == [
+        ("count", "3", "4", "3", "3"), ("min", "1", "a", "1.0", "10"), ("33%", "1", None, "1.0", "10.0"),
+        ("count_distinct", "3", "3", "3", "3"), ("approx_count_distinct", "3", "3", "3", "3")]
+    # No numeric or string column: the statistics' names only.
+    assert [tuple(r) for r in spark.createDataFrame([(True,)], "b boolean").describe().collect()] == [
+        ("count",), ("mean",), ("stddev",), ("min",), ("max",)]
+    assert [tuple(r) for r in spark.range(0).describe().collect()] == [
+        ("count", "0"), ("mean", None), ("stddev", None), ("min", None), ("max", None)]
+    for bad in ["foo", "1x%"]:
+        with pytest.raises(IllegalArgumentException) as e:
+            mixed.summary(bad).collect()
+        assert e.value.getCondition() == "UNRECOGNIZED_STATISTIC"
+
+
+def test_crosstab_and_pivot_without_values(spark, mixed):
+    ct = mixed.stat.crosstab("s", "t")
+    assert ct.schema.simpleString() == "struct<s_t:string,10:bigint,null:bigint,x:bigint,y:bigint>"
+    assert sorted(tuple(r) for r in ct.collect()) == [("a", 0, 1, 0, 1), ("b", 0, 0, 1, 0), ("c", 1, 0, 0, 0)]
+    ct = spark.createDataFrame([(1.0, "a`x"), (1.5, None)], "a double, b string").stat.crosstab("a", "b")
+    assert ct.schema.simpleString() == "struct<a_b:string,ax:bigint,null:bigint>"
+    df = spark.createDataFrame([(1, "a", 2), (1, "b", 3), (2, "a", 5), (2, None, 7), (3, "c", 1)], "k int, p string, v int")
+    p = df.groupBy("k").pivot("p").sum("v")
+    assert p.schema.simpleString() == "struct<k:int,null:bigint,a:bigint,b:bigint,c:bigint>"
+    assert [tuple(r) for r in p.orderBy("k").collect()] == [
+        (1, None, 2, 3, None), (2, 7, 5, None, None), (3, None, None, None, 1)]
+    assert df.groupBy("k").pivot("v").count().columns == ["k", "1", "2", "3", "5", "7"]
+    spark.conf.set("spark.sql.pivotMaxValues", "2")
+    try:
+        with pytest.raises(AnalysisException, match="The pivot column p has more than 2 distinct values"):
+            df.groupBy("k").pivot("p").sum("v").collect()
+    finally:
+        spark.conf.unset("spark.sql.pivotMaxValues")
+    with pytest.raises(AnalysisException, match="pivot is not supported on a streaming DataFrames"):
+        spark.readStream.format("rate").load().groupBy("value").pivot("timestamp").count().schema
+
+
+def test_freq_items(spark, mixed):
+    fi = mixed.stat.freqItems(["s", "t", "i"], 0.3)
+    assert fi.schema.simpleString() == "struct<s_freqItems:array<string>,t_freqItems:array<string>,i_freqItems:array<int>>"
+    row = fi.collect()[0]
+    # Three counters: s's three items all fit; t's and i's fourth distinct item empties them.
+    assert sorted(row.s_freqItems) == ["a", "b", "c"] and row.t_freqItems == [] and row.i_freqItems == []
+    nulls = spark.createDataFrame([(None, "a"), (None, "a"), (1, None), (None, None)], "i int, s string")
+    row = nulls.stat.freqItems(["i", "s"], 0.5).collect()[0]
+    assert set(row.i_freqItems) == {None, 1} and set(row.s_freqItems) == {None, "a"}
+    from pyspark.sql import Row
+    vals = [Row(a=1, b=-2.0) if i % 2 == 0 else Row(a=i, b=i * 1.0) for i in range(100)]
+    row = spark.createDataFrame(vals).stat.freqItems(("a", "b"), 0.4).collect()[0]
+    assert sorted(row.a_freqItems) == [1, 99] and row.b_freqItems == [-2.0]  # 99: Spark's false positive too
+    with pytest.raises(IllegalArgumentException, match=r"Support must be in \[1e-4, 1\], but got 1.0E-5"):
+        mixed.stat.freqItems(["s"], 0.00001).collect()
+
+
+def test_sample_by(spark):
+    d = spark.range(100).selectExpr("id % 3 AS k", "id")
+    counts = d.stat.sampleBy("k", {0: 0.5, 1: 0.2}, seed=7).groupBy("k").count().orderBy("k").collect()
+    assert [tuple(r) for r in counts] == [(0, 17), (1, 4)]  # Spark 4.2's sample: same rand(seed)
+    assert d.stat.sampleBy(F.col("k"), {0: 0.5, 1: 0.2}, seed=7).select(F.sum("id")).collect()[0][0] == 1036
+    with pytest.raises(IllegalArgumentException, match=r"Fractions must be in \[0, 1\]"):
+        d.stat.sampleBy("k", {0: 1.5}, seed=1).collect()
