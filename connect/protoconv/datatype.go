@@ -120,6 +120,8 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 			fields = append(fields, sqltypes.Field{Name: f.GetName(), Type: ft, Nullable: f.GetNullable(), Metadata: f.GetMetadata()})
 		}
 		return sqltypes.StructType(fields...), nil
+	case *pb.DataType_Variant_:
+		return sqltypes.VariantType, nil
 	case *pb.DataType_Unparsed_:
 		return parser.ParseDataType(k.Unparsed.GetDataTypeString())
 	case *pb.DataType_Udt:
@@ -222,6 +224,9 @@ func DataTypeToProto(t sqltypes.DataType) *pb.DataType {
 			ValueContainsNull: t.ValueNullable}}}
 	case sqltypes.Struct:
 		return SchemaToProto(t.Fields)
+	}
+	if t.Kind == sqltypes.Variant {
+		return &pb.DataType{Kind: &pb.DataType_Variant_{Variant: &pb.DataType_Variant{}}}
 	}
 	return &pb.DataType{Kind: &pb.DataType_Unparsed_{Unparsed: &pb.DataType_Unparsed{DataTypeString: t.String()}}}
 }

@@ -45,9 +45,7 @@ var notDone = []string{
 	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",
 	"time_trunc", "to_time", "try_to_time",
 	// The VARIANT type.
-	"is_valid_variant", "is_variant_null", "parse_json", "schema_of_variant",
-	"schema_of_variant_agg", "to_variant_object", "try_parse_json", "try_variant_get",
-	"variant_explode", "variant_explode_outer", "variant_get",
+	"schema_of_variant_agg", "variant_explode", "variant_explode_outer",
 	// Vectors (arrays of floats).
 	"vector_avg", "vector_cosine_similarity", "vector_inner_product", "vector_l2_distance",
 	"vector_norm", "vector_normalize", "vector_sum",

@@ -172,6 +172,12 @@ func canCast(from, to sqltypes.DataType) bool {
 	if from.EqualIgnoreNullable(to) || from.Kind == sqltypes.Null {
 		return true
 	}
+	if from.Kind == sqltypes.Variant {
+		return canCastFromVariant(to)
+	}
+	if to.Kind == sqltypes.Variant {
+		return canCastToVariant(from, false)
+	}
 	switch to.Kind {
 	case sqltypes.String:
 		return true

@@ -38,6 +38,18 @@ func castValueOK(v any, from, to sqltypes.DataType, ansi bool, loc *time.Locatio
 	if from.Equal(to) {
 		return v, true, nil
 	}
+	if from.Kind == sqltypes.Variant {
+		root, err := openVariant(v)
+		if err != nil {
+			return nil, false, err
+		}
+		r, err := fromVariant(root, to, ansi, loc)
+		return r, true, err
+	}
+	if to.Kind == sqltypes.Variant {
+		r, err := toVariant(v, from)
+		return r, true, err
+	}
 	switch to.Kind {
 	case sqltypes.String:
 		return valueString(v, from, loc), true, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -282,6 +283,9 @@ func parseTestType(s string) (sqltypes.DataType, error) {
 	if strings.HasPrefix(s, "array<") && strings.HasSuffix(s, ">") {
 		e, err := parseTestType(s[6 : len(s)-1])
 		return sqltypes.ArrayType(e, true), err
+	}
+	if t, err := parser.ParseDataType(s); err == nil {
+		return t, nil // variant, map<…>, struct<…>
 	}
 	return sqltypes.DataType{}, fmt.Errorf("unknown type %q", s)
 }

@@ -188,6 +188,8 @@ func valueString(v any, t sqltypes.DataType, loc *time.Location) string {
 		}
 		b.WriteByte('}')
 		return b.String()
+	case sqltypes.Variant:
+		return variantString(v, loc)
 	case sqltypes.Map:
 		m := v.(*sqltypes.MapValue)
 		var b strings.Builder

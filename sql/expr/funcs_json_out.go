@@ -14,7 +14,7 @@ import (
 func bindToJSON(name string, args []Expr, opts Options) (Expr, error) {
 	t := args[0].Type()
 	switch t.Kind {
-	case sqltypes.Struct, sqltypes.Array, sqltypes.Map:
+	case sqltypes.Struct, sqltypes.Array, sqltypes.Map, sqltypes.Variant:
 	default:
 		return nil, typeMismatch("INVALID_JSON_SCHEMA", quoteSQL("to_json("+args[0].String()+")"),
 			"Input schema %s must be a struct, an array, a map or a variant.", t.SQL())
@@ -71,6 +71,12 @@ func AppendJSONValue(buf []byte, v any, t sqltypes.DataType, loc *time.Location)
 			buf = AppendJSONValue(buf, fv, f.Type, loc)
 		}
 		return append(buf, '}')
+	case sqltypes.Variant:
+		root, err := openVariant(v)
+		if err != nil {
+			return append(buf, "null"...)
+		}
+		return appendVariantJSON(buf, root, loc)
 	case sqltypes.Map:
 		m := v.(*sqltypes.MapValue)
 		buf = append(buf, '{')

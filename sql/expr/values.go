@@ -112,6 +112,9 @@ func ValueAt(arr arrow.Array, i int, t sqltypes.DataType) any {
 		}
 		return out
 	case *array.Struct:
+		if t.Kind == sqltypes.Variant {
+			return sqltypes.VariantValue{Value: a.Field(0).(*array.Binary).Value(i), Metadata: a.Field(1).(*array.Binary).Value(i)}
+		}
 		out := make([]any, a.NumField())
 		for f := range out {
 			ft := sqltypes.NullType
@@ -208,6 +211,12 @@ func appendValue(b array.Builder, t sqltypes.DataType, v any) {
 		}
 	case *array.StructBuilder:
 		bb.Append(true)
+		if t.Kind == sqltypes.Variant {
+			vv := v.(sqltypes.VariantValue)
+			bb.FieldBuilder(0).(*array.BinaryBuilder).Append(vv.Value)
+			bb.FieldBuilder(1).(*array.BinaryBuilder).Append(vv.Metadata)
+			return
+		}
 		vals := v.([]any)
 		for f := 0; f < bb.NumField(); f++ {
 			appendValue(bb.FieldBuilder(f), t.Fields[f].Type, vals[f])

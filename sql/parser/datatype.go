@@ -106,6 +106,7 @@ var primitiveTypes = map[string]sqltypes.DataType{
 	"FLOAT": sqltypes.FloatType, "REAL": sqltypes.FloatType, "DOUBLE": sqltypes.DoubleType,
 	"DATE": sqltypes.DateType, "TIMESTAMP": sqltypes.TimestampType, "TIMESTAMP_LTZ": sqltypes.TimestampType,
 	"TIMESTAMP_NTZ": sqltypes.TimestampNTZType, "BINARY": sqltypes.BinaryType, "VOID": sqltypes.NullType,
+	"VARIANT": sqltypes.VariantType,
 }
 
 // typeParams parses (n[, n…]) with at most max integers.

@@ -61,6 +61,8 @@ func ToArrow(t DataType, tz string) arrow.DataType {
 		return m
 	case Struct:
 		return arrow.StructOf(ToArrowFields(t.Fields, tz)...)
+	case Variant:
+		return VariantArrow
 	}
 	panic(fmt.Sprintf("sqltypes: no arrow type for %v", t))
 }
@@ -146,6 +148,9 @@ func FromArrow(t arrow.DataType) (DataType, error) {
 		}
 		return ArrayType(e, t.ElemField().Nullable), nil
 	case *arrow.StructType:
+		if IsVariantArrow(t) {
+			return VariantType, nil
+		}
 		fs, err := FromArrowFields(t.Fields())
 		if err != nil {
 			return DataType{}, err
@@ -173,4 +178,32 @@ func FromArrowFields(fs []arrow.Field) ([]Field, error) {
 // FromArrowSchema maps an Arrow schema to a schema.
 func FromArrowSchema(s *arrow.Schema) (Schema, error) {
 	return FromArrowFields(s.Fields())
+}
+
+// VariantValue is the Go value of a VARIANT: its value and metadata buffers.
+type VariantValue struct {
+	Value, Metadata []byte
+}
+
+// VariantArrow is VARIANT's Arrow type, as Spark Connect sends it and PySpark reads it: a
+// struct of non-null binaries value and metadata, the metadata field tagged variant=true.
+var VariantArrow = arrow.StructOf(
+	arrow.Field{Name: "value", Type: arrow.BinaryTypes.Binary},
+	arrow.Field{Name: "metadata", Type: arrow.BinaryTypes.Binary,
+		Metadata: arrow.NewMetadata([]string{"variant"}, []string{"true"})},
+)
+
+// IsVariantArrow reports whether an Arrow struct is a VARIANT: fields value and metadata, the
+// metadata tagged variant=true (PySpark's is_variant).
+func IsVariantArrow(t *arrow.StructType) bool {
+	if t.NumFields() != 2 {
+		return false
+	}
+	v, ok1 := t.FieldByName("value")
+	m, ok2 := t.FieldByName("metadata")
+	if !ok1 || !ok2 || !arrow.TypeEqual(v.Type, arrow.BinaryTypes.Binary) || !arrow.TypeEqual(m.Type, arrow.BinaryTypes.Binary) {
+		return false
+	}
+	i := m.Metadata.FindKey("variant")
+	return i >= 0 && m.Metadata.Values()[i] == "true"
 }

@@ -30,6 +30,8 @@ const (
 	Array
 	Map
 	Struct
+	// Variant is Spark's VARIANT (semi-structured values, package sql/types/variant).
+	Variant
 )
 
 // DataType is a Spark data type. The zero value is the null (void) type.
@@ -76,6 +78,7 @@ var (
 	DateType         = DataType{Kind: Date}
 	TimestampType    = DataType{Kind: Timestamp}
 	TimestampNTZType = DataType{Kind: TimestampNTZ}
+	VariantType      = DataType{Kind: Variant}
 )
 
 // DecimalType returns decimal(p,s).
@@ -233,6 +236,8 @@ func (t DataType) String() string {
 			parts[i] = f.Name + ":" + f.Type.String()
 		}
 		return "struct<" + strings.Join(parts, ",") + ">"
+	case Variant:
+		return "variant"
 	}
 	return fmt.Sprintf("unknown(%d)", t.Kind)
 }

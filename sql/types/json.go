@@ -150,7 +150,7 @@ var (
 		"integer": IntegerType, "long": LongType, "float": FloatType,
 		"double": DoubleType, "string": StringType, "binary": BinaryType,
 		"date": DateType, "timestamp": TimestampType, "timestamp_ltz": TimestampType,
-		"timestamp_ntz": TimestampNTZType, "decimal": DecimalType(10, 0),
+		"timestamp_ntz": TimestampNTZType, "decimal": DecimalType(10, 0), "variant": VariantType,
 	}
 	intervalFields = map[string]int8{"year": 0, "month": 1,
 		"day": 0, "hour": 1, "minute": 2, "second": 3}
