@@ -32,7 +32,10 @@ const (
 	versionHint = "version-hint.text"
 )
 
-var versionFile = regexp.MustCompile(`^v([0-9]+)\.metadata\.json$`)
+// versionFile matches a metadata file: Hadoop's v<N> and the <NNNNN>-<uuid> of the other
+// catalogs (PyIceberg's SQL catalog, Java's), so an external table over a table another
+// catalog wrote reads its newest version.
+var versionFile = regexp.MustCompile(`^(?:v([0-9]+)|([0-9]{5,})-[0-9a-fA-F-]{36})\.metadata\.json$`)
 
 // localFS is the file system of Weir's tables: the local one.
 func localFS(context.Context) (icebergio.IO, error) { return icebergio.LocalFS{}, nil }
@@ -48,12 +51,12 @@ func metadataPath(location string, version int) string {
 
 // Exists reports whether location holds an Iceberg table (a metadata file).
 func Exists(location string) bool {
-	v, err := currentVersion(location)
+	v, _, err := currentVersion(location)
 	return err == nil && v > 0
 }
 
-// currentVersion is the newest committed metadata version (0: none).
-func currentVersion(location string) (int, error) {
+// currentVersion is the newest committed metadata version and its file (0: none).
+func currentVersion(location string) (int, string, error) {
 	dir := filepath.Join(location, metadataDir)
 	v := 0
 	if b, err := os.ReadFile(filepath.Join(dir, versionHint)); err == nil {
@@ -67,37 +70,41 @@ func currentVersion(location string) (int, error) {
 			v++
 		}
 		if _, err := os.Stat(metadataPath(location, v)); err == nil {
-			return v, nil
+			return v, metadataPath(location, v), nil
 		}
 	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+		return 0, "", nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	v = 0
+	path := ""
 	for _, e := range entries {
-		if m := versionFile.FindStringSubmatch(e.Name()); m != nil {
-			if n, _ := strconv.Atoi(m[1]); n > v {
-				v = n
-			}
+		m := versionFile.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1] + m[2])
+		if n > v || (n == v && m[1] != "") {
+			v, path = n, filepath.Join(dir, e.Name())
 		}
 	}
-	return v, nil
+	return v, path, nil
 }
 
 // Load opens the table at location as of its newest commit.
 func Load(ctx context.Context, location string) (*table.Table, error) {
-	v, err := currentVersion(location)
+	v, path, err := currentVersion(location)
 	if err != nil {
 		return nil, ioError("reading the Iceberg metadata of "+location, err)
 	}
 	if v == 0 {
 		return nil, notATable(location)
 	}
-	tbl, err := table.NewFromLocation(ctx, table.Identifier{filepath.Base(location)}, metadataPath(location, v), localFS,
+	tbl, err := table.NewFromLocation(ctx, table.Identifier{filepath.Base(location)}, path, localFS,
 		tableDir{location: location})
 	if err != nil {
 		return nil, ioError("reading the Iceberg metadata of "+location, err)
@@ -113,7 +120,7 @@ func (d tableDir) LoadTable(ctx context.Context, _ table.Identifier) (*table.Tab
 // CommitTable implements table.CatalogIO: the updates applied to the newest metadata become
 // the next version, if the requirements hold of it and no other writer took that version.
 func (d tableDir) CommitTable(ctx context.Context, _ table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {
-	v, err := currentVersion(d.location)
+	v, _, err := currentVersion(d.location)
 	if err != nil {
 		return nil, "", err
 	}

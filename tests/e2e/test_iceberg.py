@@ -144,6 +144,40 @@ def test_streams_into_and_out_of_iceberg(spark, tmp_path):
     assert rows(spark.table("from_ice")) == [(1,), (2,), (3,)]
 
 
+def test_pyiceberg_reads_what_weir_wrote(spark, tmp_path):
+    pyiceberg = pytest.importorskip("pyiceberg")
+    from pyiceberg.table import StaticTable
+
+    path = str(tmp_path / "interop")
+    spark.range(5).selectExpr("id", "CAST(id AS STRING) AS s").write.format("iceberg").save(path)
+    t = StaticTable.from_metadata(metadata_files(path)[-1])
+    got = t.scan().to_arrow()
+    assert got.schema.names == ["id", "s"]
+    assert sorted(got.column("id").to_pylist()) == [0, 1, 2, 3, 4]
+    assert pyiceberg.__version__
+
+
+def test_weir_reads_what_pyiceberg_wrote(spark, tmp_path):
+    pytest.importorskip("pyiceberg")
+    pytest.importorskip("sqlalchemy")
+    import pyarrow as pa
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    wh = tmp_path / "pyice"
+    wh.mkdir()
+    cat = SqlCatalog("local", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}")
+    cat.create_namespace("ns")
+    data = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": pa.array(["a", "b", None], pa.string())})
+    t = cat.create_table("ns.people", schema=data.schema)
+    t.append(data)
+    t.append(pa.table({"id": pa.array([4], pa.int64()), "name": pa.array(["d"], pa.string())}))
+    location = t.location().removeprefix("file://")
+    spark.sql(f"CREATE TABLE from_py USING iceberg LOCATION '{location}'")
+    assert [(c.name, c.dataType) for c in spark.catalog.listColumns("from_py")] == [("id", "bigint"), ("name", "string")]
+    assert rows(spark.table("from_py")) == [(1, "a"), (2, "b"), (3, None), (4, "d")]
+    assert rows(spark.sql("SELECT id FROM from_py WHERE id > 2")) == [(3,), (4,)]
+
+
 def test_restart_keeps_tables(server, spark, state):
     from pyspark.sql import SparkSession
 
@@ -201,16 +235,3 @@ def test_stream_exactly_once_under_sigkill(tmp_path):
     meta = current_metadata(loc.removeprefix("file:"))
     epochs = [int(s["summary"]["weir.epoch-id"]) for s in meta["snapshots"]]
     assert len(epochs) == len(set(epochs)) == n // crash_harness.ROWS_PER_BATCH
-
-
-def test_pyiceberg_reads_what_weir_wrote(spark, tmp_path):
-    pyiceberg = pytest.importorskip("pyiceberg")
-    from pyiceberg.table import StaticTable
-
-    path = str(tmp_path / "interop")
-    spark.range(5).selectExpr("id", "CAST(id AS STRING) AS s").write.format("iceberg").save(path)
-    t = StaticTable.from_metadata(metadata_files(path)[-1])
-    got = t.scan().to_arrow()
-    assert got.schema.names == ["id", "s"]
-    assert sorted(got.column("id").to_pylist()) == [0, 1, 2, 3, 4]
-    assert pyiceberg.__version__
