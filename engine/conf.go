@@ -45,6 +45,14 @@ func (c *Conf) Get(key string) (string, bool) {
 	return v, ok
 }
 
+// isSet reports whether the session set key (not only its default).
+func (c *Conf) isSet(key string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.set[key]
+	return ok
+}
+
 // GetOr returns key's value or def.
 func (c *Conf) GetOr(key, def string) string {
 	if v, ok := c.Get(key); ok {

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/connectors"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/metastore"
@@ -71,14 +70,14 @@ func (s *Session) useDatabase(name []string) (*Result, error) {
 
 // tableFormat is a table's data source: the given one or spark.sql.sources.default; only file
 // formats make tables.
-func (s *Session) tableFormat(format string) (string, error) {
+func (s *Session) tableFormat(format string, managed bool) (string, error) {
 	if format == "" {
-		format = s.conf.GetOr(conf.SourcesDefaultKey, "parquet")
+		format = s.defaultTableFormat(managed)
 	}
 	format = strings.ToLower(format)
-	if !connectors.IsFileFormat(format) {
+	if !connectors.IsFileFormat(format) && !isIceberg(format) {
 		return "", sparkerr.Unsupported("tables of the data source %s are not supported; Weir's tables are "+
-			"file tables: USING parquet, json, csv or text", format)
+			"Iceberg or file tables: USING iceberg, parquet, json, csv or text", format)
 	}
 	return format, nil
 }
@@ -95,9 +94,6 @@ func (s *Session) newTable(name []string, format string, schema sqltypes.Schema,
 	if _, ok := s.tables.Database(db); !ok {
 		return metastore.Table{}, metastore.SchemaNotFound(db)
 	}
-	if format, err = s.tableFormat(format); err != nil {
-		return metastore.Table{}, err
-	}
 	// A "path" option (any case) is the table's location, as Spark takes OPTIONS (path ...):
 	// kept in the options it would override the location on reads.
 	kept := map[string]string{}
@@ -111,6 +107,14 @@ func (s *Session) newTable(name []string, format string, schema sqltypes.Schema,
 		kept[k] = v
 	}
 	options = kept
+	if format, err = s.tableFormat(format, location == ""); err != nil {
+		return metastore.Table{}, err
+	}
+	if isIceberg(format) {
+		if schema, err = icebergColumns(schema); err != nil {
+			return metastore.Table{}, err
+		}
+	}
 	t := metastore.Table{Database: db, Name: table, Format: format, Options: options, Properties: properties, Comment: comment}
 	cols, err := partitionLast(t, schema, partitionBy)
 	if err != nil {
@@ -213,7 +217,7 @@ func (s *Session) createTable(ctx context.Context, c *plan.CreateTable) (*Result
 	case len(c.Columns) > 0:
 		schema = c.Columns
 	case c.Location != "":
-		format, err := s.tableFormat(c.Format)
+		format, err := s.tableFormat(c.Format, false)
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +225,7 @@ func (s *Session) createTable(ctx context.Context, c *plan.CreateTable) (*Result
 			return nil, err
 		}
 	default:
-		format, err := s.tableFormat(c.Format)
+		format, err := s.tableFormat(c.Format, true)
 		if err != nil {
 			return nil, err
 		}
@@ -250,6 +254,9 @@ func replaceUnsupported(t metastore.Table) *sparkerr.Error {
 func (s *Session) createAndFill(ctx context.Context, t metastore.Table, input plan.Relation, byName bool) error {
 	if err := os.MkdirAll(t.Location, 0o755); err != nil {
 		return sparkerr.Internal("creating the directory of %s: %v", t.QualifiedName(), err)
+	}
+	if err := s.createIcebergMetadata(ctx, t); err != nil {
+		return err
 	}
 	if _, _, err := s.tables.CreateTable(t, false, false); err != nil {
 		return err

@@ -36,6 +36,12 @@ func (s *Session) insertInto(ctx context.Context, c *plan.InsertInto) (*Result, 
 // (saveAsTable's append, writeTo); static partition values come from ins.Partition.
 // ins.Overwrite replaces the table's rows (those of the static partition, if one is given).
 func (s *Session) insertRows(ctx context.Context, t metastore.Table, ins *plan.InsertInto, byName bool) error {
+	return s.insertRowsDynamic(ctx, t, ins, byName, false)
+}
+
+// insertRowsDynamic is insertRows; dynamic makes an overwrite of an Iceberg table replace only
+// the partitions the rows hold (writeTo's overwritePartitions).
+func (s *Session) insertRowsDynamic(ctx context.Context, t metastore.Table, ins *plan.InsertInto, byName, dynamic bool) error {
 	if t.IsView() {
 		return sparkerr.Analysis("EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE", "42809",
 			"The view %s is not supported for INSERT.", t.QualifiedName()).
@@ -139,7 +145,33 @@ func (s *Session) insertRows(ctx context.Context, t metastore.Table, ins *plan.I
 	if err != nil {
 		return err
 	}
+	if isIceberg(t.Format) {
+		return s.writeIcebergRows(ctx, t, write, ins.Overwrite, dynamic || len(static) > 0)
+	}
 	return s.writeTableRows(ctx, t, write, ins.Overwrite, staticDir)
+}
+
+// writeIcebergRows writes node's rows into the Iceberg table t as one snapshot; overwrite
+// replaces its rows (dynamic: those of the partitions the rows hold).
+func (s *Session) writeIcebergRows(ctx context.Context, t metastore.Table, node logical.Node, overwrite, dynamic bool) error {
+	options := s.icebergWriteOptions(t, dynamic)
+	mode := sinks.SaveAppend
+	if overwrite {
+		if err := s.checkOverwrite(node, options); err != nil {
+			return err
+		}
+		mode = sinks.SaveOverwrite
+	}
+	sink, err := connectors.NewBatchSink(ctx, t.Format, sinks.Env{Mode: flow.OutputAppend, Schema: node.Schema(),
+		TimeZone: s.timeZone(), Stdout: s.stdout, PartitionBy: t.PartitionBy, Files: s.files}, mode, options)
+	if err != nil {
+		return err
+	}
+	if err := s.runWrite(ctx, node, sink); err != nil {
+		sink.Abort()
+		return err
+	}
+	return sink.Finish(ctx)
 }
 
 // writeTableRows writes node's rows (the table's columns in order) into t's location;
@@ -261,6 +293,27 @@ func (s *Session) writeTo(ctx context.Context, w *plan.WriteTo) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if exists && isIceberg(t.Format) && !t.IsView() {
+		switch w.Mode {
+		case plan.WriteToAppend, plan.WriteToOverwrite, plan.WriteToOverwritePartitions:
+			return s.writeToIceberg(ctx, w, t)
+		case plan.WriteToReplace, plan.WriteToCreateOrReplace:
+			// The table is made again from the new rows (its snapshot history is not kept).
+			dropped, ok, err := s.tables.DropTable(t.Database, t.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				if err := s.deleteManagedFiles(dropped); err != nil {
+					return nil, err
+				}
+			}
+			exists, w.Mode = false, plan.WriteToCreate
+		}
+	}
+	if !exists && w.Mode == plan.WriteToCreateOrReplace && isIceberg(s.writeToProvider(w)) {
+		w.Mode = plan.WriteToCreate
+	}
 	switch w.Mode {
 	case plan.WriteToReplace, plan.WriteToCreateOrReplace:
 		db, name, err := s.qualify(w.Table)
@@ -328,6 +381,9 @@ func (s *Session) streamTable(ctx context.Context, ws *plan.WriteStream) error {
 		}
 		if err := os.MkdirAll(t.Location, 0o755); err != nil {
 			return sparkerr.Internal("creating the directory of %s: %v", t.QualifiedName(), err)
+		}
+		if err := s.createIcebergMetadata(ctx, t); err != nil {
+			return err
 		}
 		if _, _, err := s.tables.CreateTable(t, false, false); err != nil {
 			return err

@@ -172,6 +172,10 @@ func tableRead(t metastore.Table, streaming bool) *plan.DataSource {
 		opts[k] = v
 	}
 	opts["path"] = t.Location
+	if isIceberg(t.Format) {
+		// An Iceberg table's schema is in its metadata (the read snapshot's).
+		return &plan.DataSource{Format: t.Format, Options: opts, IsStreaming: streaming}
+	}
 	return &plan.DataSource{Format: t.Format, Schema: schemaDDL(t.Columns), Options: opts, IsStreaming: streaming}
 }
 

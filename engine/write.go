@@ -147,7 +147,7 @@ func (s *Session) checkOverwrite(node logical.Node, options map[string]string) e
 	var found error
 	var walk func(n logical.Node)
 	walk = func(n logical.Node) {
-		if scan, ok := n.(*logical.SourceScan); ok && connectors.IsFileFormat(scan.Format) {
+		if scan, ok := n.(*logical.SourceScan); ok && (connectors.IsFileFormat(scan.Format) || isIceberg(scan.Format)) {
 			for _, p := range sources.ReadPaths(scan.Options, scan.Paths) {
 				in, err := s.files.Resolve(p)
 				if err == nil && (in == out || strings.HasPrefix(in, out+string(filepath.Separator))) {

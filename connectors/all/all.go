@@ -4,9 +4,10 @@
 package all
 
 import (
-	_ "github.com/weirhq/weir/connectors/files"  // parquet, json, csv, text
-	_ "github.com/weirhq/weir/connectors/kafka"  // kafka
-	_ "github.com/weirhq/weir/connectors/memory" // memory, console, noop
-	_ "github.com/weirhq/weir/connectors/rate"   // rate, rate-micro-batch
-	_ "github.com/weirhq/weir/connectors/socket" // socket
+	_ "github.com/weirhq/weir/connectors/files"   // parquet, json, csv, text
+	_ "github.com/weirhq/weir/connectors/iceberg" // iceberg
+	_ "github.com/weirhq/weir/connectors/kafka"   // kafka
+	_ "github.com/weirhq/weir/connectors/memory"  // memory, console, noop
+	_ "github.com/weirhq/weir/connectors/rate"    // rate, rate-micro-batch
+	_ "github.com/weirhq/weir/connectors/socket"  // socket
 )

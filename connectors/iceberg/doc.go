@@ -1,0 +1,31 @@
+// Package iceberg is the Apache Iceberg connector: format "iceberg", through
+// github.com/apache/iceberg-go (local files only: no cloud file IO is imported).
+//
+// A table is a directory with a Hadoop-style catalog of its own (catalog.go): its metadata
+// versions are <location>/metadata/v<N>.metadata.json, a commit links the next version into
+// place and loses to a concurrent one with table.ErrCommitFailed. Weir's metastore maps table
+// names to these locations; Spark's HadoopTables and PyIceberg's StaticTable read them as they
+// are. Every location is checked with the file-access policy, and so is every data file a
+// read opens.
+//
+// Contract:
+//   - Batch reads (read.go) read one snapshot, fixed when the read is planned: the current one
+//     or the one the "snapshot-id" / "as-of-timestamp" (ms) options name (VERSION AS OF /
+//     TIMESTAMP AS OF). Columns are projected by the read's schema; the scan's advisory
+//     filters (BatchEnv.Filters) that are range terms over columns are given to Iceberg, which
+//     skips data files by partition values and column statistics; the plan still filters rows.
+//   - Writes (write.go, sink.go) commit one snapshot per epoch (a batch write is epoch 0):
+//     every sink partition writes its rows of the epoch as Parquet data files when the epoch
+//     ends (rows are held in memory until then), the last partition commits them. Batch modes:
+//     append; overwrite replaces every data file, or with the partitionOverwriteMode option
+//     "dynamic" only those of the partitions written; errorifexists and ignore by the table's
+//     existence. A write to a location without a table creates it from the rows' schema with
+//     identity partitions on partitionBy. TINYINT and SMALLINT are stored as INT; intervals
+//     are refused.
+//   - The streaming sink (append mode) is exactly once: each epoch's snapshot records the query
+//     id and epoch (QueryIDProperty, EpochProperty) in its summary; an epoch at or below the
+//     newest one the table holds for the query is a replay and writes nothing. A commit lost
+//     to another writer is made again on the newest metadata.
+//   - The stream source reads the rows the append snapshots add, oldest first; an offset is a
+//     snapshot's sequence number (ordered, unlike snapshot ids).
+package iceberg

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/weirhq/weir/conf"
+	"github.com/weirhq/weir/connectors/iceberg"
+	"github.com/weirhq/weir/metastore"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// Iceberg tables (connectors/iceberg): the default format of managed tables unless the
+// session set spark.sql.sources.default (which still rules df.write.save). A table's Iceberg
+// metadata is created with its catalog entry; reads, writes and streams go through the
+// connector like a file table's, with Iceberg's own snapshot commits instead of files in a
+// directory.
+
+// PartitionOverwriteModeConf is spark.sql.sources.partitionOverwriteMode (static, dynamic).
+const PartitionOverwriteModeConf = "spark.sql.sources.partitionOverwriteMode"
+
+// defaultTableFormat is the format of a table created without one: iceberg for a managed
+// table while spark.sql.sources.default is the server's default, else that setting.
+func (s *Session) defaultTableFormat(managed bool) string {
+	if managed && !s.conf.isSet(conf.SourcesDefaultKey) {
+		return iceberg.FormatName
+	}
+	return s.conf.GetOr(conf.SourcesDefaultKey, "parquet")
+}
+
+func isIceberg(format string) bool { return strings.EqualFold(format, iceberg.FormatName) }
+
+// icebergColumns is schema as an Iceberg table stores it, or Spark's error for a column type
+// Iceberg cannot store.
+func icebergColumns(schema sqltypes.Schema) (sqltypes.Schema, error) {
+	if _, err := iceberg.IcebergSchema(schema); err != nil {
+		return nil, err
+	}
+	return iceberg.TableSchema(schema), nil
+}
+
+// createIcebergMetadata writes the first metadata version of t, unless its location holds an
+// Iceberg table already (an external table over an existing one).
+func (s *Session) createIcebergMetadata(ctx context.Context, t metastore.Table) error {
+	if !isIceberg(t.Format) || iceberg.Exists(t.Location) {
+		return nil
+	}
+	schema, err := schemaOfTable(t)
+	if err != nil {
+		return err
+	}
+	sc, err := iceberg.IcebergSchema(schema)
+	if err != nil {
+		return err
+	}
+	_, err = iceberg.Create(ctx, t.Location, sc, t.PartitionBy, t.Properties)
+	return err
+}
+
+// icebergWriteOptions are the batch sink options of an overwrite of an Iceberg table: dynamic
+// partition overwrite for INSERT OVERWRITE ... PARTITION (static values) and
+// overwritePartitions, else as spark.sql.sources.partitionOverwriteMode says.
+func (s *Session) icebergWriteOptions(t metastore.Table, dynamic bool) map[string]string {
+	mode := s.conf.GetOr(PartitionOverwriteModeConf, "static")
+	if dynamic {
+		mode = "dynamic"
+	}
+	return withOption(withOption(t.Options, "path", t.Location), iceberg.PartitionOverwriteModeOption, strings.ToLower(mode))
+}
+
+// writeToIceberg runs df.writeTo(name)'s append, overwrite, overwritePartitions, replace and
+// createOrReplace on an Iceberg table (Spark's v2 tables take them all).
+func (s *Session) writeToIceberg(ctx context.Context, w *plan.WriteTo, t metastore.Table) (*Result, error) {
+	switch w.Mode {
+	case plan.WriteToAppend:
+		return s.empty2(s.insertRows(ctx, t, &plan.InsertInto{Input: w.Input}, true))
+	case plan.WriteToOverwritePartitions:
+		return s.empty2(s.insertRowsDynamic(ctx, t, &plan.InsertInto{Input: w.Input, Overwrite: true}, true, true))
+	case plan.WriteToOverwrite:
+		if lit, ok := w.Condition.(plan.Literal); w.Condition != nil && (!ok || lit.Value != true) {
+			return nil, sparkerr.Unsupported("overwrite(condition) of an Iceberg table with a condition other than lit(True)")
+		}
+		return s.empty2(s.insertRows(ctx, t, &plan.InsertInto{Input: w.Input, Overwrite: true}, true))
+	}
+	return nil, sparkerr.Internal("writeTo mode %v on an Iceberg table", w.Mode)
+}
+
+// writeToProvider is the format df.writeTo(name) creates its table with.
+func (s *Session) writeToProvider(w *plan.WriteTo) string {
+	if w.Provider != "" {
+		return w.Provider
+	}
+	_, external := w.Options["path"]
+	return s.defaultTableFormat(!external)
+}

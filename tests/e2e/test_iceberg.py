@@ -1,0 +1,237 @@
+"""Apache Iceberg tables from stock PySpark: USING iceberg (the default for managed tables),
+SQL DDL and DML, the DataFrame writers, time travel, a server restart in between, streams into
+(exactly once under SIGKILL) and out of Iceberg tables, and PyIceberg reading what Weir wrote
+when it is installed. The server has its own state dir under the test's tmp_path: every DROP
+that deletes files does so inside that dir's warehouse."""
+import glob
+import json
+import os
+import random
+import signal
+import time
+
+import pytest
+from pyspark.errors import AnalysisException
+
+from conftest import start_server, stop_server
+import crash_harness
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory):
+    return tmp_path_factory.mktemp("iceberg") / "state"
+
+
+@pytest.fixture(scope="module")
+def server(state):
+    s = start_server(["--state-dir", str(state)])
+    yield s
+    stop_server(s)
+
+
+@pytest.fixture(scope="module")
+def spark(server):
+    from pyspark.sql import SparkSession
+
+    s = SparkSession.builder.remote(server.url).create()
+    yield s
+    if not s.is_stopped:
+        s.stop()
+
+
+def rows(df):
+    return sorted(tuple(r) for r in df.collect())
+
+
+def condition(excinfo):
+    return excinfo.value.getCondition()
+
+
+def metadata_files(location):
+    return sorted(glob.glob(os.path.join(location, "metadata", "v*.metadata.json")),
+                  key=lambda p: int(os.path.basename(p)[1:].split(".")[0]))
+
+
+def current_metadata(location):
+    with open(metadata_files(location)[-1]) as f:
+        return json.load(f)
+
+
+def test_sql_tables(spark, state):
+    spark.sql("CREATE TABLE ice (id BIGINT, name STRING, day STRING) USING iceberg PARTITIONED BY (day)")
+    spark.sql("INSERT INTO ice VALUES (1, 'a', 'mon'), (2, 'b', 'tue')")
+    spark.sql("INSERT INTO ice SELECT 3, 'c', 'mon'")
+    assert rows(spark.table("ice")) == [(1, "a", "mon"), (2, "b", "tue"), (3, "c", "mon")]
+    assert rows(spark.sql("SELECT id FROM ice WHERE day = 'mon'")) == [(1,), (3,)]
+    loc = spark.sql("DESCRIBE TABLE EXTENDED ice").where("col_name = 'Location'").first()[1]
+    assert "USING iceberg" in spark.sql("SHOW CREATE TABLE ice").first()[0]
+    meta = current_metadata(loc.removeprefix("file:"))
+    assert meta["format-version"] == 2 and len(meta["snapshots"]) == 2
+
+    # Dynamic partition overwrite replaces only the partitions the new rows hold.
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    spark.sql("INSERT OVERWRITE ice VALUES (9, 'z', 'tue')")
+    assert rows(spark.table("ice")) == [(1, "a", "mon"), (3, "c", "mon"), (9, "z", "tue")]
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+    spark.sql("INSERT OVERWRITE ice VALUES (7, 'q', 'wed')")
+    assert rows(spark.table("ice")) == [(7, "q", "wed")]
+
+    # Managed tables are Iceberg tables unless spark.sql.sources.default is set.
+    spark.sql("CREATE TABLE dflt AS SELECT CAST(id AS SMALLINT) AS s, id FROM range(3)")
+    assert "USING iceberg" in spark.sql("SHOW CREATE TABLE dflt").first()[0]
+    assert [(c.name, c.dataType) for c in spark.catalog.listColumns("dflt")] == [("s", "int"), ("id", "bigint")]
+    assert rows(spark.table("dflt")) == [(0, 0), (1, 1), (2, 2)]
+
+
+def test_dataframe_writers_and_time_travel(spark, tmp_path):
+    df = spark.range(4).selectExpr("id", "CAST(id % 2 AS STRING) AS k")
+    df.write.partitionBy("k").saveAsTable("events")
+    df.where("id < 2").write.mode("append").saveAsTable("events")
+    assert spark.table("events").count() == 6
+    spark.range(10, 12).selectExpr("id", "'1' AS k").writeTo("events").append()
+    spark.range(20, 21).selectExpr("id", "'1' AS k").writeTo("events").overwritePartitions()
+    assert rows(spark.table("events")) == [(0, "0"), (0, "0"), (2, "0"), (20, "1")]
+    spark.range(2).selectExpr("id", "'x' AS k").writeTo("events").createOrReplace()
+    assert rows(spark.table("events")) == [(0, "x"), (1, "x")]
+    spark.range(3).writeTo("v2ice").using("iceberg").create()
+    spark.range(3, 5).writeTo("v2ice").overwrite(__import__("pyspark.sql.functions", fromlist=["lit"]).lit(True))
+    assert rows(spark.table("v2ice")) == [(3,), (4,)]
+
+    # A path table: df.write.format("iceberg"), and reads as of a snapshot or a time.
+    path = str(tmp_path / "path_table")
+    spark.range(3).write.format("iceberg").save(path)
+    first = current_metadata(path)["current-snapshot-id"]
+    time.sleep(0.01)
+    cut = int(time.time() * 1000)
+    time.sleep(0.01)
+    spark.range(3, 5).write.format("iceberg").mode("append").save(path)
+    assert spark.read.format("iceberg").load(path).count() == 5
+    assert rows(spark.read.format("iceberg").option("snapshot-id", str(first)).load(path)) == [(0,), (1,), (2,)]
+    assert spark.read.format("iceberg").option("as-of-timestamp", str(cut)).load(path).count() == 3
+    with pytest.raises(AnalysisException) as e:
+        spark.range(1).write.format("iceberg").save(path)
+    assert condition(e) == "PATH_ALREADY_EXISTS"
+
+    # An external table over it.
+    spark.sql(f"CREATE TABLE ext_ice USING iceberg LOCATION '{path}'")
+    assert spark.table("ext_ice").count() == 5
+    spark.sql("DROP TABLE ext_ice")
+    assert metadata_files(path)  # an external table's files stay
+
+
+def test_errors(spark):
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("CREATE TABLE bad USING iceberg AS SELECT INTERVAL '1' DAY AS d")
+    assert condition(e) == "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE"
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("CREATE TABLE ice (a INT) USING iceberg")
+    assert condition(e) == "TABLE_OR_VIEW_ALREADY_EXISTS"
+
+
+def test_streams_into_and_out_of_iceberg(spark, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.json").write_text('{"n": 1}\n{"n": 2}\n')
+    q = (spark.readStream.schema("n LONG").json(str(src)).writeStream
+         .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).toTable("streamed"))
+    q.awaitTermination()
+    assert rows(spark.table("streamed")) == [(1,), (2,)]
+    assert "USING iceberg" in spark.sql("SHOW CREATE TABLE streamed").first()[0]
+    spark.sql("INSERT INTO streamed VALUES (3)")
+    q = (spark.readStream.table("streamed").writeStream.format("memory").queryName("from_ice")
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    assert rows(spark.table("from_ice")) == [(1,), (2,), (3,)]
+
+
+def test_pyiceberg_reads_what_weir_wrote(spark, tmp_path):
+    pyiceberg = pytest.importorskip("pyiceberg")
+    from pyiceberg.table import StaticTable
+
+    path = str(tmp_path / "interop")
+    spark.range(5).selectExpr("id", "CAST(id AS STRING) AS s").write.format("iceberg").save(path)
+    t = StaticTable.from_metadata(metadata_files(path)[-1])
+    got = t.scan().to_arrow()
+    assert got.schema.names == ["id", "s"]
+    assert sorted(got.column("id").to_pylist()) == [0, 1, 2, 3, 4]
+    assert pyiceberg.__version__
+
+
+def test_weir_reads_what_pyiceberg_wrote(spark, tmp_path):
+    pytest.importorskip("pyiceberg")
+    pytest.importorskip("sqlalchemy")
+    import pyarrow as pa
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    wh = tmp_path / "pyice"
+    wh.mkdir()
+    cat = SqlCatalog("local", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}")
+    cat.create_namespace("ns")
+    data = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": pa.array(["a", "b", None], pa.string())})
+    t = cat.create_table("ns.people", schema=data.schema)
+    t.append(data)
+    t.append(pa.table({"id": pa.array([4], pa.int64()), "name": pa.array(["d"], pa.string())}))
+    location = t.location().removeprefix("file://")
+    spark.sql(f"CREATE TABLE from_py USING iceberg LOCATION '{location}'")
+    assert [(c.name, c.dataType) for c in spark.catalog.listColumns("from_py")] == [("id", "bigint"), ("name", "string")]
+    assert rows(spark.table("from_py")) == [(1, "a"), (2, "b"), (3, None), (4, "d")]
+    assert rows(spark.sql("SELECT id FROM from_py WHERE id > 2")) == [(3,), (4,)]
+
+
+def test_restart_keeps_tables(server, spark, state):
+    from pyspark.sql import SparkSession
+
+    spark.stop()
+    stop_server(server)
+    again = start_server(["--state-dir", str(state)])
+    try:
+        s = SparkSession.builder.remote(again.url).create()
+        assert rows(s.table("ice")) == [(7, "q", "wed")]
+        assert rows(s.table("events")) == [(0, "x"), (1, "x")]
+        s.sql("DROP TABLE ice")
+        with pytest.raises(AnalysisException) as e:
+            s.table("ice").collect()
+        assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
+        assert not os.path.exists(os.path.join(str(state), "warehouse", "ice"))
+        s.stop()
+    finally:
+        stop_server(again)
+
+
+def test_stream_exactly_once_under_sigkill(tmp_path):
+    """A checkpointed rate-micro-batch → toTable query under repeated kill -9: the table holds
+    each row exactly once, and one snapshot per epoch carrying the query id and epoch."""
+    seed = int(os.environ.get("WEIR_CRASH_SEED", random.randrange(1 << 30)))
+    kills = int(os.environ.get("WEIR_ICEBERG_KILLS", "4"))
+    print(f"iceberg crash test: seed={seed} kills={kills}")
+    rnd = random.Random(seed)
+    state, cp = tmp_path / "state", str(tmp_path / "ck")
+    for i in range(kills + 1):
+        server = start_server(["--state-dir", str(state)])
+        spark = crash_harness.session(server)
+        try:
+            q = (crash_harness.rate(spark).selectExpr("value").writeStream
+                 .option("checkpointLocation", cp).trigger(processingTime="50 milliseconds").toTable("sunk"))
+            deadline = time.time() + 20
+            while time.time() < deadline and (q.lastProgress is None or q.lastProgress["batchId"] < 1):
+                time.sleep(0.05)
+            if i == kills:
+                q.stop()
+                got = [r[0] for r in spark.table("sunk").collect()]
+                loc = spark.sql("DESCRIBE TABLE EXTENDED sunk").where("col_name = 'Location'").first()[1]
+                spark.stop()
+                stop_server(server)
+                break
+            time.sleep(rnd.uniform(0.0, 0.4))
+        finally:
+            if i < kills:
+                os.kill(server.proc.pid, signal.SIGKILL)
+                server.proc.wait()
+                crash_harness.drop(spark)
+    assert len(got) == len(set(got)), f"{len(got) - len(set(got))} rows twice"
+    n = len(got)
+    assert n > 0 and n % crash_harness.ROWS_PER_BATCH == 0
+    assert sorted(got) == list(range(n)), "rows missing"
+    meta = current_metadata(loc.removeprefix("file:"))
+    epochs = [int(s["summary"]["weir.epoch-id"]) for s in meta["snapshots"]]
+    assert len(epochs) == len(set(epochs)) == n // crash_harness.ROWS_PER_BATCH
