@@ -196,3 +196,28 @@ func TestFileAccessStreams(t *testing.T) {
 		t.Fatalf("query: done=%v err=%v", done, err)
 	}
 }
+
+// TestFileAccessSpillDir: a batch query's operators spill under the session's spill directory
+// (state.SpillDirConf) only where the file-access policy lets the server write: outside the
+// data roots the query is refused and nothing is created or swept there; inside it runs.
+func TestFileAccessSpillDir(t *testing.T) {
+	l, s := newAccessLayout(t)
+	before := listing(t, l.outside)
+	query := &plan.SQLQuery{Query: "SELECT id, sum(id) OVER (ORDER BY id) AS s FROM range(20000)"}
+	for k, v := range map[string]string{"spark.sql.streaming.stateStore.weir.memoryBudgetBytes": "1",
+		"spark.sql.streaming.stateStore.weir.spillDir": l.outside} {
+		if err := s.Conf().Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantRefused(t, execErr(s, query), fileaccess.ClassOutsideDataRoots, l.outside)
+	if after := listing(t, l.outside); after != before {
+		t.Fatalf("a refused spill created files outside the root:\n%s", after)
+	}
+	if err := s.Conf().Set("spark.sql.streaming.stateStore.weir.spillDir", filepath.Join(l.data, "spill")); err != nil {
+		t.Fatal(err)
+	}
+	if err := execErr(s, query); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/weirhq/weir/conf"
 	"github.com/weirhq/weir/connectors"
+	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/operators"
 	"github.com/weirhq/weir/planner"
@@ -225,11 +226,17 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	return nil
 }
 
-// checkedConf is the session conf the query's operators read, with the spill directory
-// (state.SpillDirConf, where state spills and stale spill stores are swept) checked for writing
-// by the file-access policy and resolved.
+// checkedConf is the session conf the query's operators read, spill directory checked (see
+// CheckedConf).
 func (m *Manager) checkedConf() (func(string) (string, bool), error) {
-	conf := m.env.Conf
+	return CheckedConf(m.env.Conf, m.env.Files)
+}
+
+// CheckedConf is a session conf for a query's operators, batch or streaming, with the spill
+// directory (state.SpillDirConf, where state spills and stale spill stores are swept) checked
+// for writing by the file-access policy files and resolved: a client can name no other
+// directory for the server to create and sweep stores in.
+func CheckedConf(conf func(string) (string, bool), files *fileaccess.Policy) (func(string) (string, bool), error) {
 	if conf == nil {
 		return nil, nil
 	}
@@ -237,7 +244,7 @@ func (m *Manager) checkedConf() (func(string) (string, bool), error) {
 	if !ok || strings.TrimSpace(dir) == "" {
 		return conf, nil
 	}
-	resolved, err := m.env.Files.CheckWrite(strings.TrimSpace(dir))
+	resolved, err := files.CheckWrite(strings.TrimSpace(dir))
 	if err != nil {
 		return nil, err
 	}
