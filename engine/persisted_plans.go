@@ -139,15 +139,24 @@ func (s *Session) fillRows(ctx context.Context, r *logical.InMemoryRelation) err
 	return nil
 }
 
-// recordBytes is the size of rec's buffers.
+// recordBytes is the size of rec's buffers, nested columns' included.
 func recordBytes(rec arrow.RecordBatch) int64 {
 	var n int64
 	for _, col := range rec.Columns() {
-		for _, b := range col.Data().Buffers() {
-			if b != nil {
-				n += int64(b.Len())
-			}
+		n += dataBytes(col.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
 		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
 	}
 	return n
 }
