@@ -12,7 +12,6 @@ import (
 	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
-	"google.golang.org/protobuf/proto"
 )
 
 // AnalyzePlan answers the client's questions about a plan without running it.
@@ -58,15 +57,15 @@ var explainModes = map[pb.AnalyzePlanRequest_Explain_ExplainMode]string{
 	pb.AnalyzePlanRequest_Explain_EXPLAIN_MODE_FORMATTED:   "formatted",
 }
 
+// persister is the part of an engine session that holds persisted DataFrames (df.cache()).
+type persister interface {
+	Persist(ctx context.Context, key string, rel plan.Relation, level string) error
+	Unpersist(key string)
+}
+
 // defaultPersistLevel is MEMORY_AND_DISK_DESER, Spark's level for df.persist()/cache().
 func defaultPersistLevel() *pb.StorageLevel {
 	return &pb.StorageLevel{UseDisk: true, UseMemory: true, Deserialized: true, Replication: 1}
-}
-
-// relationKey identifies a relation for persist bookkeeping.
-func relationKey(rel *pb.Relation) string {
-	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(rel)
-	return string(b)
 }
 
 func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlanRequest, resp *pb.AnalyzePlanResponse) error {
@@ -154,18 +153,34 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 		if level == nil {
 			level = defaultPersistLevel()
 		}
+		converted, err := s.relation(sess, rel)
+		if err != nil {
+			return err
+		}
+		key := persistKey(rel)
+		if p, ok := sess.engine.(persister); ok {
+			if err := p.Persist(ctx, key, converted, storageLevelString(level)); err != nil {
+				return err
+			}
+		}
 		sess.mu.Lock()
-		sess.persisted[relationKey(rel)] = level
+		if _, ok := sess.persisted[key]; !ok { // Spark keeps the first level of data already cached
+			sess.persisted[key] = level
+		}
 		sess.mu.Unlock()
 		resp.Result = &pb.AnalyzePlanResponse_Persist_{Persist: &pb.AnalyzePlanResponse_Persist{}}
 	case *pb.AnalyzePlanRequest_Unpersist_:
+		key := persistKey(a.Unpersist.GetRelation())
 		sess.mu.Lock()
-		delete(sess.persisted, relationKey(a.Unpersist.GetRelation()))
+		delete(sess.persisted, key)
 		sess.mu.Unlock()
+		if p, ok := sess.engine.(persister); ok {
+			p.Unpersist(key)
+		}
 		resp.Result = &pb.AnalyzePlanResponse_Unpersist_{Unpersist: &pb.AnalyzePlanResponse_Unpersist{}}
 	case *pb.AnalyzePlanRequest_GetStorageLevel_:
 		sess.mu.Lock()
-		level, ok := sess.persisted[relationKey(a.GetStorageLevel.GetRelation())]
+		level, ok := sess.persisted[persistKey(a.GetStorageLevel.GetRelation())]
 		sess.mu.Unlock()
 		if !ok {
 			level = &pb.StorageLevel{Replication: 1} // StorageLevel.NONE

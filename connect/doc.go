@@ -24,6 +24,11 @@
 //     than the session's spark.driver.maxResultSize (1g; 0 is no limit) fails with Spark's
 //     "Total size of serialized results of N tasks (X) is bigger than
 //     spark.driver.maxResultSize (Y)" SparkException and its job is stopped (N counts batches).
+//   - df.persist()/cache() (AnalyzePlan Persist) persists the relation in the engine session under
+//     its persist key (persist_key.go: the relation's bytes with plan ids renumbered and call
+//     sites cleared), so a DataFrame built the same way is the same cached data; every later
+//     plan of the session marks its parts with a persisted key (protoconv.Converter.Persisted)
+//     for the analyzer to read from the cache. Unpersist and storageLevel use the same key.
 //   - Every error leaves the server through one mapping (toStatus): a *sparkerr.Error becomes a
 //     gRPC status with a google.rpc.ErrorInfo PySpark converts into the matching Python
 //     exception; anything else becomes an INTERNAL_ERROR SparkException. Panics in handlers are

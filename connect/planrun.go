@@ -51,7 +51,29 @@ func (s *Server) relation(sess *session, rel *pb.Relation) (plan.Relation, error
 	if err != nil {
 		return nil, err
 	}
+	if keys := sess.persistedKeys(); len(keys) > 0 {
+		// The session persisted DataFrames: mark the parts of rel that are one of them, for the
+		// analyzer to read from the cache.
+		return protoconv.Converter{Persisted: func(r *pb.Relation) (string, bool) {
+			key := persistKey(r)
+			return key, keys[key]
+		}}.Relation(resolved)
+	}
 	return s.convertRelation(resolved)
+}
+
+// persistedKeys is the set of persist keys of the session's persisted DataFrames.
+func (sess *session) persistedKeys() map[string]bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if len(sess.persisted) == 0 {
+		return nil
+	}
+	keys := make(map[string]bool, len(sess.persisted))
+	for k := range sess.persisted {
+		keys[k] = true
+	}
+	return keys
 }
 
 // streamResult sends a result as Spark does: its schema, then its rows as Arrow batches.

@@ -15,6 +15,8 @@ type catalog struct {
 	views map[string]logical.Node
 	// cached are the DataFrames held by id for Spark Connect clients (cached_relations.go).
 	cached map[string]*logical.LocalData
+	// persisted are the DataFrames the session persisted, by persist key (persisted_plans.go).
+	persisted map[string]*logical.InMemoryRelation
 	// cachedNames are the views spark.catalog.cacheTable named (catalog_api.go).
 	cachedNames map[string]bool
 	// database is the session's current database ("" is default; tables.go).
@@ -22,7 +24,8 @@ type catalog struct {
 }
 
 func newCatalog() *catalog {
-	return &catalog{views: map[string]logical.Node{}, cached: map[string]*logical.LocalData{}, cachedNames: map[string]bool{}}
+	return &catalog{views: map[string]logical.Node{}, cached: map[string]*logical.LocalData{},
+		persisted: map[string]*logical.InMemoryRelation{}, cachedNames: map[string]bool{}}
 }
 
 // TempView implements analyzer.Catalog.

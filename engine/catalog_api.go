@@ -20,8 +20,8 @@ import (
 // catalog "spark_catalog" (the metastore, tables.go), the session's temporary views, the
 // built-in functions and the session's Python functions. The table-creating and -altering
 // methods run the SQL command they stand for (createTable answers the new table's rows). Answers have the columns and types Spark 4.2's Connect server gives.
-// cacheTable records the name (isCached reports it) as df.persist() records a plan: Weir reads
-// a cached view as planned, so caching changes no result.
+// cacheTable records the name (isCached reports it): Weir reads a cached view as planned, so
+// caching a view by name changes no result (df.persist() does hold rows: persisted_plans.go).
 
 const (
 	catalogName     = "spark_catalog"

@@ -26,6 +26,12 @@
 // starts it there, where every check of a streaming write lives (query's validate); Close stops
 // the session's queries.
 //
+// Persisted DataFrames (persisted_plans.go): Persist(key, rel, level) keeps rel's optimized plan
+// under the key of its client plan (df.cache()/persist()); plans that contain that key read it
+// through an InMemoryTableScan (explain shows InMemoryTableScan over InMemoryRelation, as
+// Spark). Its rows are produced by the first query that reads it and held until Unpersist,
+// unless they pass a quarter of the query memory budget (then each reader runs the plan).
+//
 // Batch writes: df.write (plan.Write, RunCommand) plans its input as a batch query and puts the
 // format's sinks.BatchSink on top; the sink's operators write the rows as one epoch when their
 // input ends and Finish completes the write (write.go). Save modes, _SUCCESS and Spark's errors

@@ -217,6 +217,9 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	if node, err = s.optimize(ctx, node, ectx); err != nil {
 		return nil, err
 	}
+	if err := s.fillPersisted(ctx, node); err != nil {
+		return nil, err
+	}
 	conf, err := query.CheckedConf(s.conf.Get, s.files)
 	if err != nil {
 		return nil, err

@@ -162,6 +162,13 @@ func (b *builder) plan(n logical.Node) (*flow.Node, error) {
 	case *logical.LocalData:
 		return &flow.Node{Name: b.name("LocalData"), Parallelism: 1, Schema: b.schema(n),
 			Source: sources.LocalData{Records: n.Records, Snapshot: n.Snapshot}}, nil
+	case *logical.InMemoryTableScan:
+		// A persisted DataFrame: its rows once the engine filled them, its plan otherwise.
+		if filled, _ := n.Relation.Rows.State(); filled {
+			return &flow.Node{Name: b.name("InMemoryTableScan"), Parallelism: 1, Schema: b.schema(n),
+				Source: sources.LocalData{Snapshot: n.Relation.Rows.Snapshot}}, nil
+		}
+		return b.plan(n.Relation.Plan)
 	case *logical.SourceScan:
 		if b.opts.Sources == nil {
 			return nil, sparkerr.Unsupported("streaming sources arrive with the streaming issue")

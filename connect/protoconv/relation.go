@@ -13,6 +13,9 @@ import (
 // (memory.DefaultAllocator when nil).
 type Converter struct {
 	Alloc memory.Allocator
+	// Persisted, when set, names the relations the session may hold persisted (df.cache()):
+	// each relation it answers true for converts to a plan.Persisted under the key it returns.
+	Persisted func(*pb.Relation) (key string, ok bool)
 }
 
 // Relation converts a relation with memory.DefaultAllocator.
@@ -33,7 +36,7 @@ func (c Converter) Relation(r *pb.Relation) (plan.Relation, error) {
 }
 
 func (c Converter) translation() *translation {
-	t := &translation{alloc: c.Alloc}
+	t := &translation{alloc: c.Alloc, persisted: c.Persisted}
 	if t.alloc == nil {
 		t.alloc = memory.DefaultAllocator
 	}
@@ -43,9 +46,10 @@ func (c Converter) translation() *translation {
 // translation is the state of one conversion: the records it decoded (to release on failure)
 // and the references of the enclosing WithRelations nodes, by client plan id.
 type translation struct {
-	alloc   memory.Allocator
-	decoded []arrow.RecordBatch
-	refs    map[int64]*pb.Relation
+	alloc     memory.Allocator
+	decoded   []arrow.RecordBatch
+	refs      map[int64]*pb.Relation
+	persisted func(*pb.Relation) (string, bool)
 }
 
 func (t *translation) releaseAll() {
@@ -73,6 +77,11 @@ func (t *translation) relation(r *pb.Relation) (plan.Relation, error) {
 	}
 	if c := r.GetCommon(); c != nil && c.PlanId != nil {
 		rel.Common().PlanID = PlanIDFromClient(c.PlanId)
+	}
+	if t.persisted != nil {
+		if key, ok := t.persisted(r); ok {
+			return &plan.Persisted{Key: key, Input: rel}, nil
+		}
 	}
 	return rel, nil
 }

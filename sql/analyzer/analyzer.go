@@ -33,6 +33,13 @@ type CachedRelations interface {
 	CachedRelation(id string) (logical.Node, bool)
 }
 
+// PersistedRelations is the optional part of a Catalog that holds the DataFrames the session
+// persisted (df.cache()/persist()), by the key the client's plan has (plan.Persisted).
+type PersistedRelations interface {
+	// PersistedRelation returns the DataFrame persisted under key, if any.
+	PersistedRelation(key string) (*logical.InMemoryRelation, bool)
+}
+
 // SourceSchemas answers the output schema of data source reads.
 type SourceSchemas interface {
 	// Schema returns the output schema of a data source read (format, options, user schema DDL
@@ -139,6 +146,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveNamedTable(ctx, n)
 	case *plan.CachedRemoteRelation:
 		return a.resolveCachedRemoteRelation(n)
+	case *plan.Persisted:
+		return a.resolvePersisted(ctx, n)
 	case *plan.DataSource:
 		return a.resolveDataSource(n)
 	case *plan.SQLQuery:

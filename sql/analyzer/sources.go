@@ -180,6 +180,25 @@ func (a *Analyzer) resolveCachedRemoteRelation(n *plan.CachedRemoteRelation) (*r
 	return nil, sparkerr.IllegalArgument("Invalid plan: No DataFrame with id %s is found in the session", n.ID)
 }
 
+// resolvePersisted resolves n's input and, when the session persisted a DataFrame under n's key
+// with the same schema, reads that instead (Spark's CacheManager.useCachedData). The input's
+// columns keep their plan ids and qualifiers, so references into it resolve as without the cache.
+func (a *Analyzer) resolvePersisted(ctx context.Context, n *plan.Persisted) (*resolved, error) {
+	in, err := a.resolve(ctx, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := a.Catalog.(PersistedRelations)
+	if !ok {
+		return in, nil
+	}
+	rel, ok := c.PersistedRelation(n.Key)
+	if !ok || !rel.Out.AsStruct().Equal(in.node.Schema().AsStruct()) || logical.IsStreaming(in.node) {
+		return in, nil
+	}
+	return &resolved{node: &logical.InMemoryTableScan{Relation: rel}, cols: in.cols}, nil
+}
+
 func (a *Analyzer) resolveDataSource(n *plan.DataSource) (*resolved, error) {
 	if a.Sources == nil {
 		return nil, sparkerr.Unsupported("data source %q: this analyzer has no data sources", n.Format)

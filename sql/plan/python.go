@@ -130,3 +130,12 @@ type TableArgument struct {
 }
 
 func (*TableArgument) isExpr() {}
+
+// Persisted marks a relation the session may hold persisted (df.cache()/persist()) under Key: the
+// analyzer resolves Input and, when the catalog holds a persisted DataFrame under Key with the
+// same schema, reads that instead.
+type Persisted struct {
+	RelCommon
+	Key   string
+	Input Relation
+}
