@@ -141,6 +141,7 @@ func (s *Session) analyzer() *analyzer.Analyzer {
 		CaseSensitive:        s.conf.Bool(conf.CaseSensitiveKey, false),
 		PythonFunctions:      s.pythonFunction,
 		PythonTableFunctions: s.pythonTableFunction,
+		AnalyzePythonUDTF:    s.udtfAnalyzer(),
 		NoImplicitCartesian:  !s.conf.Bool("spark.sql.crossJoin.enabled", true),
 	}
 }

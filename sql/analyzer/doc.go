@@ -122,7 +122,11 @@
 //     ORDER BY; WITH SINGLE PARTITION repartitions to one; the output is the function's columns
 //     only. A second TABLE argument is TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS; a TABLE
 //     argument in a lateral join is a cross join of the left side with the call's rows. A UDTF
-//     without a declared return type (an analyze method) is refused.
+//     without a declared return type has its static analyze method run at analysis time
+//     (Analyzer.AnalyzePythonUDTF, python_udtf_analyze.go): its result gives the columns, the
+//     pickled AnalyzeResult the handler's __init__ receives, and the TABLE argument's
+//     partitioning, ordering and selected columns (a call partitioning itself too is
+//     TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INCOMPATIBLE_WITH_CALL).
 //
 // Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
 // them in a Project above); VALUES rows are evaluated once, coerced to each column's common type
