@@ -129,7 +129,13 @@ func (p *pythonUDTF) recv(ctx context.Context, out flow.Emitter) error {
 		}
 		conformed = append(conformed, c)
 	}
-	return emitInChunks(ctx, p.env, out, append(cols, conformed...), left[0])
+	all := append(cols, conformed...)
+	if len(all) == 0 {
+		// No input column and an empty return struct: the rows are the count alone (eval
+		// yielding () rows), as many as the retraction flags.
+		return emitColumns(ctx, p.env, out, nil, left[0])
+	}
+	return emitInChunks(ctx, p.env, out, all, left[0])
 }
 
 // finish closes the task's input (the worker runs terminate), emits every remaining row and

@@ -120,7 +120,8 @@
 //     (appended to the struct as partition_by_<i>, logical.PythonUDTF.PartitionChildIndexes,
 //     which the worker compares to restart the handler) and sorts within partitions by keys then
 //     ORDER BY; WITH SINGLE PARTITION repartitions to one; the output is the function's columns
-//     only. A second TABLE argument is TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS; a TABLE
+//     only. A second TABLE argument is TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS unless
+//     AllowMultipleTableArguments (then the call runs over their cross join); a TABLE
 //     argument in a lateral join is a cross join of the left side with the call's rows. A UDTF
 //     without a declared return type has its static analyze method run at analysis time
 //     (Analyzer.AnalyzePythonUDTF, python_udtf_analyze.go): its result gives the columns, the

@@ -76,7 +76,7 @@ func (a *Analyzer) pythonUDTFCall(ctx context.Context, in *resolved, u *plan.Pyt
 			count++
 		}
 	}
-	if count > 1 {
+	if count > 1 && !a.AllowMultipleTableArguments {
 		return nil, sparkerr.Analysis("TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS", "54023",
 			"There are too many table arguments for table-valued function.\nIt allows one table argument, but got: %d.\nIf you want to allow it, please set \"spark.sql.allowMultipleTableArguments.enabled\" to \"true\"",
 			count).WithParams("num", fmt.Sprint(count))
@@ -87,14 +87,71 @@ func (a *Analyzer) pythonUDTFCall(ctx context.Context, in *resolved, u *plan.Pyt
 	var sel []PythonUDTFSelected
 	if u.ReturnType == nil {
 		var err error
-		if u, sel, err = a.analyzePythonUDTF(ctx, in, u, table); err != nil {
+		one := table
+		if count > 1 {
+			one = -1 // analyze's requests would apply to no single TABLE argument
+		}
+		if u, sel, err = a.analyzePythonUDTF(ctx, in, u, one); err != nil {
 			return nil, err
 		}
 	}
-	if table >= 0 {
+	switch {
+	case count > 1:
+		return a.pythonUDTFOverTables(ctx, u, alias, aliases)
+	case table >= 0:
 		return a.pythonUDTFOverTable(ctx, u, table, sel, alias, aliases)
 	}
 	return a.pythonUDTFOver(in, u, alias, aliases)
+}
+
+// pythonUDTFOverTables runs the UDTF call u with several TABLE arguments
+// (spark.sql.tvf.allowMultipleTableArguments.enabled) over the cross join of their tables, as
+// Spark does: each argument is a row of its table as a struct. Their PARTITION BY, WITH SINGLE
+// PARTITION and ORDER BY clauses are not supported.
+func (a *Analyzer) pythonUDTFOverTables(ctx context.Context, u *plan.PythonUDTF, alias string, aliases []string) (*resolved, error) {
+	var input plan.Relation
+	args := append([]plan.Expr(nil), u.Args...)
+	for i, arg := range u.Args {
+		ta, ok := arg.(*plan.TableArgument)
+		if !ok {
+			continue
+		}
+		if len(ta.PartitionBy) > 0 || ta.SinglePartition || len(ta.OrderBy) > 0 {
+			return nil, sparkerr.Unsupported("PARTITION BY, WITH SINGLE PARTITION or ORDER BY in a call of the Python table function %q with several TABLE arguments", u.Name)
+		}
+		src, err := a.resolve(ctx, ta.Input)
+		if err != nil {
+			return nil, err
+		}
+		var fields []plan.Expr
+		for _, c := range src.cols {
+			fields = append(fields, plan.Lit(c.name, sqltypes.StringType), plan.Col(c.name))
+		}
+		name := fmt.Sprintf("udtf_table_%d", i)
+		var side plan.Relation = &plan.Project{Input: ta.Input,
+			Exprs: []plan.Expr{plan.Alias{Child: plan.Fn("named_struct", fields...), Names: []string{name}}}}
+		if input == nil {
+			input = side
+		} else {
+			input = &plan.Join{Left: input, Right: side, Type: plan.CrossJoin}
+		}
+		args[i] = plan.Col(name)
+	}
+	in, err := a.resolve(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	c := *u
+	c.Args = args
+	r, err := a.pythonUDTFOver(in, &c, alias, aliases)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]expr.Expr, 0, len(r.cols)-len(in.cols))
+	for i := len(in.cols); i < len(r.cols); i++ {
+		out = append(out, r.ref(i))
+	}
+	return r.project(out), nil
 }
 
 // pythonUDTFOverTable runs the UDTF call u whose argument table is a TABLE argument over that

@@ -119,6 +119,9 @@ func (a *Analyzer) analyzePythonUDTF(ctx context.Context, in *resolved, u *plan.
 	if table < 0 {
 		// analyze_udtf.py refuses partitioning without a TABLE argument; select and orderBy
 		// then have nothing to apply to.
+		if hasTableArgument(u.Args) && (res.WithSinglePartition || len(res.PartitionBy) > 0 || len(res.OrderBy) > 0 || len(res.Select) > 0) {
+			return nil, nil, sparkerr.Unsupported("the analyze method of the Python UDTF %q asks for the partitioning, ordering or columns of one of its several TABLE arguments", u.Name)
+		}
 		return &out, nil, nil
 	}
 	ta := *out.Args[table].(*plan.TableArgument)

@@ -447,3 +447,33 @@ def test_udtf_analyze_errors(spark):
         udtf(Partitions)(F.lit(1)).collect()
     # The planner worker that raised was replaced: the next analysis works.
     assert udtf(echo_analyze_class())(F.lit("s")).collect() == [Row(a="s", value="'s'", b=100, type="string")]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_empty_return_struct(spark, arrow):
+    @udtf(returnType="", useArrow=arrow)
+    class Units:
+        def eval(self):
+            yield ()
+            yield ()
+
+    df = Units()
+    assert df.collect() == [Row(), Row()]
+    assert df.count() == 2
+
+
+def test_udtf_multiple_table_arguments(spark):
+    @udtf(returnType="a: bigint, b: bigint")
+    class Pairs:
+        def eval(self, a, b):
+            yield a["id"], b["id"]
+
+    spark.udtf.register("pairs", Pairs)
+    query = "SELECT * FROM pairs(TABLE(SELECT id FROM range(2)), TABLE(SELECT id FROM range(3)))"
+    with pytest.raises(AnalysisException, match="TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS"):
+        spark.sql(query).collect()
+    spark.conf.set("spark.sql.tvf.allowMultipleTableArguments.enabled", True)
+    try:
+        assert sorted(spark.sql(query).collect()) == [Row(a=a, b=b) for a in range(2) for b in range(3)]
+    finally:
+        spark.conf.unset("spark.sql.tvf.allowMultipleTableArguments.enabled")
