@@ -25,7 +25,8 @@
 //     percentile_disc; within_group.go) bind through expr.BindOrderedSet, grouped and over
 //     windows;
 //   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
-//     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals;
+//     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals; ORDER BY ALL
+//     (every output column, unless one is named all);
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their
 //     condition into equi-join keys and a residual, USING joins add Spark's output projection,
 //     outer joins make the outer side nullable;
