@@ -38,6 +38,8 @@ type pythonState struct {
 	// was given; Close closes it. poolSize is its MaxWorkers.
 	pool     *pyworker.Pool
 	poolSize int
+	// analyzePool runs UDTF analyze methods (python_udtf_analyze.go), made at the first use.
+	analyzePool *pyworker.Pool
 }
 
 // defaultPythonWorkers is spark.weir.python.maxWorkers' default: room for several Python
@@ -86,11 +88,14 @@ func (s *Session) pythonRunner() (operators.PythonRunner, int) {
 // new pool.
 func (s *Session) closePython() {
 	s.python.mu.Lock()
-	pool := s.python.pool
-	s.python.pool = nil
+	pool, analyze := s.python.pool, s.python.analyzePool
+	s.python.pool, s.python.analyzePool = nil, nil
 	s.python.mu.Unlock()
 	if pool != nil {
 		_ = pool.Close()
+	}
+	if analyze != nil {
+		_ = analyze.Close()
 	}
 }
 

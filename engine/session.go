@@ -135,15 +135,17 @@ func (s *Session) timeZone() string { return s.conf.GetOr(conf.TimeZoneKey, "UTC
 
 func (s *Session) analyzer() *analyzer.Analyzer {
 	return &analyzer.Analyzer{
-		Catalog:              sessionCatalog{catalog: s.views, s: s},
-		Sources:              s.sources,
-		Options:              s.exprOptions(),
-		CaseSensitive:        s.conf.Bool(conf.CaseSensitiveKey, false),
-		PythonFunctions:      s.pythonFunction,
-		PythonTableFunctions: s.pythonTableFunction,
-		NoImplicitCartesian:  !s.conf.Bool("spark.sql.crossJoin.enabled", true),
-		Collect:              s.collectRows,
-		PivotMaxValues:       int(s.conf.Int("spark.sql.pivotMaxValues", 10000)),
+		Catalog:                     sessionCatalog{catalog: s.views, s: s},
+		Sources:                     s.sources,
+		Options:                     s.exprOptions(),
+		CaseSensitive:               s.conf.Bool(conf.CaseSensitiveKey, false),
+		PythonFunctions:             s.pythonFunction,
+		PythonTableFunctions:        s.pythonTableFunction,
+		AnalyzePythonUDTF:           s.udtfAnalyzer(),
+		AllowMultipleTableArguments: s.conf.Bool("spark.sql.tvf.allowMultipleTableArguments.enabled", false),
+		NoImplicitCartesian:         !s.conf.Bool("spark.sql.crossJoin.enabled", true),
+		Collect:                     s.collectRows,
+		PivotMaxValues:              int(s.conf.Int("spark.sql.pivotMaxValues", 10000)),
 	}
 }
 

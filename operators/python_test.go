@@ -319,7 +319,7 @@ func (h *harness) buildPython(d *datadriven.TestData, kind string, in sqltypes.S
 		out = append(out, sqltypes.Field{Name: "i", Type: sqltypes.LongType, Nullable: true})
 		f := PythonFunc{Command: []byte("range"), Args: parseExprs(in, arg(d, "args", "")),
 			ReturnType: sqltypes.ToArrow(sqltypes.StructType(out[len(in)]), "UTC")}
-		return PythonUDTF(ctx, spec, eval, "3.12", "range", f, nil), out, nil
+		return PythonUDTF(ctx, spec, eval, "3.12", "range", f, nil, nil), out, nil
 	case "python-map":
 		out := sqltypes.Schema{{Name: "a", Type: sqltypes.LongType, Nullable: true}}
 		f := PythonFunc{Command: []byte("evens"), Args: parseExprs(in, strings.Join(in.Names(), ",")),

@@ -26,8 +26,9 @@ import (
 // partitionChildIndexes are, for a TABLE argument with PARTITION BY, the fields of the argument's
 // struct that hold the partitioning values (pyworker.UDF.PartitionChildIndexes): the input must
 // then arrive clustered by them (the analyzer sorts it within partitions), and the worker runs
-// terminate at each change.
-func PythonUDTF(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer, name string, f PythonFunc, partitionChildIndexes []int) Factory {
+// terminate at each change. analyzeResult is the pickled AnalyzeResult of the handler's analyze
+// method (nil when it declared its return type), which its __init__ receives.
+func PythonUDTF(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer, name string, f PythonFunc, partitionChildIndexes []int, analyzeResult []byte) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
 		rt, ok := f.ReturnType.(*arrow.StructType)
 		if !ok {
@@ -38,7 +39,7 @@ func PythonUDTF(ctx *expr.Context, spec PythonSpec, evalType int32, pyVer, name 
 			offs[i] = i
 		}
 		udf := pyworker.UDF{Name: name, Command: f.Command, ArgOffsets: offs, ArgNames: f.ArgNames, ReturnType: rt,
-			PartitionChildIndexes: partitionChildIndexes}
+			PartitionChildIndexes: partitionChildIndexes, AnalyzeResult: analyzeResult}
 		return &pythonUDTF{env: env, ctx: instanceContext(ctx, env), spec: spec, rt: rt, args: f.Args,
 			task: spec.task(env, evalType, pyVer, []pyworker.UDF{udf})}, nil
 	}
@@ -128,7 +129,13 @@ func (p *pythonUDTF) recv(ctx context.Context, out flow.Emitter) error {
 		}
 		conformed = append(conformed, c)
 	}
-	return emitInChunks(ctx, p.env, out, append(cols, conformed...), left[0])
+	all := append(cols, conformed...)
+	if len(all) == 0 {
+		// No input column and an empty return struct: the rows are the count alone (eval
+		// yielding () rows), as many as the retraction flags.
+		return emitColumns(ctx, p.env, out, nil, left[0])
+	}
+	return emitInChunks(ctx, p.env, out, all, left[0])
 }
 
 // finish closes the task's input (the worker runs terminate), emits every remaining row and

@@ -71,7 +71,7 @@ func (b *builder) pythonNode(n logical.Node, ins []*flow.Node, schema *arrow.Sch
 			kind = "ArrowEvalPythonUDTF"
 		}
 		return b.node(kind, ins[0].Parallelism, schema,
-			operators.PythonUDTF(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, n.Func.Name, b.pythonFunc(n.Func), n.PartitionChildIndexes),
+			operators.PythonUDTF(b.ctx, spec, n.Func.EvalType, n.Func.PythonVer, n.Func.Name, b.pythonFunc(n.Func), n.PartitionChildIndexes, n.AnalyzeResult),
 			forward(ins[0])), nil
 	case *logical.MapInPython:
 		f := b.pythonFunc(n.Func)

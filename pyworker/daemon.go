@@ -22,7 +22,7 @@ const (
 	workerModule = "pyspark.worker"
 )
 
-// daemon is one running `python -m pyspark.daemon pyspark.worker`, the way PythonWorkerFactory
+// daemon is one running `python -m pyspark.daemon pyspark.worker` (or the pool's Module), the way PythonWorkerFactory
 // starts it (createDaemonWorker / startDaemon). Its protocol (pyspark/daemon.py manager):
 //
 //   - it listens on a loopback port and writes that port to its stdout as an int;
@@ -63,7 +63,11 @@ func startDaemon(ctx context.Context, cfg PoolConfig) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(python, "-m", daemonModule, workerModule)
+	module := cfg.Module
+	if module == "" {
+		module = workerModule
+	}
+	cmd := exec.Command(python, "-m", daemonModule, module)
 	cmd.Env = workerEnv(secret, cfg.Env, "SPARK_REUSE_WORKER=1")
 	out := cfg.Output
 	if out == nil {

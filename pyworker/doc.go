@@ -33,6 +33,10 @@
 // loopback port for the stage's tasks (barrier.go), as Spark's PythonRunner and
 // BarrierCoordinator do.
 //
+// A Pool whose PoolConfig.Module is AnalyzeUDTFModule forks pyspark.sql.worker.analyze_udtf
+// workers instead: AnalyzeUDTF runs a Python UDTF's static analyze method on one (Spark's
+// PythonPlannerRunner exchange, udtf_analyze.go), reusing it after a clean answer.
+//
 // Ownership: the Worker owns its process, its socket and one goroutine that reaps the process.
 // Every blocking call takes a context; when it is done the socket is closed (the worker cannot be
 // used any more, its framing may be cut mid-message). Close closes the socket (a PySpark worker

@@ -29,6 +29,10 @@ type PoolConfig struct {
 	Output io.Writer
 	// Env is added to the server's environment for the daemon and its workers.
 	Env []string
+	// Module is the worker main the daemon runs in each forked worker (Spark's
+	// spark.python.worker.module; PythonPlannerRunner's workerModule, e.g. AnalyzeUDTFModule);
+	// "pyspark.worker", which runs Tasks, when empty.
+	Module string
 }
 
 // Pool runs tasks on reusable PySpark workers forked by one pyspark.daemon, the way Spark's
@@ -84,6 +88,9 @@ func errPoolClosed() error { return workerFailure("the Python worker pool is clo
 func (p *Pool) Open(ctx context.Context, t Task) (*Stream, error) {
 	if families[t.EvalType] == nil {
 		return nil, workerFailure("Weir cannot run Python functions of eval type %d", t.EvalType)
+	}
+	if p.cfg.Module != "" && p.cfg.Module != workerModule {
+		return nil, workerFailure("the Python worker pool of %s runs no tasks", p.cfg.Module)
 	}
 	if err := p.reserve(ctx, 1); err != nil {
 		return nil, err

@@ -32,6 +32,9 @@ type UDF struct {
 	// new handler (terminate, then a fresh instance) where they change between consecutive rows
 	// and drops them from the row eval sees.
 	PartitionChildIndexes []int
+	// AnalyzeResult is, for a UDTF whose analyze method ran, the pickled AnalyzeResult its
+	// handler's __init__ receives (AnalyzeUDTF's UDTFAnalysis.Pickled).
+	AnalyzeResult []byte
 	// ReturnType is the Arrow type of the function's result column(s) (a struct for the map and
 	// grouped-map kinds: one field per output column).
 	ReturnType arrow.DataType

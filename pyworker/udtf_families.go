@@ -17,8 +17,8 @@ import (
 //
 // Command section (PythonUDTFRunner.writeUDTF): int number of arguments, per argument int offset
 // + bool named (+ UTF name); int number of PARTITION BY child indexes, each an int
-// (UDF.PartitionChildIndexes); bool has-pickled-AnalyzeResult (false: the return type is
-// declared); the command (the client's cloudpickled handler class, length-prefixed); the return
+// (UDF.PartitionChildIndexes); bool has-pickled-AnalyzeResult (+ the length-prefixed pickle,
+// UDF.AnalyzeResult, when the handler's analyze method ran); the command (the client's cloudpickled handler class, length-prefixed); the return
 // type as Spark's JSON (a struct); the UDTF's name (UTF).
 //
 //   - SQL_TABLE_UDF: the input is SQL_BATCHED_UDF's (argument rows pickled UDFBatchRows at a
@@ -98,7 +98,15 @@ func writeUDTF(w io.Writer, t *Task) error {
 	}
 	for _, step := range []func() error{
 		func() error { return writeInts(w, u.PartitionChildIndexes) },
-		func() error { _, err := w.Write([]byte{0}); return err }, // no pickled AnalyzeResult
+		func() error { // the pickled AnalyzeResult, when analyze ran
+			if u.AnalyzeResult == nil {
+				return writeBool(w, false)
+			}
+			if err := writeBool(w, true); err != nil {
+				return err
+			}
+			return writeBytes(w, u.AnalyzeResult)
+		},
 		func() error { return writeBytes(w, u.Command) },
 		func() error { return writeBytes(w, []byte(sqltypes.JSONType(st))) },
 		func() error { return writeBytes(w, []byte(u.Name)) },

@@ -334,3 +334,15 @@ func (a *AutoBatchSize) Observe(size int) {
 	}
 	a.rows = n
 }
+
+// EncodeValue pickles row i of arr, of Spark type t, as one value the way the JVM pickles a
+// constant argument of a UDTF call for its analyze method (pickler.dumps(EvaluatePython.toJava(
+// value, type))): analyze_udtf.py unpickles it and applies the type's fromInternal.
+func EncodeValue(arr arrow.Array, i int, t sqltypes.DataType) ([]byte, error) {
+	var w writer
+	w.reset()
+	if err := w.value(arr, i, t); err != nil {
+		return nil, err
+	}
+	return w.finish(), nil
+}

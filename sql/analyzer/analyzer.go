@@ -59,6 +59,12 @@ type Analyzer struct {
 	// PythonTableFunctions looks up a Python UDTF the session registered (spark.udtf.register)
 	// by lower-cased name; nil when there are none.
 	PythonTableFunctions func(name string) (*plan.PythonUDTF, bool)
+	// AnalyzePythonUDTF runs the static analyze method of a Python UDTF declared without a
+	// return type (python_udtf_analyze.go); nil when the session runs no Python.
+	AnalyzePythonUDTF func(ctx context.Context, call *PythonUDTFAnalyzeCall) (*PythonUDTFAnalysis, error)
+	// AllowMultipleTableArguments is spark.sql.tvf.allowMultipleTableArguments.enabled: a Python
+	// UDTF call may take several TABLE arguments (run over their cross join).
+	AllowMultipleTableArguments bool
 	// NoImplicitCartesian is spark.sql.crossJoin.enabled=false: an inner join whose condition
 	// is left empty by taking Python function calls out of it fails as in Spark (see
 	// resolveJoinWithPythonUDFs).

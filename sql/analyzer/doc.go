@@ -26,7 +26,8 @@
 //     percentile_disc; within_group.go) bind through expr.BindOrderedSet, grouped and over
 //     windows;
 //   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
-//     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals;
+//     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals; ORDER BY ALL
+//     (every output column, unless one is named all);
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their
 //     condition into equi-join keys and a residual, USING joins add Spark's output projection,
 //     outer joins make the outer side nullable;
@@ -121,9 +122,14 @@
 //     (appended to the struct as partition_by_<i>, logical.PythonUDTF.PartitionChildIndexes,
 //     which the worker compares to restart the handler) and sorts within partitions by keys then
 //     ORDER BY; WITH SINGLE PARTITION repartitions to one; the output is the function's columns
-//     only. A second TABLE argument is TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS; a TABLE
+//     only. A second TABLE argument is TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS unless
+//     AllowMultipleTableArguments (then the call runs over their cross join); a TABLE
 //     argument in a lateral join is a cross join of the left side with the call's rows. A UDTF
-//     without a declared return type (an analyze method) is refused.
+//     without a declared return type has its static analyze method run at analysis time
+//     (Analyzer.AnalyzePythonUDTF, python_udtf_analyze.go): its result gives the columns, the
+//     pickled AnalyzeResult the handler's __init__ receives, and the TABLE argument's
+//     partitioning, ordering and selected columns (a call partitioning itself too is
+//     TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INCOMPATIBLE_WITH_CALL).
 //
 // Inline data: LocalRelation keeps the caller's Arrow records (a user schema renames and casts
 // them in a Project above); VALUES rows are evaluated once, coerced to each column's common type

@@ -8,6 +8,7 @@ import (
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // Python table functions (@udtf): a call used as a relation, or a registered UDTF called in
@@ -75,38 +76,120 @@ func (a *Analyzer) pythonUDTFCall(ctx context.Context, in *resolved, u *plan.Pyt
 			count++
 		}
 	}
-	if count > 1 {
+	if count > 1 && !a.AllowMultipleTableArguments {
 		return nil, sparkerr.Analysis("TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS", "54023",
 			"There are too many table arguments for table-valued function.\nIt allows one table argument, but got: %d.\nIf you want to allow it, please set \"spark.sql.allowMultipleTableArguments.enabled\" to \"true\"",
 			count).WithParams("num", fmt.Sprint(count))
 	}
-	if table >= 0 {
-		if len(in.cols) > 0 {
-			return nil, sparkerr.Unsupported("a TABLE argument of the Python table function %q in a lateral join", u.Name)
+	if table >= 0 && len(in.cols) > 0 {
+		return nil, sparkerr.Unsupported("a TABLE argument of the Python table function %q in a lateral join", u.Name)
+	}
+	var sel []PythonUDTFSelected
+	if u.ReturnType == nil {
+		var err error
+		one := table
+		if count > 1 {
+			one = -1 // analyze's requests would apply to no single TABLE argument
 		}
-		return a.pythonUDTFOverTable(ctx, u, table, alias, aliases)
+		if u, sel, err = a.analyzePythonUDTF(ctx, in, u, one); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case count > 1:
+		return a.pythonUDTFOverTables(ctx, u, alias, aliases)
+	case table >= 0:
+		return a.pythonUDTFOverTable(ctx, u, table, sel, alias, aliases)
 	}
 	return a.pythonUDTFOver(in, u, alias, aliases)
 }
 
+// pythonUDTFOverTables runs the UDTF call u with several TABLE arguments
+// (spark.sql.tvf.allowMultipleTableArguments.enabled) over the cross join of their tables, as
+// Spark does: each argument is a row of its table as a struct. Their PARTITION BY, WITH SINGLE
+// PARTITION and ORDER BY clauses are not supported.
+func (a *Analyzer) pythonUDTFOverTables(ctx context.Context, u *plan.PythonUDTF, alias string, aliases []string) (*resolved, error) {
+	var input plan.Relation
+	args := append([]plan.Expr(nil), u.Args...)
+	for i, arg := range u.Args {
+		ta, ok := arg.(*plan.TableArgument)
+		if !ok {
+			continue
+		}
+		if len(ta.PartitionBy) > 0 || ta.SinglePartition || len(ta.OrderBy) > 0 {
+			return nil, sparkerr.Unsupported("PARTITION BY, WITH SINGLE PARTITION or ORDER BY in a call of the Python table function %q with several TABLE arguments", u.Name)
+		}
+		src, err := a.resolve(ctx, ta.Input)
+		if err != nil {
+			return nil, err
+		}
+		var fields []plan.Expr
+		for _, c := range src.cols {
+			fields = append(fields, plan.Lit(c.name, sqltypes.StringType), plan.Col(c.name))
+		}
+		name := fmt.Sprintf("udtf_table_%d", i)
+		var side plan.Relation = &plan.Project{Input: ta.Input,
+			Exprs: []plan.Expr{plan.Alias{Child: plan.Fn("named_struct", fields...), Names: []string{name}}}}
+		if input == nil {
+			input = side
+		} else {
+			input = &plan.Join{Left: input, Right: side, Type: plan.CrossJoin}
+		}
+		args[i] = plan.Col(name)
+	}
+	in, err := a.resolve(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	c := *u
+	c.Args = args
+	r, err := a.pythonUDTFOver(in, &c, alias, aliases)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]expr.Expr, 0, len(r.cols)-len(in.cols))
+	for i := len(in.cols); i < len(r.cols); i++ {
+		out = append(out, r.ref(i))
+	}
+	return r.project(out), nil
+}
+
 // pythonUDTFOverTable runs the UDTF call u whose argument table is a TABLE argument over that
-// argument's rows, as Spark does: the argument is each row as a struct of the table's columns;
-// with PARTITION BY the rows are hash-partitioned by the partitioning expressions (appended to
-// the struct as partition_by_<i> fields, which the worker compares between consecutive rows to
-// restart the handler and removes before eval) and sorted within partitions by them and ORDER
-// BY; WITH SINGLE PARTITION puts them in one partition, sorted by ORDER BY. The output is the
-// function's columns only.
-func (a *Analyzer) pythonUDTFOverTable(ctx context.Context, u *plan.PythonUDTF, table int, alias string, aliases []string) (*resolved, error) {
+// argument's rows, as Spark does: the argument is each row as a struct of the table's columns
+// (or of the expressions sel its analyze method selected from them); with PARTITION BY the rows
+// are hash-partitioned by the partitioning expressions (appended to the struct as
+// partition_by_<i> fields, which the worker compares between consecutive rows to restart the
+// handler and removes before eval) and sorted within partitions by them and ORDER BY; WITH
+// SINGLE PARTITION puts them in one partition, sorted by ORDER BY. The output is the function's
+// columns only.
+func (a *Analyzer) pythonUDTFOverTable(ctx context.Context, u *plan.PythonUDTF, table int, sel []PythonUDTFSelected, alias string, aliases []string) (*resolved, error) {
 	ta := u.Args[table].(*plan.TableArgument)
 	src, err := a.resolve(ctx, ta.Input)
 	if err != nil {
 		return nil, err
 	}
+	selExprs, selNames, err := selectedTableColumns(sel)
+	if err != nil {
+		return nil, err
+	}
 	input := ta.Input
+	// The struct's fields (name, value pairs): the table's columns, or the selected expressions
+	// (hidden columns udtf_select_<i>), then the partitioning values.
+	var fields []plan.Expr
+	if len(sel) == 0 {
+		for _, c := range src.cols {
+			fields = append(fields, plan.Lit(c.name, sqltypes.StringType), plan.Col(c.name))
+		}
+	}
+	exprs := []plan.Expr{plan.Star{}}
+	for i, e := range selExprs {
+		name := fmt.Sprintf("udtf_select_%d", i)
+		exprs = append(exprs, plan.Alias{Child: e, Names: []string{name}})
+		fields = append(fields, plan.Lit(selNames[i], sqltypes.StringType), plan.Col(name))
+	}
 	var partIdx []int
 	switch {
 	case len(ta.PartitionBy) > 0:
-		exprs := []plan.Expr{plan.Star{}}
 		var keys []plan.Expr
 		var order []plan.SortOrder
 		for i, p := range ta.PartitionBy {
@@ -114,27 +197,29 @@ func (a *Analyzer) pythonUDTFOverTable(ctx context.Context, u *plan.PythonUDTF, 
 			exprs = append(exprs, plan.Alias{Child: p, Names: []string{name}})
 			keys = append(keys, plan.Col(name))
 			order = append(order, plan.SortOrder{Child: plan.Col(name), NullsFirst: true})
-			partIdx = append(partIdx, len(src.cols)+i)
+			partIdx = append(partIdx, len(fields)/2)
+			fields = append(fields, plan.Lit(name, sqltypes.StringType), plan.Col(name))
 		}
 		input = &plan.Project{Input: input, Exprs: exprs}
 		input = &plan.Repartition{Input: input, Exprs: keys}
 		input = &plan.Sort{Input: input, Order: append(order, ta.OrderBy...)}
 	case ta.SinglePartition:
+		if len(exprs) > 1 {
+			input = &plan.Project{Input: input, Exprs: exprs}
+		}
 		input = &plan.Repartition{Input: input, NumPartitions: 1, Shuffle: true}
 		if len(ta.OrderBy) > 0 {
 			input = &plan.Sort{Input: input, Order: ta.OrderBy}
 		}
+	case len(exprs) > 1:
+		input = &plan.Project{Input: input, Exprs: exprs}
 	}
 	in, err := a.resolve(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	fields := make([]plan.Expr, len(in.cols))
-	for i, c := range in.cols {
-		fields[i] = plan.Col(c.name)
-	}
 	args := append([]plan.Expr(nil), u.Args...)
-	args[table] = plan.Fn("struct", fields...)
+	args[table] = plan.Fn("named_struct", fields...)
 	c := *u
 	c.Args = args
 	r, err := a.pythonUDTFOver(in, &c, alias, aliases)
@@ -158,7 +243,7 @@ func (a *Analyzer) pythonUDTFOver(in *resolved, u *plan.PythonUDTF, alias string
 			u.Name, u.EvalType).WithParams("evalType", fmt.Sprint(u.EvalType))
 	}
 	if u.ReturnType == nil {
-		return nil, sparkerr.Unsupported("the Python UDTF %q declares no returnType: its analyze method would have to run on a worker (pyspark.sql.worker.analyze_udtf), which Weir does not do yet; declare returnType in @udtf", u.Name)
+		return nil, sparkerr.Internal("the Python UDTF %q has no return type after analysis", u.Name)
 	}
 	// Bind the arguments as a Python function's (stars expand, keyword names kept).
 	call := &plan.PythonUDF{Name: u.Name, PythonFunction: u.PythonFunction, OutputType: *u.ReturnType,
@@ -180,5 +265,5 @@ func (a *Analyzer) pythonUDTFOver(in *resolved, u *plan.PythonUDTF, alias string
 	for i, fl := range fields {
 		cols = append(cols, column{name: names[i], qualifier: q, typ: fl.Type, nullable: fl.Nullable})
 	}
-	return &resolved{node: &logical.PythonUDTF{Input: in.node, Func: f, Names: names}, cols: cols}, nil
+	return &resolved{node: &logical.PythonUDTF{Input: in.node, Func: f, Names: names, AnalyzeResult: u.AnalyzeResult}, cols: cols}, nil
 }

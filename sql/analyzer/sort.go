@@ -2,11 +2,13 @@ package analyzer
 
 import (
 	"context"
+	"strings"
 
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // resolveSort resolves ORDER BY / sort(): keys over the child's output (select-list names and
@@ -17,6 +19,11 @@ func (a *Analyzer) resolveSort(ctx context.Context, n *plan.Sort) (*resolved, er
 	in, err := a.resolve(ctx, n.Input)
 	if err != nil {
 		return nil, err
+	}
+	if order, ok := a.orderByAll(in, n.Order); ok {
+		m := *n
+		m.Order = order
+		n = &m
 	}
 	var sorted *resolved
 	if order := a.pythonSortOrder(n.Order); order != nil {
@@ -262,4 +269,28 @@ func (a *Analyzer) sortWithPythonUDFs(in *resolved, n *plan.Sort, order []plan.S
 		refs[i] = sorted.ref(i)
 	}
 	return sorted.project(refs), nil
+}
+
+// orderByAll is Spark's ORDER BY ALL (ResolveOrderByAll): a lone sort item that is the bare name
+// ALL, when in has no column of that name, sorts by every output column in order, with the
+// item's direction and nulls ordering; it is returned as ordinals.
+func (a *Analyzer) orderByAll(in *resolved, order []plan.SortOrder) ([]plan.SortOrder, bool) {
+	if len(order) != 1 {
+		return nil, false
+	}
+	ref, ok := order[0].Child.(plan.ColumnRef)
+	if !ok || len(ref.Name) != 1 || ref.PlanID != 0 || ref.IsMetadata || !strings.EqualFold(ref.Name[0], "all") {
+		return nil, false
+	}
+	for _, c := range in.cols {
+		if a.CaseSensitive && c.name == ref.Name[0] || !a.CaseSensitive && strings.EqualFold(c.name, "all") {
+			return nil, false
+		}
+	}
+	out := make([]plan.SortOrder, len(in.cols))
+	for i := range in.cols {
+		out[i] = order[0]
+		out[i].Child = plan.Lit(int32(i+1), sqltypes.IntegerType)
+	}
+	return out, true
 }

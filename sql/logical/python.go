@@ -205,6 +205,9 @@ type PythonUDTF struct {
 	// argument's struct holding the partitioning values (Input arrives clustered by them); the
 	// handler is restarted where they change.
 	PartitionChildIndexes []int
+	// AnalyzeResult is the pickled AnalyzeResult of the handler's analyze method (nil when it
+	// declared its return type), handed to its __init__.
+	AnalyzeResult []byte
 }
 
 // Schema implements Node.

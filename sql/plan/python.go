@@ -90,7 +90,10 @@ type PythonUDTF struct {
 	PythonFunction
 	// ReturnType is the declared return type (a struct); nil when the handler declares none and
 	// computes it in its analyze method.
-	ReturnType    *sqltypes.DataType
+	ReturnType *sqltypes.DataType
+	// AnalyzeResult is the pickled AnalyzeResult the analyze method returned, which the
+	// handler's __init__ receives (set by the analyzer when it ran analyze).
+	AnalyzeResult []byte
 	Deterministic bool
 	Args          []Expr
 	// ArgNames are the keyword names of the arguments ("" for positional ones); nil when all

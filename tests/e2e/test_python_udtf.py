@@ -98,19 +98,6 @@ def test_udtf_exception(spark, arrow):
 
 
 def test_udtf_refusals(spark):
-    class WithAnalyze:
-        @staticmethod
-        def analyze(n):
-            from pyspark.sql.udtf import AnalyzeResult
-            from pyspark.sql.types import IntegerType, StructType
-
-            return AnalyzeResult(StructType().add("n", IntegerType()))
-
-        def eval(self, n: int):
-            yield (n,)
-
-    with pytest.raises(Exception, match="analyze"):
-        udtf(WithAnalyze)(F.lit(1)).collect()
     sq = udtf(squares_class(), returnType="num: int, squared: int")
     with pytest.raises(Exception, match="UNRESOLVED_COLUMN|cannot be resolved"):
         sq(F.col("id"), F.lit(1)).collect()
@@ -323,3 +310,170 @@ def test_udtf_table_argument_in_lateral_join(spark):
         "SELECT v.a, v.b, f.k, f.total FROM VALUES (0, 1) AS v(a, b), "
         "LATERAL weir_tbl_psum3(TABLE(t) PARTITION BY k) f ORDER BY k").collect()
     assert got == [Row(a=0, b=1, k=0, total=2), Row(a=0, b=1, k=1, total=4)]
+
+
+# Static analyze methods (pyspark.sql.worker.analyze_udtf on a planner worker at analysis time).
+def echo_analyze_class():
+    class Echo:
+        """analyze types the output from its arguments (constants arrive with their values);
+        eval's __init__ receives the AnalyzeResult."""
+
+        def __init__(self, analyze_result=None):
+            self.width = analyze_result.schema[0].dataType.simpleString()
+
+        @staticmethod
+        def analyze(a, b=None):
+            from pyspark.sql.types import IntegerType, StringType, StructType
+            from pyspark.sql.udtf import AnalyzeResult
+
+            assert a.isConstantExpression and not a.isTable
+            schema = StructType().add("a", a.dataType).add("value", StringType())
+            if b is not None:
+                schema = schema.add("b", b.dataType)
+            else:
+                schema = schema.add("b", IntegerType())
+            schema = schema.add("type", StringType())
+            return AnalyzeResult(schema)
+
+        def eval(self, a, b=100):
+            yield a, repr(a), b, self.width
+
+    return Echo
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_analyze(spark, arrow):
+    echo = udtf(echo_analyze_class(), useArrow=arrow)
+    df = echo(F.lit(7))
+    assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [
+        ("a", "int"), ("value", "string"), ("b", "int"), ("type", "string")]
+    assert df.collect() == [Row(a=7, value="7", b=100, type="int")]
+    df = echo(F.array(F.lit(1), F.lit(2)), b=F.lit("z"))
+    assert df.schema["a"].dataType.simpleString() == "array<int>"
+    assert df.collect() == [Row(a=[1, 2], value="[1, 2]", b="z", type="array<int>")]
+    spark.udtf.register("echo_analyze", echo)
+    rows = spark.sql("SELECT * FROM echo_analyze(b => 'x', a => 2.5D)").collect()
+    assert rows == [Row(a=2.5, value="2.5", b="x", type="double")]
+
+
+def analyze_table_class():
+    class Totals:
+        """partitions its TABLE argument by analyze's request and sums each partition in order."""
+
+        def __init__(self, analyze_result=None):
+            self.tag = analyze_result.tag
+            self.key, self.seen = None, []
+
+        @staticmethod
+        def analyze(label, rows):
+            from dataclasses import dataclass
+
+            from pyspark.sql.functions import OrderingColumn, PartitioningColumn, SelectedColumn
+            from pyspark.sql.types import LongType, StringType, StructType
+            from pyspark.sql.udtf import AnalyzeResult
+
+            @dataclass
+            class Tagged(AnalyzeResult):
+                tag: str = ""
+
+            assert rows.isTable and not rows.isConstantExpression and rows.value is None
+            assert [f.name for f in rows.dataType.fields] == ["k", "v"]
+            return Tagged(
+                schema=StructType().add("tag", StringType()).add("k", LongType())
+                .add("seen", StringType()),
+                partitionBy=[PartitioningColumn("k")],
+                orderBy=[OrderingColumn("v", ascending=False)],
+                select=[SelectedColumn("k"), SelectedColumn("v * 10", alias="v10")],
+                tag=label.value)
+
+        def eval(self, label, row):
+            assert list(row.asDict()) == ["k", "v10"], row
+            self.key = row["k"]
+            self.seen.append(row["v10"])
+
+        def terminate(self):
+            yield self.tag, self.key, ",".join(map(str, self.seen))
+
+    return Totals
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_analyze_table_argument(spark, arrow):
+    spark.udtf.register("totals", udtf(analyze_table_class(), useArrow=arrow))
+    spark.range(6).selectExpr("id % 2 AS k", "id AS v").createOrReplaceTempView("kv")
+    rows = spark.sql("SELECT * FROM totals('t', TABLE(kv)) ORDER BY k").collect()
+    assert rows == [Row(tag="t", k=0, seen="40,20,0"), Row(tag="t", k=1, seen="50,30,10")]
+    with pytest.raises(AnalysisException, match="TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INCOMPATIBLE_WITH_CALL"):
+        spark.sql("SELECT * FROM totals('t', TABLE(kv) PARTITION BY v)").collect()
+
+
+def test_udtf_analyze_errors(spark):
+    from pyspark.sql.udtf import AnalyzeResult
+    from pyspark.sql.types import StructType
+
+    class Raises:
+        @staticmethod
+        def analyze():
+            raise ValueError("no schema today")
+
+        def eval(self):
+            yield (1,)
+
+    with pytest.raises(AnalysisException, match="(?s)TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON.*ValueError: no schema today"):
+        udtf(Raises)().collect()
+
+    class TwoArgs:
+        @staticmethod
+        def analyze(a, b):
+            return AnalyzeResult(StructType().add("a", a.dataType))
+
+        def eval(self, a, b):
+            yield (a,)
+
+    with pytest.raises(AnalysisException, match="did not match the expected signature of the static 'analyze' method"):
+        udtf(TwoArgs)(F.lit(1)).collect()
+
+    class Partitions:
+        @staticmethod
+        def analyze(a):
+            from pyspark.sql.functions import PartitioningColumn
+
+            return AnalyzeResult(StructType().add("a", a.dataType), partitionBy=[PartitioningColumn("a")])
+
+        def eval(self, a):
+            yield (a,)
+
+    with pytest.raises(AnalysisException, match="did not provide any table argument"):
+        udtf(Partitions)(F.lit(1)).collect()
+    # The planner worker that raised was replaced: the next analysis works.
+    assert udtf(echo_analyze_class())(F.lit("s")).collect() == [Row(a="s", value="'s'", b=100, type="string")]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_empty_return_struct(spark, arrow):
+    @udtf(returnType="", useArrow=arrow)
+    class Units:
+        def eval(self):
+            yield ()
+            yield ()
+
+    df = Units()
+    assert df.collect() == [Row(), Row()]
+    assert df.count() == 2
+
+
+def test_udtf_multiple_table_arguments(spark):
+    @udtf(returnType="a: bigint, b: bigint")
+    class Pairs:
+        def eval(self, a, b):
+            yield a["id"], b["id"]
+
+    spark.udtf.register("pairs", Pairs)
+    query = "SELECT * FROM pairs(TABLE(SELECT id FROM range(2)), TABLE(SELECT id FROM range(3)))"
+    with pytest.raises(AnalysisException, match="TABLE_VALUED_FUNCTION_TOO_MANY_TABLE_ARGUMENTS"):
+        spark.sql(query).collect()
+    spark.conf.set("spark.sql.tvf.allowMultipleTableArguments.enabled", True)
+    try:
+        assert sorted(spark.sql(query).collect()) == [Row(a=a, b=b) for a in range(2) for b in range(3)]
+    finally:
+        spark.conf.unset("spark.sql.tvf.allowMultipleTableArguments.enabled")
