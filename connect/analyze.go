@@ -59,7 +59,7 @@ var explainModes = map[pb.AnalyzePlanRequest_Explain_ExplainMode]string{
 
 // persister is the part of an engine session that holds persisted DataFrames (df.cache()).
 type persister interface {
-	Persist(ctx context.Context, key string, rel plan.Relation, level string) error
+	Persist(ctx context.Context, key string, rel plan.Relation, level logical.StorageLevel) error
 	Unpersist(key string)
 }
 
@@ -159,7 +159,7 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 		}
 		key := persistKey(rel)
 		if p, ok := sess.engine.(persister); ok {
-			if err := p.Persist(ctx, key, converted, storageLevelString(level)); err != nil {
+			if err := p.Persist(ctx, key, converted, storageLevel(level)); err != nil {
 				return err
 			}
 		}
