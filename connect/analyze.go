@@ -59,8 +59,33 @@ var explainModes = map[pb.AnalyzePlanRequest_Explain_ExplainMode]string{
 
 // persister is the part of an engine session that holds persisted DataFrames (df.cache()).
 type persister interface {
-	Persist(ctx context.Context, key string, rel plan.Relation, level string) error
+	Persist(ctx context.Context, key string, rel plan.Relation, level logical.StorageLevel) error
 	Unpersist(key string)
+}
+
+// inputFiler is the part of an engine session that lists a plan's input files.
+type inputFiler interface {
+	InputFiles(ctx context.Context, rel plan.Relation) ([]string, error)
+}
+
+// inputFiles answers DataFrame.inputFiles: the files the plan's file reads list.
+func (s *Server) inputFiles(ctx context.Context, sess *session, p *pb.Plan) ([]string, error) {
+	converted, err := s.planRelation(sess, p)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := sess.engine.(inputFiler)
+	if !ok {
+		if _, err := sess.engine.Analyze(ctx, converted); err != nil {
+			return nil, err
+		}
+		return []string{}, nil
+	}
+	files, err := f.InputFiles(ctx, converted)
+	if files == nil {
+		files = []string{}
+	}
+	return files, err
 }
 
 // defaultPersistLevel is MEMORY_AND_DISK_DESER, Spark's level for df.persist()/cache().
@@ -113,10 +138,11 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 		}
 		resp.Result = &pb.AnalyzePlanResponse_IsStreaming_{IsStreaming: &pb.AnalyzePlanResponse_IsStreaming{IsStreaming: logical.IsStreaming(n)}}
 	case *pb.AnalyzePlanRequest_InputFiles_:
-		if _, err := s.analyzed(ctx, sess, a.InputFiles.GetPlan()); err != nil {
+		files, err := s.inputFiles(ctx, sess, a.InputFiles.GetPlan())
+		if err != nil {
 			return err
 		}
-		resp.Result = &pb.AnalyzePlanResponse_InputFiles_{InputFiles: &pb.AnalyzePlanResponse_InputFiles{Files: []string{}}}
+		resp.Result = &pb.AnalyzePlanResponse_InputFiles_{InputFiles: &pb.AnalyzePlanResponse_InputFiles{Files: files}}
 	case *pb.AnalyzePlanRequest_SparkVersion_:
 		resp.Result = &pb.AnalyzePlanResponse_SparkVersion_{SparkVersion: &pb.AnalyzePlanResponse_SparkVersion{Version: s.opts.sparkVersion}}
 	case *pb.AnalyzePlanRequest_DdlParse:
@@ -159,7 +185,7 @@ func (s *Server) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlan
 		}
 		key := persistKey(rel)
 		if p, ok := sess.engine.(persister); ok {
-			if err := p.Persist(ctx, key, converted, storageLevelString(level)); err != nil {
+			if err := p.Persist(ctx, key, converted, storageLevel(level)); err != nil {
 				return err
 			}
 		}

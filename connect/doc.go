@@ -29,6 +29,9 @@
 //     sites cleared), so a DataFrame built the same way is the same cached data; every later
 //     plan of the session marks its parts with a persisted key (protoconv.Converter.Persisted)
 //     for the analyzer to read from the cache. Unpersist and storageLevel use the same key.
+//   - df.checkpoint()/localCheckpoint() (CheckpointCommand, checkpoint.go) has the engine hold the
+//     relation's rows as a new DataFrame id of the session and answers a CachedRemoteRelation of
+//     it; RemoveCachedRemoteRelationCommand (the client dropped the DataFrame) releases them.
 //   - Every error leaves the server through one mapping (toStatus): a *sparkerr.Error becomes a
 //     gRPC status with a google.rpc.ErrorInfo PySpark converts into the matching Python
 //     exception; anything else becomes an INTERNAL_ERROR SparkException. Panics in handlers are

@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
-	"strings"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/sql/logical"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -82,22 +82,8 @@ func sortMapKeys(keys []protoreflect.MapKey) {
 	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i].Interface()) < fmt.Sprint(keys[j].Interface()) })
 }
 
-// storageLevelString renders a storage level as Spark's StorageLevel.toString (explain's
-// InMemoryRelation line): StorageLevel(disk, memory, deserialized, 1 replicas).
-func storageLevelString(l *pb.StorageLevel) string {
-	var parts []string
-	if l.GetUseDisk() {
-		parts = append(parts, "disk")
-	}
-	if l.GetUseMemory() {
-		parts = append(parts, "memory")
-	}
-	if l.GetUseOffHeap() {
-		parts = append(parts, "offheap")
-	}
-	if l.GetDeserialized() {
-		parts = append(parts, "deserialized")
-	}
-	parts = append(parts, fmt.Sprintf("%d replicas", l.GetReplication()))
-	return "StorageLevel(" + strings.Join(parts, ", ") + ")"
+// storageLevel is a client's storage level as the engine keeps it.
+func storageLevel(l *pb.StorageLevel) logical.StorageLevel {
+	return logical.StorageLevel{UseDisk: l.GetUseDisk(), UseMemory: l.GetUseMemory(), UseOffHeap: l.GetUseOffHeap(),
+		Deserialized: l.GetDeserialized(), Replication: int(l.GetReplication())}
 }

@@ -43,7 +43,7 @@ func TestPersistKeyIgnoresOrigins(t *testing.T) {
 }
 
 func TestStorageLevelString(t *testing.T) {
-	if got := storageLevelString(defaultPersistLevel()); got != "StorageLevel(disk, memory, deserialized, 1 replicas)" {
+	if got := storageLevel(defaultPersistLevel()).String(); got != "StorageLevel(disk, memory, deserialized, 1 replicas)" {
 		t.Errorf("got %q", got)
 	}
 }

@@ -151,8 +151,11 @@ func (s *Server) runCommand(ctx context.Context, sess *session, cmd *pb.Command,
 		return s.streamingQueryManagerCommand(ctx, sess, c.StreamingQueryManagerCommand, emit)
 	case *pb.Command_StreamingQueryListenerBusCommand:
 		return s.listenerBusCommand(ctx, sess, c.StreamingQueryListenerBusCommand, emit)
+	case *pb.Command_CheckpointCommand:
+		return s.checkpoint(ctx, sess, c.CheckpointCommand, emit)
 	case *pb.Command_RemoveCachedRemoteRelationCommand:
-		// A client dropped its reference to a server-side DataFrame (foreachBatch's batch_df).
+		// A client dropped its reference to a server-side DataFrame (foreachBatch's batch_df, a
+		// checkpointed DataFrame).
 		if cache, ok := sess.engine.(relationCache); ok {
 			cache.UncacheRelation(c.RemoveCachedRemoteRelationCommand.GetRelation().GetRelationId())
 		}

@@ -90,8 +90,13 @@ func NewServer(opts ...Option) (*Server, error) {
 		}
 		// The checkpoint locations running queries hold, shared by every session of this server.
 		locations := query.NewLocations()
+		persisted, err := newPersistStore(files)
+		if err != nil {
+			return nil, err
+		}
 		o.newEngine = func(user string) EngineSession {
 			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations),
+				engine.WithPersistStore(persisted),
 				engine.WithPython(o.python), engine.WithUser(user), engine.WithSparkVersion(o.sparkVersion),
 				engine.WithMetastore(tables))
 		}
@@ -107,6 +112,22 @@ func NewServer(opts ...Option) (*Server, error) {
 	s.artifactMemory = newArtifactMemory(o.artifactMemoryLimit)
 	s.sessions = newSessionManager(&s.opts, s.artifactMemory)
 	return s, nil
+}
+
+// newPersistStore is the store of the server's persisted and checkpointed rows, spilling into
+// the state directory's scratch area (emptied first: its files belonged to an earlier process;
+// the state directory is one server's) or, without a state directory, the system's temporary
+// directory.
+func newPersistStore(files *fileaccess.Policy) (*engine.PersistStore, error) {
+	scratch := files.ScratchDir()
+	if scratch == "" {
+		return engine.NewPersistStore(""), nil
+	}
+	dir := filepath.Join(scratch, "persisted")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	return engine.NewPersistStore(dir), nil
 }
 
 // grpcServer builds the gRPC server with the service's limits and interceptors.

@@ -39,11 +39,14 @@ func (s *Session) CacheRelation(id string, schema sqltypes.Schema, recs []arrow.
 }
 
 // UncacheRelation drops the DataFrame id (RemoveCachedRemoteRelationCommand; foreachBatch after
-// its function returned). Unknown ids are ignored, as Spark's removeCachedDataFrame does.
+// its function returned) and a checkpoint's rows. Unknown ids are ignored, as Spark's
+// removeCachedDataFrame does.
 func (s *Session) UncacheRelation(id string) {
 	s.views.mu.Lock()
+	n := s.views.cached[id]
 	delete(s.views.cached, id)
 	s.views.mu.Unlock()
+	dropCheckpoint(n)
 }
 
 // CachedRelation implements analyzer.CachedRelations.

@@ -14,7 +14,8 @@ type catalog struct {
 	mu    sync.RWMutex
 	views map[string]logical.Node
 	// cached are the DataFrames held by id for Spark Connect clients (cached_relations.go).
-	cached map[string]*logical.LocalData
+	// Checkpoints (checkpoint_relations.go) are there too, as InMemoryTableScans.
+	cached map[string]logical.Node
 	// persisted are the DataFrames the session persisted, by persist key (persisted_plans.go).
 	persisted map[string]*logical.InMemoryRelation
 	// cachedNames are the views spark.catalog.cacheTable named (catalog_api.go).
@@ -24,7 +25,7 @@ type catalog struct {
 }
 
 func newCatalog() *catalog {
-	return &catalog{views: map[string]logical.Node{}, cached: map[string]*logical.LocalData{},
+	return &catalog{views: map[string]logical.Node{}, cached: map[string]logical.Node{},
 		persisted: map[string]*logical.InMemoryRelation{}, cachedNames: map[string]bool{}}
 }
 

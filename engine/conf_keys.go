@@ -103,6 +103,10 @@ var confEntries = []ConfEntry{
 		Invalid: "The value of " + conf.QueryMemoryBudgetKey + " must be positive",
 		Doc: "Memory one query may hold (unset: a quarter of what the process may use; held to that limit); " +
 			"a quarter of it bounds one value of a function such as repeat or lpad."},
+	{Key: PersistMemoryBudgetConf, Kind: ConfBytes, NoDefault: true, Valid: nonNegative,
+		Invalid: "The value of " + PersistMemoryBudgetConf + " must not be negative",
+		Doc: "Memory all persisted and checkpointed DataFrames of the server may hold (unset: half the default query budget); " +
+			"past it the least recently read go to disk (levels with disk, checkpoints) or are recomputed when read."},
 	{Key: sources.MaxLineBytesConf, Kind: ConfBytes, Default: "64m", Valid: positive,
 		Invalid: "The value of " + sources.MaxLineBytesConf + " must be positive",
 		Doc:     "Longest line the text, JSON and CSV readers accept."},

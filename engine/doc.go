@@ -29,8 +29,13 @@
 // Persisted DataFrames (persisted_plans.go): Persist(key, rel, level) keeps rel's optimized plan
 // under the key of its client plan (df.cache()/persist()); plans that contain that key read it
 // through an InMemoryTableScan (explain shows InMemoryTableScan over InMemoryRelation, as
-// Spark). Its rows are produced by the first query that reads it and held until Unpersist,
-// unless they pass a quarter of the query memory budget (then each reader runs the plan).
+// Spark). Its rows are produced by the first query that reads it and held in the server's
+// PersistStore (persist_store.go) until Unpersist or the session's end, under one memory
+// budget for the server (PersistMemoryBudgetConf): the least recently read rows leave memory
+// first, to an Arrow IPC spill file in the state directory's scratch area for levels with disk,
+// away for memory-only levels (their next reader recomputes them). A query pins the rows it
+// reads before it is planned. Checkpoints (checkpoint_relations.go) are held the same way as
+// DataFrame ids of the session (CachedRemoteRelation) and are never recomputed once held.
 //
 // Batch writes: df.write (plan.Write, RunCommand) plans its input as a batch query and puts the
 // format's sinks.BatchSink on top; the sink's operators write the rows as one epoch when their

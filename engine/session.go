@@ -47,6 +47,8 @@ type Session struct {
 	tables *metastore.Store
 	// warehouse is the directory of managed tables (spark.sql.warehouse.dir).
 	warehouse string
+	// store holds persisted and checkpointed rows (persist_store.go; nil: the process's).
+	store *PersistStore
 }
 
 // SessionOption configures a Session.
@@ -219,15 +221,16 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	if node, err = s.optimize(ctx, node, ectx); err != nil {
 		return nil, err
 	}
-	if err := s.fillPersisted(ctx, node); err != nil {
-		return nil, err
-	}
 	conf, err := query.CheckedConf(s.conf.Get, s.files)
 	if err != nil {
 		return nil, err
 	}
+	pins, err := s.pinPersisted(ctx, node, nil)
+	if err != nil {
+		return nil, err
+	}
 	g, err := planner.Build(node, planner.Options{Mem: budget, Partitions: s.shufflePartitions(), Expr: ectx, Sources: s.batchSource,
-		Conf: conf, Python: s.pythonSpec(), Observers: obs})
+		Conf: conf, Python: s.pythonSpec(), Observers: obs, Persisted: pins.lookup})
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,7 @@ func (s *Session) StartStream(ctx context.Context, ws *plan.WriteStream, foreach
 func (s *Session) Close() {
 	s.streams.StopAll()
 	s.closePython()
+	s.dropPersisted()
 }
 
 // streamingActionError is Spark's refusal of a batch action (collect, show, count) on a plan

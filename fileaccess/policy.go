@@ -132,6 +132,16 @@ func (p *Policy) StateDir() string {
 	return p.stateDir
 }
 
+// ScratchDir is the server's scratch area, <state>/scratch, where it keeps files of its own that
+// live no longer than the process (spilled persisted DataFrames); clients may neither read nor
+// write it (it is in the state directory). "" without a state directory, and for a nil Policy.
+func (p *Policy) ScratchDir() string {
+	if p == nil || p.stateDir == "" {
+		return ""
+	}
+	return filepath.Join(p.stateDir, "scratch")
+}
+
 // Warehouse is the resolved warehouse directory ("" if none, and for a nil Policy).
 func (p *Policy) Warehouse() string {
 	if p == nil {

@@ -43,6 +43,9 @@ type Options struct {
 	// Python runs Python functions (the session's worker pool and runner conf); nil when the
 	// server has no Python, and plans with Python functions fail.
 	Python *operators.PythonSpec
+	// Persisted returns the rows of a persisted DataFrame the engine pinned for this query; an
+	// InMemoryTableScan without pinned rows runs the DataFrame's plan.
+	Persisted func(*logical.InMemoryRelation) ([]arrow.RecordBatch, bool)
 }
 
 // Build plans root. The graph's output node has parallelism 1 and yields rows in the plan's
@@ -163,10 +166,12 @@ func (b *builder) plan(n logical.Node) (*flow.Node, error) {
 		return &flow.Node{Name: b.name("LocalData"), Parallelism: 1, Schema: b.schema(n),
 			Source: sources.LocalData{Records: n.Records, Snapshot: n.Snapshot}}, nil
 	case *logical.InMemoryTableScan:
-		// A persisted DataFrame: its rows once the engine filled them, its plan otherwise.
-		if filled, _ := n.Relation.Rows.State(); filled {
-			return &flow.Node{Name: b.name("InMemoryTableScan"), Parallelism: 1, Schema: b.schema(n),
-				Source: sources.LocalData{Snapshot: n.Relation.Rows.Snapshot}}, nil
+		// A persisted DataFrame: the rows the engine pinned for this query, its plan otherwise.
+		if b.opts.Persisted != nil {
+			if recs, ok := b.opts.Persisted(n.Relation); ok {
+				return &flow.Node{Name: b.name("InMemoryTableScan"), Parallelism: 1, Schema: b.schema(n),
+					Source: sources.LocalData{Records: recs}}, nil
+			}
 		}
 		return b.plan(n.Relation.Plan)
 	case *logical.SourceScan:

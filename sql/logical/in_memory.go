@@ -1,38 +1,82 @@
 package logical
 
 import (
+	"fmt"
 	"strings"
-	"sync"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // InMemoryRelation is a DataFrame the session persisted (df.cache()/persist(), Spark's
-// InMemoryRelation): Plan is its optimized plan as of persist time, Rows the rows it produced
-// the first time a query read it. Level describes the storage level as Spark's explain does.
-// It has no WithChildren: the optimizer leaves it and its plan as they are.
+// InMemoryRelation) or checkpointed: Plan is its optimized plan as of persist time, Rows holds the
+// rows it produced the first time a query read it (the engine's store). Level is its storage
+// level. It has no WithChildren: the optimizer leaves it and its plan as they are.
 type InMemoryRelation struct {
 	Out   sqltypes.Schema
-	Level string
+	Level StorageLevel
 	Plan  Node
-	Rows  *CachedRows
+	Rows  HeldRows
+	// Checkpoint marks a checkpointed DataFrame (df.checkpoint()/localCheckpoint()): explain
+	// shows it as Spark's LogicalRDD, and its rows are never recomputed once held.
+	Checkpoint bool
+}
+
+// HeldRows is the state of a persisted DataFrame's rows, as the engine keeps them.
+type HeldRows interface {
+	// State reports whether the rows are held (in memory or on disk) and whether holding them
+	// was refused (too large for a memory-only level: readers run the plan each time).
+	State() (held, refused bool)
+}
+
+// StorageLevel is a persisted DataFrame's storage level (Spark's StorageLevel).
+type StorageLevel struct {
+	UseDisk, UseMemory, UseOffHeap, Deserialized bool
+	Replication                                  int
+}
+
+// String renders the level as Spark's StorageLevel.toString (explain's InMemoryRelation line):
+// StorageLevel(disk, memory, deserialized, 1 replicas).
+func (l StorageLevel) String() string {
+	var parts []string
+	if l.UseDisk {
+		parts = append(parts, "disk")
+	}
+	if l.UseMemory {
+		parts = append(parts, "memory")
+	}
+	if l.UseOffHeap {
+		parts = append(parts, "offheap")
+	}
+	if l.Deserialized {
+		parts = append(parts, "deserialized")
+	}
+	parts = append(parts, fmt.Sprintf("%d replicas", l.Replication))
+	return "StorageLevel(" + strings.Join(parts, ", ") + ")"
 }
 
 // Schema implements Node.
 func (r *InMemoryRelation) Schema() sqltypes.Schema { return r.Out }
 
-// Children implements Node: the cached plan, shown by explain.
-func (r *InMemoryRelation) Children() []Node { return []Node{r.Plan} }
+// Children implements Node: the cached plan, shown by explain (none for a checkpoint, whose
+// plan Spark's LogicalRDD no longer shows).
+func (r *InMemoryRelation) Children() []Node {
+	if r.Checkpoint {
+		return nil
+	}
+	return []Node{r.Plan}
+}
 
 // Describe implements Node.
 func (r *InMemoryRelation) Describe() string {
-	return "InMemoryRelation [" + strings.Join(r.Out.Names(), ", ") + "], " + r.Level
+	if r.Checkpoint {
+		return "LogicalRDD [" + strings.Join(r.Out.Names(), ", ") + "], false"
+	}
+	return "InMemoryRelation [" + strings.Join(r.Out.Names(), ", ") + "], " + r.Level.String()
 }
 
-// InMemoryTableScan reads a persisted DataFrame (Spark's InMemoryTableScan): its cached rows once
-// they are filled, its plan until then (the engine fills the rows before planning a query that
-// reads it, unless they are too large to hold).
+// InMemoryTableScan reads a persisted DataFrame (Spark's InMemoryTableScan): its held rows, or
+// its plan when they could not be held (the engine fills the rows before planning a query
+// that reads it).
 type InMemoryTableScan struct {
 	Relation *InMemoryRelation
 }
@@ -45,64 +89,8 @@ func (s *InMemoryTableScan) Children() []Node { return []Node{s.Relation} }
 
 // Describe implements Node.
 func (s *InMemoryTableScan) Describe() string {
+	if s.Relation.Checkpoint {
+		return "Scan ExistingRDD [" + strings.Join(s.Relation.Out.Names(), ", ") + "]"
+	}
 	return "InMemoryTableScan [" + strings.Join(s.Relation.Out.Names(), ", ") + "]"
-}
-
-// CachedRows holds the rows of a persisted DataFrame: unfilled, filled with one record (nil for
-// no rows), or refused (the rows did not fit: readers run the plan each time, as Spark
-// recomputes the partitions a storage level could not keep).
-type CachedRows struct {
-	mu      sync.Mutex
-	filled  bool
-	refused bool
-	rec     arrow.RecordBatch
-}
-
-// State reports whether the rows are filled and whether filling them was refused.
-func (c *CachedRows) State() (filled, refused bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.filled, c.refused
-}
-
-// Fill stores rec (owned by c from now on; nil for no rows) unless the rows are already filled,
-// in which case rec is released.
-func (c *CachedRows) Fill(rec arrow.RecordBatch) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.filled {
-		if rec != nil {
-			rec.Release()
-		}
-		return
-	}
-	c.filled, c.rec = true, rec
-}
-
-// Refuse records that the rows are too large to hold.
-func (c *CachedRows) Refuse() {
-	c.mu.Lock()
-	c.refused = true
-	c.mu.Unlock()
-}
-
-// Snapshot returns the filled rows, retained for the caller (nil when unfilled or empty).
-func (c *CachedRows) Snapshot() []arrow.RecordBatch {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rec == nil {
-		return nil
-	}
-	c.rec.Retain()
-	return []arrow.RecordBatch{c.rec}
-}
-
-// Drop releases the rows (unpersist); readers planned before keep their retained snapshot.
-func (c *CachedRows) Drop() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rec != nil {
-		c.rec.Release()
-	}
-	c.filled, c.refused, c.rec = false, false, nil
 }

@@ -78,3 +78,59 @@ def test_references_into_a_cached_dataframe_resolve(spark):
     finally:
         doubled.unpersist()
     assert not doubled.storageLevel.useMemory
+
+
+def test_many_cached_dataframes_past_the_budget_keep_their_answers(spark):
+    # Each DataFrame holds 80 KB; the budget holds one: the others are dropped (memory only,
+    # recomputed when read) or spilled (MEMORY_AND_DISK, read back from disk).
+    from pyspark import StorageLevel
+
+    spark.conf.set("spark.weir.storage.memoryBudgetBytes", "100000")
+    dfs = []
+    try:
+        for i in range(6):
+            df = spark.range(i, i + 10000)
+            df.persist(StorageLevel.MEMORY_ONLY if i % 2 else StorageLevel.MEMORY_AND_DISK)
+            dfs.append(df)
+            assert df.count() == 10000
+        for i, df in enumerate(dfs):
+            assert df.agg(F.min("id"), F.max("id")).collect()[0] == (i, i + 9999)
+            assert "InMemoryTableScan" in explained(df)
+    finally:
+        for df in dfs:
+            df.unpersist()
+        spark.conf.unset("spark.weir.storage.memoryBudgetBytes")
+
+
+def test_checkpoint_does_not_read_its_source_again(spark, tmp_path):
+    path = str(tmp_path / "t")
+    spark.range(3).write.parquet(path)
+    eager = spark.read.parquet(path).checkpoint()
+    local = spark.read.parquet(path).localCheckpoint()
+    lazy = spark.read.parquet(path).localCheckpoint(eager=False)
+    assert lazy.count() == 3  # the first action computes a lazy checkpoint
+    spark.range(10, 12).write.mode("append").parquet(path)
+    for df in (eager, local, lazy):
+        assert sorted(r.id for r in df.collect()) == [0, 1, 2]
+        assert sorted(r.id for r in df.filter("id > 0").collect()) == [1, 2]
+    assert spark.read.parquet(path).count() == 5
+    assert "Scan ExistingRDD" in explained(eager)
+
+
+def test_checkpoint_with_storage_level_and_release(spark):
+    from pyspark import StorageLevel
+
+    df = spark.range(5).selectExpr("id", "id * 2 AS x").localCheckpoint(storageLevel=StorageLevel.DISK_ONLY)
+    assert [r.x for r in df.filter("id >= 3").collect()] == [6, 8]
+    joined = df.join(spark.range(2), "id")
+    assert sorted(r.x for r in joined.collect()) == [0, 2]
+    del df, joined  # the client releases the server's DataFrame (RemoveCachedRemoteRelationCommand)
+
+
+def test_checkpoint_of_a_stream_is_refused(spark):
+    import pytest
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException) as e:
+        spark.readStream.format("rate").load().localCheckpoint()
+    assert "writeStream.start()" in str(e.value)
