@@ -21,6 +21,23 @@ func growTo[T any](s []T, n int) []T {
 // countAcc is count(args…): rows where every argument is non-null.
 type countAcc struct{ counts []int64 }
 
+// CountsEveryRow reports whether f counts every input row whatever its arguments hold:
+// count(*) (bound as count(1)) or count of other non-NULL literals, not DISTINCT. Its
+// accumulator's Update and Retract then take no argument arrays (nil), so an operator need not
+// build a column of the constant for every batch.
+func CountsEveryRow(f AggFunc) bool {
+	a, ok := f.(*aggFunc)
+	if !ok || a.name != "count" || a.distinct {
+		return false
+	}
+	for _, e := range a.args {
+		if l, ok := e.(*Literal); !ok || l.Value == nil {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *countAcc) Grow(n int)       { c.counts = growTo(c.counts, n) }
 func (c *countAcc) SizeBytes() int64 { return int64(len(c.counts)) * 8 }
 

@@ -256,3 +256,47 @@ func TestMoreAggregates(t *testing.T) {
 		t.Fatalf("%s = %v", sa, ValueAt(res, 0, sqltypes.StringType))
 	}
 }
+
+// count(*) and count of a non-NULL literal count every row, so the operator feeds them no
+// arguments; a column, a NULL literal or DISTINCT needs the arguments. Fed nil, the count's
+// accumulator counts each row.
+func TestCountsEveryRow(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		args     []Expr
+		distinct bool
+		want     bool
+	}{
+		{"count", nil, false, true},
+		{"count", []Expr{lit(int64(5), sqltypes.LongType)}, false, true},
+		{"count", []Expr{lit("a", sqltypes.StringType)}, false, true},
+		{"count", []Expr{lit(nil, sqltypes.IntegerType)}, false, false},
+		{"count", []Expr{col(0, "x", sqltypes.LongType)}, false, false},
+		{"count", []Expr{lit(int64(5), sqltypes.LongType)}, true, false},
+		{"sum", []Expr{lit(int64(5), sqltypes.LongType)}, false, false},
+	} {
+		f, err := BindAggregate(c.name, c.args, c.distinct, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CountsEveryRow(f); got != c.want {
+			t.Errorf("%s: CountsEveryRow = %v, want %v", f, got, c.want)
+		}
+		if !c.want {
+			continue
+		}
+		acc := InsertOnly(f.NewAccumulator(&Context{}))
+		acc.Grow(2)
+		if err := acc.Update([]uint32{0, 1, 1}, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := acc.Result(&Context{}, []uint32{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(res); got != "[1 2]" {
+			t.Errorf("%s fed nil: %s, want [1 2]", f, got)
+		}
+		res.Release()
+	}
+}
