@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 	"github.com/weirhq/weir/sql/expr"
@@ -68,6 +70,7 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 				acc = expr.InsertOnly(acc)
 			}
 			a.accs = append(a.accs, acc)
+			a.everyRow = append(a.everyRow, expr.CountsEveryRow(f))
 		}
 		for _, t := range spec.KeyTypes {
 			a.outTypes = append(a.outTypes, t)
@@ -87,13 +90,17 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 }
 
 type hashAggregate struct {
-	env     flow.Env
-	ctx     *expr.Context
-	spec    AggregateSpec
-	table   *rowTable
-	accs    []expr.GroupedAccumulator
-	counts  []int64 // live rows per group
-	changed []bool
+	env   flow.Env
+	ctx   *expr.Context
+	spec  AggregateSpec
+	table *rowTable
+	accs  []expr.GroupedAccumulator
+	// groups is Process's buffer of the batch's group ids.
+	groups []uint32
+	// everyRow marks the aggregates fed without arguments (expr.CountsEveryRow).
+	everyRow []bool
+	counts   []int64 // live rows per group
+	changed  []bool
 	// emitted (streaming) marks the groups whose row is out downstream: the row equals the
 	// group's result as it was before the group's first change of the epoch.
 	emitted []bool
@@ -149,7 +156,12 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 	}
 	user := flow.UserColumns(rec)
 	defer user.Release()
-	groups := make([]uint32, n)
+	// The group ids of a batch live until Process returns (accumulators and the order copy
+	// what they keep), so one buffer serves every batch; without keys it stays all zero.
+	if cap(a.groups) < n {
+		a.groups = make([]uint32, n)
+	}
+	groups := a.groups[:n]
 	if len(a.spec.KeyCols) > 0 {
 		keys := make([]arrow.Array, len(a.spec.KeyCols))
 		for i, c := range a.spec.KeyCols {
@@ -180,33 +192,51 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 	if err := a.touch(groups); err != nil {
 		return err
 	}
-	if !a.spec.Streaming {
+	if !a.spec.Streaming && len(a.spec.KeyCols) > 0 {
+		// (A global aggregate has one group: nothing to order.)
 		a.order.note(a.sender, groups)
 	}
-	ret := flow.Retracted(rec)
 	var ins, rets []int64
-	for i := 0; i < n; i++ {
-		g := groups[i]
-		if ret.Value(i) {
-			a.counts[g]--
-			rets = append(rets, int64(i))
-		} else {
+	if ret := flow.Retracted(rec); countRetracted(ret) == 0 {
+		// Batch input, or a streaming batch of insertions: feed never needs ins.
+		for _, g := range groups {
 			a.counts[g]++
-			ins = append(ins, int64(i))
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			g := groups[i]
+			if ret.Value(i) {
+				a.counts[g]--
+				rets = append(rets, int64(i))
+			} else {
+				a.counts[g]++
+				ins = append(ins, int64(i))
+			}
 		}
 	}
 	for k, f := range a.spec.Aggs {
-		args, err := evalUser(a.ctx, f.Args(), user)
-		if err != nil {
-			return err
+		var args []arrow.Array
+		if !a.everyRow[k] {
+			var err error
+			if args, err = evalUser(a.ctx, f.Args(), user); err != nil {
+				return err
+			}
 		}
-		err = a.feed(a.accs[k], groups, args, ins, rets)
+		err := a.feed(a.accs[k], groups, args, ins, rets)
 		releaseAll(args)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// countRetracted is the number of retraction rows of a batch's _retracted column.
+func countRetracted(ret *array.Boolean) int {
+	if ret.Len() == 0 {
+		return 0
+	}
+	return bitutil.CountSetBits(ret.Data().Buffers()[1].Bytes(), ret.Data().Offset(), ret.Len())
 }
 
 // feed updates acc with the inserted rows and retracts the retracted ones.

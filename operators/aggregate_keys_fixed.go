@@ -20,6 +20,11 @@ type fixedKeyIDs struct {
 	slots []int64
 	size  int // slots
 	n     int
+	// direct, for a single key whose values span less than maxDirectKeys, is the group id + 1
+	// of value base+i at i (0: look it up in slots); noDirect: the span grew past that.
+	direct   []uint32
+	base     int64
+	noDirect bool
 }
 
 // maxFixedKeys bounds the keys fixedKeyIDs takes (the NULL mask is one word).
@@ -116,6 +121,25 @@ func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint3
 	}
 	row := make([]int64, t.stride)
 	var fresh []int64
+	if len(cols) == 1 && t.covers(cols[0]) {
+		c, base := cols[0], t.base
+		for i, v := range c {
+			if nulls && keys[0].IsNull(i) {
+				row[0], row[1] = 1, 0
+				fresh = t.probe(row, i, groups, create, fresh)
+				continue
+			}
+			d := &t.direct[uint64(v)-uint64(base)]
+			if *d != 0 {
+				groups[i] = *d - 1
+				continue
+			}
+			row[0], row[1] = 0, v
+			fresh = t.probe(row, i, groups, create, fresh)
+			*d = groups[i] + 1
+		}
+		return true, table.add(keys, fresh)
+	}
 	for i := range groups {
 		row[0] = 0
 		for k, c := range cols {
@@ -125,29 +149,66 @@ func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint3
 				row[k+1] = 0
 			}
 		}
-		if 2*(t.n+1) > t.size {
-			t.grow()
-		}
-		w := t.stride + 1
-		mask := uint64(t.size - 1)
-		for s := fixedHash(row) & mask; ; s = (s + 1) & mask {
-			slot := t.slots[int(s)*w : int(s+1)*w]
-			if slot[0] == 0 {
-				g := create()
-				slot[0] = int64(g) + 1
-				copy(slot[1:], row)
-				t.n++
-				groups[i] = g
-				fresh = append(fresh, int64(i))
-				break
-			}
-			if sameRow(slot[1:], row) {
-				groups[i] = uint32(slot[0] - 1)
-				break
-			}
-		}
+		fresh = t.probe(row, i, groups, create, fresh)
 	}
 	return true, table.add(keys, fresh)
+}
+
+// probe sets groups[i] to key row's group, creating it (and appending i to fresh) when new.
+func (t *fixedKeyIDs) probe(row []int64, i int, groups []uint32, create func() uint32, fresh []int64) []int64 {
+	if 2*(t.n+1) > t.size {
+		t.grow()
+	}
+	w := t.stride + 1
+	mask := uint64(t.size - 1)
+	for s := fixedHash(row) & mask; ; s = (s + 1) & mask {
+		slot := t.slots[int(s)*w : int(s+1)*w]
+		if slot[0] == 0 {
+			g := create()
+			slot[0] = int64(g) + 1
+			copy(slot[1:], row)
+			t.n++
+			groups[i] = g
+			return append(fresh, int64(i))
+		}
+		if sameRow(slot[1:], row) {
+			groups[i] = uint32(slot[0] - 1)
+			return fresh
+		}
+	}
+}
+
+// maxDirectKeys bounds the span of values a single key's direct table covers (256 KiB of ids).
+const maxDirectKeys = 1 << 16
+
+// covers reports whether the direct table of a single key covers every value of c, growing it
+// to the span of the values seen so far while that stays within maxDirectKeys (after which
+// the key goes through the open-addressing slots only). The direct table caches the slots'
+// ids by value (0: not cached yet), so the two never disagree.
+func (t *fixedKeyIDs) covers(c []int64) bool {
+	if t.noDirect || len(c) == 0 {
+		return false
+	}
+	lo, hi := c[0], c[0]
+	for _, v := range c {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if t.direct != nil {
+		if lo >= t.base && uint64(hi)-uint64(t.base) < uint64(len(t.direct)) {
+			return true
+		}
+		lo, hi = min(lo, t.base), max(hi, t.base+int64(len(t.direct))-1)
+	}
+	if uint64(hi)-uint64(lo) >= maxDirectKeys {
+		t.noDirect, t.direct = true, nil
+		return false
+	}
+	d := make([]uint32, hi-lo+1)
+	if t.direct != nil {
+		copy(d[t.base-lo:], t.direct)
+	}
+	t.direct, t.base = d, lo
+	return true
 }
 
 func (t *fixedKeyIDs) grow() {

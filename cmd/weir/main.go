@@ -2,7 +2,7 @@
 //
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T[,T...]]... [--insecure]
 //	     [--tls-cert F --tls-key F] [--spark-version V] [--max-inbound-message-size SIZE]
-//	     [--data-root DIR]... [--debug-listen HOST:PORT]
+//	     [--data-root DIR]... [--debug-listen HOST:PORT] [--gc-heap-floor SIZE]
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (comma-separated), WEIR_DATA_ROOTS
 // (":"-separated); flags override them. Logs go to stderr as text; stdout stays free for query
@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -52,6 +53,8 @@ type config struct {
 	dataRoots    []string
 	debugListen  string
 	maxInbound   int
+	// heapFloor is the size of the garbage collector's heap floor (heap_floor.go; 0: none).
+	heapFloor int64
 	// python is the interpreter of the server's Python workers (PYSPARK_PYTHON).
 	python string
 }
@@ -109,8 +112,17 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		c.maxInbound = n
 		return err
 	})
+	c.heapFloor = -1
+	fs.Func("gc-heap-floor", "heap the garbage collector lets grow before collecting, at least (e.g. 256m; 0: Go's default; default min(256m, memory/16))", func(v string) error {
+		n, err := parseHeapFloor(v)
+		c.heapFloor = n
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
+	}
+	if c.heapFloor < 0 {
+		c.heapFloor = defaultHeapFloor()
 	}
 	c.dataRoots = roots
 	if len(roots) == 0 {
@@ -173,6 +185,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		stopDebug := serveDebug(context.WithoutCancel(ctx), dl, logger)
 		defer stopDebug()
 	}
+	ballast := heapBallast(c.heapFloor)
+	defer runtime.KeepAlive(ballast)
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
 		"tls", c.tlsCert != "", "auth", len(c.tokens) > 0, "data_roots", strings.Join(c.dataRoots, ":"))
 	if err := srv.Serve(ctx, lis); err != nil {

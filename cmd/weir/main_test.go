@@ -141,3 +141,24 @@ func TestRunRefusesMissingDataRoot(t *testing.T) {
 		t.Fatalf("want a data root error, got %v", err)
 	}
 }
+
+func TestParseHeapFloor(t *testing.T) {
+	c, err := parseConfig(nil, env(nil), &bytes.Buffer{})
+	if err != nil || c.heapFloor != defaultHeapFloor() || c.heapFloor <= 0 || c.heapFloor > 256<<20 {
+		t.Fatalf("default heap floor: %d %v", c.heapFloor, err)
+	}
+	for v, want := range map[string]int64{"0": 0, "64m": 64 << 20, "1g": 1 << 30} {
+		c, err := parseConfig([]string{"--gc-heap-floor", v}, env(nil), &bytes.Buffer{})
+		if err != nil || c.heapFloor != want {
+			t.Errorf("--gc-heap-floor %s: %d %v, want %d", v, c.heapFloor, err, want)
+		}
+	}
+	for _, v := range []string{"-1", "17g", "lots"} {
+		if _, err := parseConfig([]string{"--gc-heap-floor", v}, env(nil), &bytes.Buffer{}); err == nil {
+			t.Errorf("--gc-heap-floor %s accepted", v)
+		}
+	}
+	if b := heapBallast(0); b != nil {
+		t.Errorf("no floor allocated %d bytes", len(b))
+	}
+}

@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,6 +21,23 @@ func growTo[T any](s []T, n int) []T {
 
 // countAcc is count(args…): rows where every argument is non-null.
 type countAcc struct{ counts []int64 }
+
+// CountsEveryRow reports whether f counts every input row whatever its arguments hold:
+// count(*) (bound as count(1)) or count of other non-NULL literals, not DISTINCT. Its
+// accumulator's Update and Retract then take no argument arrays (nil), so an operator need not
+// build a column of the constant for every batch.
+func CountsEveryRow(f AggFunc) bool {
+	a, ok := f.(*aggFunc)
+	if !ok || a.name != "count" || a.distinct {
+		return false
+	}
+	for _, e := range a.args {
+		if l, ok := e.(*Literal); !ok || l.Value == nil {
+			return false
+		}
+	}
+	return true
+}
 
 func (c *countAcc) Grow(n int)       { c.counts = growTo(c.counts, n) }
 func (c *countAcc) SizeBytes() int64 { return int64(len(c.counts)) * 8 }
@@ -73,8 +91,8 @@ type sumAcc struct {
 	ints     []int64
 	floats   []float64
 	decs     []*big.Int
-	// pend and dirty hold addDecimals' per-group 128-bit partial sums within one batch.
-	pend  []decimal128.Num
+	// pend and dirty hold addDecimals' per-group 192-bit partial sums within one batch.
+	pend  []sum192
 	dirty []bool
 }
 
@@ -111,6 +129,9 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 		}
 		if s.ints != nil || s.t.Kind == sqltypes.Long {
 			vals := x.Int64Values()
+			if x.NullN() == 0 && !s.try {
+				return s.addIntsNoNull(groups, vals, sign)
+			}
 			for i, g := range groups {
 				if x.IsNull(i) {
 					continue
@@ -135,7 +156,7 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 			return nil
 		}
 	case *array.Decimal128:
-		if s.t.Kind == sqltypes.Decimal && s.in.Kind == sqltypes.Decimal && s.in.Precision <= 36 {
+		if s.t.Kind == sqltypes.Decimal && s.in.Kind == sqltypes.Decimal {
 			s.addDecimals(groups, x, sign)
 			return nil
 		}
@@ -203,46 +224,86 @@ func addFloats[T int32 | int64](s *sumAcc, groups []uint32, a arrow.Array, vals 
 	}
 }
 
-// pendLimit bounds a partial sum of addDecimals: past ±2^126 it is flushed before the next
-// value (below 10^36 < 2^120 in magnitude) is added, so 128 bits never overflow.
-var pendLimit = decimal128.New(1<<62, 0)
+// sum192 is a signed 192-bit integer (two's complement over lo, mid, hi): a sum of 128-bit
+// decimal unscaled values (|v| < 10^38 < 2^127) overflows it only after 2^64 of them.
+type sum192 struct {
+	lo, mid uint64
+	hi      int64
+}
 
-// addDecimals adds a batch of decimals (precision ≤ 36) to their groups' sums: per group in
-// 128-bit integers through the batch, then into the group's big.Int, rather than a big.Int
-// per value.
+func (a *sum192) add(v decimal128.Num) {
+	vh := v.HighBits()
+	lo, c := bits.Add64(a.lo, v.LowBits(), 0)
+	mid, c2 := bits.Add64(a.mid, uint64(vh), c)
+	a.lo, a.mid = lo, mid
+	a.hi += vh>>63 + int64(c2) // v sign-extended into the top word, plus the carry
+}
+
+// addTo adds a to b.
+func (a sum192) addTo(b *big.Int) {
+	var t, w big.Int
+	t.SetInt64(a.hi)
+	t.Lsh(&t, 64)
+	t.Add(&t, w.SetUint64(a.mid))
+	t.Lsh(&t, 64)
+	t.Add(&t, w.SetUint64(a.lo))
+	b.Add(b, &t)
+}
+
+// addDecimals adds a batch of decimals (any precision up to 38) to their groups' sums: per
+// group in a 192-bit integer through the batch, then once into the group's big.Int, rather
+// than a big.Int per value.
 func (s *sumAcc) addDecimals(groups []uint32, x *array.Decimal128, sign int64) {
 	s.pend = growTo(s.pend, len(s.decs))
 	s.dirty = growTo(s.dirty, len(s.decs))
 	var touched []uint32
-	flush := func(g uint32) {
-		if s.decs[g] == nil {
-			s.decs[g] = new(big.Int)
-		}
-		s.decs[g].Add(s.decs[g], s.pend[g].BigInt())
-		s.pend[g] = decimal128.Num{}
-	}
 	noNull := x.NullN() == 0
+	vals := x.Values()
 	for i, g := range groups {
 		if !noNull && x.IsNull(i) {
 			continue
 		}
-		v := x.Value(i)
+		v := vals[i]
 		if sign < 0 {
 			v = v.Negate()
 		}
 		if !s.dirty[g] {
 			s.dirty[g] = true
 			touched = append(touched, g)
-		} else if p := s.pend[g]; p.Greater(pendLimit) || p.Less(pendLimit.Negate()) {
-			flush(g)
 		}
-		s.pend[g] = s.pend[g].Add(v)
+		s.pend[g].add(v)
 		s.n[g] += sign
 	}
 	for _, g := range touched {
-		flush(g)
+		if s.decs[g] == nil {
+			s.decs[g] = new(big.Int)
+		}
+		s.pend[g].addTo(s.decs[g])
+		s.pend[g] = sum192{}
 		s.dirty[g] = false
 	}
+}
+
+// addIntsNoNull is addInt over a column without NULLs for a sum without try's per-group
+// overflow flags: one loop without a branch per row; the sign bits of (old^r)&(v^r) collect
+// whether any addition overflowed (then ANSI sum fails, as addInt would at that row; legacy
+// sums and averages wrap, as addInt does).
+func (s *sumAcc) addIntsNoNull(groups []uint32, vals []int64, sign int64) error {
+	ints, n := s.ints, s.n
+	vals = vals[:len(groups)]
+	var ovf int64
+	for i, g := range groups {
+		old := ints[g]
+		v := sign * vals[i]
+		r := old + v
+		ovf |= (old ^ r) & (v ^ r)
+		ints[g] = r
+		n[g] += sign
+	}
+	if ovf < 0 && s.ansi && !s.avg {
+		return intOverflow(sqltypes.Long, "+")
+	}
+	return nil
 }
 
 func (s *sumAcc) addInt(g uint32, v int64) error {

@@ -11,16 +11,22 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// Summing decimal arrays per group (addDecimals' 128-bit partial sums) gives the exact sums,
-// with values near the largest of their precision so that partial sums are flushed (one batch's
-// sum per group passes 2^127).
+// Summing decimal arrays per group (addDecimals' 192-bit partial sums) gives the exact sums,
+// with values near the largest of their precision (36 and 38: Q1's decimal(38,6) products) so
+// that one batch's sum per group passes 2^127, positive and negative.
 func TestSumDecimalsPerGroupIsExact(t *testing.T) {
+	for _, p := range []int32{36, 38} {
+		sumDecimalsPerGroupIsExact(t, p)
+	}
+}
+
+func sumDecimalsPerGroupIsExact(t *testing.T, precision int32) {
 	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
+	t.Logf("precision %d seed %d", precision, seed)
 	rng := rand.New(rand.NewSource(seed))
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	in, out := sqltypes.DecimalType(36, 2), sqltypes.DecimalType(38, 2)
+	in, out := sqltypes.DecimalType(precision, 2), sqltypes.DecimalType(38, 2)
 	const groupsN = 3
 	acc := newSumAcc(in, out, false, false)
 	acc.Grow(groupsN)
@@ -28,7 +34,7 @@ func TestSumDecimalsPerGroupIsExact(t *testing.T) {
 	for g := range want {
 		want[g] = new(big.Int)
 	}
-	max36 := new(big.Int).Exp(big.NewInt(10), big.NewInt(36), nil)
+	max36 := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(precision)), nil)
 	max36.Sub(max36, big.NewInt(1))
 	for batch := 0; batch < 10; batch++ {
 		n := 4000
@@ -40,7 +46,7 @@ func TestSumDecimalsPerGroupIsExact(t *testing.T) {
 				continue
 			}
 			v := new(big.Int).Rand(rng, max36)
-			if rng.Intn(10) == 0 {
+			if rng.Intn(10) == 0 || precision == 38 && batch%2 == 1 {
 				v.Neg(v)
 			}
 			if rng.Intn(2) == 0 {

@@ -218,13 +218,7 @@ func arithConstInt[T intNum](ctx *Context, a *arith, col arrow.Array, y T, const
 			xlo, xhi = hi/yy, lo/yy
 		}
 	case "%":
-		if y == -1 {
-			clear(out)
-		} else {
-			for i, x := range xs {
-				out[i] = x % y
-			}
-		}
+		remConst(out, xs, y)
 	}
 	if a.ansi && a.op != "%" && (xlo != lo || xhi != hi) {
 		tlo, thi := T(xlo), T(xhi)
@@ -438,17 +432,6 @@ func compareModConst[T intNum](ctx *Context, op string, col arrow.Array, divisor
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(int(bitutil.BytesForBits(int64(n))))
 	bits := buf.Bytes()
-	switch op {
-	case "=":
-		packCompare(bits, xs, func(x T) bool { return x%divisor == y })
-	case "<":
-		packCompare(bits, xs, func(x T) bool { return x%divisor < y })
-	case "<=":
-		packCompare(bits, xs, func(x T) bool { return x%divisor <= y })
-	case ">":
-		packCompare(bits, xs, func(x T) bool { return x%divisor > y })
-	default:
-		packCompare(bits, xs, func(x T) bool { return x%divisor >= y })
-	}
+	packModCompare(bits, xs, divisor, y, op)
 	return withValidityOf(mem, arrow.FixedWidthTypes.Boolean, buf, col, n)
 }
