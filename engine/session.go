@@ -148,6 +148,7 @@ func (s *Session) analyzer() *analyzer.Analyzer {
 		NoImplicitCartesian:         !s.conf.Bool("spark.sql.crossJoin.enabled", true),
 		Collect:                     s.collectRows,
 		PivotMaxValues:              int(s.conf.Int("spark.sql.pivotMaxValues", 10000)),
+		TransposeMaxValues:          int(s.conf.Int("spark.sql.transposeMaxValues", 500)),
 	}
 }
 
@@ -157,7 +158,7 @@ func (s *Session) Analyze(ctx context.Context, rel plan.Relation) (logical.Node,
 		if _, err := s.analyzer().Resolve(ctx, show.Input); err != nil {
 			return nil, err
 		}
-		return showStringSchemaNode(), nil
+		return showStringSchemaNode(show), nil
 	}
 	if c, ok := rel.(*plan.CatalogCall); ok {
 		schema, err := catalogCallSchema(c)

@@ -13,13 +13,21 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-var showStringSchema = sqltypes.Schema{{Name: "show_string", Type: sqltypes.StringType}}
+var (
+	showStringSchema = sqltypes.Schema{{Name: "show_string", Type: sqltypes.StringType}}
+	htmlStringSchema = sqltypes.Schema{{Name: "html_string", Type: sqltypes.StringType}}
+)
 
 // showStringSchemaNode stands for the analyzed ShowString relation (schema only).
-func showStringSchemaNode() logical.Node { return &logical.LocalData{Out: showStringSchema} }
+func showStringSchemaNode(show *plan.ShowString) logical.Node {
+	if show.HTML {
+		return &logical.LocalData{Out: htmlStringSchema}
+	}
+	return &logical.LocalData{Out: showStringSchema}
+}
 
 // showString runs show.Input (limited to NumRows+1 rows, every column cast to string) and renders
-// it like Spark's Dataset.showString.
+// it like Spark's Dataset.showString (htmlString when show.HTML).
 func (s *Session) showString(ctx context.Context, show *plan.ShowString) (*Result, error) {
 	node, err := s.analyzer().Resolve(ctx, show.Input)
 	if err != nil {
@@ -60,6 +68,9 @@ func (s *Session) showString(ctx context.Context, show *plan.ShowString) (*Resul
 			rows = append(rows, row)
 		}
 		rec.Release()
+	}
+	if show.HTML {
+		return s.rowsResult(htmlStringSchema, [][]any{{showstring.FormatHTML(schema.Names(), rows, int(show.NumRows), int(show.Truncate))}})
 	}
 	text := showstring.Format(schema.Names(), rows, int(show.NumRows), int(show.Truncate), show.Vertical)
 	return s.rowsResult(showStringSchema, [][]any{{text}})

@@ -60,7 +60,8 @@
 // ("relation type Transpose is not supported"). No input, however malformed, makes these functions
 // panic.
 //
-// DataFrame API relations: CollectMetrics (observe) becomes plan.CollectMetrics; StatCorr,
+// DataFrame API relations: CollectMetrics (observe) becomes plan.CollectMetrics; HtmlString
+// becomes plan.ShowString with HTML set; Transpose becomes plan.Transpose; StatCorr,
 // StatCov, StatApproxQuantile, StatDescribe and StatSummary (both plan.StatSummary; describe's
 // statistics are count, mean, stddev, min, max; summary's default Spark's eight), StatCrosstab,
 // StatFreqItems (support defaults to 1%) and StatSampleBy become plan.StatFunction (corr's method
@@ -69,20 +70,14 @@
 // analyzer computes them as Spark does. LiteralToProto converts a value back to a literal
 // (observed metrics sent to the client).
 //
-// Not supported: relations CachedLocalRelation and ChunkedCachedLocalRelation (the connect
-// service replaces them first), Transpose,
-// HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
-// LateralJoin of anything but a Python UDTF call, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
-// createDatabase, listPartitions, ...), Python data sources,
-// UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
-// tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
-// dropFields), Scala user-defined functions (Java ones: Spark's "Can not load class", as no class is
-// on Weir's classpath), NamedArgumentExpression outside a
-// Python function call, table-argument subqueries outside a Python UDTF call (the analyzer
-// refuses them),
-// MergeAction, TypedAggregateExpression, DirectShufflePartitionId, column regexes other than
-// ".*" or a plain name; literals of calendar interval and time; data types calendar interval,
-// time, variant, geometry, geography and user-defined types; every command except SqlCommand,
+// Not supported: the relations and expressions README.md's "What Weir refuses" lists (kept equal
+// to what these functions refuse by refused_test.go); CachedLocalRelation and
+// ChunkedCachedLocalRelation are replaced by the connect service first; LateralJoin of anything
+// but a Python UDTF call, spark.sql with DataFrame arguments, Scala user-defined functions (Java
+// ones: Spark's "Can not load class", as no class is on Weir's classpath), NamedArgumentExpression
+// outside a Python function call, table-argument subqueries outside a Python UDTF call (the
+// analyzer refuses them), column regexes other than ".*" or a plain name; literals of calendar
+// interval and time; data types calendar interval, time, geometry, geography and user-defined types; every command except SqlCommand,
 // CreateDataFrameViewCommand, RegisterFunction (of a Python function), RegisterTableFunction
 // (of a Python UDTF) and WriteStreamOperationStart (StreamingQueryCommand,
 // StreamingQueryManagerCommand and StreamingQueryListenerBusCommand are not plan commands: the

@@ -148,6 +148,12 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		}
 		s := x.ShowString
 		return &plan.ShowString{Input: in, NumRows: s.GetNumRows(), Truncate: s.GetTruncate(), Vertical: s.GetVertical()}, nil
+	case *pb.Relation_HtmlString:
+		in, err := t.input(x.HtmlString.GetInput(), "HtmlString")
+		if err != nil {
+			return nil, err
+		}
+		return &plan.ShowString{Input: in, NumRows: x.HtmlString.GetNumRows(), Truncate: x.HtmlString.GetTruncate(), HTML: true}, nil
 	case *pb.Relation_ToDf:
 		in, err := t.input(x.ToDf.GetInput(), "ToDF")
 		if err != nil {
@@ -210,6 +216,16 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.naReplace(x.Replace)
 	case *pb.Relation_Unpivot:
 		return t.unpivot(x.Unpivot)
+	case *pb.Relation_Transpose:
+		in, err := t.input(x.Transpose.GetInput(), "Transpose")
+		if err != nil {
+			return nil, err
+		}
+		index, err := t.expressions(x.Transpose.GetIndexColumns())
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Transpose{Input: in, Index: index}, nil
 	case *pb.Relation_CollectMetrics:
 		return t.collectMetrics(x.CollectMetrics)
 	case *pb.Relation_LateralJoin:

@@ -71,9 +71,12 @@ type Analyzer struct {
 	NoImplicitCartesian bool
 	// Collect runs a batch plan the analyzer built and returns at most limit of its rows as Go
 	// values (sqltypes' conventions), for the relations whose output columns depend on the data,
-	// as Spark computes them eagerly: df.stat.crosstab and pivot without values. Nil when the
+	// as Spark computes them eagerly: df.stat.crosstab, pivot without values and df.transpose. Nil when the
 	// analyzer cannot run plans; then those relations are refused.
 	Collect func(ctx context.Context, node logical.Node, limit int) ([][]any, error)
+	// TransposeMaxValues is spark.sql.transposeMaxValues: the most rows df.transpose() turns
+	// into columns (0: Spark's default, 500).
+	TransposeMaxValues int
 	// PivotMaxValues is spark.sql.pivotMaxValues: the most distinct values a pivot without
 	// values may find (0: Spark's default, 10000).
 	PivotMaxValues int
@@ -221,6 +224,8 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.resolveStatFunction(ctx, n)
 	case *plan.Unpivot:
 		return a.resolveUnpivot(ctx, n)
+	case *plan.Transpose:
+		return a.resolveTranspose(ctx, n)
 	case *plan.NAReplace:
 		return a.resolveNAReplace(ctx, n)
 	case *plan.Generate:

@@ -240,6 +240,8 @@ func children(r plan.Relation) []plan.Relation {
 		return []plan.Relation{x.Input}
 	case *plan.Unpivot:
 		return []plan.Relation{x.Input}
+	case *plan.Transpose:
+		return []plan.Relation{x.Input}
 	case *plan.NAReplace:
 		return []plan.Relation{x.Input}
 	case *plan.Generate:
@@ -459,6 +461,8 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		return "NAReplace [" + strings.Join(x.Cols, ", ") + "] " + f.list(old) + " -> " + f.list(repl)
 	case *plan.Unpivot:
 		return "Unpivot " + f.list(x.Ids) + " " + f.list(x.Values) + " " + x.VariableName + ", " + x.ValueName
+	case *plan.Transpose:
+		return "Transpose " + f.list(x.Index)
 	case *plan.StatFunction:
 		s := fmt.Sprintf("StatFunction %d [%s] method=%q probabilities=%v relativeError=%v",
 			x.Kind, strings.Join(x.Cols, ", "), x.Method, x.Probabilities, x.RelativeError)

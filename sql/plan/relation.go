@@ -252,13 +252,15 @@ type ToSchema struct {
 	Schema sqltypes.Schema
 }
 
-// ShowString renders the input as Spark's show() table, a single string column "show_string".
+// ShowString renders the input as Spark's show() table, a single string column "show_string";
+// HTML: as Spark's htmlString (the notebook table, HtmlString), column "html_string".
 type ShowString struct {
 	RelCommon
 	Input    Relation
 	NumRows  int32
 	Truncate int32
 	Vertical bool
+	HTML     bool
 }
 
 // Repartition changes partitioning (repartition / coalesce / repartitionByExpression).
@@ -341,6 +343,14 @@ type Unpivot struct {
 	Values       []Expr
 	VariableName string
 	ValueName    string
+}
+
+// Transpose is df.transpose(index): the values of the index column (Index; none: the first
+// column) become the columns, every other column a row.
+type Transpose struct {
+	RelCommon
+	Input Relation
+	Index []Expr
 }
 
 // NAFill, NADrop and NAReplace are df.na.fill/drop/replace.

@@ -179,3 +179,45 @@ def test_sample_by(spark):
     assert d.stat.sampleBy(F.col("k"), {0: 0.5, 1: 0.2}, seed=7).select(F.sum("id")).collect()[0][0] == 1036
     with pytest.raises(IllegalArgumentException, match=r"Fractions must be in \[0, 1\]"):
         d.stat.sampleBy("k", {0: 1.5}, seed=1).collect()
+
+
+def test_transpose(spark):
+    df = spark.createDataFrame([("x", 1, 2.0), ("a", 3, None), (None, 5, 6.5)], "k string, v int, w double")
+    t = df.transpose()  # index values sorted, NULL index dropped, values as the common type
+    assert t.schema.simpleString() == "struct<key:string,a:double,x:double>"
+    assert [tuple(r) for r in t.collect()] == [("v", 3.0, 1.0), ("w", None, 2.0)]
+    t = spark.createDataFrame([(1, "p"), (2, "q"), (1, "r")], "id int, s string").transpose()
+    assert t.columns == ["key", "1", "1", "2"] and [tuple(r) for r in t.collect()] == [("s", "p", "r", "q")]
+    assert spark.range(0).transpose().columns == ["key"]
+    assert spark.range(3).transpose().columns == ["key", "0", "1", "2"]
+    with pytest.raises(AnalysisException) as e:
+        df.transpose(df.v).collect()
+    assert e.value.getCondition() == "TRANSPOSE_NO_LEAST_COMMON_TYPE"
+    spark.conf.set("spark.sql.transposeMaxValues", "1")
+    try:
+        with pytest.raises(AnalysisException) as e:
+            df.transpose().collect()
+        assert e.value.getCondition() == "TRANSPOSE_EXCEED_ROW_LIMIT"
+    finally:
+        spark.conf.unset("spark.sql.transposeMaxValues")
+
+
+def test_html_string(spark):
+    # The notebook table (_repr_html_ with eager evaluation): Spark 4.2's exact text.
+    spark.conf.set("spark.sql.repl.eagerEval.enabled", "true")
+    try:
+        df = spark.createDataFrame([(1, "a<b>&\"'c", "é€—ü\u00a0x"), (2, "line\nbreak", None), (3, "long" * 10, "z")],
+                                   "id int, s string, t string")
+        assert df._repr_html_() == (
+            "<table border='1'>\n<tr><th>id</th><th>s</th><th>t</th></tr>\n"
+            "<tr><td>1</td><td>a&lt;b&gt;&amp;&quot;'c</td><td>&eacute;&euro;&mdash;&uuml;&nbsp;x</td></tr>\n"
+            "<tr><td>2</td><td>line\\nbreak</td><td>NULL</td></tr>\n"
+            "<tr><td>3</td><td>longlonglonglongl...</td><td>z</td></tr>\n</table>\n")
+        spark.conf.set("spark.sql.repl.eagerEval.maxNumRows", "1")
+        spark.conf.set("spark.sql.repl.eagerEval.truncate", "5")
+        assert df._repr_html_() == (
+            "<table border='1'>\n<tr><th>id</th><th>s</th><th>t</th></tr>\n"
+            "<tr><td>1</td><td>a&lt;...</td><td>&eacute;&euro;...</td></tr>\n</table>\nonly showing top 1 row\n")
+    finally:
+        for k in ["spark.sql.repl.eagerEval.enabled", "spark.sql.repl.eagerEval.maxNumRows", "spark.sql.repl.eagerEval.truncate"]:
+            spark.conf.unset(k)
