@@ -2,7 +2,8 @@
 //
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T[,T...]]... [--insecure]
 //	     [--tls-cert F --tls-key F] [--spark-version V] [--max-inbound-message-size SIZE]
-//	     [--data-root DIR]... [--debug-listen HOST:PORT] [--log-format text|json]
+//	     [--data-root DIR]... [--debug-listen HOST:PORT] [--metrics-listen HOST:PORT]
+//	     [--log-format text|json]
 //	weir --version
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (comma-separated), WEIR_DATA_ROOTS
@@ -10,7 +11,10 @@
 // (logfmt) or JSON lines; stdout stays free for query output.
 //
 // A non-loopback --listen address needs --token (or --insecure); each client may hold its own
-// token, and a session serves only the token and user id that created it.
+// token, and a session serves only the token and user id that created it. --metrics-listen
+// serves Prometheus metrics (package metrics) on /metrics under the same rule: a non-loopback
+// address needs --token or --insecure, and with tokens a scrape must send one as a bearer
+// token (over HTTPS when --tls-cert is given).
 package main
 
 import (
@@ -26,6 +30,7 @@ import (
 	"syscall"
 
 	"github.com/weirhq/weir/connect"
+	"github.com/weirhq/weir/metrics"
 
 	// Every connector registers its formats.
 	_ "github.com/weirhq/weir/connectors/all"
@@ -52,7 +57,9 @@ type config struct {
 	sparkVersion string
 	dataRoots    []string
 	debugListen  string
-	maxInbound   int
+	// metricsListen is --metrics-listen ("" = no metrics endpoint).
+	metricsListen string
+	maxInbound    int
 	// logFormat is "text" or "json"; showVersion asks for the version line instead of serving.
 	logFormat   string
 	showVersion bool
@@ -107,6 +114,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var roots dirList
 	fs.Var(&roots, "data-root", "directory clients may read and write files under (repeatable; default: anywhere)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go's runtime profiles (/debug/pprof/) on HOST:PORT; off by default, keep it on loopback")
+	fs.StringVar(&c.metricsListen, "metrics-listen", envOr("WEIR_METRICS_LISTEN", ""), "serve Prometheus metrics on http(s)://HOST:PORT/metrics; off by default, same token rules as --listen")
 	fs.StringVar(&c.python, "python", envOr("PYSPARK_PYTHON", "python3"), "Python interpreter (with PySpark) for the server's Python workers")
 	fs.StringVar(&c.logFormat, "log-format", envOr("WEIR_LOG_FORMAT", "text"), "log line format on stderr: text (logfmt) or json")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
@@ -170,6 +178,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		connect.WithMaxInboundMessageSize(c.maxInbound),
 		connect.WithPython(c.python),
 	}
+	var reg *metrics.Registry
+	if c.metricsListen != "" {
+		reg = metrics.New(buildVersion(), c.sparkVersion)
+		opts = append(opts, connect.WithMetrics(reg))
+	}
 	if len(c.tokens) > 0 {
 		opts = append(opts, connect.WithToken(c.tokens...))
 	}
@@ -193,6 +206,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Info("debug listener", "address", dl.Addr().String())
 		stopDebug := serveDebug(context.WithoutCancel(ctx), dl, logger)
 		defer stopDebug()
+	}
+	if reg != nil {
+		ml, err := net.Listen("tcp", c.metricsListen)
+		if err != nil {
+			lis.Close()
+			return err
+		}
+		logger.Info("metrics listener", "address", ml.Addr().String(), "tls", c.tlsCert != "", "auth", len(c.tokens) > 0)
+		stopMetrics := serveMetrics(context.WithoutCancel(ctx), ml, reg.Handler(c.tokens), c.tlsCert, c.tlsKey, logger)
+		defer stopMetrics()
 	}
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
 		"tls", c.tlsCert != "", "auth", len(c.tokens) > 0, "data_roots", strings.Join(c.dataRoots, ":"))

@@ -14,12 +14,16 @@ var version string
 // versionString is `weir --version`'s line: the release, the Go toolchain and platform, and
 // the Spark version the server reports to clients unless --spark-version says otherwise.
 func versionString(sparkVersion string) string {
-	v := version
-	if v == "" {
-		v = "devel"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
+	return fmt.Sprintf("weir %s (%s %s/%s; Spark Connect, reports Spark %s)", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH, sparkVersion)
+}
+
+// buildVersion is the release (weir_build_info's version label too).
+func buildVersion() string {
+	if version != "" {
+		return version
 	}
-	return fmt.Sprintf("weir %s (%s %s/%s; Spark Connect, reports Spark %s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, sparkVersion)
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }
