@@ -107,3 +107,44 @@ def test_metrics_follow_a_running_rate_query(metrics_server):
         assert value(final, "weir_query_watermark_lag_seconds", **labels) >= 0
     finally:
         spark.stop()
+
+
+def test_long_batch_query_reports_execution_progress(spark):
+    """ExecutePlan sends ExecutionProgress while a batch query runs: PySpark's progress
+    handlers see the stages, tasks and bytes, ending with every stage done."""
+    calls = []
+
+    def handler(stages, inflight_tasks, operation_id, done):
+        calls.append((list(stages), inflight_tasks, operation_id, done))
+
+    spark.conf.set("spark.connect.progress.reportInterval", "50ms")
+    spark.registerProgressHandler(handler)
+    try:
+        started = time.time()
+        n = 20_000_000
+        rows = spark.range(0, n, 1, 4).groupBy((F.col("id") % 7).alias("k")).count().collect()
+        took = time.time() - started
+        assert sorted((r["k"], r["count"]) for r in rows) == [(k, len(range(k, n, 7))) for k in range(7)]
+    finally:
+        spark.removeProgressHandler(handler)
+        spark.conf.unset("spark.connect.progress.reportInterval")
+    reports = [c for c in calls if not c[3]]
+    # One report per interval the query ran (at least two for a query of a few intervals), then
+    # the last one with every stage done; the client's own final call has done=True.
+    assert len(reports) >= 2, (took, calls)
+    assert calls[-1][3] is True
+    op_ids = {c[2] for c in reports}
+    assert len(op_ids) == 1 and None not in op_ids
+    first, last = reports[0], reports[-1]
+    assert sum(s.num_tasks for s in first[0]) > 0 and first[1] > 0
+    assert all(s.done and s.num_completed_tasks == s.num_tasks for s in last[0]) and last[1] == 0
+    # The range scan's stage read something.
+    assert sum(s.num_bytes_read for s in last[0]) > 0
+    # A short query under the default interval (2s) sends none.
+    calls.clear()
+    spark.registerProgressHandler(handler)
+    try:
+        spark.range(10).collect()
+    finally:
+        spark.removeProgressHandler(handler)
+    assert [c for c in calls if not c[3]] == []
