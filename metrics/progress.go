@@ -8,17 +8,22 @@ import (
 // progress is the part of a StreamingQueryProgress (query/progress.go's JSON, the report
 // lastProgress returns) the metrics take.
 type progress struct {
-	ID                     string            `json:"id"`
-	Name                   *string           `json:"name"`
-	Timestamp              string            `json:"timestamp"`
-	BatchID                int64             `json:"batchId"`
-	BatchDuration          int64             `json:"batchDuration"`
-	NumInputRows           int64             `json:"numInputRows"`
-	InputRowsPerSecond     float64           `json:"inputRowsPerSecond"`
-	ProcessedRowsPerSecond float64           `json:"processedRowsPerSecond"`
-	DurationMs             map[string]int64  `json:"durationMs"`
-	EventTime              map[string]string `json:"eventTime"`
-	StateOperators         []struct {
+	ID                     string  `json:"id"`
+	Name                   *string `json:"name"`
+	Timestamp              string  `json:"timestamp"`
+	BatchID                int64   `json:"batchId"`
+	BatchDuration          int64   `json:"batchDuration"`
+	NumInputRows           int64   `json:"numInputRows"`
+	InputRowsPerSecond     float64 `json:"inputRowsPerSecond"`
+	ProcessedRowsPerSecond float64 `json:"processedRowsPerSecond"`
+	DurationMs             struct {
+		WalCommit     int64 `json:"walCommit"`
+		CommitOffsets int64 `json:"commitOffsets"`
+	} `json:"durationMs"`
+	EventTime struct {
+		Watermark string `json:"watermark"`
+	} `json:"eventTime"`
+	StateOperators []struct {
 		OperatorName              string `json:"operatorName"`
 		NumRowsTotal              int64  `json:"numRowsTotal"`
 		MemoryUsedBytes           int64  `json:"memoryUsedBytes"`
@@ -57,7 +62,7 @@ func progressTime(s string) (time.Time, bool) {
 // checkpointDuration is the time the epoch spent writing the checkpoint: the offsets log entry
 // (walCommit) and the commit (commitOffsets); 0 for a query without a checkpoint.
 func (p *progress) checkpointDuration() time.Duration {
-	return time.Duration(p.DurationMs["walCommit"]+p.DurationMs["commitOffsets"]) * time.Millisecond
+	return time.Duration(p.DurationMs.WalCommit+p.DurationMs.CommitOffsets) * time.Millisecond
 }
 
 // terminated is a QueryTerminatedEvent's JSON.

@@ -156,7 +156,7 @@ func (m *queryMetrics) observe(p *progress) {
 	s.processedRate.Set(p.ProcessedRowsPerSecond)
 	s.batchDuration.Observe((time.Duration(p.BatchDuration) * time.Millisecond).Seconds())
 	s.checkpointDuration.Observe(p.checkpointDuration().Seconds())
-	if wm, ok := progressTime(p.EventTime["watermark"]); ok {
+	if wm, ok := progressTime(p.EventTime.Watermark); ok {
 		if s.watermark == nil {
 			s.watermark, s.lag = m.watermark.WithLabelValues(s.name, s.id), m.watermarkLag.WithLabelValues(s.name, s.id)
 		}

@@ -157,3 +157,29 @@ func TestServerSeries(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQueryListener is the metrics' cost per epoch: one progress event handled (a
+// stateful query's report with a watermark).
+func BenchmarkQueryListener(b *testing.B) {
+	r := New("bench", "4.1.0")
+	l := r.QueryListener()
+	ev := progressEvent("q1", "rates", 7, 1000, 12, "2026-01-01T00:00:04.000Z", 9, 1)
+	for b.Loop() {
+		l.OnEvent(ev)
+	}
+}
+
+// BenchmarkScrape is one scrape of a server with ten queries of one stateful operator each,
+// Go and process collectors included.
+func BenchmarkScrape(b *testing.B) {
+	r := New("bench", "4.1.0")
+	l := r.QueryListener()
+	for i := range 10 {
+		l.OnEvent(progressEvent(fmt.Sprint("q", i), fmt.Sprint("n", i), 1, 1000, 12, "2026-01-01T00:00:04.000Z", 9, 1))
+	}
+	h := r.Handler(nil)
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	}
+}
