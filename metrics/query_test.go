@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,5 +183,54 @@ func BenchmarkScrape(b *testing.B) {
 	for b.Loop() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	}
+}
+
+// TestConcurrentQueriesAndScrapes: queries report, terminate and restart while scrapes evict
+// (run under -race); afterwards every counter holds exactly the reports of its last run.
+func TestConcurrentQueriesAndScrapes(t *testing.T) {
+	var now atomic.Int64
+	r := New("test", "4.1.0", WithClock(func() time.Time { return time.Unix(0, now.Load()) }), WithRetention(time.Nanosecond))
+	l, h := r.QueryListener(), r.Handler(nil)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				now.Add(int64(time.Millisecond))
+				scrape(t, h, "")
+			}
+		}
+	}()
+	var queries sync.WaitGroup
+	for q := range 4 {
+		queries.Add(1)
+		go func() {
+			defer queries.Done()
+			id := fmt.Sprint("q", q)
+			for run := range 3 {
+				for batch := range 20 {
+					l.OnEvent(progressEvent(id, "", int64(batch), 1, 1, "", 0, 0))
+				}
+				if run < 2 {
+					l.OnEvent(query.Event{Type: query.TerminatedEvent, JSON: `{"id":"` + id + `"}`})
+				}
+			}
+		}()
+	}
+	queries.Wait()
+	close(stop)
+	wg.Wait()
+	// The last runs are active: never evicted, so each counts at least its own 20 reports (and
+	// those of earlier runs a scrape did not evict in between).
+	for q := range 4 {
+		if got := testutil.ToFloat64(r.queries.batches.WithLabelValues("", fmt.Sprint("q", q))); got < 20 || got > 60 {
+			t.Errorf("q%d: %v batches", q, got)
+		}
 	}
 }
