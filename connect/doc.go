@@ -18,6 +18,13 @@
 //   - Query results are sent as ExecutePlanResponse.arrow_batch messages, each a complete Arrow
 //     IPC stream holding one record batch of at most spark.sql.execution.arrow.maxRecordsPerBatch
 //     rows and about 4 MiB, with contiguous start_offset.
+//   - While an operation's batch jobs run, ExecutePlan sends ExecutionProgress every
+//     spark.connect.progress.reportInterval (2s; ≤ 0 disables), as Spark 4 does (progress.go):
+//     stages are the jobs' flow nodes, tasks their partitions (flow.Tracker); a last report
+//     with every stage done precedes ResultComplete when any was sent.
+//   - WithMetrics (metrics.go) counts RPCs, errors by Spark error class and message bytes,
+//     reports sessions and operations at each scrape, and adds the metrics' query listener to
+//     every new session's query manager (package metrics).
 //   - Limits at the edge: a request message above WithMaxInboundMessageSize (Spark's
 //     spark.connect.grpc.maxInboundMessageSize, 128 MiB) fails with gRPC's RESOURCE_EXHAUSTED
 //     before it is read; a result whose Arrow batches (or a SQL command's rows) add up to more

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/engine"
+	"github.com/weirhq/weir/metrics"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
 )
@@ -47,6 +48,8 @@ type options struct {
 	// python is the interpreter the server's Python workers run (package pyworker); kept for
 	// foreachBatch and Python UDFs, which are still refused.
 	python string
+	// metrics, when set, receives the server's and its queries' metrics (WithMetrics).
+	metrics *metrics.Registry
 }
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says

@@ -111,6 +111,9 @@ func NewServer(opts ...Option) (*Server, error) {
 	}
 	s.artifactMemory = newArtifactMemory(o.artifactMemoryLimit)
 	s.sessions = newSessionManager(&s.opts, s.artifactMemory)
+	if o.metrics != nil {
+		o.metrics.SetServerStats(s.sessions.serverStats)
+	}
 	return s, nil
 }
 
@@ -133,15 +136,23 @@ func newPersistStore(files *fileaccess.Policy) (*engine.PersistStore, error) {
 // grpcServer builds the gRPC server with the service's limits and interceptors.
 func (s *Server) grpcServer() (*grpc.Server, error) {
 	authUnary, authStream := authInterceptors(s.authenticate)
+	unary := []grpc.UnaryServerInterceptor{s.recoverUnary, authUnary}
+	stream := []grpc.StreamServerInterceptor{s.recoverStream, authStream}
+	metricsUnary, metricsStream, metricsOpts := s.metricsServerOptions()
+	if metricsUnary != nil {
+		unary = append([]grpc.UnaryServerInterceptor{metricsUnary}, unary...)
+		stream = append([]grpc.StreamServerInterceptor{metricsStream}, stream...)
+	}
 	sopts := []grpc.ServerOption{
 		// A larger request fails with RESOURCE_EXHAUSTED before its body is read, as Spark's
 		// (gRPC's) limit does.
 		grpc.MaxRecvMsgSize(s.opts.maxInbound),
 		grpc.MaxSendMsgSize(maxMessageSize),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
-		grpc.ChainUnaryInterceptor(s.recoverUnary, authUnary),
-		grpc.ChainStreamInterceptor(s.recoverStream, authStream),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
 	}
+	sopts = append(sopts, metricsOpts...)
 	if s.opts.tlsCert != "" {
 		creds, err := credentials.NewServerTLSFromFile(s.opts.tlsCert, s.opts.tlsKey)
 		if err != nil {

@@ -94,6 +94,7 @@ func (m *sessionManager) lookup(who principal, id, user, observed string, create
 			persisted:    map[string]*pb.StorageLevel{},
 		}
 		m.sessions[id] = sess
+		m.opts.observeSessions(sess)
 		m.opts.logger.Info("session created", "session_id", id, "user_id", user, "server_side_session_id", sess.serverSideID)
 	}
 	m.mu.Unlock()

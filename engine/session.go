@@ -238,7 +238,8 @@ func (s *Session) start(ctx context.Context, node logical.Node, top func(g *flow
 	if top != nil {
 		top(g)
 	}
-	return s.runner.Start(ctx, g, flow.JobOptions{MemoryBudget: budget})
+	// An operation that tracks progress (ExecutePlan's ExecutionProgress) carries its tracker in ctx.
+	return s.runner.Start(ctx, g, flow.JobOptions{MemoryBudget: budget, Tracker: flow.TrackerFrom(ctx)})
 }
 
 // run plans and starts node, and streams its user columns.

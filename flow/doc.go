@@ -53,6 +53,13 @@
 // it in the task (or state saver) that allocated and fails the job with it, and Close releases
 // what the job buffered. Any other panic in a task fails the job as an error naming the node.
 //
+// # Progress
+//
+// A job started with JobOptions.Tracker reports its progress while it runs (progress.go): per
+// node (a stage) its tasks, the tasks that ended and the Arrow bytes its sources produced. The
+// engine passes the tracker an operation carries in its context (WithTracker); Spark Connect
+// turns it into ExecutionProgress responses. Untracked jobs count nothing.
+//
 // # Graphs and runners
 //
 // A Graph is a DAG of Nodes. A leaf Node runs a Source; an inner Node runs one Operator instance

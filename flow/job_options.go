@@ -16,4 +16,7 @@ type JobOptions struct {
 	// MemoryBudget, when set, counts the job's memory: a LocalRunner gives its operators and
 	// sources the budget as Env.Mem (instead of the runner's allocator) and Env.Budget.
 	MemoryBudget *MemoryBudget
+	// Tracker, when set, reads the job's progress while it runs (progress.go): the operation's
+	// ExecutionProgress. It observes; it changes nothing the job does.
+	Tracker *Tracker
 }

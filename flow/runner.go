@@ -92,6 +92,10 @@ type task struct {
 	needless, stopped atomic.Bool
 	// saver saves the instance's state captures in the background (nil until the first).
 	saver *stateSaver
+	// ended is set when the task's goroutine returns; sourceBytes counts a source task's
+	// output (progress.go; tracked jobs only).
+	ended       atomic.Bool
+	sourceBytes atomic.Int64
 }
 
 type localJob struct {
@@ -109,6 +113,8 @@ type localJob struct {
 	policy  barrier.Policy
 	// saves counts the background state saves each epoch still owes (see state_saver.go).
 	saves *saveTracker
+	// tracked: a Tracker reads the job's progress (progress.go).
+	tracked bool
 }
 
 // Start builds one task per (node, partition), wires the edges and starts the goroutines.
@@ -152,7 +158,9 @@ func (r *LocalRunner) Start(ctx context.Context, g *Graph, opts JobOptions) (Job
 	}
 	linkTargets(order, tasks)
 	j := &localJob{cancel: cancel, ctx: jctx, out: make(chan envelope, r.capacity),
-		outLeft: g.Output.Parallelism, tasks: all, state: opts.Checkpointing, policy: opts.WatermarkPolicy, saves: newSaveTracker()}
+		outLeft: g.Output.Parallelism, tasks: all, state: opts.Checkpointing, policy: opts.WatermarkPolicy, saves: newSaveTracker(),
+		tracked: opts.Tracker != nil}
+	opts.Tracker.add(j)
 	for _, t := range tasks[g.Output] {
 		t.routes = append(t.routes, route{input: -1})
 		t.output = true
@@ -161,6 +169,7 @@ func (r *LocalRunner) Start(ctx context.Context, g *Graph, opts JobOptions) (Job
 		j.wg.Add(1)
 		go func(t *task) {
 			defer j.wg.Done()
+			defer t.ended.Store(true)
 			defer t.cancel()
 			if err := j.runTask(t.ctx, t); err != nil {
 				j.fail(err)
@@ -298,6 +307,9 @@ func (em *taskEmitter) Emit(ctx context.Context, rec arrow.RecordBatch) error {
 	_, isMarker, err := MarkerOf(rec)
 	if err != nil {
 		return err
+	}
+	if !isMarker {
+		em.countSource(rec)
 	}
 	p := em.t.env.Partition
 	for _, r := range em.t.routes {

@@ -50,6 +50,14 @@ func checkExposure(c config, logger *slog.Logger) error {
 		logger.Warn("listening on a non-loopback address without a token (--insecure): "+
 			"any client that can reach it can read, write and delete files as this user", "address", c.listen)
 	}
+	if c.metricsListen != "" && len(c.tokens) == 0 && !isLoopback(c.metricsListen) {
+		if !c.insecure {
+			return fmt.Errorf("refusing to serve metrics on %s without --token: anyone who can reach that address "+
+				"could read the server's queries, sessions and errors; set --token (scrapes then send it as a bearer "+
+				"token), use a loopback address, or pass --insecure to accept the risk", c.metricsListen)
+		}
+		logger.Warn("serving metrics on a non-loopback address without a token (--insecure)", "address", c.metricsListen)
+	}
 	if len(c.tokens) > 0 && c.tlsCert == "" {
 		logger.Warn("--token is set but TLS is not: PySpark always uses TLS when a token is set " +
 			"(sc://host:port/;token=...), so it will not connect; give --tls-cert and --tls-key, " +

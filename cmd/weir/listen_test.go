@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func runFor(t *testing.T, args []string) (string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, append(args, "--state-dir", t.TempDir()), env(nil), logs) }()
+	go func() { done <- run(ctx, append(args, "--state-dir", t.TempDir()), env(nil), io.Discard, logs) }()
 	for {
 		select {
 		case err := <-done:

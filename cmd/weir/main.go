@@ -2,14 +2,19 @@
 //
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T[,T...]]... [--insecure]
 //	     [--tls-cert F --tls-key F] [--spark-version V] [--max-inbound-message-size SIZE]
-//	     [--data-root DIR]... [--debug-listen HOST:PORT] [--gc-heap-floor SIZE]
+//	     [--data-root DIR]... [--debug-listen HOST:PORT] [--metrics-listen HOST:PORT]
+//	     [--gc-heap-floor SIZE] [--log-format text|json]
+//	weir --version
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (comma-separated), WEIR_DATA_ROOTS
-// (":"-separated); flags override them. Logs go to stderr as text; stdout stays free for query
-// output.
+// (":"-separated), WEIR_LOG_FORMAT; flags override them. Logs go to stderr, as slog's text
+// (logfmt) or JSON lines; stdout stays free for query output.
 //
 // A non-loopback --listen address needs --token (or --insecure); each client may hold its own
-// token, and a session serves only the token and user id that created it.
+// token, and a session serves only the token and user id that created it. --metrics-listen
+// serves Prometheus metrics (package metrics) on /metrics under the same rule: a non-loopback
+// address needs --token or --insecure, and with tokens a scrape must send one as a bearer
+// token (over HTTPS when --tls-cert is given).
 package main
 
 import (
@@ -26,6 +31,7 @@ import (
 	"syscall"
 
 	"github.com/weirhq/weir/connect"
+	"github.com/weirhq/weir/metrics"
 
 	// Every connector registers its formats.
 	_ "github.com/weirhq/weir/connectors/all"
@@ -33,7 +39,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "weir:", err)
@@ -52,9 +58,14 @@ type config struct {
 	sparkVersion string
 	dataRoots    []string
 	debugListen  string
-	maxInbound   int
+	// metricsListen is --metrics-listen ("" = no metrics endpoint).
+	metricsListen string
+	maxInbound    int
 	// heapFloor is the size of the garbage collector's heap floor (heap_floor.go; 0: none).
 	heapFloor int64
+	// logFormat is "text" or "json"; showVersion asks for the version line instead of serving.
+	logFormat   string
+	showVersion bool
 	// python is the interpreter of the server's Python workers (PYSPARK_PYTHON).
 	python string
 }
@@ -106,7 +117,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var roots dirList
 	fs.Var(&roots, "data-root", "directory clients may read and write files under (repeatable; default: anywhere)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go's runtime profiles (/debug/pprof/) on HOST:PORT; off by default, keep it on loopback")
+	fs.StringVar(&c.metricsListen, "metrics-listen", envOr("WEIR_METRICS_LISTEN", ""), "serve Prometheus metrics on http(s)://HOST:PORT/metrics; off by default, same token rules as --listen")
 	fs.StringVar(&c.python, "python", envOr("PYSPARK_PYTHON", "python3"), "Python interpreter (with PySpark) for the server's Python workers")
+	fs.StringVar(&c.logFormat, "log-format", envOr("WEIR_LOG_FORMAT", "text"), "log line format on stderr: text (logfmt) or json")
+	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
 	fs.Func("max-inbound-message-size", "largest request message, Spark's spark.connect.grpc.maxInboundMessageSize (e.g. 128m, the default)", func(v string) error {
 		n, err := parseMessageSize(v)
 		c.maxInbound = n
@@ -135,16 +149,31 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return config{}, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat)
+	}
 	return c, nil
 }
 
-// run serves until ctx ends.
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+// newLogger is the server's logger on w in the configured format.
+func newLogger(c config, w io.Writer) *slog.Logger {
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// run serves until ctx ends (with --version, prints the version on stdout and returns).
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if c.showVersion {
+		_, err := fmt.Fprintln(stdout, versionString(c.sparkVersion))
+		return err
+	}
+	logger := newLogger(c, stderr)
 	if err := checkExposure(c, logger); err != nil {
 		return err
 	}
@@ -160,6 +189,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		connect.WithDataRoots(c.dataRoots...),
 		connect.WithMaxInboundMessageSize(c.maxInbound),
 		connect.WithPython(c.python),
+	}
+	var reg *metrics.Registry
+	if c.metricsListen != "" {
+		reg = metrics.New(buildVersion(), c.sparkVersion)
+		opts = append(opts, connect.WithMetrics(reg))
 	}
 	if len(c.tokens) > 0 {
 		opts = append(opts, connect.WithToken(c.tokens...))
@@ -187,6 +221,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	ballast := heapBallast(c.heapFloor)
 	defer runtime.KeepAlive(ballast)
+	if reg != nil {
+		ml, err := net.Listen("tcp", c.metricsListen)
+		if err != nil {
+			lis.Close()
+			return err
+		}
+		logger.Info("metrics listener", "address", ml.Addr().String(), "tls", c.tlsCert != "", "auth", len(c.tokens) > 0)
+		stopMetrics := serveMetrics(context.WithoutCancel(ctx), ml, reg.Handler(c.tokens), c.tlsCert, c.tlsKey, logger)
+		defer stopMetrics()
+	}
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
 		"tls", c.tlsCert != "", "auth", len(c.tokens) > 0, "data_roots", strings.Join(c.dataRoots, ":"))
 	if err := srv.Serve(ctx, lis); err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,7 +92,7 @@ func TestRunServesAndStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, env(nil), logs)
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, env(nil), io.Discard, logs)
 	}()
 	addrRe := regexp.MustCompile(`msg=listening address=(\S+)`)
 	var addr string
@@ -136,7 +138,7 @@ func TestRunServesAndStops(t *testing.T) {
 func TestRunRefusesMissingDataRoot(t *testing.T) {
 	dir := t.TempDir()
 	err := run(context.Background(), []string{"--listen", "127.0.0.1:0", "--state-dir", filepath.Join(dir, "state"),
-		"--data-root", filepath.Join(dir, "missing")}, env(nil), &syncBuffer{})
+		"--data-root", filepath.Join(dir, "missing")}, env(nil), io.Discard, &syncBuffer{})
 	if err == nil || !strings.Contains(err.Error(), "data root") {
 		t.Fatalf("want a data root error, got %v", err)
 	}
@@ -160,5 +162,38 @@ func TestParseHeapFloor(t *testing.T) {
 	}
 	if b := heapBallast(0); b != nil {
 		t.Errorf("no floor allocated %d bytes", len(b))
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"--version", "--spark-version", "4.0.1"}, env(nil), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^weir \S+ \(go\S+ \w+/\w+; Spark Connect, reports Spark 4\.0\.1\)\n$`).MatchString(out.String()) {
+		t.Fatalf("--version printed %q", out.String())
+	}
+}
+
+// TestJSONLogs: --log-format json (or WEIR_LOG_FORMAT) writes one JSON object per line.
+func TestJSONLogs(t *testing.T) {
+	c, err := parseConfig([]string{"--log-format", "json"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	newLogger(c, &buf).Info("listening", "address", "127.0.0.1:1")
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil || line["msg"] != "listening" || line["address"] != "127.0.0.1:1" {
+		t.Fatalf("json log %q: %v", buf.String(), err)
+	}
+	if c, err := parseConfig(nil, env(map[string]string{"WEIR_LOG_FORMAT": "json"}), io.Discard); err != nil || c.logFormat != "json" {
+		t.Fatalf("WEIR_LOG_FORMAT: %+v %v", c, err)
+	}
+	if c, err := parseConfig(nil, env(nil), io.Discard); err != nil || c.logFormat != "text" {
+		t.Fatalf("default format: %q %v", c.logFormat, err)
+	}
+	if _, err := parseConfig([]string{"--log-format", "xml"}, env(nil), io.Discard); err == nil {
+		t.Fatal("--log-format xml accepted")
 	}
 }
