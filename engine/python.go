@@ -161,6 +161,12 @@ func (s *Session) pythonFunction(name string) (*plan.PythonUDF, bool) {
 // pythonSpec is what one plan's Python operators run with (call it once per plan: its runner
 // holds the plan's reservation), or nil without a runner: the runner and the runner conf Spark's ArrowPythonRunner sends (session time zone, batch size,
 // the pandas conversion settings).
+// faultHandler is Spark's SQLConf.pythonUDFWorkerFaulthandlerEnabled: the SQL conf, falling back
+// to spark.python.worker.faulthandler.enabled (default false).
+func (s *Session) faultHandler() bool {
+	return s.conf.Bool(pyworker.FaultHandlerConf, s.conf.Bool(pyworker.WorkerFaultHandlerConf, false))
+}
+
 func (s *Session) pythonSpec() *operators.PythonSpec {
 	runner, maxWorkers := s.pythonRunner()
 	if runner == nil {
@@ -174,6 +180,7 @@ func (s *Session) pythonSpec() *operators.PythonSpec {
 			conf.MaxRecordsPerBatchKey: strconv.Itoa(maxRecords),
 			arrowSafeConversionConf:    s.conf.GetOr(arrowSafeConversionConf, "false"),
 			assignColumnsByNameConf:    s.conf.GetOr(assignColumnsByNameConf, defaultAssignColumnsByName),
+			pyworker.FaultHandlerConf:  strconv.FormatBool(s.faultHandler()),
 		},
 		MaxRecordsPerBatch: maxRecords,
 		MaxWorkers:         maxWorkers,

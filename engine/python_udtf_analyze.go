@@ -42,7 +42,8 @@ func (s *Session) analyzePool() *pyworker.Pool {
 // JVM pickles them, the SQL texts of the result's partitioning, ordering and selected columns
 // parsed as expressions.
 func (s *Session) analyzePythonUDTF(ctx context.Context, call *analyzer.PythonUDTFAnalyzeCall) (*analyzer.PythonUDTFAnalysis, error) {
-	req := pyworker.UDTFAnalyzeRequest{Name: call.Name, Command: call.Command, PythonVersion: call.PythonVer}
+	req := pyworker.UDTFAnalyzeRequest{Name: call.Name, Command: call.Command, PythonVersion: call.PythonVer,
+		FaultHandler: s.faultHandler()}
 	for _, a := range call.Args {
 		arg := pyworker.UDTFAnalyzeArg{TypeJSON: sqltypes.JSONType(a.Type), Table: a.Table, Name: a.Name}
 		if a.Value != nil {

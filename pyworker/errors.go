@@ -17,3 +17,28 @@ func PythonException(msg, traceback string) *sparkerr.Error {
 func workerFailure(format string, args ...any) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.SparkException, "", "", format, args...)
 }
+
+// Faulthandler confs: Spark quotes a crashed worker's faulthandler traceback only when
+// FaultHandlerConf (falling back to WorkerFaultHandlerConf, default false) is true; otherwise its
+// error suggests turning them on.
+const (
+	FaultHandlerConf       = "spark.sql.execution.pyspark.udf.faulthandler.enabled"
+	WorkerFaultHandlerConf = "spark.python.worker.faulthandler.enabled"
+)
+
+// crashFailure is the error of a worker that exited unexpectedly: with faulthandler on, the
+// traceback its faulthandler wrote (log, when there is one); off, Spark's advice to turn it on
+// (PythonRunner's message, its missing space included).
+func crashFailure(prefix string, faultHandler bool, log string, err error) error {
+	if !faultHandler {
+		return workerFailure("%s exited unexpectedly (crashed). Consider setting '%s' or'%s' configuration to 'true' for the better Python traceback.",
+			prefix, FaultHandlerConf, WorkerFaultHandlerConf)
+	}
+	if log != "" {
+		return workerFailure("%s exited unexpectedly (crashed): %s", prefix, log)
+	}
+	if err != nil {
+		return workerFailure("%s exited unexpectedly (crashed): %v", prefix, err)
+	}
+	return workerFailure("%s exited unexpectedly (crashed)", prefix)
+}

@@ -373,10 +373,8 @@ func (s *Stream) readFailure(err error) error {
 	if eof || errors.Is(err, syscall.ECONNRESET) {
 		// A fatal signal's traceback, when the worker's faulthandler wrote one (Spark quotes it
 		// the same way: "Fatal Python error: Segmentation fault" and the stack).
-		if log := s.pool.faultLog(s.w.pid); log != "" {
-			return workerFailure("Python worker %d exited unexpectedly (crashed): %s", s.w.pid, log)
-		}
-		return workerFailure("Python worker %d exited unexpectedly (crashed): %v", s.w.pid, err)
+		return crashFailure(fmt.Sprintf("Python worker %d", s.w.pid), s.task.Conf[FaultHandlerConf] == "true",
+			s.pool.faultLog(s.w.pid), err)
 	}
 	return workerFailure("Python worker %d: %v", s.w.pid, err).Wrap(err)
 }

@@ -40,6 +40,8 @@ type UDTFAnalyzeRequest struct {
 	// PythonVersion is the client's Python version (major.minor), checked by the worker.
 	PythonVersion string
 	Args          []UDTFAnalyzeArg
+	// FaultHandler is the session's FaultHandlerConf: whether a crash quotes the traceback.
+	FaultHandler bool
 }
 
 // UDTFOrdering is one OrderingColumn of an AnalyzeResult.
@@ -104,7 +106,7 @@ func (p *Pool) AnalyzeUDTF(ctx context.Context, req UDTFAnalyzeRequest) (*UDTFAn
 	} else if err != nil {
 		var se *sparkerr.Error
 		if !errors.As(err, &se) {
-			err = p.plannerFailure(w.pid, err)
+			err = p.plannerFailure(w.pid, req.FaultHandler, err)
 		}
 	}
 	p.release(w, reusable && err == nil)
@@ -112,12 +114,9 @@ func (p *Pool) AnalyzeUDTF(ctx context.Context, req UDTFAnalyzeRequest) (*UDTFAn
 }
 
 // plannerFailure is the error of a planner worker whose socket failed.
-func (p *Pool) plannerFailure(pid int, err error) error {
+func (p *Pool) plannerFailure(pid int, faultHandler bool, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		if log := p.faultLog(pid); log != "" {
-			return workerFailure("Python worker exited unexpectedly (crashed): %s", log)
-		}
-		return workerFailure("Python worker exited unexpectedly (crashed)")
+		return crashFailure("Python worker", faultHandler, p.faultLog(pid), nil)
 	}
 	return workerFailure("Python worker %d: %v", pid, err).Wrap(err)
 }

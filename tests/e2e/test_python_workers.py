@@ -121,7 +121,9 @@ def test_kill_9_of_the_server_leaves_no_python_behind():
 
 
 def test_a_segfaulting_udf_reports_the_fatal_error(own_server):
-    """The workers' faulthandler log is quoted when one dies of a fatal signal, as Spark does."""
+    """With spark.sql.execution.pyspark.udf.faulthandler.enabled the workers' faulthandler log is
+    quoted when one dies of a fatal signal; without it (Spark's default) the error suggests the
+    conf, as Spark's PythonRunner does."""
     spark = SparkSession.builder.remote(own_server.url).create()
     try:
         from pyspark.sql.types import StringType
@@ -131,10 +133,16 @@ def test_a_segfaulting_udf_reports_the_fatal_error(own_server):
             import ctypes
             return ctypes.string_at(0)
 
-        with pytest.raises(Exception) as e:
-            spark.range(1).select(segfault("id")).collect()
-        msg = str(e.value)
-        assert "exited unexpectedly (crashed)" in msg and "Segmentation fault" in msg, msg
+        for enabled, expected in [("true", "Segmentation fault"), ("false", "Consider setting"), (None, "Consider setting")]:
+            if enabled is None:
+                spark.conf.unset("spark.sql.execution.pyspark.udf.faulthandler.enabled")
+            else:
+                spark.conf.set("spark.sql.execution.pyspark.udf.faulthandler.enabled", enabled)
+            with pytest.raises(Exception) as e:
+                spark.range(1).select(segfault("id")).collect()
+            msg = str(e.value)
+            assert "exited unexpectedly (crashed)" in msg and expected in msg, (enabled, msg)
+        assert "for the better Python traceback" in msg
         assert spark.range(2).count() == 2
     finally:
         spark.stop()
