@@ -63,7 +63,9 @@
 // DataFrame API relations: CollectMetrics (observe) becomes plan.CollectMetrics; StatCorr,
 // StatCov and StatApproxQuantile become plan.StatFunction (corr's method defaults to
 // "pearson"); Unpivot becomes plan.Unpivot (values unset: nil, every non-id column); NAReplace
-// (na.replace) becomes plan.NAReplace (old and new literals, pairwise). The
+// (na.replace) becomes plan.NAReplace (old and new literals, pairwise).
+// UnresolvedTableValuedFunction (spark.tvf.name(…)) becomes plan.Range for range (integer
+// literals), else a table function call plan.Generate{TableFunction: true} over one empty row. The
 // analyzer computes them as Spark does. LiteralToProto converts a value back to a literal
 // (observed metrics sent to the client).
 //
@@ -72,7 +74,7 @@
 // HtmlString, Parse, ApplyInPandasWithState, AsOfJoin,
 // LateralJoin of anything but a Python UDTF call, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
 // createDatabase, listPartitions, ...), Python data sources,
-// UnresolvedTableValuedFunction, RelationChanges, MlRelation, Extension, streaming reads of
+// RelationChanges, MlRelation, Extension, streaming reads of
 // tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
 // dropFields), Scala user-defined functions (Java ones: Spark's "Can not load class", as no class is
 // on Weir's classpath), NamedArgumentExpression outside a

@@ -200,6 +200,9 @@ func (b *binder) bindCall(c plan.Call) (expr.Expr, error) {
 	if err := namedArgsUnsupported(c); err != nil {
 		return nil, err
 	}
+	if expr.IsTableOnlyGenerator(name) {
+		return nil, notAScalarFunction(c)
+	}
 	if expr.IsGenerator(name) {
 		return nil, generatorOutsideSelect(c)
 	}

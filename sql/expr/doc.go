@@ -54,8 +54,8 @@
 // is looked up in the same kind of set when its values are constants; otherwise the list is
 // compared value by value.
 //
-// Generators (BindGenerator: explode, posexplode, inline, stack, json_tuple and the _outer
-// forms) are not Exprs: a Generator turns each input row into zero or more rows of its own
+// Generators (BindGenerator: explode, posexplode, inline, stack, json_tuple, variant_explode and
+// the _outer forms; IsTableOnlyGenerator names those Spark calls only in FROM) are not Exprs: a Generator turns each input row into zero or more rows of its own
 // columns, and the Generate operator repeats the input row beside them. Higher-order functions
 // (BindHigherOrder) take bound lambdas whose LambdaVariables LambdaParams types.
 //

@@ -61,3 +61,30 @@ def test_create_dataframe_with_variant_val(spark):
     rows = df.select(F.variant_get("v", "$.c.d", "double").alias("d"), F.col("v")).collect()
     assert rows[0].d == 1e10 and rows[0].v.value == v.value and rows[0].v.metadata == v.metadata
     assert rows[1].d is None and rows[1].v is None
+
+
+def test_variant_explode_table_function(spark):
+    import pytest
+    from pyspark.errors import PySparkException
+    # Spark 4.2's answers: the value shares the input's metadata; keys in dictionary order.
+    rows = spark.tvf.variant_explode(F.parse_json(F.lit('{"b":[1],"a":"x"}'))).collect()
+    assert [(r.pos, r.key, r.value.value, r.value.metadata) for r in rows] == [
+        (0, "a", b"\x05x", b"\x01\x02\x00\x01\x02ba"),
+        (1, "b", b"\x03\x01\x00\x02\x0c\x01", b"\x01\x02\x00\x01\x02ba"),
+    ]
+    assert [tuple(r) for r in spark.tvf.variant_explode_outer(F.parse_json(F.lit("5"))).collect()] == [(None, None, None)]
+    assert [r.id for r in spark.tvf.range(2, 5).collect()] == [2, 3, 4]
+    rows = spark.sql("""SELECT j, pos, key, value FROM VALUES ('[1,2]'), ('{"a":3}'), ('x') t(j),
+                        LATERAL variant_explode_outer(try_parse_json(j))""").collect()
+    assert [(r.j, r.pos, r.key, r.value and (r.value.value, r.value.metadata)) for r in rows] == [
+        ("[1,2]", 0, None, (b"\x0c\x01", b"\x01\x00\x00")),
+        ("[1,2]", 1, None, (b"\x0c\x02", b"\x01\x00\x00")),
+        ('{"a":3}', 0, "a", (b"\x0c\x03", b"\x01\x01\x00\x01a")),
+        ("x", None, None, None),
+    ]
+    with pytest.raises(PySparkException) as e:
+        spark.sql("SELECT variant_explode(parse_json('[1,2]'))").collect()
+    assert "NOT_A_SCALAR_FUNCTION" in str(e.value)
+    with pytest.raises(PySparkException) as e:
+        spark.tvf.variant_explode(F.lit(1)).collect()
+    assert "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE" in str(e.value)
