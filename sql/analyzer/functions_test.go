@@ -44,8 +44,6 @@ var notDone = []string{
 	"current_time", "make_time", "time", "time_bucket", "time_diff", "time_from_micros",
 	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",
 	"time_trunc", "to_time", "try_to_time",
-	// The VARIANT type.
-	"schema_of_variant_agg",
 	// Vectors (arrays of floats).
 	"vector_avg", "vector_cosine_similarity", "vector_inner_product", "vector_l2_distance",
 	"vector_norm", "vector_normalize", "vector_sum",
