@@ -88,3 +88,12 @@ def test_variant_explode_table_function(spark):
     with pytest.raises(PySparkException) as e:
         spark.tvf.variant_explode(F.lit(1)).collect()
     assert "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE" in str(e.value)
+
+
+def test_semi_structured_extract_syntax(spark):
+    df = spark.sql("""SELECT v:a.b[0]::int, v:a.b, v:['x y'], v:[1] FROM
+                      (SELECT parse_json('{"a":{"b":[7,"x"]},"x y":true}') AS v)""")
+    # Spark 4.2 names the columns after the path's last key.
+    assert df.columns == ["b", "b", "x y", "variant_get(v, $[1])"]
+    r = df.collect()[0]
+    assert r[0] == 7 and r[1].toJson() == '[7,"x"]' and r[2].toPython() is True and r[3] is None
