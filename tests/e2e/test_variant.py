@@ -97,3 +97,19 @@ def test_semi_structured_extract_syntax(spark):
     assert df.columns == ["b", "b", "x y", "variant_get(v, $[1])"]
     r = df.collect()[0]
     assert r[0] == 7 and r[1].toJson() == '[7,"x"]' and r[2].toPython() is True and r[3] is None
+
+
+def test_variant_parquet_round_trip_and_spark_files(spark, tmp_path):
+    import os
+    out = str(tmp_path / "v")
+    spark.sql("""SELECT id, parse_json(j) AS v FROM VALUES (1, '{"a":1,"b":[true,"x"]}'), (2, NULL) t(id, j)""") \
+        .write.parquet(out)
+    rows = sorted(spark.read.parquet(out).collect())
+    assert rows[0].v.toJson() == '{"a":1,"b":[true,"x"]}' and rows[1].v is None
+    # Files Spark 4.2 wrote (shredded) read back with the bytes Spark reads.
+    spark_dir = os.path.join(os.path.dirname(__file__), "../../connectors/files/testdata/spark42_variant")
+    df = spark.read.parquet(spark_dir)
+    assert df.schema.simpleString() == "struct<id:int,v:variant>"
+    got = sorted((r.id, r.v and (r.v.value, r.v.metadata)) for r in df.collect())
+    assert got == [(1, (b"\x02\x02\x00\x01\x00\x02\n\x0c\x01\x03\x02\x00\x01\x03\x04\x05x", b"\x01\x02\x00\x01\x02ab")),
+                   (2, None), (3, (b" \x01\x19\x00\x00\x00", b"\x01\x00\x00"))]
