@@ -65,7 +65,8 @@
 // "pearson"); Unpivot becomes plan.Unpivot (values unset: nil, every non-id column); NAReplace
 // (na.replace) becomes plan.NAReplace (old and new literals, pairwise).
 // UnresolvedTableValuedFunction (spark.tvf.name(…)) becomes plan.Range for range (integer
-// literals), else a table function call plan.Generate{TableFunction: true} over one empty row. The
+// literals), else a table function call plan.Generate{TableFunction: true} over one empty row.
+// The UpdateFields expression (Column.withField / dropFields) becomes plan.UpdateFields. The
 // analyzer computes them as Spark does. LiteralToProto converts a value back to a literal
 // (observed metrics sent to the client).
 //
@@ -75,8 +76,8 @@
 // LateralJoin of anything but a Python UDTF call, NearestByJoin, Catalog methods that need persistent tables (createTable, dropTable,
 // createDatabase, listPartitions, ...), Python data sources,
 // RelationChanges, MlRelation, Extension, streaming reads of
-// tables, and spark.sql with DataFrame arguments; expressions UpdateFields (withField /
-// dropFields), Scala user-defined functions (Java ones: Spark's "Can not load class", as no class is
+// tables, and spark.sql with DataFrame arguments; expressions Scala user-defined functions
+// (Java ones: Spark's "Can not load class", as no class is
 // on Weir's classpath), NamedArgumentExpression outside a
 // Python function call, table-argument subqueries outside a Python UDTF call (the analyzer
 // refuses them),

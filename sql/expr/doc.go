@@ -48,6 +48,8 @@
 // and rendering are linear in the size of the tree: binding never renders its operands (a
 // rendering over them is kept as pieces, sqlText), and an expression renders itself and its
 // children into one builder, so a chain of n operators costs O(n), not O(n²) per level.
+// UpdateFields binds Column.withField / dropFields on one struct level (a chain of them is one
+// update_fields, as Spark merges them; the analyzer expands dotted paths).
 //
 // value IN (list) over more than InSetThreshold constant values (after coercion) is a hash set
 // lookup with Spark's In/InSet results (Spark's OptimizeIn); a shorter list keeps In's shape and

@@ -33,3 +33,31 @@ def test_new_scalar_functions(spark):
     assert tuple(row) == ("'Don\\'t'", "Mon", "Dec", "b", 3, True, 2, ["2", "4"], "a+b%26c", "1", 3, {1: "a"}, 64,
                           "default")
     assert spark.sql("SELECT current_database()").columns == ["current_schema()"]
+
+
+def test_column_with_field_and_drop_fields(spark):
+    # Values, names and errors as Apache Spark 4.2's Connect server gives them.
+    df = spark.sql("SELECT named_struct('a', 1, 'b', named_struct('c', 2, 'd', 'x')) AS s, 5 AS n "
+                   "UNION ALL SELECT NULL, 6 UNION ALL SELECT named_struct('a', 3, 'b', NULL), 7")
+    out = df.select(F.col("s").withField("e", F.lit(9)))
+    assert out.columns == ["update_fields(s, WithField(9))"]
+    assert out.schema.simpleString() == "struct<update_fields(s, WithField(9)):struct<a:int,b:struct<c:int,d:string>,e:int>>"
+    assert [r[0] and r[0].asDict(recursive=True) for r in out.collect()] == [
+        {"a": 1, "b": {"c": 2, "d": "x"}, "e": 9}, None, {"a": 3, "b": None, "e": 9}]
+    rows = df.select(F.col("s").withField("A", F.col("n")).withField("b.c", F.lit(10)).alias("t")).collect()
+    assert [r.t and r.t.asDict(recursive=True) for r in rows] == [
+        {"A": 5, "b": {"c": 10, "d": "x"}}, None, {"A": 7, "b": None}]
+    out = df.select(F.col("s").dropFields("b.c", "a"))
+    assert out.columns == ["update_fields(s, WithField(update_fields(s.b, dropfield())), dropfield())"]
+    assert [r[0] and r[0].asDict(recursive=True) for r in out.collect()] == [{"b": {"d": "x"}}, None, {"b": None}]
+    assert df.select(F.col("s").dropFields("zz")).schema.simpleString() == \
+        "struct<update_fields(s, dropfield()):struct<a:int,b:struct<c:int,d:string>>>"
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("s").dropFields("a", "b")).collect()
+    assert "DATATYPE_MISMATCH.CANNOT_DROP_ALL_FIELDS" in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("n").withField("x", F.lit(1))).collect()
+    assert 'Cannot resolve "update_fields(n, WithField(1))"' in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("s").withField("q.z", F.lit(1))).collect()
+    assert "FIELD_NOT_FOUND" in str(e.value)
