@@ -61,3 +61,19 @@ def test_column_with_field_and_drop_fields(spark):
     with pytest.raises(AnalysisException) as e:
         df.select(F.col("s").withField("q.z", F.lit(1))).collect()
     assert "FIELD_NOT_FOUND" in str(e.value)
+
+
+def test_to_number_matches_spark(spark):
+    from decimal import Decimal
+    df = spark.createDataFrame([("12,454.8-",), ("<1.5>",), ("x",)], "s string")
+    rows = df.select(F.try_to_number("s", F.lit("99,999.9S")).alias("a"),
+                     F.try_to_number("s", F.lit("99.9PR")).alias("b")).collect()
+    assert [tuple(r) for r in rows] == [(Decimal("-12454.8"), None), (None, Decimal("-1.5")), (None, None)]
+    assert df.select(F.to_number("s", F.lit("99,999.9S"))).schema.simpleString() == \
+        "struct<to_number(s, 99,999.9S):decimal(6,1)>"
+    with pytest.raises(Exception) as e:
+        df.select(F.to_number("s", F.lit("99,999.9S"))).collect()
+    assert "INVALID_FORMAT.MISMATCH_INPUT" in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.to_number("s", F.lit("9S9"))).collect()
+    assert "INVALID_FORMAT.UNEXPECTED_TOKEN" in str(e.value)
