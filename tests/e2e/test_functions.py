@@ -77,3 +77,11 @@ def test_to_number_matches_spark(spark):
     with pytest.raises(AnalysisException) as e:
         df.select(F.to_number("s", F.lit("9S9"))).collect()
     assert "INVALID_FORMAT.UNEXPECTED_TOKEN" in str(e.value)
+
+
+def test_to_char_matches_spark(spark):
+    df = spark.createDataFrame([(-12454.8,), (5.0,), (123456.0,)], "d double")
+    rows = df.select(F.to_char("d", F.lit("99G999D9S")).alias("a"), F.to_varchar("d", F.lit("999PR")).alias("b")).collect()
+    assert [tuple(r) for r in rows] == [("12,454.8-", "<###>"), ("     5.0+", "  5  "), ("## ###.#+", "###  ")]
+    r = spark.sql("SELECT to_char(x'537061726b', 'base64'), to_char(date'2016-04-08', 'yyyy')").collect()[0]
+    assert tuple(r) == ("U3Bhcms=", "2016")
