@@ -138,7 +138,11 @@ func NewMarkerBatch(mem memory.Allocator, schema *arrow.Schema, m Marker) arrow.
 	mb.Release()
 	cols[1] = falseArray(mem, 1)
 	for i := UserOffset; i < schema.NumFields(); i++ {
-		cols[i] = array.MakeArrayOfNull(mem, schema.Field(i).Type, 1)
+		// A builder, not MakeArrayOfNull, which panics on a NULL-typed child (struct<a: void>).
+		b := array.NewBuilder(mem, schema.Field(i).Type)
+		b.AppendNull()
+		cols[i] = b.NewArray()
+		b.Release()
 	}
 	rec := array.NewRecordBatch(schema, cols, 1)
 	for _, c := range cols {

@@ -66,7 +66,10 @@
 // statistics are count, mean, stddev, min, max; summary's default Spark's eight), StatCrosstab,
 // StatFreqItems (support defaults to 1%) and StatSampleBy become plan.StatFunction (corr's method
 // defaults to "pearson"); Unpivot becomes plan.Unpivot (values unset: nil, every non-id column); NAReplace
-// (na.replace) becomes plan.NAReplace (old and new literals, pairwise). The
+// (na.replace) becomes plan.NAReplace (old and new literals, pairwise).
+// UnresolvedTableValuedFunction (spark.tvf.name(…)) becomes plan.Range for range (integer
+// literals), else a table function call plan.Generate{TableFunction: true} over one empty row.
+// The UpdateFields expression (Column.withField / dropFields) becomes plan.UpdateFields. The
 // analyzer computes them as Spark does. LiteralToProto converts a value back to a literal
 // (observed metrics sent to the client).
 //

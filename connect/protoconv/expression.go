@@ -83,7 +83,7 @@ func (t *translation) expr(e *pb.Expression) (plan.Expr, error) {
 	case *pb.Expression_SubqueryExpression:
 		return t.subquery(x.SubqueryExpression)
 	case *pb.Expression_UpdateFields_:
-		return nil, sparkerr.Unsupported("expression type UpdateFields (Column.withField / dropFields) is not supported")
+		return t.updateFields(x.UpdateFields)
 	case *pb.Expression_CommonInlineUserDefinedFunction:
 		return t.pythonUDF(x.CommonInlineUserDefinedFunction)
 	case *pb.Expression_NamedArgumentExpression:
@@ -409,6 +409,21 @@ func (t *translation) tableArgument(rel plan.Relation, o *pb.SubqueryExpression_
 	}
 	if out.OrderBy, err = t.sortOrders(o.GetOrderSpec()); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// updateFields is Column.withField / dropFields (a value expression or none).
+func (t *translation) updateFields(u *pb.Expression_UpdateFields) (plan.Expr, error) {
+	st, err := t.required(u.GetStructExpression(), "UpdateFields.struct_expression")
+	if err != nil {
+		return nil, err
+	}
+	out := plan.UpdateFields{Struct: st, Field: u.GetFieldName()}
+	if v := u.GetValueExpression(); v != nil {
+		if out.Value, err = t.expr(v); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

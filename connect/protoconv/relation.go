@@ -230,6 +230,8 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		return t.collectMetrics(x.CollectMetrics)
 	case *pb.Relation_LateralJoin:
 		return t.lateralJoin(x.LateralJoin)
+	case *pb.Relation_UnresolvedTableValuedFunction:
+		return t.tableValuedFunction(x.UnresolvedTableValuedFunction)
 	case *pb.Relation_Unknown:
 		return nil, sparkerr.Unsupported("relation type Unknown is not supported")
 	case *pb.Relation_WithRelations:

@@ -24,6 +24,11 @@
 // expr.RangeTerms: comparisons of a column with constants, IN, IS [NOT] NULL, AND). The filters
 // are advisory: rows read are not filtered here.
 //
+// VARIANT columns (parquet_variant.go) are written as Spark 4.2 writes them, a group annotated
+// with the Parquet VARIANT logical type holding binary metadata and value (top-level columns;
+// unshredded); reads take that layout and Spark's shredded one (typed_value columns,
+// reassembled by parquet_variant_unshred.go with the bytes Spark reads back).
+//
 // File access: every path a read or write names is checked with the file-access policy
 // (package fileaccess) before anything is read or written, and the resolved path is the one
 // used: the path itself (a glob's directory), each glob match, the commit log directory and

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/fileaccess"
 	"github.com/weirhq/weir/flow"
@@ -387,6 +388,9 @@ func (r *fileReader) convert(col arrow.Array, t sqltypes.DataType, want arrow.Da
 	if arrow.TypeEqual(have, want) {
 		col.Retain()
 		return col, nil
+	}
+	if v, ok := col.(*extensions.VariantArray); ok && t.Kind == sqltypes.Variant {
+		return fromParquetVariant(v, r.mem)
 	}
 	if ht, ok := have.(*arrow.TimestampType); ok {
 		if wt, ok := want.(*arrow.TimestampType); ok {

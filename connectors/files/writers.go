@@ -79,12 +79,17 @@ func (f fileFormat) newWriter(w io.Writer, mem memory.Allocator, schema sqltypes
 	switch f.name {
 	case "parquet":
 		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithAllocator(mem))
-		fw, err := pqarrow.NewFileWriter(sqltypes.ToArrowSchema(schema, tz), nopCloser{w}, props,
+		as := parquetWriteSchema(schema, tz)
+		fw, err := pqarrow.NewFileWriter(as, nopCloser{w}, props,
 			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
 		if err != nil {
 			return nil, sparkerr.Internal("start a Parquet file: %v", err)
 		}
-		return parquetWriter{fw}, nil
+		pw := parquetWriter{fw: fw}
+		if hasTopLevelVariant(schema) {
+			pw.schema, pw.arrow = schema, as
+		}
+		return pw, nil
 	case "json":
 		return &textWriter{w: bufio.NewWriterSize(w, 64<<10), schema: schema, loc: loc, row: appendJSONRow}, nil
 	case "csv":
@@ -108,9 +113,19 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-type parquetWriter struct{ fw *pqarrow.FileWriter }
+// parquetWriter writes a Parquet file; schema and arrow are set when top-level VARIANT columns
+// are written as Parquet variants (parquet_variant.go).
+type parquetWriter struct {
+	fw     *pqarrow.FileWriter
+	schema sqltypes.Schema
+	arrow  *arrow.Schema
+}
 
 func (p parquetWriter) write(rec arrow.RecordBatch) error {
+	if p.arrow != nil {
+		rec = toParquetVariants(rec, p.schema, p.arrow)
+		defer rec.Release()
+	}
 	if err := p.fw.WriteBuffered(rec); err != nil {
 		return sparkerr.Internal("write a Parquet file: %v", err)
 	}

@@ -77,6 +77,10 @@ func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 		return b.bindCast(e)
 	case *plan.Cast:
 		return b.bindCast(*e)
+	case plan.UpdateFields:
+		return b.bindUpdateFields(e)
+	case *plan.UpdateFields:
+		return b.bindUpdateFields(*e)
 	case plan.ExtractValue:
 		return b.bindExtract(e)
 	case *plan.ExtractValue:
@@ -199,6 +203,9 @@ func (b *binder) bindCall(c plan.Call) (expr.Expr, error) {
 	name := strings.ToLower(c.Name)
 	if err := namedArgsUnsupported(c); err != nil {
 		return nil, err
+	}
+	if expr.IsTableOnlyGenerator(name) {
+		return nil, notAScalarFunction(c)
 	}
 	if expr.IsGenerator(name) {
 		return nil, generatorOutsideSelect(c)
@@ -362,6 +369,10 @@ func planChildren(e plan.Expr) []plan.Expr {
 		return []plan.Expr{e.Child, e.Extraction}
 	case *plan.ExtractValue:
 		return []plan.Expr{e.Child, e.Extraction}
+	case plan.UpdateFields:
+		return updateFieldsChildren(e)
+	case *plan.UpdateFields:
+		return updateFieldsChildren(*e)
 	case plan.Lambda:
 		return []plan.Expr{e.Body}
 	case *plan.Lambda:

@@ -52,17 +52,23 @@ func generatorCall(e plan.Expr) (call plan.Call, names []string, ok bool) {
 		e = al.Child
 	}
 	c, isCall := asCall(e)
-	if !isCall || !expr.IsGenerator(c.Name) {
+	if !isCall || !selectGenerator(c.Name) {
 		return plan.Call{}, nil, false
 	}
 	return c, names, true
+}
+
+// selectGenerator reports whether name is a generator a select list may call (the table-only
+// ones bind as calls and fail there with NOT_A_SCALAR_FUNCTION, as in Spark).
+func selectGenerator(name string) bool {
+	return expr.IsGenerator(name) && !expr.IsTableOnlyGenerator(name)
 }
 
 // containsGenerator reports whether e calls a generator anywhere.
 func containsGenerator(e plan.Expr) bool {
 	found := false
 	walkPlanExpr(e, func(x plan.Expr) bool {
-		if c, ok := asCall(x); ok && expr.IsGenerator(c.Name) {
+		if c, ok := asCall(x); ok && selectGenerator(c.Name) {
 			found = true
 		}
 		return !found
@@ -308,6 +314,23 @@ func (a *Analyzer) nestedGenerator(in *resolved, item plan.Expr) error {
 		"The generator is not supported: nested in expressions %s.", q).WithParams("expression", q)
 }
 
+// notAScalarFunction is NOT_A_SCALAR_FUNCTION for a table-only generator called as an expression.
+func notAScalarFunction(c plan.Call) error {
+	name := sparkerr.Quote(strings.ToLower(c.Name))
+	return sparkerr.Analysis("NOT_A_SCALAR_FUNCTION", "42887",
+		"%s appears as a scalar expression here, but the function was defined as a table function. Please update the query to move the function call into the FROM clause, or redefine %s as a scalar function instead.",
+		name, name).WithParams("functionName", name)
+}
+
+// routineNotFound is ROUTINE_NOT_FOUND for a function name looked up in the current database
+// (default, as current_database() answers).
+func routineNotFound(fn string) error {
+	name := sparkerr.Quote("default") + "." + sparkerr.Quote(strings.ToLower(fn))
+	return sparkerr.Analysis("ROUTINE_NOT_FOUND", "42883",
+		"The routine %s cannot be found. Verify the spelling and correctness of the schema and catalog.\nIf you did not qualify the name with a schema and catalog, verify the current_schema() output, or qualify the name with the correct schema and catalog.\nTo tolerate the error on drop use DROP ... IF EXISTS.",
+		name).WithParams("routineName", name)
+}
+
 // generatorOutsideSelect is UNSUPPORTED_GENERATOR.OUTSIDE_SELECT for a generator met anywhere
 // but the top of a select list.
 func generatorOutsideSelect(c plan.Call) error {
@@ -339,6 +362,10 @@ func (a *Analyzer) resolveGenerate(ctx context.Context, n *plan.Generate) (*reso
 			"Could not resolve %s to a table-valued function. Please make sure that %s is defined as a table-valued function and that all required parameters are provided correctly. If %s is not defined, please create the table-valued function before using it. For more information about defining table-valued functions, please refer to the Apache Spark documentation.",
 			name, name, name).WithParams("name", name)
 	}
+	if !n.TableFunction && expr.IsTableOnlyGenerator(n.Generator.Name) {
+		// Spark looks LATERAL VIEW's function up among the generators and persistent functions.
+		return nil, routineNotFound(n.Generator.Name)
+	}
 	g, err := a.bindGenerator(in, n.Generator, n.Outer)
 	if err != nil {
 		return nil, err
@@ -360,7 +387,7 @@ func (a *Analyzer) renderWithGenerators(in *resolved, e plan.Expr) string {
 	b := a.binderOver(in)
 	b.intercept = func(x plan.Expr) (expr.Expr, bool, error) {
 		c, ok := asCall(x)
-		if !ok || !expr.IsGenerator(c.Name) {
+		if !ok || !selectGenerator(c.Name) {
 			return nil, false, nil
 		}
 		g, err := a.bindGenerator(in, c, false)

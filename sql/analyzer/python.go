@@ -142,6 +142,14 @@ func (a *Analyzer) pythonCall(e plan.Expr, keep func(*plan.PythonUDF) bool) plan
 		return x
 	case *plan.ExtractValue:
 		return a.pythonCall(*x, keep)
+	case plan.UpdateFields:
+		x.Struct = a.pythonCall(x.Struct, keep)
+		if x.Value != nil {
+			x.Value = a.pythonCall(x.Value, keep)
+		}
+		return x
+	case *plan.UpdateFields:
+		return a.pythonCall(*x, keep)
 	case *plan.PythonUDF:
 		u := *x
 		u.Args = args(x.Args)

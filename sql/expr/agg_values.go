@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -42,6 +43,9 @@ func valueKey(v any, t sqltypes.DataType) any {
 		return x
 	case []byte:
 		return "b:" + string(x)
+	case sqltypes.VariantValue:
+		// Byte equality (keyString would call back here: a variant is neither nested nor scalar).
+		return "v:" + strconv.Itoa(len(x.Value)) + ":" + string(x.Value) + string(x.Metadata)
 	}
 	return "c:" + keyString(v, t)
 }

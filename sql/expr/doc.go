@@ -48,14 +48,16 @@
 // and rendering are linear in the size of the tree: binding never renders its operands (a
 // rendering over them is kept as pieces, sqlText), and an expression renders itself and its
 // children into one builder, so a chain of n operators costs O(n), not O(n²) per level.
+// UpdateFields binds Column.withField / dropFields on one struct level (a chain of them is one
+// update_fields, as Spark merges them; the analyzer expands dotted paths).
 //
 // value IN (list) over more than InSetThreshold constant values (after coercion) is a hash set
 // lookup with Spark's In/InSet results (Spark's OptimizeIn); a shorter list keeps In's shape and
 // is looked up in the same kind of set when its values are constants; otherwise the list is
 // compared value by value.
 //
-// Generators (BindGenerator: explode, posexplode, inline, stack, json_tuple and the _outer
-// forms) are not Exprs: a Generator turns each input row into zero or more rows of its own
+// Generators (BindGenerator: explode, posexplode, inline, stack, json_tuple, variant_explode and
+// the _outer forms; IsTableOnlyGenerator names those Spark calls only in FROM) are not Exprs: a Generator turns each input row into zero or more rows of its own
 // columns, and the Generate operator repeats the input row beside them. Higher-order functions
 // (BindHigherOrder) take bound lambdas whose LambdaVariables LambdaParams types.
 //

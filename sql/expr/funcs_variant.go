@@ -28,9 +28,7 @@ func requireVariant(name string, args []Expr, i int) error {
 	if t.Kind == sqltypes.Variant || t.Kind == sqltypes.Null {
 		return nil
 	}
-	return typeMismatch("UNEXPECTED_INPUT_TYPE", quoteSQL(callString(name, args)),
-		"Parameter %d requires the \"VARIANT\" type, however %s has the type %s.", i+1, quoteSQL(args[i].String()), `"`+t.SQL()+`"`).
-		WithParams("paramIndex", ordinal(i+1), "requiredType", `"VARIANT"`, "inputSql", quoteSQL(args[i].String()), "inputType", `"`+t.SQL()+`"`)
+	return unexpectedInputType(quoteSQL(callString(name, args)), i, `"VARIANT"`, args[i])
 }
 
 func bindParseJSON(name string, args []Expr, opts Options) (Expr, error) {

@@ -50,12 +50,19 @@ var generatorRegistry = map[string]generatorBinder{
 
 // hasOuterForm reports whether the generator base also exists as base_outer.
 func hasOuterForm(base string) bool {
-	return base == "explode" || base == "posexplode" || base == "inline"
+	return base == "explode" || base == "posexplode" || base == "inline" || base == "variant_explode"
 }
 
-// IsGenerator reports whether name (any case) is a generator function.
+// cutOuter is name lower-cased without its _outer suffix, and whether it had one.
+func cutOuter(name string) (string, bool) {
+	return strings.CutSuffix(strings.ToLower(name), "_outer")
+}
+
+// IsGenerator reports whether name (any case) is a generator function (table-only ones
+// included: see IsTableOnlyGenerator).
 func IsGenerator(name string) bool {
-	_, ok := generatorRegistry[strings.TrimSuffix(strings.ToLower(name), "_outer")]
+	base, _ := cutOuter(name)
+	_, ok := generatorRegistry[base]
 	return ok
 }
 
@@ -63,7 +70,7 @@ func IsGenerator(name string) bool {
 // DATATYPE_MISMATCH.*, wrong arity WRONG_NUM_ARGS.
 func BindGenerator(name string, args []Expr, opts Options) (Generator, error) {
 	lname := strings.ToLower(name)
-	base, outer := strings.CutSuffix(lname, "_outer")
+	base, outer := cutOuter(lname)
 	b, ok := generatorRegistry[base]
 	if !ok || (outer && !hasOuterForm(base)) {
 		return nil, sparkerr.UnresolvedRoutine(name)

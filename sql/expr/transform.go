@@ -151,6 +151,8 @@ func rebuild(e Expr, cs []Expr) (Expr, bool) {
 		c := *x
 		c.Expr = inner
 		return &c, true
+	case *updateFields:
+		return x.withChildren(cs), true
 	case Rebuilder:
 		return x.WithChildren(cs), true
 	}

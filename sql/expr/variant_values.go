@@ -218,8 +218,8 @@ func formatUUID(b []byte) string {
 func variantCastError(v variant.Value, t sqltypes.DataType, loc *time.Location) *sparkerr.Error {
 	js := string(appendVariantJSON(nil, v, loc))
 	return sparkerr.Newf(sparkerr.SparkRuntimeException, "INVALID_VARIANT_CAST", "22023",
-		"The variant value `%s` cannot be cast into `%s`. Please use `try_variant_get` instead.", js, t.SQL()).
-		WithParams("value", js, "dataType", t.SQL())
+		"The variant value `%s` cannot be cast into `\"%s\"`. Please use `try_variant_get` instead.", js, t.SQL()).
+		WithParams("value", js, "dataType", `"`+t.SQL()+`"`)
 }
 
 // fromVariant reads v as type t. A variant null is SQL NULL (except for t VARIANT). A value

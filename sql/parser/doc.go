@@ -27,6 +27,9 @@
 //     'c'); RLIKE and REGEXP are rlike.
 //   - CASE WHEN c THEN v … [ELSE e] END is Call "when"(c1, v1, …, [e]); CASE x WHEN a THEN v
 //     compares with ==(x, a). CAST and x::t are Cast{Mode: CastDefault}; TRY_CAST is CastTry.
+//   - Spark's semi-structured extract v:a.b[0]['c d'] is variant_get(v, '$.a.b[0]['c d']')
+//     aliased to the path's last key (unaliased without one); v:path::t casts the variant_get and
+//     keeps the alias.
 //   - count(*) is Call{"count", [Star{}]} (a bare star argument; Spark counts rows for it).
 //     f(DISTINCT …) sets Distinct, FILTER (WHERE c) sets Filter; a named argument f(k => v)
 //     (Spark's NamedArgumentExpression) sets ArgNames (the analyzer decides which functions

@@ -235,8 +235,20 @@ func (p *parser) postfix(e plan.Expr) plan.Expr {
 			} else {
 				e = plan.ExtractValue{Child: e, Extraction: stringLiteral(name)}
 			}
+		case p.peek().isOp(":") && semiStructuredPathStart(p.peekAt(1)):
+			p.pos++
+			e = p.semiStructuredExtract(e)
+		case p.peek().isOp(":") && p.peekAt(1).isOp("*"):
+			p.syntaxErrorAt(p.peekAt(1), "")
 		case p.acceptOp("::"):
-			e = plan.Cast{Child: e, To: p.dataType(), Mode: plan.CastDefault}
+			c := plan.Cast{Child: e, To: p.dataType(), Mode: plan.CastDefault}
+			if al, ok := e.(plan.Alias); ok && isSemiStructuredExtract(al) {
+				// v:a::int keeps the path's name, as Spark names it.
+				c.Child = al.Child
+				e = plan.Alias{Child: c, Names: al.Names}
+				continue
+			}
+			e = c
 		case p.peek().is("COLLATE") && (p.peekAt(1).kind == tokWord || p.peekAt(1).kind == tokQuotedIdent):
 			p.pos++
 			e = plan.Fn("collate", e, stringLiteral(p.anyIdentifier()))
@@ -244,6 +256,72 @@ func (p *parser) postfix(e plan.Expr) plan.Expr {
 			return e
 		}
 	}
+}
+
+// semiStructuredPathStart reports whether t can start the path of v:path.
+func semiStructuredPathStart(t token) bool {
+	return t.kind == tokWord || t.kind == tokQuotedIdent || t.isOp("[")
+}
+
+// semiStructuredExtract parses the path of Spark's semi-structured extract v:a.b[0]['c d'] (after
+// the colon): variant_get(v, '$.a.b[0]['c d']'), named after the path's last key (unnamed when
+// the path has no key, as Spark names it variant_get(v, $[0])).
+func (p *parser) semiStructuredExtract(v plan.Expr) plan.Expr {
+	var path strings.Builder
+	path.WriteByte('$')
+	last := ""
+	key := func(k string) {
+		last = k
+		if isPlainPathKey(k) {
+			path.WriteString("." + k)
+		} else {
+			path.WriteString("['" + k + "']")
+		}
+	}
+	first := true
+	for {
+		switch t := p.peek(); {
+		case first && (t.kind == tokWord || t.kind == tokQuotedIdent):
+			key(p.anyIdentifier())
+		case !first && t.isOp(".") && (p.peekAt(1).kind == tokWord || p.peekAt(1).kind == tokQuotedIdent):
+			p.pos++
+			key(p.anyIdentifier())
+		case t.isOp("[") && p.peekAt(1).kind == tokString && p.peekAt(2).isOp("]"):
+			key(p.peekAt(1).text)
+			p.pos += 3
+		case t.isOp("[") && p.peekAt(1).kind == tokInteger && p.peekAt(2).isOp("]"):
+			path.WriteString("[" + p.peekAt(1).text + "]")
+			p.pos += 3
+		case first:
+			p.syntaxErrorAt(p.peekAt(1), "")
+		default:
+			call := plan.Fn("variant_get", v, stringLiteral(path.String()))
+			if last == "" {
+				return call
+			}
+			return plan.Alias{Child: call, Names: []string{last}}
+		}
+		first = false
+	}
+}
+
+// isPlainPathKey reports whether a variant path may name k as .k.
+func isPlainPathKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// isSemiStructuredExtract reports whether al is the named variant_get of a v:path.
+func isSemiStructuredExtract(al plan.Alias) bool {
+	c, ok := al.Child.(plan.Call)
+	return ok && len(al.Names) == 1 && c.Name == "variant_get" && len(c.Args) == 2
 }
 
 // namedExpression parses expr [[AS] alias | AS (a, b)].

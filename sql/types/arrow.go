@@ -158,6 +158,10 @@ func FromArrow(t arrow.DataType) (DataType, error) {
 		return StructType(fs...), nil
 	case *arrow.DictionaryType:
 		return FromArrow(t.ValueType)
+	case arrow.ExtensionType:
+		if t.ExtensionName() == parquetVariantExtension {
+			return VariantType, nil
+		}
 	}
 	return DataType{}, fmt.Errorf("sqltypes: unsupported arrow type %s", t)
 }
@@ -179,6 +183,10 @@ func FromArrowFields(fs []arrow.Field) ([]Field, error) {
 func FromArrowSchema(s *arrow.Schema) (Schema, error) {
 	return FromArrowFields(s.Fields())
 }
+
+// parquetVariantExtension is the name of Arrow's variant extension type, which Parquet columns
+// of the VARIANT logical type read as (the files connector converts them to VariantArrow).
+const parquetVariantExtension = "arrow.parquet.variant"
 
 // VariantValue is the Go value of a VARIANT: its value and metadata buffers.
 type VariantValue struct {

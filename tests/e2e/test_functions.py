@@ -33,3 +33,55 @@ def test_new_scalar_functions(spark):
     assert tuple(row) == ("'Don\\'t'", "Mon", "Dec", "b", 3, True, 2, ["2", "4"], "a+b%26c", "1", 3, {1: "a"}, 64,
                           "default")
     assert spark.sql("SELECT current_database()").columns == ["current_schema()"]
+
+
+def test_column_with_field_and_drop_fields(spark):
+    # Values, names and errors as Apache Spark 4.2's Connect server gives them.
+    df = spark.sql("SELECT named_struct('a', 1, 'b', named_struct('c', 2, 'd', 'x')) AS s, 5 AS n "
+                   "UNION ALL SELECT NULL, 6 UNION ALL SELECT named_struct('a', 3, 'b', NULL), 7")
+    out = df.select(F.col("s").withField("e", F.lit(9)))
+    assert out.columns == ["update_fields(s, WithField(9))"]
+    assert out.schema.simpleString() == "struct<update_fields(s, WithField(9)):struct<a:int,b:struct<c:int,d:string>,e:int>>"
+    assert [r[0] and r[0].asDict(recursive=True) for r in out.collect()] == [
+        {"a": 1, "b": {"c": 2, "d": "x"}, "e": 9}, None, {"a": 3, "b": None, "e": 9}]
+    rows = df.select(F.col("s").withField("A", F.col("n")).withField("b.c", F.lit(10)).alias("t")).collect()
+    assert [r.t and r.t.asDict(recursive=True) for r in rows] == [
+        {"A": 5, "b": {"c": 10, "d": "x"}}, None, {"A": 7, "b": None}]
+    out = df.select(F.col("s").dropFields("b.c", "a"))
+    assert out.columns == ["update_fields(s, WithField(update_fields(s.b, dropfield())), dropfield())"]
+    assert [r[0] and r[0].asDict(recursive=True) for r in out.collect()] == [{"b": {"d": "x"}}, None, {"b": None}]
+    assert df.select(F.col("s").dropFields("zz")).schema.simpleString() == \
+        "struct<update_fields(s, dropfield()):struct<a:int,b:struct<c:int,d:string>>>"
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("s").dropFields("a", "b")).collect()
+    assert "DATATYPE_MISMATCH.CANNOT_DROP_ALL_FIELDS" in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("n").withField("x", F.lit(1))).collect()
+    assert 'Cannot resolve "update_fields(n, WithField(1))"' in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("s").withField("q.z", F.lit(1))).collect()
+    assert "FIELD_NOT_FOUND" in str(e.value)
+
+
+def test_to_number_matches_spark(spark):
+    from decimal import Decimal
+    df = spark.createDataFrame([("12,454.8-",), ("<1.5>",), ("x",)], "s string")
+    rows = df.select(F.try_to_number("s", F.lit("99,999.9S")).alias("a"),
+                     F.try_to_number("s", F.lit("99.9PR")).alias("b")).collect()
+    assert [tuple(r) for r in rows] == [(Decimal("-12454.8"), None), (None, Decimal("-1.5")), (None, None)]
+    assert df.select(F.to_number("s", F.lit("99,999.9S"))).schema.simpleString() == \
+        "struct<to_number(s, 99,999.9S):decimal(6,1)>"
+    with pytest.raises(Exception) as e:
+        df.select(F.to_number("s", F.lit("99,999.9S"))).collect()
+    assert "INVALID_FORMAT.MISMATCH_INPUT" in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.to_number("s", F.lit("9S9"))).collect()
+    assert "INVALID_FORMAT.UNEXPECTED_TOKEN" in str(e.value)
+
+
+def test_to_char_matches_spark(spark):
+    df = spark.createDataFrame([(-12454.8,), (5.0,), (123456.0,)], "d double")
+    rows = df.select(F.to_char("d", F.lit("99G999D9S")).alias("a"), F.to_varchar("d", F.lit("999PR")).alias("b")).collect()
+    assert [tuple(r) for r in rows] == [("12,454.8-", "<###>"), ("     5.0+", "  5  "), ("## ###.#+", "###  ")]
+    r = spark.sql("SELECT to_char(x'537061726b', 'base64'), to_char(date'2016-04-08', 'yyyy')").collect()[0]
+    assert tuple(r) == ("U3Bhcms=", "2016")
