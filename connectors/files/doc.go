@@ -24,6 +24,11 @@
 // expr.RangeTerms: comparisons of a column with constants, IN, IS [NOT] NULL, AND). The filters
 // are advisory: rows read are not filtered here.
 //
+// Every batch a read emits (batch or stream) carries the file it was read from in its batch
+// environment (flow.EnvSchema; expr.InputFile: the file's URI, block start 0 and the file's
+// listed size, a whole-file block as Spark's for files under spark.sql.files.maxPartitionBytes),
+// which input_file_name(), input_file_block_start() and input_file_block_length() read.
+//
 // File access: every path a read or write names is checked with the file-access policy
 // (package fileaccess) before anything is read or written, and the resolved path is the one
 // used: the path itself (a glob's directory), each glob match, the commit log directory and

@@ -133,3 +133,16 @@ func (e *inputFileExpr) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array
 	}
 	return b.NewArray(), nil
 }
+
+// InputFileCall is the first input file function call in e (nil if none).
+func InputFileCall(e Expr) Expr {
+	if f, ok := e.(*inputFileExpr); ok {
+		return f
+	}
+	for _, c := range e.Children() {
+		if f := InputFileCall(c); f != nil {
+			return f
+		}
+	}
+	return nil
+}
