@@ -20,6 +20,8 @@ import (
 // held in the server's PersistStore under its memory budget until Unpersist or the session's
 // end: evicted rows of a memory-only level are recomputed by their next reader, those of a
 // level with disk are read back from their spill file (persist_store.go).
+// A write of this session to a path or table a persisted DataFrame reads drops its rows, so its
+// next reader computes them again (persist_refresh.go, Spark's recacheByPath).
 // Streaming DataFrames are not persisted (Spark reads a streaming plan fresh in each query).
 
 // PersistMemoryBudgetConf is the memory all persisted and checkpointed DataFrames of the server

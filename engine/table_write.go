@@ -171,7 +171,11 @@ func (s *Session) writeIcebergRows(ctx context.Context, t metastore.Table, node 
 		sink.Abort()
 		return err
 	}
-	return sink.Finish(ctx)
+	if err := sink.Finish(ctx); err != nil {
+		return err
+	}
+	s.refreshPersistedReading(options)
+	return nil
 }
 
 // writeTableRows writes node's rows (the table's columns in order) into t's location;
@@ -210,7 +214,11 @@ func (s *Session) writeTableRows(ctx context.Context, t metastore.Table, node lo
 		sink.Abort()
 		return err
 	}
-	return sink.Finish(ctx)
+	if err := sink.Finish(ctx); err != nil {
+		return err
+	}
+	s.refreshPersistedReading(options)
+	return nil
 }
 
 // writeTable runs df.write.saveAsTable(name) and df.write.insertInto(name).

@@ -72,6 +72,7 @@ func (s *Session) write(ctx context.Context, w *plan.Write) (*Result, error) {
 	if err := sink.Finish(ctx); err != nil {
 		return nil, err
 	}
+	s.refreshPersistedReading(options)
 	return s.empty()
 }
 

@@ -20,6 +20,13 @@
 // consumers all need no more input (see stop.go). SenderAware operators learn which producer
 // partition sent each batch (the order-preserving gather).
 //
+// # Batch environment
+//
+// A data batch's schema metadata is its environment: facts true of every row, such as the file
+// a file source read them from (batch_env.go). Sources set it; one-batch-in, one-batch-out
+// operators pass it on (EnvSchema), and shuffles and operators that gather many batches drop
+// it. Node schemas never carry one.
+//
 // # State checkpoints
 //
 // A stateful operator implements Snapshotter (and optionally StateReporter). When a job's

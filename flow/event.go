@@ -93,9 +93,14 @@ func EventSchema(user *arrow.Schema) *arrow.Schema {
 	return arrow.NewSchema(fs, nil)
 }
 
-// UserSchema strips the flow-event columns from an event schema.
+// UserSchema strips the flow-event columns from an event schema, keeping its metadata (a
+// batch's environment, see EnvSchema).
 func UserSchema(event *arrow.Schema) *arrow.Schema {
-	return arrow.NewSchema(event.Fields()[UserOffset:], nil)
+	md := event.Metadata()
+	if md.Len() == 0 {
+		return arrow.NewSchema(event.Fields()[UserOffset:], nil)
+	}
+	return arrow.NewSchema(event.Fields()[UserOffset:], &md)
 }
 
 // NewDataBatch builds a data batch of event schema from user columns; retracted may be nil

@@ -160,6 +160,12 @@ func relabel(env flow.Env, rec arrow.RecordBatch) arrow.RecordBatch {
 	return array.NewRecordBatch(env.OutSchema, rec.Columns(), rec.NumRows())
 }
 
+// relabelWithEnv is relabel keeping rec's batch environment (flow.EnvSchema): for operators
+// that pass on rows of one batch as they are (filter, union).
+func relabelWithEnv(env flow.Env, rec arrow.RecordBatch) arrow.RecordBatch {
+	return array.NewRecordBatch(flow.EnvSchema(env.OutSchema, rec), rec.Columns(), rec.NumRows())
+}
+
 // emitInChunks emits user columns in batches of at most BatchRows rows.
 func emitInChunks(ctx context.Context, env flow.Env, out flow.Emitter, cols []arrow.Array, retracted arrow.Array) error {
 	if len(cols) == 0 {

@@ -47,5 +47,7 @@ func (g *generate) Process(ctx context.Context, _ int, rec arrow.RecordBatch, ou
 	}
 	defer releaseAll(taken)
 	cols := append(append([]arrow.Array(nil), taken[1:]...), genCols...)
-	return emitInChunks(ctx, g.env, out, cols, taken[0])
+	env := g.env
+	env.OutSchema = flow.EnvSchema(env.OutSchema, rec) // the input rows' batch environment
+	return emitInChunks(ctx, env, out, cols, taken[0])
 }

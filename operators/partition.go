@@ -24,8 +24,7 @@ type hashPartitioner struct {
 
 func (h *hashPartitioner) Split(env flow.Env, rec arrow.RecordBatch, n int) ([]arrow.RecordBatch, error) {
 	if n == 1 {
-		rec.Retain()
-		return []arrow.RecordBatch{rec}, nil
+		return []arrow.RecordBatch{flow.WithoutEnv(rec)}, nil
 	}
 	cols, err := evalAll(instanceContext(h.ctx, env), h.keys, rec)
 	if err != nil {
@@ -42,7 +41,11 @@ func (h *hashPartitioner) Split(env flow.Env, rec arrow.RecordBatch, n int) ([]a
 	return splitBuckets(env, rec, buckets)
 }
 
+// splitBuckets cuts rec into the rows of each bucket. A shuffle's batches leave without their
+// batch environment (flow.WithoutEnv): the rows' input file is not known past an exchange.
 func splitBuckets(env flow.Env, rec arrow.RecordBatch, buckets [][]int64) ([]arrow.RecordBatch, error) {
+	rec = flow.WithoutEnv(rec)
+	defer rec.Release()
 	out := make([]arrow.RecordBatch, len(buckets))
 	for p, idx := range buckets {
 		if len(idx) == 0 {

@@ -146,7 +146,7 @@ func (p *pythonEval) emit(ctx context.Context, out flow.Emitter, in arrow.Record
 		}
 		cols = append(cols, c)
 	}
-	return out.Emit(ctx, flow.NewDataBatch(p.env.Mem, p.env.OutSchema, cols, in.Column(1)))
+	return out.Emit(ctx, flow.NewDataBatch(p.env.Mem, flow.EnvSchema(p.env.OutSchema, in), cols, in.Column(1)))
 }
 
 // finish closes the task's input, emits every remaining result and ends the task.

@@ -43,10 +43,11 @@ func (p *project) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out
 		return err
 	}
 	defer releaseAll(cols)
+	schema := flow.EnvSchema(p.env.OutSchema, rec)
 	if len(cols) == 0 {
-		return out.Emit(ctx, flow.NewDataBatch(p.env.Mem, p.env.OutSchema, nil, rec.Column(1)))
+		return out.Emit(ctx, flow.NewDataBatch(p.env.Mem, schema, nil, rec.Column(1)))
 	}
-	return out.Emit(ctx, flow.NewDataBatch(p.env.Mem, p.env.OutSchema, cols, rec.Column(1)))
+	return out.Emit(ctx, flow.NewDataBatch(p.env.Mem, schema, cols, rec.Column(1)))
 }
 
 // Filter keeps rows whose cond is true (NULL counts as false).
@@ -82,29 +83,31 @@ func (f *filter) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out 
 		case 0:
 			return nil
 		case b.Len():
-			return out.Emit(ctx, relabel(f.env, rec))
+			return out.Emit(ctx, relabelWithEnv(f.env, rec))
 		}
 	}
 	return emitRows(ctx, f.env, out, rec, selectedRows(b))
 }
 
-// emitRows emits rows idx of rec (all of rec without copying when idx is every row).
+// emitRows emits rows idx of rec (all of rec without copying when idx is every row), keeping
+// its batch environment.
 func emitRows(ctx context.Context, env flow.Env, out flow.Emitter, rec arrow.RecordBatch, idx []int64) error {
 	switch int64(len(idx)) {
 	case 0:
 		return nil
 	case rec.NumRows():
-		return out.Emit(ctx, relabel(env, rec))
+		return out.Emit(ctx, relabelWithEnv(env, rec))
 	}
 	t, err := takeRecord(env.Mem, rec, idx)
 	if err != nil {
 		return err
 	}
 	defer t.Release()
-	return out.Emit(ctx, relabel(env, t))
+	return out.Emit(ctx, relabelWithEnv(env, t))
 }
 
-// Pass forwards every batch of every input unchanged (union, repartition).
+// Pass forwards every batch of every input unchanged (union, repartition), with its batch
+// environment (a repartition's shuffle partitioner has dropped it).
 func Pass() Factory {
 	return func(env flow.Env) (flow.Operator, error) { return &pass{env: env}, nil }
 }
@@ -112,7 +115,7 @@ func Pass() Factory {
 type pass struct{ env flow.Env }
 
 func (p *pass) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
-	return out.Emit(ctx, relabel(p.env, rec))
+	return out.Emit(ctx, relabelWithEnv(p.env, rec))
 }
 
 // Sample keeps each row with probability upper-lower (Bernoulli), or, with replacement,

@@ -432,7 +432,8 @@ func (e *EpochSource) read(ctx context.Context, env flow.Env, out flow.Emitter, 
 		if err != nil {
 			return err
 		}
-		batch := flow.NewDataBatchRows(env.Mem, env.OutSchema, cols, nil, int(rows))
+		// The source's batch environment (a file source's input file) goes on with the rows.
+		batch := flow.NewDataBatchRows(env.Mem, flow.EnvSchema(env.OutSchema, rec), cols, nil, int(rows))
 		for _, c := range cols {
 			c.Release()
 		}

@@ -57,12 +57,16 @@ func (b FileBatch) Run(ctx context.Context, env flow.Env, out flow.Emitter) erro
 	if o.format == "parquet" {
 		r.pruner = newRowGroupPruner(b.Filters, r.schema, r.arrow, r.mem, r.tz, r.loc)
 	}
+	var in, schema *arrow.Schema // the last batch's schema; the output schema with its environment
 	emit := func(rec arrow.RecordBatch) error {
 		defer rec.Release()
 		if rec.NumRows() == 0 {
 			return nil
 		}
-		return out.Emit(ctx, flow.NewDataBatch(env.Mem, env.OutSchema, rec.Columns(), nil))
+		if rec.Schema() != in {
+			in, schema = rec.Schema(), flow.EnvSchema(env.OutSchema, rec)
+		}
+		return out.Emit(ctx, flow.NewDataBatch(env.Mem, schema, rec.Columns(), nil))
 	}
 	parts := max(1, env.Partitions)
 	if o.format == "parquet" && len(files) < parts {

@@ -29,6 +29,11 @@
 // unshredded); reads take that layout and Spark's shredded one (typed_value columns,
 // reassembled by parquet_variant_unshred.go with the bytes Spark reads back).
 //
+// Every batch a read emits (batch or stream) carries the file it was read from in its batch
+// environment (flow.EnvSchema; expr.InputFile: the file's URI, block start 0 and the file's
+// listed size, a whole-file block as Spark's for files under spark.sql.files.maxPartitionBytes),
+// which input_file_name(), input_file_block_start() and input_file_block_length() read.
+//
 // File access: every path a read or write names is checked with the file-access policy
 // (package fileaccess) before anything is read or written, and the resolved path is the one
 // used: the path itself (a glob's directory), each glob match, the commit log directory and

@@ -238,14 +238,23 @@ func (r *fileReader) read(ctx context.Context, path string, emit func(arrow.Reco
 }
 
 // readFile emits the rows of f as batches of the reader's schema, its partition columns
-// filled from f's directory names (emit takes ownership).
+// filled from f's directory names (emit takes ownership). Each batch's environment (its
+// schema's metadata, see flow.EnvSchema) is f as expr.InputFile, one whole-file block (start
+// 0, length f's listed size), which input_file_name() and the block functions read.
 func (r *fileReader) readFile(ctx context.Context, f dataFile, emit func(arrow.RecordBatch) error) error {
 	r.partition = f.Partition
-	if len(f.Partition) == 0 {
-		return r.read(ctx, f.Path, emit)
-	}
+	md := expr.InputFile{URI: FileURI(f.Path), Start: 0, Length: f.Size}.Metadata()
+	var in, out *arrow.Schema // the last batch's schema and that schema with f's environment
 	return r.read(ctx, f.Path, func(rec arrow.RecordBatch) error {
-		return emit(r.fillPartitionColumns(rec, f.Partition))
+		if len(f.Partition) > 0 {
+			rec = r.fillPartitionColumns(rec, f.Partition)
+		}
+		if rec.Schema() != in {
+			in, out = rec.Schema(), arrow.NewSchema(rec.Schema().Fields(), &md)
+		}
+		withFile := array.NewRecordBatch(out, rec.Columns(), rec.NumRows())
+		rec.Release()
+		return emit(withFile)
 	})
 }
 

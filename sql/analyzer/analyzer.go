@@ -108,6 +108,9 @@ func (a *Analyzer) Resolve(ctx context.Context, rel plan.Relation) (logical.Node
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInputFileSources(r.node); err != nil {
+		return nil, err
+	}
 	return r.node, nil
 }
 

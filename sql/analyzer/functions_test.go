@@ -19,8 +19,6 @@ var notDone = []string{
 	"java_method", "reflect", "try_reflect",
 	// Avro and Protobuf need their schema languages.
 	"from_avro", "to_avro", "schema_of_avro", "from_protobuf", "to_protobuf",
-	// File block metadata of the row being read.
-	"input_file_block_length", "input_file_block_start", "input_file_name",
 	// Encryption.
 	"aes_decrypt", "aes_encrypt", "try_aes_decrypt",
 	// Aggregates.

@@ -153,6 +153,8 @@ func rebuild(e Expr, cs []Expr) (Expr, bool) {
 		return &c, true
 	case *updateFields:
 		return x.withChildren(cs), true
+	case *inputFileExpr:
+		return x, true // a leaf
 	case Rebuilder:
 		return x.WithChildren(cs), true
 	}
@@ -282,7 +284,8 @@ func GeneratorWithArgs(g Generator, args []Expr) Generator {
 }
 
 // nondeterministicFuncs are the functions whose results depend on the row's partition or on
-// how many rows came before (Spark's Nondeterministic expressions).
+// how many rows came before (Spark's Nondeterministic expressions; the input file functions,
+// inputFileExpr, are too).
 var nondeterministicFuncs = map[string]bool{
 	"rand": true, "random": true, "randn": true, "randstr": true, "uniform": true, "uuid": true,
 	"shuffle": true, "spark_partition_id": true, "monotonically_increasing_id": true,
@@ -299,6 +302,8 @@ func IsDeterministic(e Expr) bool {
 		}
 	case *renamed:
 		return IsDeterministic(x.Expr)
+	case *inputFileExpr:
+		return false
 	case *fromJSONStruct:
 		return IsDeterministic(x.rowFunc)
 	case *toJSONStruct:

@@ -34,20 +34,70 @@ def test_explain_shows_cached_plan_of_an_equal_dataframe(spark):
     assert "InMemoryTableScan" not in explained(df.select(udf(func)("id")))
 
 
-def test_cached_rows_are_read_until_unpersist(spark, tmp_path):
+def test_a_write_by_the_server_refreshes_cached_dataframes_reading_its_path(spark, tmp_path):
+    # Spark 4.2's CacheManager.recacheByPath: after a write to a path, a cached DataFrame whose
+    # plan reads it is computed again by its next reader (answers checked on Spark's server).
     path = str(tmp_path / "t")
     spark.range(3).write.parquet(path)
     df = spark.read.parquet(path)
+    doubled = spark.read.parquet(path).selectExpr("id * 2 AS x")
+    other = spark.range(2)
     df.cache()
+    doubled.cache()
+    other.cache()
     try:
         assert df.count() == 3  # the first action fills the cache
+        assert sorted(r.x for r in doubled.collect()) == [0, 2, 4]
+        assert other.count() == 2
         spark.range(10).write.mode("append").parquet(path)
-        # As in Spark, a cached DataFrame keeps the rows it was filled with.
-        assert df.count() == 3
-        assert sorted(r.id for r in spark.read.parquet(path).filter("id > 1").collect()) == [2]
+        assert df.count() == 13
+        assert "InMemoryTableScan" in explained(df)  # still cached, with the new rows
+        assert sorted(r.x for r in doubled.collect())[-3:] == [14, 16, 18]
+        spark.range(5).write.mode("overwrite").parquet(path)
+        assert df.count() == 5
+        assert sorted(r.id for r in spark.read.parquet(path).filter("id > 1").collect()) == [2, 3, 4]
     finally:
         df.unpersist()
-    assert spark.read.parquet(path).count() == 13
+        doubled.unpersist()
+        other.unpersist()
+    assert spark.read.parquet(path).count() == 5
+
+
+def test_files_added_outside_are_not_seen_until_unpersist(spark, tmp_path):
+    import glob
+    import shutil
+    path = str(tmp_path / "u")
+    spark.range(3).coalesce(1).write.parquet(path)
+    df = spark.read.parquet(path)
+    df.cache()
+    try:
+        assert df.count() == 3
+        (part,) = glob.glob(path + "/part-*.parquet")
+        shutil.copy(part, path + "/part-99999-extra.parquet")
+        # As in Spark, the cached rows stay, for a new DataFrame reading the path too.
+        assert df.count() == 3
+        assert spark.read.parquet(path).count() == 3
+    finally:
+        df.unpersist()
+    assert spark.read.parquet(path).count() == 6
+
+
+def test_table_writes_refresh_cached_dataframes_reading_the_table(spark):
+    spark.sql("DROP TABLE IF EXISTS persist_refresh_t")
+    spark.range(3).write.saveAsTable("persist_refresh_t")
+    t = spark.table("persist_refresh_t")
+    t.cache()
+    try:
+        assert t.count() == 3
+        spark.range(2).write.insertInto("persist_refresh_t")
+        assert t.count() == 5
+        spark.sql("INSERT INTO persist_refresh_t VALUES (100)")
+        assert t.count() == 6
+        spark.range(4).write.mode("append").saveAsTable("persist_refresh_t")
+        assert t.count() == 10
+    finally:
+        t.unpersist()
+        spark.sql("DROP TABLE IF EXISTS persist_refresh_t")
 
 
 def test_different_functions_or_data_do_not_share_a_cache(spark):
