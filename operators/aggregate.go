@@ -81,8 +81,12 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		if len(spec.KeyCols) == 0 {
 			a.addGroup()
 		}
-		if !spec.Streaming && fixedKeyTypes(spec.KeyTypes) {
+		switch {
+		case spec.Streaming:
+		case fixedKeyTypes(spec.KeyTypes):
 			a.fixed = newFixedKeyIDs(len(spec.KeyTypes))
+		case byteKeyTypes(spec.KeyTypes):
+			a.fixed = newByteKeyIDs()
 		}
 		a.spill = newAggregateSpill(a)
 		return a, nil
@@ -121,8 +125,17 @@ type hashAggregate struct {
 	// (aggregate_order.go).
 	sender int
 	order  firstRows
-	// fixed (batch, integer-like keys) finds groups by key values; nil: through table.
-	fixed *fixedKeyIDs
+	// fixed (batch aggregates of integer-like keys, or of keys byteKeyIDs normalizes) finds
+	// groups by key values; nil: through table.
+	fixed keyIndex
+}
+
+// keyIndex finds a batch aggregate's groups by their key values (fixedKeyIDs, byteKeyIDs):
+// lookup sets groups[i] to the group of row i of keys, creating groups through create and
+// recording new key rows in table; ok is false when a key column's layout is not one the
+// index reads.
+type keyIndex interface {
+	lookup(table *rowTable, keys []arrow.Array, groups []uint32, create func() uint32) (ok bool, err error)
 }
 
 func (a *hashAggregate) addGroup() uint32 {
@@ -174,7 +187,7 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 				return err
 			}
 			if !done && len(a.counts) > 0 {
-				return sparkerr.Internal("aggregate: a key column lost its integer layout")
+				return sparkerr.Internal("aggregate: a key column changed its layout")
 			}
 			if !done {
 				a.fixed = nil
