@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -43,6 +44,10 @@ type AggregateSpec struct {
 	Budget state.Budget
 	// Dropped, when set, counts the input rows dropped as late, over all the node's instances.
 	Dropped *atomic.Int64
+	// Filter (batch only), when set, keeps the input rows where it is true (NULL: false)
+	// before they are grouped: the WHERE below the aggregate, fused into it
+	// (aggregate_filter.go).
+	Filter expr.Expr
 }
 
 // EventTimeKey describes an aggregate's event-time key (Spark's watermark-based state
@@ -80,6 +85,13 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		}
 		if len(spec.KeyCols) == 0 {
 			a.addGroup()
+		}
+		if spec.Filter != nil {
+			if spec.Streaming {
+				return nil, sparkerr.Internal("aggregate: a filter fused into a streaming aggregate")
+			}
+			a.filterCond = []expr.Expr{spec.Filter}
+			a.countsOnly = len(spec.KeyCols) == 0 && !slices.Contains(a.everyRow, false)
 		}
 		switch {
 		case spec.Streaming:
@@ -128,6 +140,10 @@ type hashAggregate struct {
 	// fixed (batch aggregates of integer-like keys, or of keys byteKeyIDs normalizes) finds
 	// groups by key values; nil: through table.
 	fixed keyIndex
+	// filterCond is spec.Filter as evalAll takes it; countsOnly marks a global aggregate of
+	// count(*) functions only, which counts the rows the filter keeps without gathering them.
+	filterCond []expr.Expr
+	countsOnly bool
 }
 
 // keyIndex finds a batch aggregate's groups by their key values (fixedKeyIDs, byteKeyIDs):
@@ -158,6 +174,18 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 	n := int(rec.NumRows())
 	if n == 0 {
 		return nil
+	}
+	if a.filterCond != nil {
+		kept, k, err := a.filterRows(rec)
+		switch {
+		case err != nil || k == 0:
+			return err
+		case kept != nil:
+			defer kept.Release()
+			rec, n = kept, k
+		case k < n:
+			return a.countRows(k)
+		}
 	}
 	if late := a.lateRows(rec); len(late) > 0 {
 		kept, err := a.dropLate(rec, late)
