@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -43,6 +44,10 @@ type AggregateSpec struct {
 	Budget state.Budget
 	// Dropped, when set, counts the input rows dropped as late, over all the node's instances.
 	Dropped *atomic.Int64
+	// Filter (batch only), when set, keeps the input rows where it is true (NULL: false)
+	// before they are grouped: the WHERE below the aggregate, fused into it
+	// (aggregate_filter.go).
+	Filter expr.Expr
 }
 
 // EventTimeKey describes an aggregate's event-time key (Spark's watermark-based state
@@ -81,8 +86,19 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 		if len(spec.KeyCols) == 0 {
 			a.addGroup()
 		}
-		if !spec.Streaming && fixedKeyTypes(spec.KeyTypes) {
+		if spec.Filter != nil {
+			if spec.Streaming {
+				return nil, sparkerr.Internal("aggregate: a filter fused into a streaming aggregate")
+			}
+			a.filterCond = []expr.Expr{spec.Filter}
+			a.countsOnly = len(spec.KeyCols) == 0 && !slices.Contains(a.everyRow, false)
+		}
+		switch {
+		case spec.Streaming:
+		case fixedKeyTypes(spec.KeyTypes):
 			a.fixed = newFixedKeyIDs(len(spec.KeyTypes))
+		case byteKeyTypes(spec.KeyTypes):
+			a.fixed = newByteKeyIDs()
 		}
 		a.spill = newAggregateSpill(a)
 		return a, nil
@@ -121,8 +137,21 @@ type hashAggregate struct {
 	// (aggregate_order.go).
 	sender int
 	order  firstRows
-	// fixed (batch, integer-like keys) finds groups by key values; nil: through table.
-	fixed *fixedKeyIDs
+	// fixed (batch aggregates of integer-like keys, or of keys byteKeyIDs normalizes) finds
+	// groups by key values; nil: through table.
+	fixed keyIndex
+	// filterCond is spec.Filter as evalAll takes it; countsOnly marks a global aggregate of
+	// count(*) functions only, which counts the rows the filter keeps without gathering them.
+	filterCond []expr.Expr
+	countsOnly bool
+}
+
+// keyIndex finds a batch aggregate's groups by their key values (fixedKeyIDs, byteKeyIDs):
+// lookup sets groups[i] to the group of row i of keys, creating groups through create and
+// recording new key rows in table; ok is false when a key column's layout is not one the
+// index reads.
+type keyIndex interface {
+	lookup(table *rowTable, keys []arrow.Array, groups []uint32, create func() uint32) (ok bool, err error)
 }
 
 func (a *hashAggregate) addGroup() uint32 {
@@ -145,6 +174,18 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 	n := int(rec.NumRows())
 	if n == 0 {
 		return nil
+	}
+	if a.filterCond != nil {
+		kept, k, err := a.filterRows(rec)
+		switch {
+		case err != nil || k == 0:
+			return err
+		case kept != nil:
+			defer kept.Release()
+			rec, n = kept, k
+		case k < n:
+			return a.countRows(k)
+		}
 	}
 	if late := a.lateRows(rec); len(late) > 0 {
 		kept, err := a.dropLate(rec, late)
@@ -174,7 +215,7 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 				return err
 			}
 			if !done && len(a.counts) > 0 {
-				return sparkerr.Internal("aggregate: a key column lost its integer layout")
+				return sparkerr.Internal("aggregate: a key column changed its layout")
 			}
 			if !done {
 				a.fixed = nil

@@ -18,9 +18,11 @@
 //
 // Sort compares fixed-width keys as normalized keys (sort_keys.go); TopN is Sort then Limit
 // through a heap of offset+n rows (ties to the earlier row). A batch HashAggregate uses
-// insert-only accumulators (expr.InsertOnly) and finds the groups of one integer-like key by
-// open addressing over the key values (aggregate_keys_fixed.go); HashJoin's build side is
-// flat bucket chains (join_table.go).
+// insert-only accumulators (expr.InsertOnly) and finds the groups of up to four integer-like
+// keys by open addressing over the key values (aggregate_keys_fixed.go), of string, binary,
+// decimal and boolean keys (with integer ones) over byte-normalized key rows held in an arena
+// (aggregate_keys_bytes.go); it may apply the WHERE below it (AggregateSpec.Filter,
+// aggregate_filter.go). HashJoin's build side is flat bucket chains (join_table.go).
 //
 // Observe (df.observe): forwards rows unchanged while every instance feeds them into one shared
 // set of global-aggregate accumulators (ObservedMetrics, under a lock); once every instance

@@ -187,6 +187,10 @@ func (b *builder) plan(n logical.Node) (*flow.Node, error) {
 		if s, ok := n.Input.(*logical.Sort); ok && s.Global && n.N >= 0 && !b.opts.Streaming {
 			return b.topN(n, s)
 		}
+	case *logical.Aggregate:
+		if f, ok := b.fusedFilter(n); ok {
+			return b.filteredAggregate(n, f, b.schema(n))
+		}
 	}
 	ins := make([]*flow.Node, len(n.Children()))
 	for i, c := range n.Children() {

@@ -16,6 +16,12 @@ import (
 // appends the ones that are not plain columns), the input is hash-partitioned on them, and each
 // partition aggregates its groups. Without grouping the input gathers into one partition.
 func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
+	return b.aggregateWhere(n, in, schema, nil)
+}
+
+// aggregateWhere is aggregate with the input rows first filtered by where (nil: all rows; see
+// fusedFilter).
+func (b *builder) aggregateWhere(n *logical.Aggregate, in *flow.Node, schema *arrow.Schema, where expr.Expr) (*flow.Node, error) {
 	if pos, w, ok := sessionKey(n); ok {
 		return b.sessionAggregate(n, pos, w, in, schema)
 	}
@@ -24,7 +30,7 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 		return nil, err
 	}
 	spec := operators.AggregateSpec{Aggs: n.Aggs, TZ: b.tz, Streaming: b.opts.Streaming,
-		Complete: b.opts.OutputMode == flow.OutputComplete}
+		Complete: b.opts.OutputMode == flow.OutputComplete, Filter: where}
 	if b.opts.Streaming {
 		if spec.Budget, err = state.BudgetFromConf(b.opts.Conf); err != nil {
 			return nil, err
@@ -46,6 +52,7 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 				return node, nil
 			}
 		}
+		in, spec = b.unfuseFilter(in, spec)
 		return b.observeAggregate(b.node("Aggregate", 1, schema, operators.HashAggregate(b.ctx, spec),
 			flow.Input{From: in, Exchange: flow.Gather}), n, spec), nil
 	}
@@ -74,6 +81,7 @@ func (b *builder) aggregate(n *logical.Aggregate, in *flow.Node, schema *arrow.S
 	if node, ok := b.partialAggregate(spec, in, schema); ok {
 		return node, nil
 	}
+	in, spec = b.unfuseFilter(in, spec)
 	return b.observeAggregate(b.node("Aggregate", b.opts.Partitions, schema, operators.HashAggregate(b.ctx, spec),
 		b.hashed(in, columns(inSchema, spec.KeyCols))), n, spec), nil
 }
