@@ -203,7 +203,8 @@ function plot(canvas, data, stacked) {
   }
   const ys = data.flatMap(s => s.values.map(v => v[1]));
   const x0 = Math.min(...xs), x1 = Math.max(...xs);
-  const y0 = Math.min(0, ...ys), y1 = Math.max(1e-9, ...ys) * 1.1;
+  const y0 = Math.min(0, ...ys), top1 = Math.max(...ys, y0);
+  const y1 = top1 > y0 ? y0 + (top1 - y0) * 1.1 : y0 + 1; // a flat series still gets a scale
   const X = x => left + (x1 === x0 ? (w - left - right) / 2 : (x - x0) / (x1 - x0) * (w - left - right));
   const Y = y => top + (1 - (y - y0) / (y1 - y0)) * (h - top - bottom);
   g.font = "10px system-ui, sans-serif";
