@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -325,6 +326,41 @@ func TestHandlerAssetsAndHosts(t *testing.T) {
 	for _, host := range []string{"localhost:4040", "127.0.0.1:4040", "[::1]:4040", "localhost"} {
 		if code, _ := do(t, srv, "GET", "/api/overview", "alice", "", map[string]string{"Host": host}); code != http.StatusOK {
 			t.Errorf("Host %s: %d, want 200", host, code)
+		}
+	}
+}
+
+// TestHistoryConcurrent: queries report while the UI reads (run with -race).
+func TestHistoryConcurrent(t *testing.T) {
+	h := NewHistory(WithPoints(10))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := Origin{Principal: "A", SessionID: "s"}
+			run := fmt.Sprintf("r%d", w)
+			for b := int64(0); b < 200; b++ {
+				feed(h, o, query.Event{Type: query.ProgressEvent, JSON: progressEvent(run, b, "", b%2 == 0)})
+			}
+			feed(h, o, query.Event{Type: query.TerminatedEvent, JSON: fmt.Sprintf(`{"id":"q1","runId":%q}`, run)})
+		}()
+	}
+	for range 200 {
+		for _, s := range h.summaries("A") {
+			// Report n of a run is its batch n: a detail's points are numbered from FirstSeq.
+			d, ok := h.detail("A", s.RunID, s.Batches-3)
+			for i, p := range d.Points {
+				if !ok || p.BatchID != d.FirstSeq+int64(i) {
+					t.Fatalf("after %d: point %d is batch %d, first %d", s.Batches-3, i, p.BatchID, d.FirstSeq)
+				}
+			}
+		}
+	}
+	wg.Wait()
+	for _, s := range h.summaries("A") {
+		if s.Active || s.Batches != 200 {
+			t.Errorf("%+v", s)
 		}
 	}
 }
