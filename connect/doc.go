@@ -25,6 +25,10 @@
 //   - WithMetrics (metrics.go) counts RPCs, errors by Spark error class and message bytes,
 //     reports sessions and operations at each scrape, and adds the metrics' query listener to
 //     every new session's query manager (package metrics).
+//   - WithUI (ui.go) adds the web UI's history listener to every new session's query manager;
+//     UIBackend gives package ui a principal's sessions, operations (with their flow.Tracker
+//     progress) and active queries, and its cancel and stop: cancel is the Interrupt handler
+//     called as the session's owner, and neither ever creates a session.
 //   - Limits at the edge: a request message above WithMaxInboundMessageSize (Spark's
 //     spark.connect.grpc.maxInboundMessageSize, 128 MiB) fails with gRPC's RESOURCE_EXHAUSTED
 //     before it is read; a result whose Arrow batches (or a SQL command's rows) add up to more

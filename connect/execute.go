@@ -35,7 +35,7 @@ func (s *Server) ExecutePlan(req *pb.ExecutePlanRequest, stream grpc.ServerStrea
 	s.opts.logger.Debug("execute", "session_id", sess.id, "operation_id", opID, "reattachable", reattachable)
 	plan := req.GetPlan()
 	e.start(func(ctx context.Context, emit func(*pb.ExecutePlanResponse) error) error {
-		return s.runPlanWithProgress(ctx, sess, plan, emit)
+		return s.runPlanWithProgress(ctx, sess, plan, e.tracker, emit)
 	})
 	return s.consume(sess, e, stream, 0)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
+	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
 	"google.golang.org/protobuf/proto"
 )
@@ -22,6 +23,10 @@ type execution struct {
 	serverSideID string
 	tags         []string
 	reattachable bool
+	// started is when the operation was created; tracker counts its batch jobs' progress
+	// (ExecutionProgress and the web UI read it).
+	started time.Time
+	tracker *flow.Tracker
 
 	ctx      context.Context
 	cancelFn context.CancelCauseFunc
@@ -58,6 +63,8 @@ func newExecution(sess *session, opID string, tags []string, reattachable bool, 
 		ctx:          ctx,
 		cancelFn:     cancel,
 		limit:        limit,
+		started:      time.Now(),
+		tracker:      &flow.Tracker{},
 		changed:      make(chan struct{}),
 		ids:          map[string]int{},
 		detachedAt:   time.Now(),

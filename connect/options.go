@@ -10,6 +10,7 @@ import (
 	"github.com/weirhq/weir/metrics"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
+	"github.com/weirhq/weir/ui"
 )
 
 // EngineSession is what the service needs from one engine session; *engine.Session satisfies
@@ -50,6 +51,8 @@ type options struct {
 	python string
 	// metrics, when set, receives the server's and its queries' metrics (WithMetrics).
 	metrics *metrics.Registry
+	// uiHistory, when set, records every session's query progress for the web UI (WithUI).
+	uiHistory *ui.History
 }
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says

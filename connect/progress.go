@@ -35,14 +35,13 @@ func progressInterval(c *engine.Conf) time.Duration {
 	return max(c.Duration(progressIntervalKey, defaultProgressInterval), 0)
 }
 
-// runPlanWithProgress runs the plan with a progress tracker in its context and reports the
-// tracker's progress every interval until the plan returned.
-func (s *Server) runPlanWithProgress(ctx context.Context, sess *session, p *pb.Plan, emit func(*pb.ExecutePlanResponse) error) error {
+// runPlanWithProgress runs the plan with the operation's progress tracker in its context and
+// reports the tracker's progress every interval until the plan returned.
+func (s *Server) runPlanWithProgress(ctx context.Context, sess *session, p *pb.Plan, tr *flow.Tracker, emit func(*pb.ExecutePlanResponse) error) error {
 	interval := progressInterval(sess.engine.Conf())
 	if interval <= 0 {
-		return s.runPlan(ctx, sess, p, emit)
+		return s.runPlan(flow.WithTracker(ctx, tr), sess, p, emit)
 	}
-	tr := &flow.Tracker{}
 	stop := reportProgress(ctx, tr, interval, emit)
 	err := s.runPlan(flow.WithTracker(ctx, tr), sess, p, emit)
 	stop(err == nil)

@@ -95,6 +95,7 @@ func (m *sessionManager) lookup(who principal, id, user, observed string, create
 		}
 		m.sessions[id] = sess
 		m.opts.observeSessions(sess)
+		m.opts.observeSessionsUI(sess)
 		m.opts.logger.Info("session created", "session_id", id, "user_id", user, "server_side_session_id", sess.serverSideID)
 	}
 	m.mu.Unlock()

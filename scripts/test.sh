@@ -17,6 +17,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/pip install --disable-pip-version-check -q -r scripts/python-requirements.txt
 
+# Debian's Chromium and its WebDriver for the web UI's browser test (tests/e2e/test_ui.py).
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  echo "== installing chromium and chromium-driver (apt-get)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+fi
+
 echo "== building weir"
 mkdir -p bin
 go build -o bin/weir ./cmd/weir

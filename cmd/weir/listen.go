@@ -58,6 +58,14 @@ func checkExposure(c config, logger *slog.Logger) error {
 		}
 		logger.Warn("serving metrics on a non-loopback address without a token (--insecure)", "address", c.metricsListen)
 	}
+	if c.uiListen != "" && len(c.tokens) == 0 && !isLoopback(c.uiListen) {
+		if !c.insecure {
+			return fmt.Errorf("refusing to serve the UI on %s without --token: anyone who can reach that address "+
+				"could read the server's queries and sessions and cancel their operations; set --token (the page then "+
+				"asks for one), use a loopback address, or pass --insecure to accept the risk", c.uiListen)
+		}
+		logger.Warn("serving the UI on a non-loopback address without a token (--insecure)", "address", c.uiListen)
+	}
 	if len(c.tokens) > 0 && c.tlsCert == "" {
 		logger.Warn("--token is set but TLS is not: PySpark always uses TLS when a token is set " +
 			"(sc://host:port/;token=...), so it will not connect; give --tls-cert and --tls-key, " +

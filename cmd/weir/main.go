@@ -3,7 +3,7 @@
 //	weir [server] [--listen HOST:PORT] [--state-dir DIR] [--token T[,T...]]... [--insecure]
 //	     [--tls-cert F --tls-key F] [--spark-version V] [--max-inbound-message-size SIZE]
 //	     [--data-root DIR]... [--debug-listen HOST:PORT] [--metrics-listen HOST:PORT]
-//	     [--gc-heap-floor SIZE] [--log-format text|json]
+//	     [--ui-listen HOST:PORT] [--gc-heap-floor SIZE] [--log-format text|json]
 //	weir --version
 //
 // Environment: WEIR_LISTEN, WEIR_STATE_DIR, WEIR_TOKEN (comma-separated), WEIR_DATA_ROOTS
@@ -14,7 +14,9 @@
 // token, and a session serves only the token and user id that created it. --metrics-listen
 // serves Prometheus metrics (package metrics) on /metrics under the same rule: a non-loopback
 // address needs --token or --insecure, and with tokens a scrape must send one as a bearer
-// token (over HTTPS when --tls-cert is given).
+// token (over HTTPS when --tls-cert is given). --ui-listen serves the web UI (package ui)
+// under the same rule; its API takes the same bearer tokens, and a token sees the sessions it
+// created.
 package main
 
 import (
@@ -32,6 +34,7 @@ import (
 
 	"github.com/weirhq/weir/connect"
 	"github.com/weirhq/weir/metrics"
+	"github.com/weirhq/weir/ui"
 
 	// Every connector registers its formats.
 	_ "github.com/weirhq/weir/connectors/all"
@@ -60,7 +63,9 @@ type config struct {
 	debugListen  string
 	// metricsListen is --metrics-listen ("" = no metrics endpoint).
 	metricsListen string
-	maxInbound    int
+	// uiListen is --ui-listen ("" = no web UI).
+	uiListen   string
+	maxInbound int
 	// heapFloor is the size of the garbage collector's heap floor (heap_floor.go; 0: none).
 	heapFloor int64
 	// logFormat is "text" or "json"; showVersion asks for the version line instead of serving.
@@ -118,6 +123,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.Var(&roots, "data-root", "directory clients may read and write files under (repeatable; default: anywhere)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go's runtime profiles (/debug/pprof/) on HOST:PORT; off by default, keep it on loopback")
 	fs.StringVar(&c.metricsListen, "metrics-listen", envOr("WEIR_METRICS_LISTEN", ""), "serve Prometheus metrics on http(s)://HOST:PORT/metrics; off by default, same token rules as --listen")
+	fs.StringVar(&c.uiListen, "ui-listen", envOr("WEIR_UI_LISTEN", ""), "serve the web UI (streaming charts, sessions, cancel) on http(s)://HOST:PORT/; off by default, same token rules as --listen")
 	fs.StringVar(&c.python, "python", envOr("PYSPARK_PYTHON", "python3"), "Python interpreter (with PySpark) for the server's Python workers")
 	fs.StringVar(&c.logFormat, "log-format", envOr("WEIR_LOG_FORMAT", "text"), "log line format on stderr: text (logfmt) or json")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
@@ -195,6 +201,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		reg = metrics.New(buildVersion(), c.sparkVersion)
 		opts = append(opts, connect.WithMetrics(reg))
 	}
+	var history *ui.History
+	if c.uiListen != "" {
+		history = ui.NewHistory()
+		opts = append(opts, connect.WithUI(history))
+	}
 	if len(c.tokens) > 0 {
 		opts = append(opts, connect.WithToken(c.tokens...))
 	}
@@ -230,6 +241,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Info("metrics listener", "address", ml.Addr().String(), "tls", c.tlsCert != "", "auth", len(c.tokens) > 0)
 		stopMetrics := serveMetrics(context.WithoutCancel(ctx), ml, reg.Handler(c.tokens), c.tlsCert, c.tlsKey, logger)
 		defer stopMetrics()
+	}
+	if history != nil {
+		ul, err := net.Listen("tcp", c.uiListen)
+		if err != nil {
+			lis.Close()
+			return err
+		}
+		logger.Info("ui listener", "address", ul.Addr().String(), "tls", c.tlsCert != "", "auth", len(c.tokens) > 0)
+		h := ui.Handler(ui.Config{Backend: srv.UIBackend(), History: history, LoopbackOnly: isLoopback(c.uiListen)})
+		stopUI := serveHTTP(context.WithoutCancel(ctx), ul, h, c.tlsCert, c.tlsKey, logger.With("listener", "ui"))
+		defer stopUI()
 	}
 	logger.Info("listening", "address", lis.Addr().String(), "spark_version", c.sparkVersion,
 		"tls", c.tlsCert != "", "auth", len(c.tokens) > 0, "data_roots", strings.Join(c.dataRoots, ":"))

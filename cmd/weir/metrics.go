@@ -16,7 +16,12 @@ import (
 func serveMetrics(ctx context.Context, lis net.Listener, h http.Handler, certFile, keyFile string, logger *slog.Logger) (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	return serveHTTP(ctx, lis, mux, certFile, keyFile, logger.With("listener", "metrics"))
+}
+
+// serveHTTP serves h on lis (HTTPS with certFile) until the returned stop is called.
+func serveHTTP(ctx context.Context, lis net.Listener, h http.Handler, certFile, keyFile string, logger *slog.Logger) (stop func()) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -27,7 +32,7 @@ func serveMetrics(ctx context.Context, lis net.Listener, h http.Handler, certFil
 			err = srv.Serve(lis)
 		}
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Warn("metrics listener stopped", "error", err)
+			logger.Warn("HTTP listener stopped", "error", err)
 		}
 	}()
 	return func() {
