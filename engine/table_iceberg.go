@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/weirhq/weir/conf"
@@ -85,6 +86,22 @@ func (s *Session) writeToIceberg(ctx context.Context, w *plan.WriteTo, t metasto
 		return s.empty2(s.insertRows(ctx, t, &plan.InsertInto{Input: w.Input, Overwrite: true}, true))
 	}
 	return nil, sparkerr.Internal("writeTo mode %v on an Iceberg table", w.Mode)
+}
+
+// icebergTimeTravel are the read options of VERSION AS OF / TIMESTAMP AS OF (analyzed: the
+// timestamp a TIMESTAMP literal in microseconds), as Iceberg's SparkCatalog.loadTable takes
+// them: a version is a snapshot id or a branch or tag name; a timestamp picks the snapshot
+// current at that millisecond.
+func icebergTimeTravel(tt *plan.TimeTravel) map[string]string {
+	switch {
+	case tt == nil:
+		return nil
+	case tt.Timestamp != nil:
+		lit, _ := tt.Timestamp.(plan.Literal)
+		micros, _ := lit.Value.(int64)
+		return map[string]string{iceberg.AsOfTimestampOpts: strconv.FormatInt(micros/1000, 10)}
+	}
+	return map[string]string{iceberg.VersionAsOfOption: tt.Version}
 }
 
 // writeToProvider is the format df.writeTo(name) creates its table with.

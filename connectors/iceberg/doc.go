@@ -10,8 +10,9 @@
 //
 // Contract:
 //   - Batch reads (read.go) read one snapshot, fixed when the read is planned: the current one
-//     or the one the "snapshot-id" / "as-of-timestamp" (ms) options name (VERSION AS OF /
-//     TIMESTAMP AS OF). Columns are projected by the read's schema; the scan's advisory
+//     or the one the "snapshot-id" / "as-of-timestamp" (ms) / VersionAsOfOption (a snapshot
+//     id or a branch or tag name) options name (the engine's VERSION AS OF / TIMESTAMP AS
+//     OF), with the errors of Iceberg's Spark runtime for a snapshot not there. Columns are projected by the read's schema; the scan's advisory
 //     filters (BatchEnv.Filters) that are range terms over columns are given to Iceberg, which
 //     skips data files by partition values and column statistics; the plan still filters rows.
 //   - Writes (write.go, sink.go) commit one snapshot per epoch (a batch write is epoch 0):

@@ -312,6 +312,11 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		if len(x.Options) > 0 {
 			s += " " + kv(x.Options)
 		}
+		if tt := x.TimeTravel; tt != nil && tt.Timestamp != nil {
+			s += " TIMESTAMP AS OF " + f.expr(tt.Timestamp)
+		} else if tt != nil {
+			s += " VERSION AS OF " + strconv.Quote(tt.Version)
+		}
 		return s
 	case *plan.SubqueryAlias:
 		s := "SubqueryAlias " + quoteIdent(x.Alias)

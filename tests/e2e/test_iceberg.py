@@ -119,6 +119,55 @@ def test_dataframe_writers_and_time_travel(spark, tmp_path):
     assert metadata_files(path)  # an external table's files stay
 
 
+def test_sql_time_travel(spark):
+    spark.sql("CREATE TABLE tt (id BIGINT) USING iceberg")
+    spark.sql("INSERT INTO tt VALUES (1)")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED tt").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    first = current_metadata(loc)["current-snapshot-id"]
+    first_ms = current_metadata(loc)["snapshots"][-1]["timestamp-ms"]
+    time.sleep(0.02)
+    spark.sql("INSERT INTO tt VALUES (2)")
+    assert rows(spark.table("tt")) == [(1,), (2,)]
+    for clause in (f"VERSION AS OF {first}", f"FOR SYSTEM_VERSION AS OF {first}", f"VERSION AS OF '{first}'"):
+        assert rows(spark.sql(f"SELECT * FROM tt {clause}")) == [(1,)], clause
+    at = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(first_ms // 1000)) + ".%03d" % (first_ms % 1000)
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    for clause in (f"TIMESTAMP AS OF '{at}'", f"FOR SYSTEM_TIME AS OF '{at}'",
+                   f"TIMESTAMP AS OF CAST('{at}' AS TIMESTAMP) + INTERVAL 1 MILLISECOND"):
+        assert rows(spark.sql(f"SELECT t.id FROM tt {clause} AS t")) == [(1,)], clause
+    assert rows(spark.sql("SELECT * FROM tt TIMESTAMP AS OF current_timestamp()")) == [(1,), (2,)]
+    assert rows(spark.read.option("snapshot-id", str(first)).table("tt")) == [(1,)]
+    assert rows(spark.read.option("versionAsOf", str(first)).table("tt")) == [(1,)]
+    assert rows(spark.read.option("timestampAsOf", at).table("tt")) == [(1,)]
+    assert rows(spark.read.option("as-of-timestamp", str(first_ms)).table("tt")) == [(1,)]
+
+    # Spark's errors (Iceberg's runtime's for the snapshots that are not there).
+    with pytest.raises(Exception, match="Cannot find snapshot with ID 12345"):
+        spark.sql("SELECT * FROM tt VERSION AS OF 12345").collect()
+    with pytest.raises(Exception, match="Cannot find matching snapshot ID or reference name for version nope"):
+        spark.sql("SELECT * FROM tt VERSION AS OF 'nope'").collect()
+    with pytest.raises(Exception, match="Cannot find a snapshot older than 2000-01-01T00:00:00"):
+        spark.sql("SELECT * FROM tt TIMESTAMP AS OF '2000-01-01'").collect()
+    spark.sql("CREATE TABLE tt_pq (id BIGINT) USING parquet")
+    spark.range(1).createOrReplaceTempView("tt_view")
+    for sql, name in (("SELECT * FROM tt_pq VERSION AS OF 1", "`spark_catalog`.`default`.`tt_pq`"),
+                      ("SELECT * FROM tt_view TIMESTAMP AS OF '2020-01-01'", "`tt_view`")):
+        with pytest.raises(AnalysisException) as e:
+            spark.sql(sql).collect()
+        assert condition(e) == "UNSUPPORTED_FEATURE.TIME_TRAVEL" and name in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        spark.read.option("versionAsOf", "1").option("timestampAsOf", at).table("tt").collect()
+    assert condition(e) == "INVALID_TIME_TRAVEL_SPEC"
+    for sql, cond in (("SELECT * FROM tt TIMESTAMP AS OF rand()", "INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.NON_DETERMINISTIC"),
+                      ("SELECT * FROM tt TIMESTAMP AS OF 'abc'", "INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.INPUT")):
+        with pytest.raises(AnalysisException) as e:
+            spark.sql(sql).collect()
+        assert condition(e) == cond
+    with pytest.raises(Exception, match="cannot refer to any columns"):
+        spark.sql("SELECT * FROM tt TIMESTAMP AS OF id").collect()
+    spark.conf.unset("spark.sql.session.timeZone")
+
+
 def test_errors(spark):
     with pytest.raises(AnalysisException) as e:
         spark.sql("CREATE TABLE bad USING iceberg AS SELECT INTERVAL '1' DAY AS d")
