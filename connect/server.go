@@ -90,10 +90,12 @@ func NewServer(opts ...Option) (*Server, error) {
 		}
 		// The checkpoint locations running queries hold, shared by every session of this server.
 		locations := query.NewLocations()
+		// Global temporary views (global_temp.<name>) are the server's, as Spark's.
+		global := engine.NewGlobalTempViews()
 		o.newEngine = func(user string) EngineSession {
 			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations),
 				engine.WithPython(o.python), engine.WithUser(user), engine.WithSparkVersion(o.sparkVersion),
-				engine.WithMetastore(tables))
+				engine.WithMetastore(tables), engine.WithGlobalTempViews(global))
 		}
 	}
 	s := &Server{

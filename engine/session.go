@@ -47,6 +47,8 @@ type Session struct {
 	tables *metastore.Store
 	// warehouse is the directory of managed tables (spark.sql.warehouse.dir).
 	warehouse string
+	// global are the global temporary views (global_views.go), shared by the server's sessions.
+	global *GlobalTempViews
 }
 
 // SessionOption configures a Session.
@@ -94,6 +96,9 @@ func NewSession(opts ...SessionOption) *Session {
 		o(s)
 	}
 	s.initTables()
+	if s.global == nil {
+		s.global = NewGlobalTempViews()
+	}
 	s.sources = sourceSchemas{files: s.files, settings: s.conf}
 	if s.runner == nil {
 		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))

@@ -134,6 +134,13 @@ func (c sessionCatalog) Table(ctx context.Context, n *plan.NamedTable) (logical.
 	if len(name) > 3 {
 		return nil, false, nil
 	}
+	if v, ok := globalViewName(name); ok {
+		node, found := c.s.global.c.TempView(v)
+		if found && n.TimeTravel != nil {
+			return nil, false, analyzer.TimeTravelUnsupported(name)
+		}
+		return node, found, nil
+	}
 	if len(name) == 1 && c.database != "" {
 		name = []string{c.database, name[0]}
 	}
