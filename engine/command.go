@@ -107,6 +107,10 @@ func (s *Session) runTableCommand(ctx context.Context, cmd plan.Command) (*Resul
 		return s.truncateTable(&c)
 	case plan.InsertInto:
 		return s.insertInto(ctx, &c)
+	case plan.DeleteFrom:
+		return s.deleteFrom(ctx, &c)
+	case plan.UpdateTable:
+		return s.updateTable(ctx, &c)
 	case *plan.WriteTo:
 		return s.writeTo(ctx, c)
 	}

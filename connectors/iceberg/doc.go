@@ -27,6 +27,12 @@
 //     id and epoch (QueryIDProperty, EpochProperty) in its summary; an epoch at or below the
 //     newest one the table holds for the query is a replay and writes nothing. A commit lost
 //     to another writer is made again on the newest metadata.
+//   - A batch overwrite with BaseSnapshotOption is a copy-on-write rewrite (the engine's
+//     DELETE and UPDATE): its rows replace every data file of that snapshot, refused with
+//     ValidationException once the table's current snapshot is another.
 //   - The stream source reads the rows the append snapshots add, oldest first; an offset is a
-//     snapshot's sequence number (ordered, unlike snapshot ids).
+//     snapshot's sequence number (ordered, unlike snapshot ids). Replace snapshots add
+//     nothing; an overwrite or delete snapshot fails the stream (IllegalStateException, as
+//     Iceberg's SparkMicroBatchStream) unless streaming-skip-overwrite-snapshots /
+//     streaming-skip-delete-snapshots is "true".
 package iceberg

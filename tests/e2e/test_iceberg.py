@@ -168,6 +168,38 @@ def test_sql_time_travel(spark):
     spark.conf.unset("spark.sql.session.timeZone")
 
 
+def test_delete_and_update_copy_on_write(spark):
+    spark.sql("CREATE TABLE dml (id BIGINT, name STRING, day STRING) USING iceberg PARTITIONED BY (day)")
+    spark.sql("INSERT INTO dml VALUES (1, 'a', 'mon'), (2, 'b', 'tue'), (3, 'c', 'mon'), (4, NULL, 'wed')")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED dml").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    before = current_metadata(loc)["current-snapshot-id"]
+    spark.sql("DELETE FROM dml WHERE id = 2 OR name = 'zzz'")  # NULL names are kept (condition not true)
+    assert rows(spark.table("dml")) == [(1, "a", "mon"), (3, "c", "mon"), (4, None, "wed")]
+    meta = current_metadata(loc)
+    assert meta["snapshots"][-1]["summary"]["operation"] == "overwrite"
+    assert len(meta["snapshots"]) == 2  # one snapshot per statement
+    spark.sql("UPDATE dml AS d SET name = upper(d.name), id = id * 10 WHERE day = 'mon'")
+    assert rows(spark.table("dml")) == [(4, None, "wed"), (10, "A", "mon"), (30, "C", "mon")]
+    spark.sql("UPDATE dml SET name = 'x'")
+    assert {r.name for r in spark.table("dml").collect()} == {"x"}
+    assert rows(spark.sql(f"SELECT id FROM dml VERSION AS OF {before}")) == [(1,), (2,), (3,), (4,)]
+    spark.sql("DELETE FROM dml")
+    assert spark.table("dml").count() == 0
+
+    spark.sql("CREATE TABLE dml_pq (id BIGINT) USING parquet")
+    for sql, op in (("DELETE FROM dml_pq WHERE id = 1", "DELETE"), ("UPDATE dml_pq SET id = 2", "UPDATE TABLE")):
+        with pytest.raises(Exception) as e:
+            spark.sql(sql).collect()
+        assert e.value.getCondition() == "UNSUPPORTED_FEATURE.TABLE_OPERATION"
+        assert f"`spark_catalog`.`default`.`dml_pq` does not support {op}." in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("DELETE FROM no_such_table WHERE id = 1")
+    assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("UPDATE dml SET nope = 1")
+    assert condition(e) == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
+
+
 def test_errors(spark):
     with pytest.raises(AnalysisException) as e:
         spark.sql("CREATE TABLE bad USING iceberg AS SELECT INTERVAL '1' DAY AS d")
