@@ -225,6 +225,42 @@ def test_streams_into_and_out_of_iceberg(spark, tmp_path):
     assert rows(spark.table("from_ice")) == [(1,), (2,), (3,)]
 
 
+def test_stream_source_refuses_overwrites(spark, tmp_path):
+    spark.sql("CREATE TABLE ow (n BIGINT) USING iceberg")
+    spark.sql("INSERT INTO ow VALUES (1)")
+    spark.sql("INSERT OVERWRITE ow VALUES (2)")
+    spark.sql("INSERT INTO ow VALUES (3)")
+    q = (spark.readStream.table("ow").writeStream.format("memory").queryName("ow_fail")
+         .trigger(availableNow=True).start())
+    with pytest.raises(Exception, match="Cannot process overwrite snapshot"):
+        q.awaitTermination()
+    q = (spark.readStream.option("streaming-skip-overwrite-snapshots", "true").table("ow").writeStream
+         .format("memory").queryName("ow_skip").trigger(availableNow=True).start())
+    q.awaitTermination()
+    assert rows(spark.table("ow_skip")) == [(1,), (3,)]  # the appends' rows
+
+
+def test_two_streams_append_to_one_table(spark, tmp_path):
+    # Two queries commit many small epochs into one table at once: a commit lost to the other
+    # query's is made again on the newer metadata, so no epoch's rows are lost or doubled.
+    spark.sql("CREATE TABLE both_streams (q STRING, n BIGINT) USING iceberg")
+    queries = []
+    for name in ("a", "b"):
+        src = tmp_path / f"src_{name}"
+        src.mkdir()
+        for f in range(12):
+            (src / f"{f:02d}.json").write_text("".join(f'{{"n": {f * 10 + i}}}\n' for i in range(10)))
+        queries.append(spark.readStream.schema("n LONG").option("maxFilesPerTrigger", 1).json(str(src))
+                       .selectExpr(f"'{name}' AS q", "n").writeStream
+                       .option("checkpointLocation", str(tmp_path / f"ck_{name}"))
+                       .trigger(availableNow=True).toTable("both_streams"))
+    for q in queries:
+        q.awaitTermination()
+    got = spark.table("both_streams").collect()
+    assert len(got) == 240
+    assert sorted((r.q, r.n) for r in got) == [(q, n) for q in ("a", "b") for n in range(120)]
+
+
 def test_pyiceberg_reads_what_weir_wrote(spark, tmp_path):
     pyiceberg = pytest.importorskip("pyiceberg")
     from pyiceberg.table import StaticTable
