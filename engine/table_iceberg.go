@@ -104,6 +104,50 @@ func icebergTimeTravel(tt *plan.TimeTravel) map[string]string {
 	return map[string]string{iceberg.VersionAsOfOption: tt.Version}
 }
 
+// replaceIceberg runs writeTo(name).replace()/createOrReplace() on the Iceberg table t as
+// Iceberg's REPLACE TABLE AS SELECT: the new schema and partitioning become the table's in
+// the same metadata, then the rows are its first snapshot since; the snapshots before stay
+// for time travel. The catalog entry takes the new columns.
+func (s *Session) replaceIceberg(ctx context.Context, t metastore.Table, w *plan.WriteTo) error {
+	if _, err := s.files.CheckReplace(t.Location); err != nil {
+		return err
+	}
+	node, err := s.analyzer().Resolve(ctx, w.Input)
+	if err != nil {
+		return err
+	}
+	schema, err := icebergColumns(node.Schema())
+	if err != nil {
+		return err
+	}
+	nt := t
+	if nt.Columns, err = partitionLast(t, schema, w.PartitionBy); err != nil {
+		return err
+	}
+	nt.PartitionBy = nil
+	for _, c := range nt.Columns[len(nt.Columns)-len(w.PartitionBy):] {
+		nt.PartitionBy = append(nt.PartitionBy, c.Name)
+	}
+	if len(w.Properties) > 0 {
+		nt.Properties = w.Properties
+	}
+	ordered, err := schemaOfTable(nt)
+	if err != nil {
+		return err
+	}
+	sc, err := iceberg.IcebergSchema(ordered)
+	if err != nil {
+		return err
+	}
+	if err := iceberg.Replace(ctx, t.Location, sc, nt.PartitionBy, w.Properties); err != nil {
+		return err
+	}
+	if _, _, err := s.tables.CreateTable(nt, true, false); err != nil {
+		return err
+	}
+	return s.insertRows(ctx, nt, &plan.InsertInto{Input: w.Input}, true)
+}
+
 // writeToProvider is the format df.writeTo(name) creates its table with.
 func (s *Session) writeToProvider(w *plan.WriteTo) string {
 	if w.Provider != "" {

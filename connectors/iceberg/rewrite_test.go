@@ -3,6 +3,8 @@ package iceberg
 import (
 	"context"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/weirhq/weir/connectors"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sparkerr"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // A copy-on-write rewrite (BaseSnapshotOption) replaces its base snapshot's files, and is
@@ -101,5 +104,55 @@ func TestStreamRefusesOverwritesAndMissingSnapshots(t *testing.T) {
 	}
 	if snap, err := snapshotOf(tbl, map[string]string{VersionAsOfOption: strconv.FormatInt(cur.SnapshotID, 10)}); err != nil || snap.SnapshotID != cur.SnapshotID {
 		t.Errorf("VERSION AS OF the current snapshot: %v, %v", snap, err)
+	}
+}
+
+// Replace gives the table a new schema and spec in the same metadata: the old snapshots are
+// still read with their own schema.
+func TestReplaceKeepsHistory(t *testing.T) {
+	ctx := context.Background()
+	loc := filepath.Join(t.TempDir(), "t")
+	sc, _ := IcebergSchema(testSchema)
+	if _, err := Create(ctx, loc, sc, []string{"k"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	commitEpoch(t, newWriter(loc, commitAppend, TableSchema(testSchema)), 0, 1, []int64{1, 2})
+	old, _ := CurrentSnapshotID(ctx, loc)
+	newSchema := sqltypes.Schema{{Name: "id", Type: sqltypes.LongType, Nullable: true},
+		{Name: "label", Type: sqltypes.StringType, Nullable: true}}
+	isc, _ := IcebergSchema(newSchema)
+	if err := Replace(ctx, loc, isc, nil, map[string]string{"p": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := CurrentSnapshotID(ctx, loc); cur != 0 {
+		t.Fatalf("a replaced table has a current snapshot %d", cur)
+	}
+	tbl, err := Load(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SparkSchema(tbl.Schema())
+	if err != nil || len(got) != 2 || got[1].Name != "label" || !tbl.Spec().IsUnpartitioned() {
+		t.Fatalf("the replaced table's schema %v (%v), spec %v", got, err, tbl.Spec())
+	}
+	if tbl.SnapshotByID(old) == nil {
+		t.Fatal("the old snapshot is gone")
+	}
+	// A read as of the old snapshot has that snapshot's schema (batchSchema) and rows.
+	opts := map[string]string{SnapshotIDOption: strconv.FormatInt(old, 10), "path": loc}
+	env := connectors.BatchEnv{DefaultPartitions: 1, TimeZone: "UTC"}
+	schema, err := batchSchema(env, opts, nil)
+	if err != nil || len(schema) != 3 || schema[1].Name != "k" {
+		t.Fatalf("the old snapshot's schema: %v, %v", schema, err)
+	}
+	b := Batch{Location: loc, SnapshotID: old, Schema: schema, TimeZone: "UTC"}
+	var n int64
+	err = b.read(ctx, 0, 1, func(rec arrow.RecordBatch) error {
+		defer rec.Release()
+		n += rec.NumRows()
+		return nil
+	}, flow.Env{Mem: memory.DefaultAllocator})
+	if err != nil || n != 2 {
+		t.Fatalf("reading the old snapshot after the replace: %d rows, %v", n, err)
 	}
 }

@@ -91,8 +91,14 @@ def test_dataframe_writers_and_time_travel(spark, tmp_path):
     spark.range(10, 12).selectExpr("id", "'1' AS k").writeTo("events").append()
     spark.range(20, 21).selectExpr("id", "'1' AS k").writeTo("events").overwritePartitions()
     assert rows(spark.table("events")) == [(0, "0"), (0, "0"), (2, "0"), (20, "1")]
-    spark.range(2).selectExpr("id", "'x' AS k").writeTo("events").createOrReplace()
-    assert rows(spark.table("events")) == [(0, "x"), (1, "x")]
+    loc = spark.sql("DESCRIBE TABLE EXTENDED events").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    before = current_metadata(loc)["current-snapshot-id"]
+    spark.range(2).selectExpr("id", "'x' AS k", "id * 2 AS d").writeTo("events").createOrReplace()
+    assert rows(spark.table("events")) == [(0, "x", 0), (1, "x", 2)]
+    # The replace keeps the table's history: the snapshots before it, with their schema.
+    meta = current_metadata(loc)
+    assert any(s["snapshot-id"] == before for s in meta["snapshots"]) and len(meta["schemas"]) == 2
+    assert rows(spark.sql(f"SELECT * FROM events VERSION AS OF {before}")) == [(0, "0"), (0, "0"), (2, "0"), (20, "1")]
     spark.range(3).writeTo("v2ice").using("iceberg").create()
     spark.range(3, 5).writeTo("v2ice").overwrite(__import__("pyspark.sql.functions", fromlist=["lit"]).lit(True))
     assert rows(spark.table("v2ice")) == [(3,), (4,)]
@@ -301,17 +307,19 @@ def test_restart_keeps_tables(server, spark, state):
     spark.stop()
     stop_server(server)
     again = start_server(["--state-dir", str(state)])
+    s = None
     try:
         s = SparkSession.builder.remote(again.url).create()
         assert rows(s.table("ice")) == [(7, "q", "wed")]
-        assert rows(s.table("events")) == [(0, "x"), (1, "x")]
+        assert rows(s.table("events")) == [(0, "x", 0), (1, "x", 2)]
         s.sql("DROP TABLE ice")
         with pytest.raises(AnalysisException) as e:
             s.table("ice").collect()
         assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
         assert not os.path.exists(os.path.join(str(state), "warehouse", "ice"))
-        s.stop()
     finally:
+        if s is not None:
+            s.stop()  # a session left open keeps pytest from exiting
         stop_server(again)
 
 
