@@ -94,11 +94,13 @@ func NewServer(opts ...Option) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Global temporary views (global_temp.<name>) are the server's, as Spark's.
+		global := engine.NewGlobalTempViews()
 		o.newEngine = func(user string) EngineSession {
 			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations),
 				engine.WithPersistStore(persisted),
 				engine.WithPython(o.python), engine.WithUser(user), engine.WithSparkVersion(o.sparkVersion),
-				engine.WithMetastore(tables))
+				engine.WithMetastore(tables), engine.WithGlobalTempViews(global))
 		}
 	}
 	s := &Server{

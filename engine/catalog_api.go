@@ -158,14 +158,22 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 				return nil, err
 			}
 		}
-		tables, err := s.tables.Tables(db)
-		if err != nil {
-			return nil, err
-		}
 		var rows [][]any
-		for _, t := range tables {
-			if c.Pattern == "" || likeSparkPattern(c.Pattern, t.Name) {
-				rows = append(rows, tableRow(t))
+		if isGlobalTempDatabase(db) {
+			for _, n := range s.global.c.names() {
+				if c.Pattern == "" || likeSparkPattern(c.Pattern, n) {
+					rows = append(rows, globalTempViewRow(n))
+				}
+			}
+		} else {
+			tables, err := s.tables.Tables(db)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range tables {
+				if c.Pattern == "" || likeSparkPattern(c.Pattern, t.Name) {
+					rows = append(rows, tableRow(t))
+				}
 			}
 		}
 		for _, n := range s.views.names() {
@@ -177,6 +185,11 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 	case "getTable":
 		if _, ok := s.tempView(c.Name, c.Database); ok {
 			return [][]any{tempViewRow(strings.ToLower(c.Name))}, nil
+		}
+		if v, ok := globalViewName(tableName(c)); ok {
+			if _, ok := s.global.c.TempView(v); ok {
+				return [][]any{globalTempViewRow(strings.ToLower(v))}, nil
+			}
 		}
 		t, ok, err := s.catalogTable(c)
 		if err != nil {
@@ -190,11 +203,16 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 		if _, ok := s.tempView(c.Name, c.Database); ok {
 			return one(true)
 		}
+		if v, ok := globalViewName(tableName(c)); ok {
+			_, ok := s.global.c.TempView(v)
+			return one(ok)
+		}
 		_, ok, err := s.catalogTable(c)
 		return one(ok && err == nil)
 	case "listColumns":
 		var partitions []string
-		if _, ok := s.tempView(c.Name, c.Database); !ok {
+		_, global := globalViewName(tableName(c))
+		if _, ok := s.tempView(c.Name, c.Database); !ok && !global {
 			t, ok, err := s.catalogTable(c)
 			if err != nil {
 				return nil, err
@@ -250,8 +268,7 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 		s.views.uncacheName(c.Name)
 		return one(dropped)
 	case "dropGlobalTempView":
-		// Weir keeps no global temporary views: there is nothing to drop.
-		return one(false)
+		return one(s.global.c.drop(c.Name))
 	case "isCached":
 		if _, ok := s.tempView(c.Name, ""); !ok {
 			return nil, sparkerr.TableNotFound(tableName(c))

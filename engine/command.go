@@ -107,6 +107,10 @@ func (s *Session) runTableCommand(ctx context.Context, cmd plan.Command) (*Resul
 		return s.truncateTable(&c)
 	case plan.InsertInto:
 		return s.insertInto(ctx, &c)
+	case plan.DeleteFrom:
+		return s.deleteFrom(ctx, &c)
+	case plan.UpdateTable:
+		return s.updateTable(ctx, &c)
 	case *plan.WriteTo:
 		return s.writeTo(ctx, c)
 	}
@@ -133,10 +137,14 @@ func (s *Session) createView(ctx context.Context, c *plan.CreateView) (*Result, 
 		}
 		node = &logical.Project{Input: node, Exprs: exprs}
 	}
-	if _, exists := s.views.TempView(c.Name); exists && c.IfNotExists {
+	views := s.views
+	if c.IsGlobal {
+		views = s.global.c
+	}
+	if _, exists := views.TempView(c.Name); exists && c.IfNotExists {
 		return s.empty()
 	}
-	if err := s.views.create(c.Name, node, c.Replace); err != nil {
+	if err := views.create(c.Name, node, c.Replace); err != nil {
 		return nil, err
 	}
 	return s.empty()
@@ -152,14 +160,22 @@ func (s *Session) showTables(c *plan.ShowTables) (*Result, error) {
 			return nil, err
 		}
 	}
-	tables, err := s.tables.Tables(db)
-	if err != nil {
-		return nil, err
-	}
 	var rows [][]any
-	for _, t := range tables {
-		if c.Pattern == "" || likeSparkPattern(c.Pattern, t.Name) {
-			rows = append(rows, []any{db, t.Name, false})
+	if isGlobalTempDatabase(db) {
+		for _, n := range s.global.c.names() {
+			if c.Pattern == "" || likeSparkPattern(c.Pattern, n) {
+				rows = append(rows, []any{GlobalTempDatabase, n, true})
+			}
+		}
+	} else {
+		tables, err := s.tables.Tables(db)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tables {
+			if c.Pattern == "" || likeSparkPattern(c.Pattern, t.Name) {
+				rows = append(rows, []any{db, t.Name, false})
+			}
 		}
 	}
 	for _, n := range s.views.names() {

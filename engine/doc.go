@@ -46,7 +46,9 @@
 // <state>/catalog, shared by every session; default one in memory) holds databases, file tables
 // (parquet, json, csv, text) and persistent views; the session keeps its current database.
 // Names resolve as in Spark's session catalog: a temp view first, then the current database's
-// table or view, db.t, spark_catalog.db.t (a view's text in the database it was created in). A
+// table or view, db.t, spark_catalog.db.t (a view's text in the database it was created in);
+// global_temp.v is a global temporary view (global_views.go: the server's, WithGlobalTempViews,
+// shared by its sessions, never found by an unqualified name). A
 // table reads as a data source read of its location with its stored schema (streaming for
 // readStream.table). SQL DDL and INSERT, saveAsTable/insertInto, writeTo().create() and
 // writeStream.toTable (which creates a missing table, then is the file sink of its location)

@@ -49,6 +49,8 @@ type Session struct {
 	warehouse string
 	// store holds persisted and checkpointed rows (persist_store.go; nil: the process's).
 	store *PersistStore
+	// global are the global temporary views (global_views.go), shared by the server's sessions.
+	global *GlobalTempViews
 }
 
 // SessionOption configures a Session.
@@ -96,6 +98,9 @@ func NewSession(opts ...SessionOption) *Session {
 		o(s)
 	}
 	s.initTables()
+	if s.global == nil {
+		s.global = NewGlobalTempViews()
+	}
 	s.sources = sourceSchemas{files: s.files, settings: s.conf}
 	if s.runner == nil {
 		s.runner = flow.NewLocalRunner(flow.WithAllocator(s.mem))

@@ -24,6 +24,9 @@ func (s *Session) createDatabase(c *plan.CreateDatabase) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isGlobalTempDatabase(name) {
+		return nil, reservedGlobalTempDatabase()
+	}
 	db := metastore.Database{Name: name, Description: c.Comment, Properties: c.Properties}
 	if c.Location != "" {
 		if db.Location, err = s.files.CheckWrite(c.Location); err != nil {
@@ -328,6 +331,12 @@ func (s *Session) createPersistentView(ctx context.Context, c *plan.CreatePersis
 // dropView is DROP VIEW|TABLE: a temp view first (an unqualified name), then the catalog's.
 func (s *Session) dropView(c *plan.DropView) (*Result, error) {
 	if len(c.Name) == 1 && s.views.drop(c.Name[0]) {
+		return s.empty()
+	}
+	if v, ok := globalViewName(c.Name); ok {
+		if !s.global.c.drop(v) && !c.IfExists {
+			return nil, sparkerr.TableNotFound([]string{catalogName, GlobalTempDatabase, v})
+		}
 		return s.empty()
 	}
 	db, name, err := s.qualify(c.Name)

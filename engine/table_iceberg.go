@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/weirhq/weir/conf"
@@ -85,6 +86,66 @@ func (s *Session) writeToIceberg(ctx context.Context, w *plan.WriteTo, t metasto
 		return s.empty2(s.insertRows(ctx, t, &plan.InsertInto{Input: w.Input, Overwrite: true}, true))
 	}
 	return nil, sparkerr.Internal("writeTo mode %v on an Iceberg table", w.Mode)
+}
+
+// icebergTimeTravel are the read options of VERSION AS OF / TIMESTAMP AS OF (analyzed: the
+// timestamp a TIMESTAMP literal in microseconds), as Iceberg's SparkCatalog.loadTable takes
+// them: a version is a snapshot id or a branch or tag name; a timestamp picks the snapshot
+// current at that millisecond.
+func icebergTimeTravel(tt *plan.TimeTravel) map[string]string {
+	switch {
+	case tt == nil:
+		return nil
+	case tt.Timestamp != nil:
+		lit, _ := tt.Timestamp.(plan.Literal)
+		micros, _ := lit.Value.(int64)
+		return map[string]string{iceberg.AsOfTimestampOpts: strconv.FormatInt(micros/1000, 10)}
+	}
+	return map[string]string{iceberg.VersionAsOfOption: tt.Version}
+}
+
+// replaceIceberg runs writeTo(name).replace()/createOrReplace() on the Iceberg table t as
+// Iceberg's REPLACE TABLE AS SELECT: the new schema and partitioning become the table's in
+// the same metadata, then the rows are its first snapshot since; the snapshots before stay
+// for time travel. The catalog entry takes the new columns.
+func (s *Session) replaceIceberg(ctx context.Context, t metastore.Table, w *plan.WriteTo) error {
+	if _, err := s.files.CheckReplace(t.Location); err != nil {
+		return err
+	}
+	node, err := s.analyzer().Resolve(ctx, w.Input)
+	if err != nil {
+		return err
+	}
+	schema, err := icebergColumns(node.Schema())
+	if err != nil {
+		return err
+	}
+	nt := t
+	if nt.Columns, err = partitionLast(t, schema, w.PartitionBy); err != nil {
+		return err
+	}
+	nt.PartitionBy = nil
+	for _, c := range nt.Columns[len(nt.Columns)-len(w.PartitionBy):] {
+		nt.PartitionBy = append(nt.PartitionBy, c.Name)
+	}
+	if len(w.Properties) > 0 {
+		nt.Properties = w.Properties
+	}
+	ordered, err := schemaOfTable(nt)
+	if err != nil {
+		return err
+	}
+	sc, err := iceberg.IcebergSchema(ordered)
+	if err != nil {
+		return err
+	}
+	if err := iceberg.Replace(ctx, t.Location, sc, nt.PartitionBy, w.Properties); err != nil {
+		return err
+	}
+	if _, _, err := s.tables.CreateTable(nt, true, false); err != nil {
+		return err
+	}
+	return s.insertRows(ctx, nt, &plan.InsertInto{Input: w.Input}, true)
 }
 
 // writeToProvider is the format df.writeTo(name) creates its table with.

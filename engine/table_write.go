@@ -306,17 +306,7 @@ func (s *Session) writeTo(ctx context.Context, w *plan.WriteTo) (*Result, error)
 		case plan.WriteToAppend, plan.WriteToOverwrite, plan.WriteToOverwritePartitions:
 			return s.writeToIceberg(ctx, w, t)
 		case plan.WriteToReplace, plan.WriteToCreateOrReplace:
-			// The table is made again from the new rows (its snapshot history is not kept).
-			dropped, ok, err := s.tables.DropTable(t.Database, t.Name)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				if err := s.deleteManagedFiles(dropped); err != nil {
-					return nil, err
-				}
-			}
-			exists, w.Mode = false, plan.WriteToCreate
+			return s.empty2(s.replaceIceberg(ctx, t, w))
 		}
 	}
 	if !exists && w.Mode == plan.WriteToCreateOrReplace && isIceberg(s.writeToProvider(w)) {

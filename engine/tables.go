@@ -10,6 +10,7 @@ import (
 
 	"github.com/weirhq/weir/metastore"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/analyzer"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
@@ -128,9 +129,17 @@ type sessionCatalog struct {
 }
 
 // Table implements analyzer.Tables.
-func (c sessionCatalog) Table(ctx context.Context, name []string, streaming bool) (logical.Node, bool, error) {
+func (c sessionCatalog) Table(ctx context.Context, n *plan.NamedTable) (logical.Node, bool, error) {
+	name, streaming := n.Name, n.IsStreaming
 	if len(name) > 3 {
 		return nil, false, nil
+	}
+	if v, ok := globalViewName(name); ok {
+		node, found := c.s.global.c.TempView(v)
+		if found && n.TimeTravel != nil {
+			return nil, false, analyzer.TimeTravelUnsupported(name)
+		}
+		return node, found, nil
 	}
 	if len(name) == 1 && c.database != "" {
 		name = []string{c.database, name[0]}
@@ -138,6 +147,9 @@ func (c sessionCatalog) Table(ctx context.Context, name []string, streaming bool
 	t, ok, err := c.s.lookupTable(name)
 	if err != nil || !ok {
 		return nil, false, nil // an unknown catalog or namespace: the name names nothing
+	}
+	if n.TimeTravel != nil && !isIceberg(t.Format) {
+		return nil, false, analyzer.TimeTravelUnsupported([]string{catalogName, t.Database, t.Name})
 	}
 	a := c.s.analyzer()
 	var rel plan.Relation
@@ -156,7 +168,7 @@ func (c sessionCatalog) Table(ctx context.Context, name []string, streaming bool
 		a.Catalog = sessionCatalog{catalog: c.catalog, s: c.s, database: db}
 		rel = &plan.ToDF{Input: &plan.SQLQuery{Query: t.ViewText}, Names: names}
 	} else {
-		rel = tableRead(t, streaming)
+		rel = tableRead(t, n)
 	}
 	node, err := a.Resolve(ctx, rel)
 	if err != nil {
@@ -165,18 +177,26 @@ func (c sessionCatalog) Table(ctx context.Context, name []string, streaming bool
 	return node, true, nil
 }
 
-// tableRead is the data source read of a file table: its location with its schema and options.
-func tableRead(t metastore.Table, streaming bool) *plan.DataSource {
+// tableRead is the data source read of a file table: its location with its schema and
+// options, the read's own options over them, and for an Iceberg table the snapshot its time
+// travel names.
+func tableRead(t metastore.Table, n *plan.NamedTable) *plan.DataSource {
 	opts := map[string]string{}
 	for k, v := range t.Options {
 		opts[k] = v
 	}
+	for k, v := range n.Options {
+		opts[k] = v
+	}
 	opts["path"] = t.Location
 	if isIceberg(t.Format) {
+		for k, v := range icebergTimeTravel(n.TimeTravel) {
+			opts[k] = v
+		}
 		// An Iceberg table's schema is in its metadata (the read snapshot's).
-		return &plan.DataSource{Format: t.Format, Options: opts, IsStreaming: streaming}
+		return &plan.DataSource{Format: t.Format, Options: opts, IsStreaming: n.IsStreaming}
 	}
-	return &plan.DataSource{Format: t.Format, Schema: schemaDDL(t.Columns), Options: opts, IsStreaming: streaming}
+	return &plan.DataSource{Format: t.Format, Schema: schemaDDL(t.Columns), Options: opts, IsStreaming: n.IsStreaming}
 }
 
 // schemaDDL renders columns as a DDL schema string ("`a` INT, `b` STRING").

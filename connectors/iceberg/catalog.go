@@ -249,3 +249,59 @@ func notATable(location string) *sparkerr.Error {
 func ioError(what string, err error) *sparkerr.Error {
 	return sparkerr.New("java.io.IOException", "", "", what+": "+err.Error())
 }
+
+// Replace makes the table at location a new table with schema and identity partitions on
+// partitionBy in the same metadata, as Iceberg's REPLACE TABLE transaction: the new schema
+// and spec (fresh field ids past the table's last) become current, the main branch is
+// removed (the table has no rows until the next commit), and the old snapshots stay for time
+// travel. props are set on the table.
+func Replace(ctx context.Context, location string, schema *iceberg.Schema, partitionBy []string, props map[string]string) error {
+	tbl, err := Load(ctx, location)
+	if err != nil {
+		return err
+	}
+	meta := tbl.Metadata()
+	next := meta.LastColumnID()
+	fresh, err := iceberg.AssignFreshSchemaIDs(schema, func() int { next++; return next })
+	if err != nil {
+		return sparkerr.Internal("iceberg: new field ids: %v", err)
+	}
+	schemaID := 0
+	for _, s := range meta.Schemas() {
+		schemaID = max(schemaID, s.ID+1)
+	}
+	specID, partID := 0, 999
+	for _, sp := range meta.PartitionSpecs() {
+		specID = max(specID, sp.ID()+1)
+	}
+	if last := meta.LastPartitionSpecID(); last != nil {
+		partID = max(partID, *last)
+	}
+	newSchema := iceberg.NewSchema(schemaID, fresh.Fields()...)
+	var fields []iceberg.PartitionField
+	for _, name := range partitionBy {
+		f, ok := newSchema.FindFieldByNameCaseInsensitive(name)
+		if !ok {
+			return sparkerr.Internal("iceberg: no partition column %s", name)
+		}
+		partID++
+		fields = append(fields, iceberg.PartitionField{SourceIDs: []int{f.ID}, FieldID: partID, Name: f.Name,
+			Transform: iceberg.IdentityTransform{}})
+	}
+	spec := iceberg.NewPartitionSpecID(specID, fields...)
+	updates := []table.Update{
+		table.NewAddSchemaUpdate(newSchema), table.NewSetCurrentSchemaUpdate(-1),
+		table.NewAddPartitionSpecUpdate(&spec, false), table.NewSetDefaultSpecUpdate(-1),
+	}
+	if tbl.CurrentSnapshot() != nil {
+		updates = append(updates, table.NewRemoveSnapshotRefUpdate(table.MainBranch))
+	}
+	if len(props) > 0 {
+		updates = append(updates, table.NewSetPropertiesUpdate(props))
+	}
+	if _, _, err := (tableDir{location: location}).CommitTable(ctx, nil, nil, updates); err != nil {
+		return sparkerr.New("org.apache.iceberg.exceptions.CommitFailedException", "", "",
+			fmt.Sprintf("Failed to replace the Iceberg table %s: %v", location, err))
+	}
+	return nil
+}

@@ -10,8 +10,9 @@
 //
 // Contract:
 //   - Batch reads (read.go) read one snapshot, fixed when the read is planned: the current one
-//     or the one the "snapshot-id" / "as-of-timestamp" (ms) options name (VERSION AS OF /
-//     TIMESTAMP AS OF). Columns are projected by the read's schema; the scan's advisory
+//     or the one the "snapshot-id" / "as-of-timestamp" (ms) / VersionAsOfOption (a snapshot
+//     id or a branch or tag name) options name (the engine's VERSION AS OF / TIMESTAMP AS
+//     OF), with the errors of Iceberg's Spark runtime for a snapshot not there. Columns are projected by the read's schema; the scan's advisory
 //     filters (BatchEnv.Filters) that are range terms over columns are given to Iceberg, which
 //     skips data files by partition values and column statistics; the plan still filters rows.
 //   - Writes (write.go, sink.go) commit one snapshot per epoch (a batch write is epoch 0):
@@ -26,6 +27,15 @@
 //     id and epoch (QueryIDProperty, EpochProperty) in its summary; an epoch at or below the
 //     newest one the table holds for the query is a replay and writes nothing. A commit lost
 //     to another writer is made again on the newest metadata.
+//   - Replace (REPLACE TABLE AS SELECT: writeTo().replace/createOrReplace) makes a new schema
+//     and spec current in the same metadata and removes the main branch; the snapshots before
+//     stay readable with their own schema.
+//   - A batch overwrite with BaseSnapshotOption is a copy-on-write rewrite (the engine's
+//     DELETE and UPDATE): its rows replace every data file of that snapshot, refused with
+//     ValidationException once the table's current snapshot is another.
 //   - The stream source reads the rows the append snapshots add, oldest first; an offset is a
-//     snapshot's sequence number (ordered, unlike snapshot ids).
+//     snapshot's sequence number (ordered, unlike snapshot ids). Replace snapshots add
+//     nothing; an overwrite or delete snapshot fails the stream (IllegalStateException, as
+//     Iceberg's SparkMicroBatchStream) unless streaming-skip-overwrite-snapshots /
+//     streaming-skip-delete-snapshots is "true".
 package iceberg

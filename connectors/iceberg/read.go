@@ -23,6 +23,9 @@ import (
 const (
 	SnapshotIDOption  = "snapshot-id"
 	AsOfTimestampOpts = "as-of-timestamp" // milliseconds since the epoch
+	// VersionAsOfOption is VERSION AS OF's version (Weir's own option): a snapshot id, or
+	// the name of a branch or tag, as Iceberg's SparkCatalog.loadTable(ident, version).
+	VersionAsOfOption = "weir.version-as-of"
 )
 
 // Batch reads one snapshot of a table: the one the read was planned on (the current one, or
@@ -56,39 +59,62 @@ func tableOf(ctx context.Context, files *fileaccess.Policy, options map[string]s
 	return tbl, loc, err
 }
 
-// snapshotOf is the snapshot a read of tbl with options reads (nil: the table is empty).
+// snapshotOf is the snapshot a read of tbl with options reads (nil: the table is empty), with
+// the errors of Iceberg's Spark runtime for a snapshot that is not there.
 func snapshotOf(tbl *table.Table, options map[string]string) (*table.Snapshot, error) {
 	opts := sources.NormalizeOptions(options)
 	id, hasID := opts[SnapshotIDOption]
 	ts, hasTS := opts[AsOfTimestampOpts]
+	version, hasVersion := opts[VersionAsOfOption]
 	switch {
 	case hasID && hasTS:
-		return nil, sparkerr.Analysis("_LEGACY_ERROR_TEMP_3216", "",
-			"Cannot specify both snapshot-id (%s) and as-of-timestamp (%s)", id, ts)
-	case hasID:
-		n, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
-		if err != nil {
-			return nil, sparkerr.IllegalArgument("snapshot-id must be a long: %s", id)
+		return nil, sparkerr.IllegalArgument("Cannot specify both snapshot-id (%s) and as-of-timestamp (%s)", id, ts)
+	case hasVersion:
+		if _, err := strconv.ParseInt(strings.TrimSpace(version), 10, 64); err == nil {
+			return snapshotByID(tbl, version)
 		}
-		snap := tbl.SnapshotByID(n)
+		snap := tbl.SnapshotByName(version)
 		if snap == nil {
 			return nil, sparkerr.New("org.apache.iceberg.exceptions.ValidationException", "", "",
-				"Cannot find snapshot with ID "+id)
+				"Cannot find matching snapshot ID or reference name for version "+version)
 		}
 		return snap, nil
+	case hasID:
+		return snapshotByID(tbl, id)
 	case hasTS:
 		ms, err := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
 		if err != nil {
-			return nil, sparkerr.IllegalArgument("as-of-timestamp must be a long (milliseconds): %s", ts)
+			return nil, sparkerr.New("java.lang.NumberFormatException", "", "", "For input string: \""+ts+"\"")
 		}
 		snap := tbl.SnapshotAsOf(ms, true)
 		if snap == nil {
-			return nil, sparkerr.New("org.apache.iceberg.exceptions.ValidationException", "", "",
-				"Cannot find a snapshot older than "+time.UnixMilli(ms).UTC().Format(time.RFC3339Nano))
+			return nil, sparkerr.IllegalArgument("Cannot find a snapshot older than %s", formatMillis(ms))
 		}
 		return snap, nil
 	}
 	return tbl.CurrentSnapshot(), nil
+}
+
+func snapshotByID(tbl *table.Table, id string) (*table.Snapshot, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
+	if err != nil {
+		return nil, sparkerr.New("java.lang.NumberFormatException", "", "", "For input string: \""+id+"\"")
+	}
+	snap := tbl.SnapshotByID(n)
+	if snap == nil {
+		return nil, sparkerr.IllegalArgument("Cannot find snapshot with ID %d", n)
+	}
+	return snap, nil
+}
+
+// formatMillis renders a timestamp as Iceberg's DateTimeUtil.formatTimestampMillis.
+func formatMillis(ms int64) string {
+	t := time.UnixMilli(ms).UTC()
+	layout := "2006-01-02T15:04:05"
+	if ms%1000 != 0 {
+		layout += ".000"
+	}
+	return t.Format(layout) + "+00:00"
 }
 
 // batchSchema is the schema of a read: the read snapshot's schema.

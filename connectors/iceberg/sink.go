@@ -26,6 +26,11 @@ const (
 // spark.sql.sources.partitionOverwriteMode ("static" or "dynamic").
 const PartitionOverwriteModeOption = "partitionoverwritemode"
 
+// BaseSnapshotOption makes a batch overwrite a copy-on-write rewrite of the snapshot it names
+// (the engine's DELETE and UPDATE): its rows replace every data file of that snapshot, and the
+// commit fails with Iceberg's ValidationException if another writer committed since.
+const BaseSnapshotOption = "weir.base-snapshot-id"
+
 // sink is the Iceberg streaming sink (append output mode) and, through sinks.BatchAdapter,
 // its batch writer.
 type sink struct {
@@ -143,6 +148,13 @@ func newBatchSink(ctx context.Context, env sinks.Env, mode sinks.SaveMode, optio
 			kind = commitDynamicOverwrite
 		}
 	}
-	s := &sink{w: newWriter(loc, kind, env.Schema), location: loc}
+	w := newWriter(loc, kind, env.Schema)
+	if base, ok := sinks.NewOptions(options)[BaseSnapshotOption]; ok && mode == sinks.SaveOverwrite {
+		if w.base, err = strconv.ParseInt(base, 10, 64); err != nil {
+			return nil, sparkerr.Internal("iceberg: the base snapshot %q: %v", base, err)
+		}
+		w.kind = commitOverwrite
+	}
+	s := &sink{w: w, location: loc}
 	return sinks.BatchAdapter{Sink: s}, nil
 }

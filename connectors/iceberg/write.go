@@ -48,6 +48,9 @@ type writer struct {
 	skip func(epoch int64) bool
 	// props are the summary properties of an epoch's snapshot.
 	props func(epoch int64) iceberg.Properties
+	// base, if set, is the snapshot a copy-on-write overwrite rewrites (BaseSnapshotOption):
+	// the commit is refused once the table's current snapshot is another.
+	base int64
 }
 
 type pendingEpoch struct {
@@ -132,6 +135,9 @@ func (w *writer) commit(ctx context.Context, epoch int64, files []iceberg.DataFi
 	}
 	if err != nil {
 		removeFiles(files)
+		if se := (*sparkerr.Error)(nil); errors.As(err, &se) {
+			return se
+		}
 		return sparkerr.New("org.apache.iceberg.exceptions.CommitFailedException", "", "",
 			fmt.Sprintf("Failed to commit to the Iceberg table %s: %v", w.location, err))
 	}
@@ -145,6 +151,12 @@ func (w *writer) commitOnce(ctx context.Context, epoch int64, files []iceberg.Da
 	tbl, err := Load(ctx, w.location)
 	if err != nil {
 		return err
+	}
+	if w.base != 0 {
+		if cur := tbl.CurrentSnapshot(); cur == nil || cur.SnapshotID != w.base {
+			return sparkerr.New("org.apache.iceberg.exceptions.ValidationException", "", "",
+				fmt.Sprintf("Found conflicting files that can contain records matching true: the table %s changed since snapshot %d was read", w.location, w.base))
+		}
 	}
 	txn := tbl.NewTransaction()
 	props := w.props(epoch)
@@ -261,4 +273,17 @@ func (o *operator) Barrier(ctx context.Context, epoch int64, _ flow.Emitter) err
 func (o *operator) Close() {
 	sinks.ReleaseRecords(o.recs)
 	o.recs = nil
+}
+
+// CurrentSnapshotID is the id of the current snapshot of the table at location (0: it has
+// none, no rows).
+func CurrentSnapshotID(ctx context.Context, location string) (int64, error) {
+	tbl, err := Load(ctx, location)
+	if err != nil {
+		return 0, err
+	}
+	if snap := tbl.CurrentSnapshot(); snap != nil {
+		return snap.SnapshotID, nil
+	}
+	return 0, nil
 }

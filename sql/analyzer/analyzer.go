@@ -21,9 +21,10 @@ type Catalog interface {
 // Tables is the optional part of a Catalog that holds what names other than temp views read:
 // persistent tables and views (and global temp views), in Spark's lookup order.
 type Tables interface {
-	// Table resolves what name reads (a table's data source read, a view's query), found
-	// false if name names nothing; streaming for spark.readStream.table.
-	Table(ctx context.Context, name []string, streaming bool) (node logical.Node, found bool, err error)
+	// Table resolves what n reads (a table's data source read, a view's query), found false
+	// if its name names nothing; n carries the read's options, spark.readStream.table's
+	// IsStreaming and a temporal clause (time travel).
+	Table(ctx context.Context, n *plan.NamedTable) (node logical.Node, found bool, err error)
 }
 
 // CachedRelations is the optional part of a Catalog that holds the DataFrames a server keeps for

@@ -154,10 +154,20 @@ func (a *Analyzer) resolveValues(n *plan.Values) (*resolved, error) {
 func (a *Analyzer) resolveNamedTable(ctx context.Context, n *plan.NamedTable) (*resolved, error) {
 	if a.Catalog != nil && len(n.Name) > 0 {
 		if v, ok := a.Catalog.TempView(strings.Join(n.Name, ".")); ok {
+			if tt, err := a.timeTravelOf(n); err != nil || tt.TimeTravel != nil {
+				if err == nil {
+					err = TimeTravelUnsupported(n.Name)
+				}
+				return nil, err
+			}
 			return newResolved(v).withQualifier(n.Name), nil
 		}
 		if t, ok := a.Catalog.(Tables); ok {
-			node, found, err := t.Table(ctx, n.Name, n.IsStreaming)
+			n, err := a.timeTravelOf(n)
+			if err != nil {
+				return nil, err
+			}
+			node, found, err := t.Table(ctx, n)
 			if err != nil {
 				return nil, err
 			}

@@ -38,6 +38,13 @@ func FormatRelation(r plan.Relation) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+func formatOptionalExpr(e plan.Expr) string {
+	if e == nil {
+		return "-"
+	}
+	return FormatExpr(e)
+}
+
 // FormatCommand renders a command: its name and arguments, then any relation it holds.
 func FormatCommand(c plan.Command) string {
 	q := func(s string) string { return strconv.Quote(s) }
@@ -108,6 +115,15 @@ func FormatCommand(c plan.Command) string {
 		}
 		return withRel(fmt.Sprintf("InsertInto %s overwrite=%t partition=[%s] columns=%v",
 			strings.Join(x.Table, "."), x.Overwrite, strings.Join(parts, ", "), x.Columns), x.Input)
+	case plan.DeleteFrom:
+		return fmt.Sprintf("DeleteFrom %s alias=%s where=%s", strings.Join(x.Table, "."), q(x.Alias), formatOptionalExpr(x.Condition))
+	case plan.UpdateTable:
+		sets := make([]string, len(x.Assignments))
+		for i, a := range x.Assignments {
+			sets[i] = strings.Join(a.Column, ".") + " = " + FormatExpr(a.Value)
+		}
+		return fmt.Sprintf("UpdateTable %s alias=%s set=[%s] where=%s", strings.Join(x.Table, "."), q(x.Alias),
+			strings.Join(sets, ", "), formatOptionalExpr(x.Condition))
 	case plan.ShowTables:
 		return fmt.Sprintf("ShowTables namespace=%s pattern=%s", strings.Join(x.Namespace, "."), q(x.Pattern))
 	case plan.Describe:
@@ -313,6 +329,11 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		s := "NamedTable " + formatName(x.Name)
 		if len(x.Options) > 0 {
 			s += " " + kv(x.Options)
+		}
+		if tt := x.TimeTravel; tt != nil && tt.Timestamp != nil {
+			s += " TIMESTAMP AS OF " + f.expr(tt.Timestamp)
+		} else if tt != nil {
+			s += " VERSION AS OF " + strconv.Quote(tt.Version)
 		}
 		return s
 	case *plan.SubqueryAlias:

@@ -189,6 +189,15 @@ func (p *parser) relationPrimary() plan.Relation {
 			rel = p.tableFunction(name)
 		} else {
 			rel = p.tableRef(name)
+			if tt := p.temporalClause(); tt != nil {
+				nt, ok := rel.(*plan.NamedTable)
+				if !ok { // a CTE: Spark resolves it before time travel, which it refuses
+					q := sparkerr.Quote(name...)
+					p.fail(sparkerr.Analysis("UNSUPPORTED_FEATURE.TIME_TRAVEL", "0A000",
+						"The feature is not supported: Time travel on the relation: %s.", q).WithParams("relationId", q))
+				}
+				nt.TimeTravel = tt
+			}
 		}
 	}
 	if p.peek().is("TABLESAMPLE") {
@@ -403,4 +412,44 @@ func (p *parser) parenList(list func()) bool {
 			p.syntaxError()
 		}
 	})
+}
+
+// temporalClause parses a table name's [FOR] (SYSTEM_VERSION | VERSION) AS OF version or
+// [FOR] (SYSTEM_TIME | TIMESTAMP) AS OF expr, as Spark's temporalClause (nil: none). The
+// version is an integer or a string; the timestamp expression may not name columns.
+func (p *parser) temporalClause() *plan.TimeTravel {
+	at := 0
+	if p.peek().is("FOR") {
+		at = 1
+	}
+	kw := p.peekAt(at)
+	isVersion := kw.is("VERSION") || kw.is("SYSTEM_VERSION")
+	if !(isVersion || kw.is("TIMESTAMP") || kw.is("SYSTEM_TIME")) || !p.peekAt(at+1).is("AS") || !p.peekAt(at+2).is("OF") {
+		return nil
+	}
+	p.pos += at + 3
+	if isVersion {
+		switch t := p.peek(); t.kind {
+		case tokInteger:
+			p.pos++
+			return &plan.TimeTravel{Version: strings.TrimRight(strings.ToUpper(t.text), "L")}
+		case tokString:
+			return &plan.TimeTravel{Version: p.stringLit()}
+		}
+		p.syntaxError()
+	}
+	ts := p.valueExpression()
+	refersToColumns := false
+	rewriteExpr(ts, func(e plan.Expr) (plan.Expr, bool) {
+		if _, ok := e.(plan.ColumnRef); ok {
+			refersToColumns = true
+		}
+		return nil, false
+	})
+	if refersToColumns {
+		p.fail(sparkerr.Newf(sparkerr.ParseException, "_LEGACY_ERROR_TEMP_0056", "",
+			"Invalid time travel spec: timestamp expression cannot refer to any columns.").
+			WithParams("reason", "timestamp expression cannot refer to any columns"))
+	}
+	return &plan.TimeTravel{Timestamp: ts}
 }

@@ -36,6 +36,10 @@ func (p *parser) statement() plan.Command {
 		cmd = p.alterTable()
 	case t.is("TRUNCATE"):
 		cmd = p.truncate()
+	case t.is("DELETE") && p.peekAt(1).is("FROM"):
+		cmd = p.deleteFrom()
+	case t.is("UPDATE"):
+		cmd = p.update()
 	case t.is("USE"):
 		p.pos++
 		if !p.accept("NAMESPACE") && !p.accept("DATABASE") {
@@ -55,7 +59,7 @@ func (p *parser) statement() plan.Command {
 }
 
 var unsupportedStatements = map[string]struct{}{
-	"UPDATE": {}, "DELETE": {}, "MERGE": {}, "ANALYZE": {}, "CACHE": {},
+	"MERGE": {}, "ANALYZE": {}, "CACHE": {},
 	"UNCACHE": {}, "CLEAR": {}, "REFRESH": {}, "ADD": {}, "LIST": {}, "LOAD": {},
 	"MSCK": {}, "REPAIR": {}, "COMMENT": {}, "GRANT": {}, "REVOKE": {}, "CALL": {}, "DECLARE": {},
 	"EXECUTE": {}, "BEGIN": {}, "COMMIT": {}, "ROLLBACK": {}, "REPLACE": {}, "EXPORT": {}, "IMPORT": {},

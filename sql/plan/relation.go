@@ -55,6 +55,16 @@ type NamedTable struct {
 	Options map[string]string
 	// IsStreaming is spark.readStream.table(name).
 	IsStreaming bool
+	// TimeTravel is SQL's VERSION AS OF / TIMESTAMP AS OF after the name (nil: none).
+	TimeTravel *TimeTravel
+}
+
+// TimeTravel is a table read's temporal clause: [FOR] VERSION|SYSTEM_VERSION AS OF version, or
+// [FOR] TIMESTAMP|SYSTEM_TIME AS OF expr (a constant expression the analyzer evaluates as a
+// timestamp).
+type TimeTravel struct {
+	Version   string // the version (a snapshot id or a reference name) when Timestamp is nil
+	Timestamp Expr
 }
 
 // DataSource reads from a data source by format (spark.read / spark.readStream).

@@ -104,3 +104,27 @@ func (ShowCreateTable) isCommand()      {}
 func (ShowTableProperties) isCommand()  {}
 func (TruncateTable) isCommand()        {}
 func (InsertInto) isCommand()           {}
+
+// DeleteFrom is DELETE FROM name [[AS] alias] [WHERE condition] (nil Condition: every row).
+type DeleteFrom struct {
+	Table     []string
+	Alias     string
+	Condition Expr
+}
+
+// UpdateTable is UPDATE name [[AS] alias] SET col = value, ... [WHERE condition].
+type UpdateTable struct {
+	Table       []string
+	Alias       string
+	Assignments []Assignment
+	Condition   Expr
+}
+
+// Assignment is one SET col = value of UPDATE.
+type Assignment struct {
+	Column []string
+	Value  Expr
+}
+
+func (DeleteFrom) isCommand()  {}
+func (UpdateTable) isCommand() {}

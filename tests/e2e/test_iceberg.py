@@ -91,8 +91,14 @@ def test_dataframe_writers_and_time_travel(spark, tmp_path):
     spark.range(10, 12).selectExpr("id", "'1' AS k").writeTo("events").append()
     spark.range(20, 21).selectExpr("id", "'1' AS k").writeTo("events").overwritePartitions()
     assert rows(spark.table("events")) == [(0, "0"), (0, "0"), (2, "0"), (20, "1")]
-    spark.range(2).selectExpr("id", "'x' AS k").writeTo("events").createOrReplace()
-    assert rows(spark.table("events")) == [(0, "x"), (1, "x")]
+    loc = spark.sql("DESCRIBE TABLE EXTENDED events").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    before = current_metadata(loc)["current-snapshot-id"]
+    spark.range(2).selectExpr("id", "'x' AS k", "id * 2 AS d").writeTo("events").createOrReplace()
+    assert rows(spark.table("events")) == [(0, "x", 0), (1, "x", 2)]
+    # The replace keeps the table's history: the snapshots before it, with their schema.
+    meta = current_metadata(loc)
+    assert any(s["snapshot-id"] == before for s in meta["snapshots"]) and len(meta["schemas"]) == 2
+    assert rows(spark.sql(f"SELECT * FROM events VERSION AS OF {before}")) == [(0, "0"), (0, "0"), (2, "0"), (20, "1")]
     spark.range(3).writeTo("v2ice").using("iceberg").create()
     spark.range(3, 5).writeTo("v2ice").overwrite(__import__("pyspark.sql.functions", fromlist=["lit"]).lit(True))
     assert rows(spark.table("v2ice")) == [(3,), (4,)]
@@ -119,6 +125,87 @@ def test_dataframe_writers_and_time_travel(spark, tmp_path):
     assert metadata_files(path)  # an external table's files stay
 
 
+def test_sql_time_travel(spark):
+    spark.sql("CREATE TABLE tt (id BIGINT) USING iceberg")
+    spark.sql("INSERT INTO tt VALUES (1)")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED tt").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    first = current_metadata(loc)["current-snapshot-id"]
+    first_ms = current_metadata(loc)["snapshots"][-1]["timestamp-ms"]
+    time.sleep(0.02)
+    spark.sql("INSERT INTO tt VALUES (2)")
+    assert rows(spark.table("tt")) == [(1,), (2,)]
+    for clause in (f"VERSION AS OF {first}", f"FOR SYSTEM_VERSION AS OF {first}", f"VERSION AS OF '{first}'"):
+        assert rows(spark.sql(f"SELECT * FROM tt {clause}")) == [(1,)], clause
+    at = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(first_ms // 1000)) + ".%03d" % (first_ms % 1000)
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    for clause in (f"TIMESTAMP AS OF '{at}'", f"FOR SYSTEM_TIME AS OF '{at}'",
+                   f"TIMESTAMP AS OF CAST('{at}' AS TIMESTAMP) + INTERVAL 1 MILLISECOND"):
+        assert rows(spark.sql(f"SELECT t.id FROM tt {clause} AS t")) == [(1,)], clause
+    assert rows(spark.sql("SELECT * FROM tt TIMESTAMP AS OF current_timestamp()")) == [(1,), (2,)]
+    assert rows(spark.read.option("snapshot-id", str(first)).table("tt")) == [(1,)]
+    assert rows(spark.read.option("versionAsOf", str(first)).table("tt")) == [(1,)]
+    assert rows(spark.read.option("timestampAsOf", at).table("tt")) == [(1,)]
+    assert rows(spark.read.option("as-of-timestamp", str(first_ms)).table("tt")) == [(1,)]
+
+    # Spark's errors (Iceberg's runtime's for the snapshots that are not there).
+    with pytest.raises(Exception, match="Cannot find snapshot with ID 12345"):
+        spark.sql("SELECT * FROM tt VERSION AS OF 12345").collect()
+    with pytest.raises(Exception, match="Cannot find matching snapshot ID or reference name for version nope"):
+        spark.sql("SELECT * FROM tt VERSION AS OF 'nope'").collect()
+    with pytest.raises(Exception, match="Cannot find a snapshot older than 2000-01-01T00:00:00"):
+        spark.sql("SELECT * FROM tt TIMESTAMP AS OF '2000-01-01'").collect()
+    spark.sql("CREATE TABLE tt_pq (id BIGINT) USING parquet")
+    spark.range(1).createOrReplaceTempView("tt_view")
+    for sql, name in (("SELECT * FROM tt_pq VERSION AS OF 1", "`spark_catalog`.`default`.`tt_pq`"),
+                      ("SELECT * FROM tt_view TIMESTAMP AS OF '2020-01-01'", "`tt_view`")):
+        with pytest.raises(AnalysisException) as e:
+            spark.sql(sql).collect()
+        assert condition(e) == "UNSUPPORTED_FEATURE.TIME_TRAVEL" and name in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        spark.read.option("versionAsOf", "1").option("timestampAsOf", at).table("tt").collect()
+    assert condition(e) == "INVALID_TIME_TRAVEL_SPEC"
+    for sql, cond in (("SELECT * FROM tt TIMESTAMP AS OF rand()", "INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.NON_DETERMINISTIC"),
+                      ("SELECT * FROM tt TIMESTAMP AS OF 'abc'", "INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.INPUT")):
+        with pytest.raises(AnalysisException) as e:
+            spark.sql(sql).collect()
+        assert condition(e) == cond
+    with pytest.raises(Exception, match="cannot refer to any columns"):
+        spark.sql("SELECT * FROM tt TIMESTAMP AS OF id").collect()
+    spark.conf.unset("spark.sql.session.timeZone")
+
+
+def test_delete_and_update_copy_on_write(spark):
+    spark.sql("CREATE TABLE dml (id BIGINT, name STRING, day STRING) USING iceberg PARTITIONED BY (day)")
+    spark.sql("INSERT INTO dml VALUES (1, 'a', 'mon'), (2, 'b', 'tue'), (3, 'c', 'mon'), (4, NULL, 'wed')")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED dml").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    before = current_metadata(loc)["current-snapshot-id"]
+    spark.sql("DELETE FROM dml WHERE id = 2 OR name = 'zzz'")  # NULL names are kept (condition not true)
+    assert rows(spark.table("dml")) == [(1, "a", "mon"), (3, "c", "mon"), (4, None, "wed")]
+    meta = current_metadata(loc)
+    assert meta["snapshots"][-1]["summary"]["operation"] == "overwrite"
+    assert len(meta["snapshots"]) == 2  # one snapshot per statement
+    spark.sql("UPDATE dml AS d SET name = upper(d.name), id = id * 10 WHERE day = 'mon'")
+    assert rows(spark.table("dml")) == [(4, None, "wed"), (10, "A", "mon"), (30, "C", "mon")]
+    spark.sql("UPDATE dml SET name = 'x'")
+    assert {r.name for r in spark.table("dml").collect()} == {"x"}
+    assert rows(spark.sql(f"SELECT id FROM dml VERSION AS OF {before}")) == [(1,), (2,), (3,), (4,)]
+    spark.sql("DELETE FROM dml")
+    assert spark.table("dml").count() == 0
+
+    spark.sql("CREATE TABLE dml_pq (id BIGINT) USING parquet")
+    for sql, op in (("DELETE FROM dml_pq WHERE id = 1", "DELETE"), ("UPDATE dml_pq SET id = 2", "UPDATE TABLE")):
+        with pytest.raises(Exception) as e:
+            spark.sql(sql).collect()
+        assert e.value.getCondition() == "UNSUPPORTED_FEATURE.TABLE_OPERATION"
+        assert f"`spark_catalog`.`default`.`dml_pq` does not support {op}." in str(e.value)
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("DELETE FROM no_such_table WHERE id = 1")
+    assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("UPDATE dml SET nope = 1")
+    assert condition(e) == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
+
+
 def test_errors(spark):
     with pytest.raises(AnalysisException) as e:
         spark.sql("CREATE TABLE bad USING iceberg AS SELECT INTERVAL '1' DAY AS d")
@@ -142,6 +229,42 @@ def test_streams_into_and_out_of_iceberg(spark, tmp_path):
          .trigger(availableNow=True).start())
     q.awaitTermination()
     assert rows(spark.table("from_ice")) == [(1,), (2,), (3,)]
+
+
+def test_stream_source_refuses_overwrites(spark, tmp_path):
+    spark.sql("CREATE TABLE ow (n BIGINT) USING iceberg")
+    spark.sql("INSERT INTO ow VALUES (1)")
+    spark.sql("INSERT OVERWRITE ow VALUES (2)")
+    spark.sql("INSERT INTO ow VALUES (3)")
+    q = (spark.readStream.table("ow").writeStream.format("memory").queryName("ow_fail")
+         .trigger(availableNow=True).start())
+    with pytest.raises(Exception, match="Cannot process overwrite snapshot"):
+        q.awaitTermination()
+    q = (spark.readStream.option("streaming-skip-overwrite-snapshots", "true").table("ow").writeStream
+         .format("memory").queryName("ow_skip").trigger(availableNow=True).start())
+    q.awaitTermination()
+    assert rows(spark.table("ow_skip")) == [(1,), (3,)]  # the appends' rows
+
+
+def test_two_streams_append_to_one_table(spark, tmp_path):
+    # Two queries commit many small epochs into one table at once: a commit lost to the other
+    # query's is made again on the newer metadata, so no epoch's rows are lost or doubled.
+    spark.sql("CREATE TABLE both_streams (q STRING, n BIGINT) USING iceberg")
+    queries = []
+    for name in ("a", "b"):
+        src = tmp_path / f"src_{name}"
+        src.mkdir()
+        for f in range(12):
+            (src / f"{f:02d}.json").write_text("".join(f'{{"n": {f * 10 + i}}}\n' for i in range(10)))
+        queries.append(spark.readStream.schema("n LONG").option("maxFilesPerTrigger", 1).json(str(src))
+                       .selectExpr(f"'{name}' AS q", "n").writeStream
+                       .option("checkpointLocation", str(tmp_path / f"ck_{name}"))
+                       .trigger(availableNow=True).toTable("both_streams"))
+    for q in queries:
+        q.awaitTermination()
+    got = spark.table("both_streams").collect()
+    assert len(got) == 240
+    assert sorted((r.q, r.n) for r in got) == [(q, n) for q in ("a", "b") for n in range(120)]
 
 
 def test_pyiceberg_reads_what_weir_wrote(spark, tmp_path):
@@ -182,17 +305,19 @@ def test_restart_keeps_tables(server, spark, state):
     spark.stop()
     stop_server(server)
     again = start_server(["--state-dir", str(state)])
+    s = None
     try:
         s = SparkSession.builder.remote(again.url).create()
         assert rows(s.table("ice")) == [(7, "q", "wed")]
-        assert rows(s.table("events")) == [(0, "x"), (1, "x")]
+        assert rows(s.table("events")) == [(0, "x", 0), (1, "x", 2)]
         s.sql("DROP TABLE ice")
         with pytest.raises(AnalysisException) as e:
             s.table("ice").collect()
         assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
         assert not os.path.exists(os.path.join(str(state), "warehouse", "ice"))
-        s.stop()
     finally:
+        if s is not None:
+            s.stop()  # a session left open keeps pytest from exiting
         stop_server(again)
 
 

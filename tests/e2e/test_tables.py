@@ -157,6 +157,58 @@ def test_catalog_api(spark, tmp_path):
     assert not spark.catalog.databaseExists("scratch")
 
 
+def test_global_temp_views_and_lookup_order(server, spark):
+    spark.range(2).createGlobalTempView("gv")
+    with pytest.raises(AnalysisException) as e:
+        spark.range(1).createGlobalTempView("gv")
+    assert condition(e) == "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS"
+    with pytest.raises(AnalysisException) as e:
+        spark.table("gv").collect()  # an unqualified name never finds a global view
+    assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
+    assert rows(spark.sql("SELECT * FROM global_temp.gv")) == [(0,), (1,)]
+    spark.range(1).createOrReplaceTempView("lv")
+    listed = [(t.name, t.namespace, t.isTemporary) for t in spark.catalog.listTables("global_temp")]
+    assert listed == [("gv", ["global_temp"], True), ("lv", [], True)]
+    assert [tuple(r) for r in spark.sql("SHOW TABLES IN global_temp").collect()] == [
+        ("global_temp", "gv", True), ("", "lv", True)]
+    assert spark.catalog.tableExists("global_temp.gv") and spark.catalog.tableExists("gv", "global_temp")
+    assert spark.catalog.getTable("global_temp.gv").namespace == ["global_temp"]
+    assert [c.name for c in spark.catalog.listColumns("global_temp.gv")] == ["id"]
+
+    # Shared by the server's sessions; temp views are not.
+    other = session(server)
+    try:
+        assert rows(other.table("global_temp.gv")) == [(0,), (1,)]
+        with pytest.raises(AnalysisException):
+            other.table("lv").collect()
+        other.range(5, 6).createOrReplaceGlobalTempView("gv")
+    finally:
+        other.stop()
+    assert rows(spark.table("global_temp.gv")) == [(5,)]
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("CREATE DATABASE global_temp")
+    assert condition(e) == "_LEGACY_ERROR_TEMP_1066"
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT * FROM global_temp.gv VERSION AS OF 1").collect()
+    assert condition(e) == "UNSUPPORTED_FEATURE.TIME_TRAVEL"
+    spark.sql("DROP VIEW global_temp.gv")
+    assert spark.catalog.dropGlobalTempView("gv") is False
+    spark.range(1).createGlobalTempView("gv")
+    assert spark.catalog.dropGlobalTempView("gv") is True
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("DROP VIEW global_temp.gv")
+    assert condition(e) == "TABLE_OR_VIEW_NOT_FOUND"
+
+    # Lookup order: a temp view hides a table of the same name; a qualified name reaches it.
+    spark.sql("CREATE TABLE shadow USING parquet AS SELECT 'table' AS src")
+    spark.sql("CREATE TEMP VIEW shadow AS SELECT 'view' AS src")
+    assert spark.table("shadow").first().src == "view"
+    assert spark.table("default.shadow").first().src == "table"
+    spark.catalog.dropTempView("shadow")
+    assert spark.table("shadow").first().src == "table"
+    spark.sql("DROP TABLE shadow")
+
+
 def test_stream_into_and_out_of_tables(spark, tmp_path):
     src = tmp_path / "in"
     src.mkdir()
