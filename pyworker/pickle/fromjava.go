@@ -115,6 +115,8 @@ func AppendFromJava(b array.Builder, t sqltypes.DataType, v any, budget *Budget)
 				return err
 			}
 		}
+	case sqltypes.Variant:
+		return appendVariant(b, v.(*Dict), budget)
 	case sqltypes.Struct:
 		tup := v.(Tuple)
 		if len(tup) != len(t.Fields) {
@@ -179,8 +181,43 @@ func accepts(t sqltypes.DataType, v any) bool {
 	case sqltypes.Struct:
 		_, ok := v.(Tuple)
 		return ok
+	case sqltypes.Variant:
+		d, ok := v.(*Dict)
+		return ok && variantPart(d, "value") != nil && variantPart(d, "metadata") != nil
 	}
 	return false
+}
+
+// appendVariant appends what VariantType.toInternal returns, {"value": bytes, "metadata":
+// bytes}, as Spark's EvaluatePython.makeFromJava reads it into a VariantVal.
+func appendVariant(b array.Builder, d *Dict, budget *Budget) error {
+	value, meta := variantPart(d, "value"), variantPart(d, "metadata")
+	if value == nil || meta == nil {
+		return sparkerr.Internal("pickle: a variant needs value and metadata bytes")
+	}
+	if err := budget.spend(0, len(value)+len(meta)); err != nil {
+		return err
+	}
+	sb := b.(*array.StructBuilder)
+	sb.Append(true)
+	sb.FieldBuilder(0).(*array.BinaryBuilder).Append(value)
+	sb.FieldBuilder(1).(*array.BinaryBuilder).Append(meta)
+	return nil
+}
+
+// variantPart is the bytes under key in a variant's dict, nil when missing or not bytes.
+func variantPart(d *Dict, key string) []byte {
+	for i, k := range d.Keys {
+		if s, ok := k.(string); ok && s == key {
+			switch x := d.Values[i].(type) {
+			case Bytes:
+				return x
+			case string:
+				return []byte(x)
+			}
+		}
+	}
+	return nil
 }
 
 // appendArray takes a list, a tuple, or a bytes read as Java byte[] elements.

@@ -153,6 +153,9 @@ func (w *writer) value(arr arrow.Array, i int, t sqltypes.DataType) error {
 		w.none()
 		return nil
 	}
+	if sv, ok := arr.(*array.Struct); ok && t.Kind == sqltypes.Variant {
+		return w.variantValue(sv, i)
+	}
 	switch a := arr.(type) {
 	case *array.Null:
 		w.none()
@@ -238,6 +241,27 @@ func (w *writer) mapValue(a *array.Map, i int, t sqltypes.DataType) error {
 		if err := w.value(items, j, vt); err != nil {
 			return err
 		}
+	}
+	w.op(opSetItems)
+	return nil
+}
+
+// variantValue writes a VARIANT (Arrow struct of value and metadata binaries) as Spark's
+// EvaluatePython.toJava does, a java.util.HashMap {"value": byte[], "metadata": byte[]}, which
+// VariantType.fromInternal turns into a VariantVal.
+func (w *writer) variantValue(a *array.Struct, i int) error {
+	if a.NumField() != 2 {
+		return sparkerr.Internal("pickle: Arrow %s is not a variant", a.DataType())
+	}
+	w.op(opEmptyDict)
+	w.op(opMark)
+	for f, name := range []string{"value", "metadata"} {
+		bin, ok := a.Field(f).(*array.Binary)
+		if !ok {
+			return sparkerr.Internal("pickle: Arrow %s is not a variant", a.DataType())
+		}
+		w.str(name)
+		w.byteArray(bin.Value(i))
 	}
 	w.op(opSetItems)
 	return nil

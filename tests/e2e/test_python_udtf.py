@@ -477,3 +477,31 @@ def test_udtf_multiple_table_arguments(spark):
         assert sorted(spark.sql(query).collect()) == [Row(a=a, b=b) for a in range(2) for b in range(3)]
     finally:
         spark.conf.unset("spark.sql.tvf.allowMultipleTableArguments.enabled")
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_udtf_variant_input_and_output(spark, arrow):
+    # PySpark's test_udtf_with_[nested_]variant_{input,output}: a VARIANT reaches eval as a
+    # VariantVal and a returned VariantVal is a VARIANT (alone and inside a struct).
+    from pyspark.sql.types import VariantVal
+
+    @udtf(returnType="i int, s: string", useArrow=arrow)
+    class Reads:
+        def eval(self, v, w):
+            yield 0, v.toJson() + "|" + w["v"].toJson()
+
+    spark.udtf.register("reads_variant", Reads)
+    rows = spark.sql("""SELECT * FROM reads_variant(parse_json('{"a":"b"}'),
+                        named_struct('v', parse_json('[1,2]')))""").collect()
+    assert rows == [Row(i=0, s='{"a":"b"}|[1,2]')]
+
+    @udtf(returnType="i int, v: variant, w: struct<v1 variant>", useArrow=arrow)
+    class Makes:
+        def eval(self, n):
+            for i in range(n):
+                val = VariantVal(bytes([2, 1, 0, 0, 2, 5, 97 + i]), bytes([1, 1, 0, 1, 97]))
+                yield i, val, {"v1": val}
+
+    spark.udtf.register("makes_variant", Makes)
+    rows = spark.sql("SELECT i, to_json(v) AS v, to_json(w.v1) AS w FROM makes_variant(3)").collect()
+    assert rows == [Row(i=n, v=f'{{"a":"{chr(97 + n)}"}}', w=f'{{"a":"{chr(97 + n)}"}}') for n in range(3)]
