@@ -246,6 +246,26 @@ def test_merge_into(spark):
     assert "`spark_catalog`.`default`.`mt_pq` does not support MERGE INTO TABLE." in str(e.value)
 
 
+def test_create_or_replace_table_sql(spark):
+    spark.sql("CREATE OR REPLACE TABLE rep (a INT) USING iceberg")  # created: no table yet
+    spark.sql("INSERT INTO rep VALUES (1), (2)")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED rep").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    before = current_metadata(loc)["current-snapshot-id"]
+    spark.sql("CREATE OR REPLACE TABLE rep USING iceberg PARTITIONED BY (p) AS SELECT 'x' AS b, 7 AS p")
+    assert rows(spark.table("rep")) == [("x", 7)]
+    assert spark.table("rep").columns == ["b", "p"]
+    meta = current_metadata(loc)
+    assert any(s["snapshot-id"] == before for s in meta["snapshots"]) and len(meta["schemas"]) == 2
+    assert rows(spark.sql(f"SELECT * FROM rep VERSION AS OF {before}")) == [(1,), (2,)]
+    spark.sql("CREATE OR REPLACE TABLE rep (z STRING) USING iceberg")  # empty, history kept
+    assert spark.table("rep").count() == 0 and spark.table("rep").columns == ["z"]
+    assert rows(spark.sql(f"SELECT * FROM rep VERSION AS OF {before}")) == [(1,), (2,)]
+    spark.sql("CREATE TABLE rep_pq (a INT) USING parquet")
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("CREATE OR REPLACE TABLE rep_pq (a INT) USING parquet")
+    assert condition(e) == "UNSUPPORTED_FEATURE.TABLE_OPERATION"
+
+
 def test_errors(spark):
     with pytest.raises(AnalysisException) as e:
         spark.sql("CREATE TABLE bad USING iceberg AS SELECT INTERVAL '1' DAY AS d")
