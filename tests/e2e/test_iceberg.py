@@ -239,6 +239,19 @@ def test_merge_into(spark):
     with pytest.raises(Exception) as e:
         spark.sql("MERGE INTO mt USING src s ON mt.id = s.id WHEN MATCHED THEN DELETE WHEN MATCHED THEN UPDATE SET *")
     assert e.value.getCondition() == "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION"
+    # The DataFrame API (Spark Connect's MergeIntoTableCommand).
+    from pyspark.sql.functions import col, expr, lit
+    src = spark.table("src").alias("s")
+    (src.mergeInto("mt", col("mt.id") == col("s.id"))
+        .whenMatched(col("s.op") == "x").delete()
+        .whenMatched().update({"v": expr("s.v || '?'")})
+        .whenNotMatched().insertAll()
+        .whenNotMatchedBySource().update({"day": lit("old")})
+        .merge())
+    assert rows(spark.table("mt")) == [(1, "A?", "sun"), (2, "B?", "tue"), (5, "E?", "fri")]
+    with pytest.raises(AnalysisException) as e:
+        src.mergeInto("mt", col("mt.id") == col("s.id")).merge()
+    assert condition(e) == "NO_MERGE_ACTION_SPECIFIED"
     spark.sql("CREATE TABLE mt_pq (id BIGINT) USING parquet")
     with pytest.raises(Exception) as e:
         spark.sql("MERGE INTO mt_pq t USING src s ON t.id = s.id WHEN MATCHED THEN DELETE").collect()
