@@ -111,6 +111,8 @@ func (s *Session) runTableCommand(ctx context.Context, cmd plan.Command) (*Resul
 		return s.deleteFrom(ctx, &c)
 	case plan.UpdateTable:
 		return s.updateTable(ctx, &c)
+	case plan.MergeInto:
+		return s.mergeInto(ctx, &c)
 	case *plan.WriteTo:
 		return s.writeTo(ctx, c)
 	}

@@ -59,7 +59,10 @@
 // table's directory only when it lies strictly inside the warehouse and the policy allows
 // replacing it; an external table's files are never deleted. Errors are Spark 4.2's
 // (TABLE_OR_VIEW_NOT_FOUND, TABLE_OR_VIEW_ALREADY_EXISTS, SCHEMA_NOT_FOUND, SCHEMA_NOT_EMPTY,
-// and the v1-table refusals of REPLACE and of DataFrameWriterV2 appends).
+// and the v1-table refusals of REPLACE and of DataFrameWriterV2 appends). Iceberg tables also
+// take DELETE, UPDATE and MERGE INTO (SQL and df.mergeInto) as copy-on-write overwrite
+// snapshots (table_dml.go, table_merge.go), and CREATE OR REPLACE TABLE / writeTo().replace as
+// Iceberg's REPLACE TABLE, keeping their history (table_iceberg.go).
 //
 // File access: the session's fileaccess.Policy (WithFileAccess; nil: the always-on rules)
 // travels with every path a client names: batch reads and schema inference (sourceSchemas,

@@ -201,6 +201,9 @@ func (s *Session) createTable(ctx context.Context, c *plan.CreateTable) (*Result
 	}
 	if existing, ok := s.tables.Table(db, table); ok {
 		switch {
+		case c.Replace && isIceberg(existing.Format) && !existing.IsView() && (c.Format == "" || isIceberg(c.Format)) &&
+			(c.Query != nil || len(c.Columns) > 0):
+			return s.empty2(s.replaceIcebergTable(ctx, existing, c.Query, c.Columns, c.PartitionBy, c.Properties))
 		case c.Replace:
 			return nil, replaceUnsupported(existing)
 		case c.IfNotExists:

@@ -16,7 +16,7 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// DELETE FROM and UPDATE on Iceberg tables, copy-on-write as Iceberg's Spark runtime does by
+// DELETE FROM and UPDATE on Iceberg tables (MERGE INTO: table_merge.go), copy-on-write as Iceberg's Spark runtime does by
 // default: the statement reads the table's current snapshot, and the rows it keeps (DELETE)
 // or rewrites (UPDATE) replace that snapshot's data files in one overwrite snapshot, which is
 // refused (Iceberg's ValidationException) if another writer committed in between. Every data

@@ -105,31 +105,41 @@ func icebergTimeTravel(tt *plan.TimeTravel) map[string]string {
 }
 
 // replaceIceberg runs writeTo(name).replace()/createOrReplace() on the Iceberg table t as
-// Iceberg's REPLACE TABLE AS SELECT: the new schema and partitioning become the table's in
-// the same metadata, then the rows are its first snapshot since; the snapshots before stay
-// for time travel. The catalog entry takes the new columns.
+// Iceberg's REPLACE TABLE AS SELECT (replaceIcebergTable).
 func (s *Session) replaceIceberg(ctx context.Context, t metastore.Table, w *plan.WriteTo) error {
+	return s.replaceIcebergTable(ctx, t, w.Input, nil, w.PartitionBy, w.Properties)
+}
+
+// replaceIcebergTable replaces the Iceberg table t as Iceberg's REPLACE TABLE [AS SELECT]: the
+// new schema (input's, else columns) and partitioning become the table's in the same
+// metadata, then input's rows (if any) are its first snapshot since; the snapshots before
+// stay for time travel. The catalog entry takes the new columns (and properties, if given).
+func (s *Session) replaceIcebergTable(ctx context.Context, t metastore.Table, input plan.Relation,
+	columns sqltypes.Schema, partitionBy []string, properties map[string]string) error {
 	if _, err := s.files.CheckReplace(t.Location); err != nil {
 		return err
 	}
-	node, err := s.analyzer().Resolve(ctx, w.Input)
-	if err != nil {
-		return err
+	if input != nil {
+		node, err := s.analyzer().Resolve(ctx, input)
+		if err != nil {
+			return err
+		}
+		columns = node.Schema()
 	}
-	schema, err := icebergColumns(node.Schema())
+	schema, err := icebergColumns(columns)
 	if err != nil {
 		return err
 	}
 	nt := t
-	if nt.Columns, err = partitionLast(t, schema, w.PartitionBy); err != nil {
+	if nt.Columns, err = partitionLast(t, schema, partitionBy); err != nil {
 		return err
 	}
 	nt.PartitionBy = nil
-	for _, c := range nt.Columns[len(nt.Columns)-len(w.PartitionBy):] {
+	for _, c := range nt.Columns[len(nt.Columns)-len(partitionBy):] {
 		nt.PartitionBy = append(nt.PartitionBy, c.Name)
 	}
-	if len(w.Properties) > 0 {
-		nt.Properties = w.Properties
+	if len(properties) > 0 {
+		nt.Properties = properties
 	}
 	ordered, err := schemaOfTable(nt)
 	if err != nil {
@@ -139,13 +149,16 @@ func (s *Session) replaceIceberg(ctx context.Context, t metastore.Table, w *plan
 	if err != nil {
 		return err
 	}
-	if err := iceberg.Replace(ctx, t.Location, sc, nt.PartitionBy, w.Properties); err != nil {
+	if err := iceberg.Replace(ctx, t.Location, sc, nt.PartitionBy, properties); err != nil {
 		return err
 	}
 	if _, _, err := s.tables.CreateTable(nt, true, false); err != nil {
 		return err
 	}
-	return s.insertRows(ctx, nt, &plan.InsertInto{Input: w.Input}, true)
+	if input == nil {
+		return nil
+	}
+	return s.insertRows(ctx, nt, &plan.InsertInto{Input: input}, true)
 }
 
 // writeToProvider is the format df.writeTo(name) creates its table with.

@@ -62,6 +62,8 @@ func (t *translation) command(cmd *pb.Command) (plan.Command, error) {
 		return t.write(x.WriteOperation)
 	case *pb.Command_WriteOperationV2:
 		return t.writeV2(x.WriteOperationV2)
+	case *pb.Command_MergeIntoTableCommand:
+		return t.mergeInto(x.MergeIntoTableCommand)
 	case *pb.Command_StreamingQueryCommand, *pb.Command_StreamingQueryManagerCommand,
 		*pb.Command_StreamingQueryListenerBusCommand:
 		return nil, sparkerr.Unsupported("command type %s is not a plan command: the connect service serves it",

@@ -27,11 +27,11 @@
 //     id and epoch (QueryIDProperty, EpochProperty) in its summary; an epoch at or below the
 //     newest one the table holds for the query is a replay and writes nothing. A commit lost
 //     to another writer is made again on the newest metadata.
-//   - Replace (REPLACE TABLE AS SELECT: writeTo().replace/createOrReplace) makes a new schema
+//   - Replace (REPLACE TABLE [AS SELECT]: CREATE OR REPLACE TABLE, writeTo().replace/createOrReplace) makes a new schema
 //     and spec current in the same metadata and removes the main branch; the snapshots before
 //     stay readable with their own schema.
 //   - A batch overwrite with BaseSnapshotOption is a copy-on-write rewrite (the engine's
-//     DELETE and UPDATE): its rows replace every data file of that snapshot, refused with
+//     DELETE, UPDATE and MERGE INTO): its rows replace every data file of that snapshot, refused with
 //     ValidationException once the table's current snapshot is another.
 //   - The stream source reads the rows the append snapshots add, oldest first; an offset is a
 //     snapshot's sequence number (ordered, unlike snapshot ids). Replace snapshots add

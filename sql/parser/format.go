@@ -124,6 +124,23 @@ func FormatCommand(c plan.Command) string {
 		}
 		return fmt.Sprintf("UpdateTable %s alias=%s set=[%s] where=%s", strings.Join(x.Table, "."), q(x.Alias),
 			strings.Join(sets, ", "), formatOptionalExpr(x.Condition))
+	case plan.MergeInto:
+		var b strings.Builder
+		fmt.Fprintf(&b, "MergeInto %s alias=%s on=%s", strings.Join(x.Table, "."), q(x.Alias), FormatExpr(x.Condition))
+		for _, c := range []struct {
+			name    string
+			actions []plan.MergeAction
+		}{{"matched", x.Matched}, {"notMatched", x.NotMatched}, {"notMatchedBySource", x.NotMatchedBySource}} {
+			for _, a := range c.actions {
+				sets := make([]string, len(a.Assignments))
+				for i, s := range a.Assignments {
+					sets[i] = strings.Join(s.Column, ".") + " = " + FormatExpr(s.Value)
+				}
+				fmt.Fprintf(&b, "\n  %s %s when=%s set=[%s]", c.name, mergeActionNames[a.Kind], formatOptionalExpr(a.Condition),
+					strings.Join(sets, ", "))
+			}
+		}
+		return withRel(b.String(), x.Source)
 	case plan.ShowTables:
 		return fmt.Sprintf("ShowTables namespace=%s pattern=%s", strings.Join(x.Namespace, "."), q(x.Pattern))
 	case plan.Describe:
@@ -749,3 +766,6 @@ func formatLiteral(l plan.Literal) string {
 	}
 	return v + ":" + l.Type.String()
 }
+
+var mergeActionNames = map[plan.MergeActionKind]string{plan.MergeDelete: "delete", plan.MergeUpdate: "update",
+	plan.MergeUpdateStar: "update*", plan.MergeInsert: "insert", plan.MergeInsertStar: "insert*"}

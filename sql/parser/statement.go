@@ -40,6 +40,8 @@ func (p *parser) statement() plan.Command {
 		cmd = p.deleteFrom()
 	case t.is("UPDATE"):
 		cmd = p.update()
+	case t.is("MERGE"):
+		cmd = p.merge()
 	case t.is("USE"):
 		p.pos++
 		if !p.accept("NAMESPACE") && !p.accept("DATABASE") {
@@ -59,7 +61,7 @@ func (p *parser) statement() plan.Command {
 }
 
 var unsupportedStatements = map[string]struct{}{
-	"MERGE": {}, "ANALYZE": {}, "CACHE": {},
+	"ANALYZE": {}, "CACHE": {},
 	"UNCACHE": {}, "CLEAR": {}, "REFRESH": {}, "ADD": {}, "LIST": {}, "LOAD": {},
 	"MSCK": {}, "REPAIR": {}, "COMMENT": {}, "GRANT": {}, "REVOKE": {}, "CALL": {}, "DECLARE": {},
 	"EXECUTE": {}, "BEGIN": {}, "COMMIT": {}, "ROLLBACK": {}, "REPLACE": {}, "EXPORT": {}, "IMPORT": {},

@@ -128,3 +128,42 @@ type Assignment struct {
 
 func (DeleteFrom) isCommand()  {}
 func (UpdateTable) isCommand() {}
+
+// MergeInto is MERGE INTO target [[AS] alias] USING source ON condition followed by WHEN
+// clauses (Spark 4's syntax), and df.mergeInto(table, condition)...merge(). Each clause list
+// is in written order: the first clause whose condition holds acts on a row.
+type MergeInto struct {
+	Table []string
+	Alias string
+	// Source is the source relation, under its alias if one is given.
+	Source    Relation
+	Condition Expr
+	// Matched are WHEN MATCHED clauses (UPDATE, UPDATE SET *, DELETE).
+	Matched []MergeAction
+	// NotMatched are WHEN NOT MATCHED [BY TARGET] clauses (INSERT, INSERT *).
+	NotMatched []MergeAction
+	// NotMatchedBySource are WHEN NOT MATCHED BY SOURCE clauses (UPDATE, DELETE).
+	NotMatchedBySource []MergeAction
+}
+
+// MergeActionKind is what a MERGE clause does.
+type MergeActionKind uint8
+
+// MERGE clause actions.
+const (
+	MergeDelete     MergeActionKind = iota // DELETE
+	MergeUpdate                            // UPDATE SET col = value, ...
+	MergeUpdateStar                        // UPDATE SET *
+	MergeInsert                            // INSERT (cols) VALUES (values)
+	MergeInsertStar                        // INSERT *
+)
+
+// MergeAction is one WHEN clause of MERGE: its action, its AND condition (nil: none) and,
+// for UPDATE and INSERT, the target columns it sets (INSERT's columns and values paired).
+type MergeAction struct {
+	Kind        MergeActionKind
+	Condition   Expr
+	Assignments []Assignment
+}
+
+func (MergeInto) isCommand() {}

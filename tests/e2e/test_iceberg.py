@@ -206,6 +206,79 @@ def test_delete_and_update_copy_on_write(spark):
     assert condition(e) == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
 
 
+def test_merge_into(spark):
+    spark.sql("CREATE TABLE mt (id BIGINT, v STRING, day STRING) USING iceberg PARTITIONED BY (day)")
+    spark.sql("INSERT INTO mt VALUES (1, 'a', 'mon'), (2, 'b', 'tue'), (3, 'c', 'mon'), (4, 'd', 'wed')")
+    spark.createDataFrame([(1, "A", "mon", "u"), (2, "B", "tue", "d"), (5, "E", "fri", "u"), (6, "F", "sat", "x")],
+                          "id long, v string, day string, op string").createOrReplaceTempView("src")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED mt").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    before = current_metadata(loc)["current-snapshot-id"]
+    spark.sql("""MERGE INTO mt AS t USING src AS s ON t.id = s.id
+        WHEN MATCHED AND s.op = 'd' THEN DELETE
+        WHEN MATCHED THEN UPDATE SET v = s.v || '!'
+        WHEN NOT MATCHED AND s.op = 'u' THEN INSERT (id, v, day) VALUES (s.id, s.v, s.day)
+        WHEN NOT MATCHED BY SOURCE AND t.id = 4 THEN UPDATE SET t.v = 'gone'""")
+    assert rows(spark.table("mt")) == [(1, "A!", "mon"), (3, "c", "mon"), (4, "gone", "wed"), (5, "E", "fri")]
+    meta = current_metadata(loc)
+    assert meta["snapshots"][-1]["summary"]["operation"] == "overwrite"
+    assert meta["snapshots"][-2]["snapshot-id"] == before  # one snapshot for the statement
+    # UPDATE SET * / INSERT * by name; NOT MATCHED BY SOURCE THEN DELETE; a subquery source.
+    spark.sql("""MERGE INTO mt USING (SELECT id, upper(v) AS v, 'sun' AS day FROM src WHERE id IN (1, 5, 6)) u
+        ON mt.id = u.id - 2 WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED BY SOURCE THEN DELETE
+        WHEN NOT MATCHED THEN INSERT *""")
+    assert rows(spark.table("mt")) == [(1, "A", "sun"), (5, "E", "sun"), (6, "F", "sun")]
+    dup = "MERGE INTO mt t USING (SELECT 5 AS id UNION ALL SELECT 5) s ON t.id = s.id WHEN MATCHED THEN "
+    with pytest.raises(Exception) as e:
+        spark.sql(dup + "UPDATE SET v = 'z'").collect()
+    assert e.value.getCondition() == "MERGE_CARDINALITY_VIOLATION"
+    spark.sql(dup + "DELETE")  # every match deletes: no cardinality check, as Spark
+    # Only NOT MATCHED clauses: the new rows are appended.
+    spark.sql("MERGE INTO mt USING src s ON mt.id = s.id WHEN NOT MATCHED AND s.op <> 'x' THEN INSERT *")
+    assert rows(spark.table("mt")) == [(1, "A", "sun"), (2, "B", "tue"), (5, "E", "fri"), (6, "F", "sun")]
+    assert current_metadata(loc)["snapshots"][-1]["summary"]["operation"] == "append"
+    with pytest.raises(Exception) as e:
+        spark.sql("MERGE INTO mt USING src s ON mt.id = s.id WHEN MATCHED THEN DELETE WHEN MATCHED THEN UPDATE SET *")
+    assert e.value.getCondition() == "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION"
+    # The DataFrame API (Spark Connect's MergeIntoTableCommand).
+    from pyspark.sql.functions import col, expr, lit
+    src = spark.table("src").alias("s")
+    (src.mergeInto("mt", col("mt.id") == col("s.id"))
+        .whenMatched(col("s.op") == "x").delete()
+        .whenMatched().update({"v": expr("s.v || '?'")})
+        .whenNotMatched().insertAll()
+        .whenNotMatchedBySource().update({"day": lit("old")})
+        .merge())
+    assert rows(spark.table("mt")) == [(1, "A?", "sun"), (2, "B?", "tue"), (5, "E?", "fri")]
+    with pytest.raises(AnalysisException) as e:
+        src.mergeInto("mt", col("mt.id") == col("s.id")).merge()
+    assert condition(e) == "NO_MERGE_ACTION_SPECIFIED"
+    spark.sql("CREATE TABLE mt_pq (id BIGINT) USING parquet")
+    with pytest.raises(Exception) as e:
+        spark.sql("MERGE INTO mt_pq t USING src s ON t.id = s.id WHEN MATCHED THEN DELETE").collect()
+    assert e.value.getCondition() == "UNSUPPORTED_FEATURE.TABLE_OPERATION"
+    assert "`spark_catalog`.`default`.`mt_pq` does not support MERGE INTO TABLE." in str(e.value)
+
+
+def test_create_or_replace_table_sql(spark):
+    spark.sql("CREATE OR REPLACE TABLE rep (a INT) USING iceberg")  # created: no table yet
+    spark.sql("INSERT INTO rep VALUES (1), (2)")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED rep").where("col_name = 'Location'").first()[1].removeprefix("file:")
+    before = current_metadata(loc)["current-snapshot-id"]
+    spark.sql("CREATE OR REPLACE TABLE rep USING iceberg PARTITIONED BY (p) AS SELECT 'x' AS b, 7 AS p")
+    assert rows(spark.table("rep")) == [("x", 7)]
+    assert spark.table("rep").columns == ["b", "p"]
+    meta = current_metadata(loc)
+    assert any(s["snapshot-id"] == before for s in meta["snapshots"]) and len(meta["schemas"]) == 2
+    assert rows(spark.sql(f"SELECT * FROM rep VERSION AS OF {before}")) == [(1,), (2,)]
+    spark.sql("CREATE OR REPLACE TABLE rep (z STRING) USING iceberg")  # empty, history kept
+    assert spark.table("rep").count() == 0 and spark.table("rep").columns == ["z"]
+    assert rows(spark.sql(f"SELECT * FROM rep VERSION AS OF {before}")) == [(1,), (2,)]
+    spark.sql("CREATE TABLE rep_pq (a INT) USING parquet")
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("CREATE OR REPLACE TABLE rep_pq (a INT) USING parquet")
+    assert condition(e) == "UNSUPPORTED_FEATURE.TABLE_OPERATION"
+
+
 def test_errors(spark):
     with pytest.raises(AnalysisException) as e:
         spark.sql("CREATE TABLE bad USING iceberg AS SELECT INTERVAL '1' DAY AS d")
