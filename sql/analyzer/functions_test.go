@@ -41,9 +41,6 @@ var notDone = []string{
 	"current_time", "make_time", "time", "time_bucket", "time_diff", "time_from_micros",
 	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",
 	"time_trunc", "to_time", "try_to_time",
-	// Vectors (arrays of floats).
-	"vector_avg", "vector_cosine_similarity", "vector_inner_product", "vector_l2_distance",
-	"vector_norm", "vector_normalize", "vector_sum",
 	// Geospatial st_* over WKB.
 	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
 	// Sketches with Spark's binary layouts: HLL, KLL, Theta, Tuple.
