@@ -23,10 +23,8 @@ var notDone = []string{
 	"aes_decrypt", "aes_encrypt", "try_aes_decrypt",
 	// Aggregates.
 	"approx_top_k", "approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
-	"bitmap_and_agg", "bitmap_construct_agg", "bitmap_or_agg", "count_min_sketch",
+	"count_min_sketch",
 	"histogram_numeric",
-	// Bitmaps.
-	"bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
 	// Collations and metric views.
 	"collate", "collation", "collations", "measure",
 	// Session and environment.
