@@ -23,10 +23,8 @@ var notDone = []string{
 	"aes_decrypt", "aes_encrypt", "try_aes_decrypt",
 	// Aggregates.
 	"approx_top_k", "approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
-	"bitmap_and_agg", "bitmap_construct_agg", "bitmap_or_agg", "count_min_sketch",
+	"count_min_sketch",
 	"histogram_numeric",
-	// Bitmaps.
-	"bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
 	// Collations and metric views.
 	"collate", "collation", "collations", "measure",
 	// Session and environment.
@@ -41,9 +39,6 @@ var notDone = []string{
 	"current_time", "make_time", "time", "time_bucket", "time_diff", "time_from_micros",
 	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",
 	"time_trunc", "to_time", "try_to_time",
-	// Vectors (arrays of floats).
-	"vector_avg", "vector_cosine_similarity", "vector_inner_product", "vector_l2_distance",
-	"vector_norm", "vector_normalize", "vector_sum",
 	// Geospatial st_* over WKB.
 	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
 	// Sketches with Spark's binary layouts: HLL, KLL, Theta, Tuple.

@@ -10,7 +10,10 @@
 // GroupedAccumulator, which updates per-group state from argument arrays and can retract rows, so
 // streaming update/complete output can be maintained from a changelog. A batch aggregate, which
 // never retracts, asks for InsertOnly accumulators: min/max then keep only the best value and
-// DISTINCT over one fixed-width argument dedups through a typed (group, value) hash set.
+// DISTINCT over one fixed-width argument dedups through a typed (group, value) hash set. A few
+// aggregates keep only a running value and cannot retract (collect_frequent_items, vector_sum,
+// vector_avg, bitmap_construct_agg, bitmap_or_agg, bitmap_and_agg): Retract fails with an
+// internal error.
 //
 // Errors are *sparkerr.Error: binding errors are AnalysisException (UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry

@@ -85,3 +85,27 @@ def test_to_char_matches_spark(spark):
     assert [tuple(r) for r in rows] == [("12,454.8-", "<###>"), ("     5.0+", "  5  "), ("## ###.#+", "###  ")]
     r = spark.sql("SELECT to_char(x'537061726b', 'base64'), to_char(date'2016-04-08', 'yyyy')").collect()[0]
     assert tuple(r) == ("U3Bhcms=", "2016")
+
+
+def test_vector_and_bitmap_functions_match_spark(spark):
+    # Values and names as Apache Spark 4.2's Connect server gives them (the aggregates over one
+    # partition: Spark merges partitions' partial vector sums, which rounds differently).
+    row = spark.sql(
+        "SELECT vector_norm(array(3.0F, 4.0F)), vector_normalize(array(3.0F, -4.0F), float('inf')), "
+        "vector_inner_product(array(1.0F, 2.0F), array(2.0F, 4.0F)), "
+        "vector_cosine_similarity(array(0.0F, 0.0F), array(2.0F, 4.0F)), "
+        "bitmap_bucket_number(32769), bitmap_bit_position(-1), bitmap_count(X'FFFF')").collect()[0]
+    assert tuple(row) == (5.0, [0.75, -1.0], 10.0, None, 2, 1, 16)
+    df = spark.sql(
+        "SELECT vector_sum(v) AS s, vector_avg(v) AS a, bitmap_construct_agg(p) AS c, bitmap_or_agg(b) AS o "
+        "FROM VALUES (array(1.0F, 2.0F), 1, X'10'), (array(3.0F, 4.0F), 3, X'20'), (NULL, 5, NULL) t(v, p, b)")
+    assert df.schema.simpleString() == "struct<s:array<float>,a:array<float>,c:binary,o:binary>"
+    r = df.collect()[0]
+    assert (r.s, r.a) == ([4.0, 6.0], [2.0, 3.0])
+    assert bytes(r.c) == b"\x2a" + bytes(4095) and bytes(r.o) == b"\x30" + bytes(4095)
+    with pytest.raises(Exception, match="VECTOR_DIMENSION_MISMATCH"):
+        spark.sql("SELECT vector_l2_distance(array(1.0F), array(1.0F, 2.0F))").collect()
+    with pytest.raises(Exception, match="INVALID_BITMAP_POSITION"):
+        spark.sql("SELECT bitmap_construct_agg(x) FROM VALUES (32768) t(x)").collect()
+    with pytest.raises(AnalysisException, match="UNEXPECTED_INPUT_TYPE"):
+        spark.sql("SELECT vector_norm(array(3.0D, 4.0D))").collect()
