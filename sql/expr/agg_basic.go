@@ -85,7 +85,10 @@ type sumAcc struct {
 	avg     bool
 	avgType sqltypes.DataType
 	// try (try_sum/try_avg) turns overflow into a NULL result for the group.
-	try      bool
+	try bool
+	// partial marks a decimal sum computed before an exchange (SplitAggregate): a sum that
+	// does not fit t is a NULL result in any mode, the final step decides.
+	partial  bool
 	overflow []bool
 	n        []int64
 	ints     []int64
@@ -350,26 +353,21 @@ func (s *sumAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error) {
 				out[i] = int32(s.ints[g])
 			}
 		case sqltypes.Decimal:
-			sum := s.decs[g]
-			if sum == nil {
-				sum = new(big.Int)
-			}
-			if !s.avg {
-				if !fitsPrecision(sum, s.t.Precision) {
-					if s.ansi && !s.try {
-						return nil, decimalOverflow(formatDecimal(bigToNum(sum), s.t.Scale), s.t.Precision, s.t.Scale)
-					}
-					continue
+			if s.partial {
+				// A partial sum that overflows its type is NULL whatever the mode: the final
+				// step sees it beside a non-zero count (decimalMergeAcc).
+				if sum := s.decs[g]; sum == nil || fitsPrecision(sum, s.t.Precision) {
+					out[i] = bigToNum(orZero(sum))
 				}
-				out[i] = bigToNum(sum)
 				continue
 			}
-			num := new(big.Int).Mul(sum, pow10(rt.Scale-s.t.Scale))
-			q := divHalfUp(num, big.NewInt(s.n[g]))
-			if !fitsPrecision(q, rt.Precision) {
-				continue
+			v, ok, err := decimalSumResult(orZero(s.decs[g]), s.n[g], s.t, rt, s.avg, s.ansi && !s.try)
+			if err != nil {
+				return nil, err
 			}
-			out[i] = bigToNum(q)
+			if ok {
+				out[i] = v
+			}
 		default:
 			if s.avg {
 				out[i] = s.floats[g] / float64(s.n[g])
