@@ -169,4 +169,3 @@ func goValues(a arrow.Array, t sqltypes.DataType) []any {
 	}
 	return out
 }
-
