@@ -117,9 +117,9 @@ type hashAggregate struct {
 	// everyRow marks the aggregates fed without arguments (expr.CountsEveryRow).
 	everyRow []bool
 	// argsOf[k] is the aggregate whose evaluated arguments aggregate k reads (sharedArgs).
-	argsOf []int
-	counts   []int64 // live rows per group
-	changed  []bool
+	argsOf  []int
+	counts  []int64 // live rows per group
+	changed []bool
 	// emitted (streaming) marks the groups whose row is out downstream: the row equals the
 	// group's result as it was before the group's first change of the epoch.
 	emitted []bool
