@@ -85,10 +85,7 @@ type sumAcc struct {
 	avg     bool
 	avgType sqltypes.DataType
 	// try (try_sum/try_avg) turns overflow into a NULL result for the group.
-	try bool
-	// partial marks a decimal sum computed before an exchange (SplitAggregate): a sum that
-	// does not fit t is a NULL result in any mode, the final step decides.
-	partial  bool
+	try      bool
 	overflow []bool
 	n        []int64
 	ints     []int64
@@ -353,14 +350,6 @@ func (s *sumAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error) {
 				out[i] = int32(s.ints[g])
 			}
 		case sqltypes.Decimal:
-			if s.partial {
-				// A partial sum that overflows its type is NULL whatever the mode: the final
-				// step sees it beside a non-zero count (decimalMergeAcc).
-				if sum := s.decs[g]; sum == nil || fitsPrecision(sum, s.t.Precision) {
-					out[i] = bigToNum(orZero(sum))
-				}
-				continue
-			}
 			v, ok, err := decimalSumResult(orZero(s.decs[g]), s.n[g], s.t, rt, s.avg, s.ansi && !s.try)
 			if err != nil {
 				return nil, err

@@ -31,11 +31,7 @@ func splitDecimalSum(a *aggFunc, partialCol func(int, sqltypes.DataType) Expr) (
 	}
 	ansi := a.opts.ANSI
 	sum := &aggFunc{name: "sum", args: []Expr{x}, t: sumT, null: true, opts: a.opts,
-		newAcc: func(*Context) GroupedAccumulator {
-			s := newSumAcc(in, sumT, ansi, false)
-			s.partial = true
-			return s
-		}}
+		newAcc: func(*Context) GroupedAccumulator { return &decimalPartialSumAcc{t: sumT} }}
 	count, err := BindAggregate("count", []Expr{x}, false, a.opts)
 	if err != nil {
 		return nil, nil, false
@@ -49,23 +45,76 @@ func splitDecimalSum(a *aggFunc, partialCol func(int, sqltypes.DataType) Expr) (
 	return []AggFunc{sum, count}, final, true
 }
 
+// decimalPartialSumAcc is a decimal sum's partial step: per group a 192-bit sum of the
+// unscaled values (the input's scale is t's), NULL when the group had no value or when the sum
+// does not fit t (Spark's partial buffer after an overflow). Batch aggregates only.
+type decimalPartialSumAcc struct {
+	t    sqltypes.DataType
+	sums []sum192
+	n    []int64
+}
+
+func (m *decimalPartialSumAcc) Grow(n int)       { m.sums, m.n = growTo(m.sums, n), growTo(m.n, n) }
+func (m *decimalPartialSumAcc) SizeBytes() int64 { return int64(len(m.sums)) * 32 }
+
+func (m *decimalPartialSumAcc) Update(groups []uint32, args []arrow.Array) error {
+	x, ok := args[0].(*array.Decimal128)
+	if !ok {
+		return fmt.Errorf("expr: decimal sum's partial step over %s", args[0].DataType())
+	}
+	sums, n, vals := m.sums, m.n, x.Values()
+	if x.NullN() == 0 {
+		for i, g := range groups {
+			sums[g].add(vals[i])
+			n[g]++
+		}
+		return nil
+	}
+	for i, g := range groups {
+		if x.IsValid(i) {
+			sums[g].add(vals[i])
+			n[g]++
+		}
+	}
+	return nil
+}
+
+func (m *decimalPartialSumAcc) Retract([]uint32, []arrow.Array) error { return errInsertOnly }
+
+func (m *decimalPartialSumAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error) {
+	b := array.NewDecimal128Builder(ctx.mem(), sqltypes.ToArrow(m.t, ctx.tz()).(*arrow.Decimal128Type))
+	defer b.Release()
+	b.Reserve(len(groups))
+	for _, g := range groups {
+		if v, ok := m.sums[g].num(); ok && m.n[g] > 0 && v.FitsInPrecision(m.t.Precision) {
+			b.UnsafeAppend(v)
+		} else {
+			b.UnsafeAppendBoolToBitmap(false)
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// num is a as a 128-bit decimal value; ok is false when it does not fit 128 bits.
+func (a sum192) num() (decimal128.Num, bool) {
+	return decimal128.New(int64(a.mid), a.lo), a.hi == int64(a.mid)>>63
+}
+
 // decimalMergeAcc is decimal sum's and avg's final step over partial (sum, count) pairs. It only
 // runs in batch aggregates: no retraction.
 type decimalMergeAcc struct {
 	sumT, t   sqltypes.DataType
 	avg, ansi bool
-	sums      []*big.Int
+	sums      []sum192
 	counts    []int64
 	overflow  []bool
-	pend      []sum192
-	dirty     []bool
 }
 
 func (m *decimalMergeAcc) Grow(n int) {
 	m.sums, m.counts, m.overflow = growTo(m.sums, n), growTo(m.counts, n), growTo(m.overflow, n)
 }
 
-func (m *decimalMergeAcc) SizeBytes() int64 { return int64(len(m.sums)) * 48 }
+func (m *decimalMergeAcc) SizeBytes() int64 { return int64(len(m.sums)) * 40 }
 
 func (m *decimalMergeAcc) Update(groups []uint32, args []arrow.Array) error {
 	sums, ok1 := args[0].(*array.Decimal128)
@@ -73,8 +122,6 @@ func (m *decimalMergeAcc) Update(groups []uint32, args []arrow.Array) error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("expr: decimal %s's final step over %s and %s", m.name(), args[0].DataType(), args[1].DataType())
 	}
-	m.pend, m.dirty = growTo(m.pend, len(m.sums)), growTo(m.dirty, len(m.sums))
-	var touched []uint32
 	sv, cv := sums.Values(), counts.Int64Values()
 	for i, g := range groups {
 		m.counts[g] += cv[i]
@@ -84,18 +131,7 @@ func (m *decimalMergeAcc) Update(groups []uint32, args []arrow.Array) error {
 			}
 			continue
 		}
-		if !m.dirty[g] {
-			m.dirty[g] = true
-			touched = append(touched, g)
-		}
-		m.pend[g].add(sv[i])
-	}
-	for _, g := range touched {
-		if m.sums[g] == nil {
-			m.sums[g] = new(big.Int)
-		}
-		m.pend[g].addTo(m.sums[g])
-		m.pend[g], m.dirty[g] = sum192{}, false
+		m.sums[g].add(sv[i])
 	}
 	return nil
 }
@@ -110,26 +146,38 @@ func (m *decimalMergeAcc) name() string {
 func (m *decimalMergeAcc) Retract([]uint32, []arrow.Array) error { return errInsertOnly }
 
 func (m *decimalMergeAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error) {
-	out := make([]any, len(groups))
-	for i, g := range groups {
+	b := array.NewDecimal128Builder(ctx.mem(), sqltypes.ToArrow(m.t, ctx.tz()).(*arrow.Decimal128Type))
+	defer b.Release()
+	b.Reserve(len(groups))
+	for _, g := range groups {
 		if m.counts[g] <= 0 {
+			b.UnsafeAppendBoolToBitmap(false)
 			continue
 		}
 		if m.overflow[g] {
 			if m.ansi {
 				return nil, decimalSumOverflow()
 			}
+			b.UnsafeAppendBoolToBitmap(false)
 			continue
 		}
-		v, ok, err := decimalSumResult(orZero(m.sums[g]), m.counts[g], m.sumT, m.t, m.avg, m.ansi)
+		if v, ok := m.sums[g].num(); ok && !m.avg && v.FitsInPrecision(m.sumT.Precision) {
+			b.UnsafeAppend(v)
+			continue
+		}
+		sum := new(big.Int)
+		m.sums[g].addTo(sum)
+		v, ok, err := decimalSumResult(sum, m.counts[g], m.sumT, m.t, m.avg, m.ansi)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out[i] = v
+			b.UnsafeAppend(v)
+		} else {
+			b.UnsafeAppendBoolToBitmap(false)
 		}
 	}
-	return BuildArray(ctx.mem(), m.t, ctx.tz(), out), nil
+	return b.NewArray(), nil
 }
 
 // decimalSumResult is a decimal sum's or avg's result from the exact sum of n non-NULL values:
