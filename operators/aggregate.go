@@ -77,6 +77,7 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 			a.accs = append(a.accs, acc)
 			a.everyRow = append(a.everyRow, expr.CountsEveryRow(f))
 		}
+		a.argsOf = sharedArgs(spec.Aggs, a.everyRow)
 		for _, t := range spec.KeyTypes {
 			a.outTypes = append(a.outTypes, t)
 		}
@@ -115,8 +116,10 @@ type hashAggregate struct {
 	groups []uint32
 	// everyRow marks the aggregates fed without arguments (expr.CountsEveryRow).
 	everyRow []bool
-	counts   []int64 // live rows per group
-	changed  []bool
+	// argsOf[k] is the aggregate whose evaluated arguments aggregate k reads (sharedArgs).
+	argsOf  []int
+	counts  []int64 // live rows per group
+	changed []bool
 	// emitted (streaming) marks the groups whose row is out downstream: the row equals the
 	// group's result as it was before the group's first change of the epoch.
 	emitted []bool
@@ -255,21 +258,67 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 			}
 		}
 	}
+	evaluated := make([][]arrow.Array, len(a.spec.Aggs))
+	defer func() {
+		for _, args := range evaluated {
+			releaseAll(args)
+		}
+	}()
 	for k, f := range a.spec.Aggs {
 		var args []arrow.Array
-		if !a.everyRow[k] {
+		switch j := a.argsOf[k]; {
+		case a.everyRow[k]:
+		case j != k:
+			args = evaluated[j]
+		default:
 			var err error
 			if args, err = evalUser(a.ctx, f.Args(), user); err != nil {
 				return err
 			}
+			evaluated[k] = args
 		}
-		err := a.feed(a.accs[k], groups, args, ins, rets)
-		releaseAll(args)
-		if err != nil {
+		if err := a.feed(a.accs[k], groups, args, ins, rets); err != nil {
 			return err
+		}
+		if a.argsOf[k] == k && !slices.Contains(a.argsOf[k+1:], k) {
+			releaseAll(args)
+			evaluated[k] = nil
 		}
 	}
 	return nil
+}
+
+// sharedArgs maps each aggregate to the first one with the same argument expressions (the
+// same Expr values, as a split avg's or decimal sum's partial sum and count have): its
+// arguments are evaluated once per batch. Aggregates fed without arguments (everyRow) share
+// nothing.
+func sharedArgs(aggs []expr.AggFunc, everyRow []bool) []int {
+	argsOf := make([]int, len(aggs))
+	for k, f := range aggs {
+		argsOf[k] = k
+		if everyRow[k] {
+			continue
+		}
+		for j := range k {
+			if argsOf[j] == j && !everyRow[j] && sameExprs(aggs[j].Args(), f.Args()) {
+				argsOf[k] = j
+				break
+			}
+		}
+	}
+	return argsOf
+}
+
+func sameExprs(a, b []expr.Expr) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // countRetracted is the number of retraction rows of a batch's _retracted column.

@@ -350,26 +350,13 @@ func (s *sumAcc) Result(ctx *Context, groups []uint32) (arrow.Array, error) {
 				out[i] = int32(s.ints[g])
 			}
 		case sqltypes.Decimal:
-			sum := s.decs[g]
-			if sum == nil {
-				sum = new(big.Int)
+			v, ok, err := decimalSumResult(orZero(s.decs[g]), s.n[g], s.t, rt, s.avg, s.ansi && !s.try)
+			if err != nil {
+				return nil, err
 			}
-			if !s.avg {
-				if !fitsPrecision(sum, s.t.Precision) {
-					if s.ansi && !s.try {
-						return nil, decimalOverflow(formatDecimal(bigToNum(sum), s.t.Scale), s.t.Precision, s.t.Scale)
-					}
-					continue
-				}
-				out[i] = bigToNum(sum)
-				continue
+			if ok {
+				out[i] = v
 			}
-			num := new(big.Int).Mul(sum, pow10(rt.Scale-s.t.Scale))
-			q := divHalfUp(num, big.NewInt(s.n[g]))
-			if !fitsPrecision(q, rt.Precision) {
-				continue
-			}
-			out[i] = bigToNum(q)
 		default:
 			if s.avg {
 				out[i] = s.floats[g] / float64(s.n[g])

@@ -18,8 +18,9 @@ var partialFinal = map[string]string{"count": "sum", "sum": "sum", "min": "min",
 // partition's rows (the partial aggregation, one row per group and partition), and final,
 // over the partial results found in columns col, col+1, …, gives f's result with f's type.
 // count, sum (of integers and doubles), min and max are their own partial; avg of a double
-// splits into a double sum and a count. ok is false when f does not split (DISTINCT, a decimal
-// or interval sum or avg, whose final step would need other types, any other function).
+// splits into a double sum and a count; sum and avg of a decimal into a wider decimal sum and a
+// count (agg_partial_decimal.go). ok is false when f does not split (DISTINCT, an interval sum
+// or avg, try_sum / try_avg, any other function).
 func SplitAggregate(f AggFunc, col int) (partials []AggFunc, final AggFunc, ok bool) {
 	a, isAgg := f.(*aggFunc)
 	if !isAgg || a.distinct {
@@ -28,7 +29,11 @@ func SplitAggregate(f AggFunc, col int) (partials []AggFunc, final AggFunc, ok b
 	partialCol := func(i int, t sqltypes.DataType) Expr {
 		return &Column{Index: col + i, Name: fmt.Sprintf("_partial%d", col+i), T: t, Null: true}
 	}
-	if a.name == "avg" || a.name == "mean" {
+	isAvg := a.name == "avg" || a.name == "mean"
+	if (isAvg || a.name == "sum") && len(a.args) == 1 && a.args[0].Type().Kind == sqltypes.Decimal {
+		return splitDecimalSum(a, partialCol)
+	}
+	if isAvg {
 		return splitAvg(a, partialCol)
 	}
 	name, splits := partialFinal[a.name]
