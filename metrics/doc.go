@@ -15,7 +15,7 @@
 //     recentProgress: weir_query_batches_total is the number of progress reports,
 //     weir_query_input_rows_total the sum of their numInputRows. The series beyond Spark's
 //     progress fields come from the maps where the query puts them: end-to-end latency and
-//     checkpoint size from the progress' metrics map, spill bytes from a state operator's
+//     checkpoint size from the sink progress' metrics map, spill bytes from a state operator's
 //     customMetrics.spillBytes, Kafka lag per partition and files outstanding from a
 //     source's metrics (offsetsBehindLatest, numFilesOutstanding).
 //   - Series are labelled {name, id}: the query name ("" for none) and its persistent id. A

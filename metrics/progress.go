@@ -39,13 +39,13 @@ type progress struct {
 			FilesOutstanding    string `json:"numFilesOutstanding"`
 		} `json:"metrics"`
 	} `json:"sources"`
-	Metrics struct {
-		EndToEndLatencyMs      string `json:"endToEndLatencyMs"`
-		EndToEndLatencyFrom    string `json:"endToEndLatencyFrom"`
-		CheckpointBytesWritten string `json:"checkpointBytesWritten"`
-	} `json:"metrics"`
 	Sink struct {
 		NumOutputRows int64 `json:"numOutputRows"`
+		Metrics       struct {
+			EndToEndLatencyMs      string `json:"endToEndLatencyMs"`
+			EndToEndLatencyFrom    string `json:"endToEndLatencyFrom"`
+			CheckpointBytesWritten string `json:"checkpointBytesWritten"`
+		} `json:"metrics"`
 	} `json:"sink"`
 }
 
@@ -83,12 +83,12 @@ func (p *progress) checkpointDuration() time.Duration {
 // latency is the epoch's end-to-end latency and where it runs from ("event_time" or
 // "arrival"); ok false when the epoch reported none (it read no rows).
 func (p *progress) latency() (d time.Duration, from string, ok bool) {
-	ms, err := strconv.ParseInt(p.Metrics.EndToEndLatencyMs, 10, 64)
+	ms, err := strconv.ParseInt(p.Sink.Metrics.EndToEndLatencyMs, 10, 64)
 	if err != nil {
 		return 0, "", false
 	}
 	from = "arrival"
-	if p.Metrics.EndToEndLatencyFrom == "eventTime" {
+	if p.Sink.Metrics.EndToEndLatencyFrom == "eventTime" {
 		from = "event_time"
 	}
 	return time.Duration(ms) * time.Millisecond, from, true
@@ -96,7 +96,7 @@ func (p *progress) latency() (d time.Duration, from string, ok bool) {
 
 // checkpointBytes is what the epoch wrote to its checkpoint (ok false without a checkpoint).
 func (p *progress) checkpointBytes() (int64, bool) {
-	n, err := strconv.ParseInt(p.Metrics.CheckpointBytesWritten, 10, 64)
+	n, err := strconv.ParseInt(p.Sink.Metrics.CheckpointBytesWritten, 10, 64)
 	return n, err == nil
 }
 

@@ -235,7 +235,7 @@ func TestConcurrentQueriesAndScrapes(t *testing.T) {
 	}
 }
 
-// TestLatencySpillCheckpointAndLagSeries: the series of the progress' metrics maps.
+// TestLatencySpillCheckpointAndLagSeries: the series of the progress' metrics maps (sink, sources, customMetrics).
 func TestLatencySpillCheckpointAndLagSeries(t *testing.T) {
 	r := New("test", "4.1.0")
 	l := r.QueryListener()
@@ -279,6 +279,6 @@ func mapsEvent(batch int64, latency, from, written, lag0, lag1, files string) qu
 		`"sources":[{"description":"KafkaV2","metrics":{"minOffsetsBehindLatest":"%s","maxOffsetsBehindLatest":"%s",`+
 		`"avgOffsetsBehindLatest":"1.0","offsetsBehindLatest":"{\"t\":{\"0\":%s,\"1\":%s}}"}},`+
 		`{"description":"FileStreamSource","metrics":{"numFilesOutstanding":"%s"}}],`+
-		`"sink":{"description":"MemorySink","numOutputRows":5},"metrics":%s}}`,
+		`"sink":{"description":"MemorySink","numOutputRows":5,"metrics":%s}}}`,
 		batch, 1000*batch, lag0, lag1, lag0, lag1, files, metrics)}
 }

@@ -198,7 +198,7 @@ func TestCheckpointedAggregateResumesExactly(t *testing.T) {
 		// Every epoch wrote its offsets record and the aggregate's snapshot (ten groups) to
 		// the checkpoint.
 		for _, raw := range q.RecentProgress() {
-			written := progressOf(t, raw)["metrics"].(map[string]any)["checkpointBytesWritten"]
+			written := progressOf(t, raw)["sink"].(map[string]any)["metrics"].(map[string]any)["checkpointBytesWritten"]
 			if n, err := strconv.Atoi(fmt.Sprint(written)); err != nil || n < 100 {
 				t.Fatalf("checkpoint bytes written %v in %s", written, raw)
 			}

@@ -33,9 +33,6 @@ type progressJSON struct {
 	Sources                []sourceProgressJSON  `json:"sources"`
 	Sink                   sinkProgressJSON      `json:"sink"`
 	ObservedMetrics        map[string]jsonObject `json:"observedMetrics"`
-	// Metrics is Weir's per-epoch metrics beyond Spark's fields (string values, like the
-	// metrics maps of Spark's source and sink progress): see progressMetrics.
-	Metrics map[string]string `json:"metrics,omitempty"`
 }
 
 type jsonObject map[string]any
@@ -81,6 +78,10 @@ type sourceProgressJSON struct {
 type sinkProgressJSON struct {
 	Description   string `json:"description"`
 	NumOutputRows int64  `json:"numOutputRows"`
+	// Metrics is Spark's SinkProgress.metrics (string values), where Weir reports the epoch's
+	// commit: see sinkMetrics. PySpark keeps it (lastProgress.sink.metrics), unlike a key of its
+	// own at the top level.
+	Metrics map[string]string `json:"metrics,omitempty"`
 }
 
 // stateOperator is a stateful operator of the plan, as progress reports it.
@@ -212,7 +213,7 @@ func (q *Query) buildProgress(s epochStats) string {
 	}
 	p.InputRowsPerSecond = rate(p.NumInputRows, sinceLast)
 	p.ProcessedRowsPerSecond = rate(p.NumInputRows, trigger)
-	p.Metrics = q.progressMetrics(s, p.NumInputRows, oldest, hasEventTime)
+	p.Sink.Metrics = q.sinkMetrics(s, p.NumInputRows, oldest, hasEventTime)
 	b, err := json.Marshal(p)
 	if err != nil {
 		// Every field is a plain string, integer or finite float: marshalling cannot fail.
@@ -221,7 +222,7 @@ func (q *Query) buildProgress(s epochStats) string {
 	return string(b)
 }
 
-// progressMetrics is progress' metrics map:
+// sinkMetrics is the sink progress' metrics map, about the epoch's commit:
 //   - endToEndLatencyMs, for an epoch that read rows: from its oldest row to its commit (the
 //     progress is published once the sink and checkpoint committed). endToEndLatencyFrom says
 //     from when: "eventTime", the oldest event time the epoch read (queries with a watermark);
@@ -230,7 +231,7 @@ func (q *Query) buildProgress(s epochStats) string {
 //     own). A rate-limited source's backlog arrived earlier than that.
 //   - checkpointBytesWritten, with a checkpoint: the bytes the epoch wrote to it (offsets-log
 //     record and state snapshots).
-func (q *Query) progressMetrics(s epochStats, rows, oldestUs int64, hasEventTime bool) map[string]string {
+func (q *Query) sinkMetrics(s epochStats, rows, oldestUs int64, hasEventTime bool) map[string]string {
 	out := map[string]string{}
 	if q.cp != nil {
 		out["checkpointBytesWritten"] = strconv.FormatInt(s.checkpointBytes, 10)

@@ -490,7 +490,7 @@ func TestProgressJSONHasEveryRequiredKey(t *testing.T) {
 		// without a checkpoint nothing is written to one; nothing spilled.
 		for i, want := range []string{"0", "1000"} {
 			p := progressOf(t, ps[i])
-			metrics := p["metrics"].(map[string]any)
+			metrics := p["sink"].(map[string]any)["metrics"].(map[string]any)
 			if metrics["endToEndLatencyMs"] != want || metrics["endToEndLatencyFrom"] != "arrival" {
 				t.Fatalf("epoch %d metrics %v", i, metrics)
 			}
