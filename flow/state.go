@@ -34,7 +34,9 @@ type StateBackend interface {
 type StateMetrics struct {
 	NumRowsTotal, NumRowsUpdated, NumRowsRemoved int64
 	MemoryUsedBytes                              int64
-	CommitTime                                   time.Duration
+	// SpillBytes is the size of the state spilled out of memory (its state.Spill stores).
+	SpillBytes int64
+	CommitTime time.Duration
 }
 
 // StateReporter is an optional Operator extension: StateMetrics is called at each aligned

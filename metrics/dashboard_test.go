@@ -18,6 +18,7 @@ func TestDashboardNamesExist(t *testing.T) {
 	r.SetServerStats(func() ServerStats { return ServerStats{} })
 	// Give every vector a child so Gather lists it.
 	r.QueryListener().OnEvent(progressEvent("q", "n", 0, 1, 1, "2026-01-01T00:00:00.000Z", 1, 0))
+	r.QueryListener().OnEvent(mapsEvent(1, "10", "arrival", "100", "1", "2", "3"))
 	r.RPC("m")
 	r.Error("m", "C")
 	r.server.queryFailures.WithLabelValues("C").Inc()

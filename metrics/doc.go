@@ -13,7 +13,11 @@
 //     counters, gauges and histograms are client_golang's atomic ones, held per query, and
 //     the registry reads them at scrape. The batch count and row counters therefore agree with
 //     recentProgress: weir_query_batches_total is the number of progress reports,
-//     weir_query_input_rows_total the sum of their numInputRows.
+//     weir_query_input_rows_total the sum of their numInputRows. The series beyond Spark's
+//     progress fields come from the maps where the query puts them: end-to-end latency and
+//     checkpoint size from the sink progress' metrics map, spill bytes from a state operator's
+//     customMetrics.spillBytes, Kafka lag per partition and files outstanding from a
+//     source's metrics (offsetsBehindLatest, numFilesOutstanding).
 //   - Series are labelled {name, id}: the query name ("" for none) and its persistent id. A
 //     query's series stay while it runs and for Retention after it terminates
 //     (weir_query_active 0), then are dropped at the next scrape; a restart of the same id

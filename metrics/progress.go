@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -28,9 +29,23 @@ type progress struct {
 		NumRowsTotal              int64  `json:"numRowsTotal"`
 		MemoryUsedBytes           int64  `json:"memoryUsedBytes"`
 		NumRowsDroppedByWatermark int64  `json:"numRowsDroppedByWatermark"`
+		CustomMetrics             struct {
+			SpillBytes int64 `json:"spillBytes"`
+		} `json:"customMetrics"`
 	} `json:"stateOperators"`
+	Sources []struct {
+		Metrics struct {
+			OffsetsBehindLatest string `json:"offsetsBehindLatest"`
+			FilesOutstanding    string `json:"numFilesOutstanding"`
+		} `json:"metrics"`
+	} `json:"sources"`
 	Sink struct {
 		NumOutputRows int64 `json:"numOutputRows"`
+		Metrics       struct {
+			EndToEndLatencyMs      string `json:"endToEndLatencyMs"`
+			EndToEndLatencyFrom    string `json:"endToEndLatencyFrom"`
+			CheckpointBytesWritten string `json:"checkpointBytesWritten"`
+		} `json:"metrics"`
 	} `json:"sink"`
 }
 
@@ -64,6 +79,29 @@ func progressTime(s string) (time.Time, bool) {
 func (p *progress) checkpointDuration() time.Duration {
 	return time.Duration(p.DurationMs.WalCommit+p.DurationMs.CommitOffsets) * time.Millisecond
 }
+
+// latency is the epoch's end-to-end latency and where it runs from ("event_time" or
+// "arrival"); ok false when the epoch reported none (it read no rows).
+func (p *progress) latency() (d time.Duration, from string, ok bool) {
+	ms, err := strconv.ParseInt(p.Sink.Metrics.EndToEndLatencyMs, 10, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	from = "arrival"
+	if p.Sink.Metrics.EndToEndLatencyFrom == "eventTime" {
+		from = "event_time"
+	}
+	return time.Duration(ms) * time.Millisecond, from, true
+}
+
+// checkpointBytes is what the epoch wrote to its checkpoint (ok false without a checkpoint).
+func (p *progress) checkpointBytes() (int64, bool) {
+	n, err := strconv.ParseInt(p.Sink.Metrics.CheckpointBytesWritten, 10, 64)
+	return n, err == nil
+}
+
+// partitionLag is a Kafka source's offsetsBehindLatest: lag per topic and partition.
+type partitionLag map[string]map[string]int64
 
 // terminated is a QueryTerminatedEvent's JSON.
 type terminated struct {

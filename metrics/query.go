@@ -20,8 +20,10 @@ type queryMetrics struct {
 
 	active, lastBatch, inputRate, processedRate, watermark, watermarkLag *prometheus.GaugeVec
 	batches, inputRows, outputRows, lateRows                             *prometheus.CounterVec
-	batchDuration, checkpointDuration                                    *prometheus.HistogramVec
-	stateRows, stateMemory                                               *prometheus.GaugeVec
+	batchDuration, checkpointDuration, checkpointSize                    *prometheus.HistogramVec
+	latency                                                              *prometheus.HistogramVec
+	stateRows, stateMemory, stateSpill                                   *prometheus.GaugeVec
+	kafkaLag, filesOutstanding                                           *prometheus.GaugeVec
 
 	// failures is the server's query failures by class.
 	failures *prometheus.CounterVec
@@ -35,8 +37,9 @@ func newQueryMetrics(reg *prometheus.Registry, now func() time.Time, failures *p
 	counter := func(name, help string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, queryLabels)
 	}
-	hist := func(name, help string, buckets []float64) *prometheus.HistogramVec {
-		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, queryLabels)
+	hist := func(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets},
+			append(queryLabels[:2:2], labels...))
 	}
 	m := &queryMetrics{
 		now:      now,
@@ -64,13 +67,29 @@ func newQueryMetrics(reg *prometheus.Registry, now func() time.Time, failures *p
 		checkpointDuration: hist("weir_query_checkpoint_duration_seconds",
 			"Time each epoch spent writing its checkpoint (durationMs walCommit + commitOffsets; 0 without a checkpoint).",
 			prometheus.ExponentialBuckets(0.001, 2, 14)),
+		checkpointSize: hist("weir_query_checkpoint_size_bytes",
+			"Bytes each epoch wrote to its checkpoint (sink.metrics.checkpointBytesWritten: offsets record and state snapshots; queries with a checkpoint only).",
+			prometheus.ExponentialBuckets(256, 4, 12)),
+		latency: hist("weir_query_end_to_end_latency_seconds",
+			"Per epoch that read rows, from its oldest row to its commit (sink.metrics.endToEndLatencyMs): from=event_time from the oldest event time (queries with a watermark), from=arrival from the earliest time a row it read could have arrived.",
+			prometheus.ExponentialBuckets(0.001, 2, 22), "from"),
+		stateSpill: gauge("weir_query_state_spill_bytes",
+			"Size of the state a stateful operator spilled out of memory (customMetrics.spillBytes), by operator and its index in the plan.",
+			"operator", "index"),
+		kafkaLag: gauge("weir_query_kafka_offsets_behind_latest",
+			"Kafka consumer lag after the latest epoch: the partition's end offset last listed minus the offset the query read up to (the source's metrics.offsetsBehindLatest), by source index, topic and partition.",
+			"source", "topic", "partition"),
+		filesOutstanding: gauge("weir_query_source_files_outstanding",
+			"Files a file source found and has not read yet after the latest epoch (the source's metrics.numFilesOutstanding), by source index.",
+			"source"),
 		stateRows: gauge("weir_query_state_rows", "Rows a stateful operator holds (numRowsTotal), by operator and its index in the plan.",
 			"operator", "index"),
 		stateMemory: gauge("weir_query_state_memory_bytes",
 			"Memory a stateful operator's state uses (memoryUsedBytes), by operator and its index in the plan.", "operator", "index"),
 	}
 	reg.MustRegister(m.active, m.lastBatch, m.inputRate, m.processedRate, m.watermark, m.watermarkLag,
-		m.batches, m.inputRows, m.outputRows, m.lateRows, m.batchDuration, m.checkpointDuration, m.stateRows, m.stateMemory)
+		m.batches, m.inputRows, m.outputRows, m.lateRows, m.batchDuration, m.checkpointDuration, m.checkpointSize,
+		m.latency, m.stateRows, m.stateMemory, m.stateSpill, m.kafkaLag, m.filesOutstanding)
 	return m
 }
 
@@ -95,7 +114,7 @@ type queryState struct {
 	ops            []opSeries
 }
 
-type opSeries struct{ rows, memory prometheus.Gauge }
+type opSeries struct{ rows, memory, spill prometheus.Gauge }
 
 func (m *queryMetrics) newState(name, id string) *queryState {
 	return &queryState{name: name, id: id,
@@ -135,7 +154,8 @@ func (m *queryMetrics) dropLocked(s *queryState) {
 	for _, v := range []interface {
 		DeletePartialMatch(prometheus.Labels) int
 	}{m.active, m.lastBatch, m.inputRate, m.processedRate, m.watermark, m.watermarkLag, m.batches, m.inputRows,
-		m.outputRows, m.lateRows, m.batchDuration, m.checkpointDuration, m.stateRows, m.stateMemory} {
+		m.outputRows, m.lateRows, m.batchDuration, m.checkpointDuration, m.checkpointSize, m.latency, m.stateRows,
+		m.stateMemory, m.stateSpill, m.kafkaLag, m.filesOutstanding} {
 		v.DeletePartialMatch(l)
 	}
 }
@@ -170,13 +190,45 @@ func (m *queryMetrics) observe(p *progress) {
 		if i >= len(s.ops) {
 			idx := strconv.Itoa(i)
 			s.ops = append(s.ops, opSeries{rows: m.stateRows.WithLabelValues(s.name, s.id, op.OperatorName, idx),
-				memory: m.stateMemory.WithLabelValues(s.name, s.id, op.OperatorName, idx)})
+				memory: m.stateMemory.WithLabelValues(s.name, s.id, op.OperatorName, idx),
+				spill:  m.stateSpill.WithLabelValues(s.name, s.id, op.OperatorName, idx)})
 		}
 		s.ops[i].rows.Set(float64(op.NumRowsTotal))
 		s.ops[i].memory.Set(float64(op.MemoryUsedBytes))
+		s.ops[i].spill.Set(float64(op.CustomMetrics.SpillBytes))
 		late += op.NumRowsDroppedByWatermark
 	}
 	s.lateRows.Add(float64(late))
+	if d, from, ok := p.latency(); ok {
+		m.latency.WithLabelValues(s.name, s.id, from).Observe(d.Seconds())
+	}
+	if n, ok := p.checkpointBytes(); ok {
+		m.checkpointSize.WithLabelValues(s.name, s.id).Observe(float64(n))
+	}
+	m.observeSources(s, p)
+}
+
+// observeSources sets the sources' lag series: a Kafka source's lag per partition, a file
+// source's files outstanding.
+func (m *queryMetrics) observeSources(s *queryState, p *progress) {
+	for i, src := range p.Sources {
+		idx := strconv.Itoa(i)
+		if n, err := strconv.ParseInt(src.Metrics.FilesOutstanding, 10, 64); err == nil {
+			m.filesOutstanding.WithLabelValues(s.name, s.id, idx).Set(float64(n))
+		}
+		if src.Metrics.OffsetsBehindLatest == "" {
+			continue
+		}
+		var lag partitionLag
+		if json.Unmarshal([]byte(src.Metrics.OffsetsBehindLatest), &lag) != nil {
+			continue
+		}
+		for topic, parts := range lag {
+			for part, n := range parts {
+				m.kafkaLag.WithLabelValues(s.name, s.id, idx, topic, part).Set(float64(n))
+			}
+		}
+	}
 }
 
 // terminate marks query id terminated at now and counts a failure by its error class.

@@ -234,3 +234,51 @@ func TestConcurrentQueriesAndScrapes(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencySpillCheckpointAndLagSeries: the series of the progress' metrics maps (sink, sources, customMetrics).
+func TestLatencySpillCheckpointAndLagSeries(t *testing.T) {
+	r := New("test", "4.1.0")
+	l := r.QueryListener()
+	l.OnEvent(mapsEvent(1, "1500", "arrival", "300", "7", "2", "4"))
+	l.OnEvent(mapsEvent(2, "20", "eventTime", "5000", "0", "1", "0"))
+	l.OnEvent(mapsEvent(3, "", "", "100", "0", "0", "0")) // an epoch that read nothing: no latency
+	_, body := scrape(t, r.Handler(nil), "")
+	for _, line := range []string{
+		`weir_query_end_to_end_latency_seconds_count{from="arrival",id="q2",name="lag"} 1`,
+		`weir_query_end_to_end_latency_seconds_sum{from="arrival",id="q2",name="lag"} 1.5`,
+		`weir_query_end_to_end_latency_seconds_sum{from="event_time",id="q2",name="lag"} 0.02`,
+		`weir_query_checkpoint_size_bytes_count{id="q2",name="lag"} 3`,
+		`weir_query_checkpoint_size_bytes_sum{id="q2",name="lag"} 5400`,
+		`weir_query_state_spill_bytes{id="q2",index="0",name="lag",operator="dedupe"} 3000`,
+		`weir_query_kafka_offsets_behind_latest{id="q2",name="lag",partition="0",source="0",topic="t"} 0`,
+		`weir_query_kafka_offsets_behind_latest{id="q2",name="lag",partition="1",source="0",topic="t"} 0`,
+		`weir_query_source_files_outstanding{id="q2",name="lag",source="1"} 0`,
+	} {
+		if !strings.Contains(body, line) {
+			t.Errorf("scrape lacks %q", line)
+		}
+	}
+	if t.Failed() {
+		t.Log(body)
+	}
+}
+
+// mapsEvent is a progress event of query q2 with the metrics maps: the progress' (latency
+// and checkpoint bytes), a dedupe's customMetrics (spill bytes: 1000*batch), a Kafka and a
+// file source's.
+func mapsEvent(batch int64, latency, from, written, lag0, lag1, files string) query.Event {
+	metrics := `{"checkpointBytesWritten":"` + written + `"`
+	if latency != "" {
+		metrics += `,"endToEndLatencyMs":"` + latency + `","endToEndLatencyFrom":"` + from + `"`
+	}
+	metrics += "}"
+	return query.Event{Type: query.ProgressEvent, JSON: fmt.Sprintf(`{"progress":{"id":"q2","runId":"r","name":"lag",`+
+		`"timestamp":"2026-01-01T00:00:10.000Z","batchId":%d,"batchDuration":10,"numInputRows":5,`+
+		`"inputRowsPerSecond":1.0,"processedRowsPerSecond":1.0,"durationMs":{},"eventTime":{},`+
+		`"stateOperators":[{"operatorName":"dedupe","numRowsTotal":3,"memoryUsedBytes":10,"customMetrics":{"spillBytes":%d}}],`+
+		`"sources":[{"description":"KafkaV2","metrics":{"minOffsetsBehindLatest":"%s","maxOffsetsBehindLatest":"%s",`+
+		`"avgOffsetsBehindLatest":"1.0","offsetsBehindLatest":"{\"t\":{\"0\":%s,\"1\":%s}}"}},`+
+		`{"description":"FileStreamSource","metrics":{"numFilesOutstanding":"%s"}}],`+
+		`"sink":{"description":"MemorySink","numOutputRows":5,"metrics":%s}}}`,
+		batch, 1000*batch, lag0, lag1, lag0, lag1, files, metrics)}
+}

@@ -348,6 +348,7 @@ func (a *hashAggregate) StateMetrics() flow.StateMetrics {
 		m.NumRowsTotal += a.spill.tail.spilled - expired
 		m.NumRowsRemoved += expired
 		m.MemoryUsedBytes = a.memoryBytes()
+		m.SpillBytes = a.spill.tail.spillBytes()
 	}
 	return m
 }

@@ -105,6 +105,14 @@ func (t *spillTail) mayHold(h uint64) bool {
 	return t.spilled > 0 && t.filter != nil && t.filter.MayContain(h)
 }
 
+// spillBytes is the spill store's size (0 before anything spilled).
+func (t *spillTail) spillBytes() int64 {
+	if t.spill == nil {
+		return 0
+	}
+	return t.spill.SizeBytes()
+}
+
 // filterBytes is the filter's memory size.
 func (t *spillTail) filterBytes() int64 {
 	if t.filter == nil {

@@ -165,7 +165,7 @@ func (d *streamDedup) Watermark(_ context.Context, ts int64, _ flow.Emitter) err
 // keys added and evicted since the previous call; the memory used is the in-memory part's.
 func (d *streamDedup) StateMetrics() flow.StateMetrics {
 	m := flow.StateMetrics{NumRowsTotal: d.state.live(), NumRowsUpdated: d.updated, NumRowsRemoved: d.removed,
-		MemoryUsedBytes: d.state.memoryBytes()}
+		MemoryUsedBytes: d.state.memoryBytes(), SpillBytes: d.state.spillBytes()}
 	d.updated, d.removed = 0, 0
 	return m
 }

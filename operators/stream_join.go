@@ -461,6 +461,7 @@ func (j *streamJoin) StateMetrics() flow.StateMetrics {
 	for _, s := range j.sides {
 		m.NumRowsTotal += s.liveRows()
 		m.MemoryUsedBytes += s.memoryBytes()
+		m.SpillBytes += s.sp.spillBytes()
 	}
 	j.updated, j.removed = 0, 0
 	return m

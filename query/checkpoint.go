@@ -110,6 +110,8 @@ type checkpoint struct {
 	meta  checkpointMeta
 	// fresh: the location held no metadata (first start).
 	fresh bool
+	// written counts each epoch's bytes written (progress' checkpointBytesWritten).
+	written *checkpointBytes
 }
 
 // openCheckpoint opens (creating) the store at dir and checks the plan against the metadata of
@@ -124,7 +126,7 @@ func openCheckpoint(dir string, want checkpointMeta) (*checkpoint, error) {
 			"Cannot open checkpoint location %s: %v. Perhaps another process runs a query from this checkpoint.",
 			dir, err).Wrap(err)
 	}
-	cp := &checkpoint{dir: dir, store: store}
+	cp := &checkpoint{dir: dir, store: store, written: newCheckpointBytes()}
 	raw, ok, err := store.Metadata(storeKey)
 	if err == nil && ok {
 		err = json.Unmarshal(raw, &cp.meta)
@@ -168,8 +170,9 @@ func (s sourceMetadata) Put(b []byte) error         { return s.store.PutSourceMe
 // stateBackend saves operator state snapshots in the checkpoint (flow.StateBackend), under
 // state ids that survive stateless changes to the plan (see stateIDs).
 type stateBackend struct {
-	store *checkpoints.Store
-	ids   map[string]string
+	store   *checkpoints.Store
+	ids     map[string]string
+	written *checkpointBytes
 }
 
 func (b stateBackend) id(node string) string {
@@ -180,7 +183,11 @@ func (b stateBackend) id(node string) string {
 }
 
 func (b stateBackend) Save(node string, partition int, epoch int64, data []byte) error {
-	return b.store.PutState(storeKey, b.id(node), partition, epoch, data)
+	if err := b.store.PutState(storeKey, b.id(node), partition, epoch, data); err != nil {
+		return err
+	}
+	b.written.add(epoch, len(data))
+	return nil
 }
 
 func (b stateBackend) Load(node string, partition int, epoch int64) ([]byte, bool, error) {

@@ -3,8 +3,10 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/weirhq/weir/flow"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +194,14 @@ func TestCheckpointedAggregateResumesExactly(t *testing.T) {
 		so := p["stateOperators"].([]any)[0].(map[string]any)
 		if so["numRowsTotal"] != float64(10) || so["memoryUsedBytes"].(float64) <= 0 {
 			t.Fatalf("state operator progress %v", so)
+		}
+		// Every epoch wrote its offsets record and the aggregate's snapshot (ten groups) to
+		// the checkpoint.
+		for _, raw := range q.RecentProgress() {
+			written := progressOf(t, raw)["sink"].(map[string]any)["metrics"].(map[string]any)["checkpointBytesWritten"]
+			if n, err := strconv.Atoi(fmt.Sprint(written)); err != nil || n < 100 {
+				t.Fatalf("checkpoint bytes written %v in %s", written, raw)
+			}
 		}
 		reg.get("counts").Release()
 		next = last + 1

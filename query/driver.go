@@ -172,6 +172,17 @@ func (d *driver) publishProgress(a action) {
 	if q.state != nil {
 		s.state = q.state.take(a.Epoch)
 	}
+	if q.cp != nil {
+		s.checkpointBytes = q.cp.written.take(a.Epoch)
+	}
+	for i, src := range q.streams {
+		if r, ok := src.(sources.ReportsMetrics); ok {
+			if s.sourceMetrics == nil {
+				s.sourceMetrics = make([]map[string]string, len(q.streams))
+			}
+			s.sourceMetrics[i] = r.Metrics(at(a.End, i))
+		}
+	}
 	d.prevTriggerStart = t.triggerStart
 	for _, f := range q.feeds {
 		s.rows = append(s.rows, f.Rows(a.Epoch))
@@ -205,6 +216,9 @@ func (d *driver) writeOffsets(a action, now time.Time) (int64, error) {
 	b, err := encodeRecord(epochRecord{Epoch: a.Epoch, Start: a.Start, End: a.End, Meta: meta})
 	if err == nil {
 		err = d.q.cp.store.WriteOffsets(storeKey, a.Epoch, b)
+	}
+	if err == nil {
+		d.q.cp.written.add(a.Epoch, len(b))
 	}
 	if err != nil {
 		return 0, sparkerr.Newf(sparkerr.SparkException, "", "", "cannot log the offsets of epoch %d in the checkpoint: %v",

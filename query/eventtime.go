@@ -89,11 +89,12 @@ func eventTimeKeyed(aggs []*logical.Aggregate) bool {
 // epoch read and the epoch's watermark (Spark's batchWatermarkMs: computed from the epochs
 // before), as ISO-8601 UTC strings; empty without withWatermark (Spark reports the watermark
 // as the epoch, 1970-01-01T00:00:00.000Z, until the first one). Weir closes windows with the
-// watermark computed at the epoch's own barrier, which the next epoch reports.
-func eventTimeProgress(obs *planner.Observers, policy barrier.Policy) map[string]string {
-	out := map[string]string{}
+// watermark computed at the epoch's own barrier, which the next epoch reports. oldest is the
+// minimum event time (µs; ok false when the epoch read no rows with an event time).
+func eventTimeProgress(obs *planner.Observers, policy barrier.Policy) (out map[string]string, oldest int64, ok bool) {
+	out = map[string]string{}
 	if len(obs.EventTime) == 0 {
-		return out
+		return out, 0, false
 	}
 	var wm int64
 	var seenWM bool
@@ -119,7 +120,7 @@ func eventTimeProgress(obs *planner.Observers, policy barrier.Policy) map[string
 	if n > 0 {
 		out["min"], out["max"], out["avg"] = isoMicros(lo), isoMicros(hi), isoMicros(sum/n)
 	}
-	return out
+	return out, lo, n > 0
 }
 
 func isoMicros(us int64) string {

@@ -12,7 +12,7 @@ import (
 )
 
 func TestEventTimeProgressBeforeAnyWatermark(t *testing.T) {
-	if got := eventTimeProgress(&planner.Observers{}, barrier.PolicyMin); len(got) != 0 {
+	if got, _, _ := eventTimeProgress(&planner.Observers{}, barrier.PolicyMin); len(got) != 0 {
 		t.Fatalf("without withWatermark: %v", got)
 	}
 }

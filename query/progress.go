@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"github.com/weirhq/weir/sql/expr"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,11 +71,17 @@ type sourceProgressJSON struct {
 	NumInputRows           int64  `json:"numInputRows"`
 	InputRowsPerSecond     double `json:"inputRowsPerSecond"`
 	ProcessedRowsPerSecond double `json:"processedRowsPerSecond"`
+	// Metrics is the source's sources.ReportsMetrics (Spark omits an empty map).
+	Metrics map[string]string `json:"metrics,omitempty"`
 }
 
 type sinkProgressJSON struct {
 	Description   string `json:"description"`
 	NumOutputRows int64  `json:"numOutputRows"`
+	// Metrics is Spark's SinkProgress.metrics (string values), where Weir reports the epoch's
+	// commit: see sinkMetrics. PySpark keeps it (lastProgress.sink.metrics), unlike a key of its
+	// own at the top level.
+	Metrics map[string]string `json:"metrics,omitempty"`
 }
 
 // stateOperator is a stateful operator of the plan, as progress reports it.
@@ -96,6 +103,10 @@ type epochStats struct {
 	walCommit, commitOffsets            time.Duration
 	// state is the stateful operators' metrics, in plan order (nil: none reported).
 	state []flow.StateMetrics
+	// checkpointBytes is what the epoch wrote to the checkpoint; sourceMetrics the sources'
+	// sources.ReportsMetrics after it (nil where a source reports none).
+	checkpointBytes int64
+	sourceMetrics   []map[string]string
 }
 
 // timestamp renders t as Spark does: ISO-8601 UTC with milliseconds.
@@ -143,6 +154,7 @@ func (q *Query) buildProgress(s epochStats) string {
 	if !s.prevTriggerStart.IsZero() {
 		sinceLast = s.triggerStart.Sub(s.prevTriggerStart)
 	}
+	eventTime, oldest, hasEventTime := eventTimeProgress(&q.observers, q.progressPolicy())
 	p := progressJSON{
 		ID: q.id, RunID: q.runID, Name: nullableName(q.name), Timestamp: timestamp(s.triggerStart),
 		BatchID: s.epoch, BatchDuration: trigger.Milliseconds(),
@@ -151,7 +163,7 @@ func (q *Query) buildProgress(s epochStats) string {
 			TriggerExecution: trigger.Milliseconds(),
 			WalCommit:        s.walCommit.Milliseconds(), CommitOffsets: s.commitOffsets.Milliseconds(),
 		},
-		EventTime:       eventTimeProgress(&q.observers, q.progressPolicy()),
+		EventTime:       eventTime,
 		StateOperators:  []stateOperatorJSON{},
 		Sources:         []sourceProgressJSON{},
 		Sink:            sinkProgressJSON{Description: q.sink.Description(), NumOutputRows: s.outputRows},
@@ -169,6 +181,7 @@ func (q *Query) buildProgress(s epochStats) string {
 			m := s.state[i]
 			j.NumRowsTotal, j.NumRowsUpdated, j.NumRowsRemoved = m.NumRowsTotal, m.NumRowsUpdated, m.NumRowsRemoved
 			j.MemoryUsedBytes, j.CommitTimeMs = m.MemoryUsedBytes, m.CommitTime.Milliseconds()
+			j.CustomMetrics["spillBytes"] = m.SpillBytes
 		}
 		if op.name == "stateStoreSave" {
 			if aggs < len(dropped) {
@@ -195,16 +208,53 @@ func (q *Query) buildProgress(s epochStats) string {
 			StartOffset: offsetString(at(s.start, i)), EndOffset: offsetString(at(s.endOffsets, i)),
 			LatestOffset: offsetString(at(s.latest, i)), NumInputRows: rows,
 			InputRowsPerSecond: rate(rows, sinceLast), ProcessedRowsPerSecond: rate(rows, trigger),
+			Metrics: atMetrics(s.sourceMetrics, i),
 		})
 	}
 	p.InputRowsPerSecond = rate(p.NumInputRows, sinceLast)
 	p.ProcessedRowsPerSecond = rate(p.NumInputRows, trigger)
+	p.Sink.Metrics = q.sinkMetrics(s, p.NumInputRows, oldest, hasEventTime)
 	b, err := json.Marshal(p)
 	if err != nil {
 		// Every field is a plain string, integer or finite float: marshalling cannot fail.
 		panic(err)
 	}
 	return string(b)
+}
+
+// sinkMetrics is the sink progress' metrics map, about the epoch's commit:
+//   - endToEndLatencyMs, for an epoch that read rows: from its oldest row to its commit (the
+//     progress is published once the sink and checkpoint committed). endToEndLatencyFrom says
+//     from when: "eventTime", the oldest event time the epoch read (queries with a watermark);
+//     else "arrival", the oldest time a row could have arrived at its source and still be
+//     read by this epoch, the previous epoch's latest-offsets request (the first epoch: its
+//     own). A rate-limited source's backlog arrived earlier than that.
+//   - checkpointBytesWritten, with a checkpoint: the bytes the epoch wrote to it (offsets-log
+//     record and state snapshots).
+func (q *Query) sinkMetrics(s epochStats, rows, oldestUs int64, hasEventTime bool) map[string]string {
+	out := map[string]string{}
+	if q.cp != nil {
+		out["checkpointBytesWritten"] = strconv.FormatInt(s.checkpointBytes, 10)
+	}
+	if rows > 0 {
+		from, since := "arrival", s.prevTriggerStart
+		if since.IsZero() {
+			since = s.triggerStart
+		}
+		if hasEventTime {
+			from, since = "eventTime", time.UnixMicro(oldestUs)
+		}
+		out["endToEndLatencyMs"] = strconv.FormatInt(max(s.end.Sub(since).Milliseconds(), 0), 10)
+		out["endToEndLatencyFrom"] = from
+	}
+	return out
+}
+
+func atMetrics(ms []map[string]string, i int) map[string]string {
+	if i < len(ms) {
+		return ms[i]
+	}
+	return nil
 }
 
 func at(offs []sources.Offset, i int) sources.Offset {

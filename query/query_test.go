@@ -485,6 +485,23 @@ func TestProgressJSONHasEveryRequiredKey(t *testing.T) {
 		if p := progressOf(t, ps[1]); p["numInputRows"] != float64(6) || p["inputRowsPerSecond"] != float64(6) {
 			t.Fatalf("second epoch %v", p)
 		}
+		// Without event time, the latency runs from the previous epoch's latest-offsets request
+		// (the rows arrived after it) to the commit, a trigger interval later on the fake clock;
+		// without a checkpoint nothing is written to one; nothing spilled.
+		for i, want := range []string{"0", "1000"} {
+			p := progressOf(t, ps[i])
+			metrics := p["sink"].(map[string]any)["metrics"].(map[string]any)
+			if metrics["endToEndLatencyMs"] != want || metrics["endToEndLatencyFrom"] != "arrival" {
+				t.Fatalf("epoch %d metrics %v", i, metrics)
+			}
+			if _, ok := metrics["checkpointBytesWritten"]; ok {
+				t.Fatalf("epoch %d checkpoint bytes without a checkpoint: %v", i, metrics)
+			}
+			op := p["stateOperators"].([]any)[0].(map[string]any)
+			if op["customMetrics"].(map[string]any)["spillBytes"] != float64(0) {
+				t.Fatalf("epoch %d state operator %v", i, op)
+			}
+		}
 		// Rates are Scala Doubles in Spark's JSON ("6.0"): PySpark reads floats, not ints.
 		if !strings.Contains(ps[1], `"inputRowsPerSecond":6.0`) || !strings.Contains(ps[1], `"processedRowsPerSecond":`) {
 			t.Fatalf("rates not rendered as doubles: %s", ps[1])

@@ -212,7 +212,7 @@ func (m *Manager) build(q *Query, format, location string, ectx *expr.Context) e
 	q.sinkPar = g.Output.Parallelism
 	cpc := flow.Checkpointing{OnStateMetrics: q.state.record}
 	if q.cp != nil {
-		cpc.Backend = stateBackend{store: q.cp.store, ids: stateIDs(g)}
+		cpc.Backend = stateBackend{store: q.cp.store, ids: stateIDs(g), written: q.cp.written}
 		if r := q.resume; r != nil && r.restore {
 			cpc.Restore, cpc.HasRestore = r.restoreAt, true
 		}

@@ -41,6 +41,7 @@ func (l *stateMetricsLog) record(node string, _ int, epoch int64, m flow.StateMe
 	acc.NumRowsUpdated += m.NumRowsUpdated
 	acc.NumRowsRemoved += m.NumRowsRemoved
 	acc.MemoryUsedBytes += m.MemoryUsedBytes
+	acc.SpillBytes += m.SpillBytes
 	acc.CommitTime = max(acc.CommitTime, m.CommitTime)
 }
 

@@ -58,6 +58,14 @@ func OpenSpill(parent string) (*Spill, error) {
 // Dir is the store's directory.
 func (s *Spill) Dir() string { return s.dir }
 
+// SizeBytes is the store's size now: its files on disk (Pebble's disk space usage: tables and
+// manifest) and its memtables (what was spilled last, not yet flushed to a table). It is read
+// by the store's goroutine, like the writes.
+func (s *Spill) SizeBytes() int64 {
+	m := s.db.Metrics()
+	return int64(m.DiskSpaceUsage() + m.MemTable.Size)
+}
+
 // Get returns a copy of key's value.
 func (s *Spill) Get(key []byte) ([]byte, bool, error) {
 	v, closer, err := s.db.Get(key)

@@ -185,3 +185,24 @@ func TestHashFilter(t *testing.T) {
 	}
 	t.Logf("%d false positives in 100000, %d bytes", fp, f.Bytes())
 }
+
+// TestSpillSizeCountsWhatWasSpilled: SizeBytes covers the values written, flushed to tables or
+// still in a memtable.
+func TestSpillSizeCountsWhatWasSpilled(t *testing.T) {
+	s, err := OpenSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	empty := s.SizeBytes()
+	value := bytes.Repeat([]byte{'v'}, 64<<10)
+	const n = 160 // 10 MiB: more than a memtable holds, so some reach tables
+	for i := range n {
+		if err := s.Put([]byte(fmt.Sprintf("k%04d", i)), value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.SizeBytes(); got < empty+n*int64(len(value)) {
+		t.Fatalf("size %d after spilling %d bytes (empty: %d)", got, n*len(value), empty)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -64,6 +65,9 @@ type fileStream struct {
 	// availableNow: PrepareAvailableNow logged the files of Trigger.AvailableNow's target;
 	// Latest lists the directory no more.
 	availableNow bool
+	// unlogged is how many files the last listing found not seen before and left out of the
+	// log (past maxFilesPerTrigger, or still settling): pending beyond the logged batches.
+	unlogged int
 }
 
 func openFileStream(_ context.Context, format string, env sources.StreamEnv, options map[string]string, userSchema string) (sources.StreamSource, error) {
@@ -257,6 +261,8 @@ func (s *fileStream) logFresh(all bool) error {
 			fresh = append(fresh, f)
 		}
 	}
+	unseen := len(fresh)
+	s.unlogged = unseen
 	fresh = s.settle.split(fresh)
 	if s.opts.latestFirst {
 		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].MTime > fresh[j].MTime })
@@ -277,6 +283,7 @@ func (s *fileStream) logFresh(all bool) error {
 		for _, f := range fresh[:n] {
 			s.seen[f.Path] = true
 		}
+		s.unlogged -= n
 		fresh = fresh[n:]
 	}
 	if s.meta == nil {
@@ -287,6 +294,23 @@ func (s *fileStream) logFresh(all bool) error {
 		return sparkerr.Internal("encode file source metadata: %v", err)
 	}
 	return s.meta.Put(data)
+}
+
+// Metrics implements sources.ReportsMetrics: numFilesOutstanding (the name Databricks' Auto
+// Loader reports) is the files an epoch ending at end left to read: those of the log batches
+// after it and those the last listing found but did not log yet.
+func (s *fileStream) Metrics(end sources.Offset) map[string]string {
+	e, err := decodeFileOffset(end)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	n := s.unlogged
+	for _, b := range s.batches[min(max(e+1, 0), int64(len(s.batches))):] {
+		n += len(b)
+	}
+	s.mu.Unlock()
+	return map[string]string{"numFilesOutstanding": strconv.Itoa(n)}
 }
 
 // Read implements StreamSource.

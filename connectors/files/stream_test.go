@@ -166,11 +166,21 @@ func TestFileStreamMaxFilesPerTriggerAndLatestFirst(t *testing.T) {
 	if got := readAll(t, src, `{"logOffset":-1}`, `{"logOffset":0}`); strings.Join(got, ",") != "line 1,line 2" {
 		t.Fatalf("epoch 0 %v", got)
 	}
+	// The listing found three files and logged two: one is outstanding after epoch 0.
+	outstanding := func(end string) string {
+		return src.(sources.ReportsMetrics).Metrics(sources.Offset(end))["numFilesOutstanding"]
+	}
+	if got := outstanding(`{"logOffset":0}`); got != "1" {
+		t.Fatalf("files outstanding after epoch 0: %s", got)
+	}
 	if got := latest(t, src); got != `{"logOffset":1}` {
 		t.Fatalf("latest %s", got)
 	}
 	if got := readAll(t, src, `{"logOffset":0}`, `{"logOffset":1}`); strings.Join(got, ",") != "line 3" {
 		t.Fatalf("epoch 1 %v", got)
+	}
+	if got := outstanding(`{"logOffset":1}`); got != "0" {
+		t.Fatalf("files outstanding after epoch 1: %s", got)
 	}
 
 	newest := openFiles(t, mem, "text", map[string]string{"path": dir, "maxFilesPerTrigger": "1", "latestFirst": "true"}, "", nil)

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"strings"
 	"testing"
@@ -178,6 +179,14 @@ func TestKafkaSourceLatestStartAndMaxOffsetsPerTrigger(t *testing.T) {
 	}
 	if got := sortedRows(kafkaRows(t, limited, start, end)); got != "t/0/0 kold=old\nt/1/0 kx=x" {
 		t.Fatalf("limited rows\n%s", got)
+	}
+	// The lag after that epoch: the listed end offsets (6 and 5) minus what it read (1 and 1),
+	// not the capped latest offset.
+	got := limited.(sources.ReportsMetrics).Metrics(end)
+	want := map[string]string{"minOffsetsBehindLatest": "4", "maxOffsetsBehindLatest": "5",
+		"avgOffsetsBehindLatest": "4.5", "offsetsBehindLatest": `{"t":{"0":5,"1":4}}`}
+	if !maps.Equal(got, want) {
+		t.Fatalf("lag metrics %v, want %v", got, want)
 	}
 }
 

@@ -54,6 +54,9 @@ type kafkaStream struct {
 	// target is Trigger.AvailableNow's data (PrepareAvailableNow; nil: none): the latest
 	// offsets are taken from it instead of the cluster.
 	target kafkaOffsets
+	// available is the end offsets the last latest-offsets request listed, before any read
+	// limit (nil: none yet): what metrics measures the consumer lag against.
+	available kafkaOffsets
 }
 
 func openKafkaStream(_ context.Context, env sources.StreamEnv, options map[string]string, userSchema string) (sources.StreamSource, error) {
@@ -311,6 +314,7 @@ func (s *kafkaStream) Latest(ctx context.Context) (sources.Offset, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.noteAvailable(latest)
 	return encodeKafkaOffsets(latest), nil
 }
 
@@ -341,6 +345,7 @@ func (s *kafkaStream) LatestAndAvailable(ctx context.Context, start sources.Offs
 	} else if latest, err = s.endOffsetsFrom(ctx, from); err != nil {
 		return nil, nil, err
 	}
+	s.noteAvailable(latest)
 	available := encodeKafkaOffsets(latest)
 	if target == nil && s.opts.minOffsets > 0 && s.delayEpoch(from, latest) {
 		return start, available, nil

@@ -1,6 +1,8 @@
 """Observability from a stock PySpark client: Prometheus metrics on --metrics-listen agree
-with what lastProgress/recentProgress report for a running rate query."""
+with what lastProgress/recentProgress report for a running rate query and a checkpointed file
+query (end-to-end latency, checkpoint bytes, files outstanding)."""
 import datetime
+import os
 import re
 import socket
 import time
@@ -105,6 +107,60 @@ def test_metrics_follow_a_running_rate_query(metrics_server):
         wm = datetime.datetime.fromisoformat(last.eventTime["watermark"].replace("Z", "+00:00")).timestamp()
         assert value(final, "weir_query_watermark_timestamp_seconds", **labels) == pytest.approx(wm)
         assert value(final, "weir_query_watermark_lag_seconds", **labels) >= 0
+        # End-to-end latency: one observation per epoch that read rows, from its oldest event
+        # time (the query has a watermark) to its commit, as sink.metrics reports it.
+        read = [p for p in progress if p.numInputRows > 0]
+        assert read and all(p.sink.metrics["endToEndLatencyFrom"] == "eventTime" for p in read)
+        assert all("endToEndLatencyMs" not in p.sink.metrics for p in progress if p.numInputRows == 0)
+        event_time = {"from": "event_time", **labels}
+        assert value(final, "weir_query_end_to_end_latency_seconds_count", **event_time) == len(read)
+        assert value(final, "weir_query_end_to_end_latency_seconds_sum", **event_time) == pytest.approx(
+            sum(int(p.sink.metrics["endToEndLatencyMs"]) for p in read) / 1000)
+        assert value(final, "weir_query_state_spill_bytes", operator=op.operatorName, index="0",
+                     **labels) == op.customMetrics["spillBytes"] == 0
+    finally:
+        spark.stop()
+
+
+def test_file_query_reports_files_outstanding_and_checkpoint_bytes(metrics_server, tmp_path):
+    """A file source read one file per epoch reports the files it has left
+    (sources[].metrics.numFilesOutstanding); each epoch's checkpoint bytes and latency (from
+    the rows' arrival: no event time) are in sink.metrics and in the series."""
+    server, url = metrics_server
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(3):
+        (src / f"part-{i}.txt").write_text(f"line {i}\n")
+    old = time.time() - 60
+    for f in src.iterdir():
+        os.utime(f, (old, old))
+    spark = SparkSession.builder.remote(server.url).create()
+    try:
+        q = (spark.readStream.format("text").option("maxFilesPerTrigger", 1).load(str(src))
+             .writeStream.format("memory").queryName("obs_files")
+             .option("checkpointLocation", str(tmp_path / "cp")).trigger(processingTime="50 milliseconds").start())
+        labels = {"name": "obs_files", "id": q.id}
+        try:
+            deadline = time.time() + 30
+            while time.time() < deadline and sum(p.numInputRows for p in q.recentProgress) < 3:
+                time.sleep(0.1)
+        finally:
+            q.stop()
+        progress = q.recentProgress
+        assert q.exception() is None and sum(p.numInputRows for p in progress) == 3
+        outstanding = [int(p.sources[0].metrics["numFilesOutstanding"]) for p in progress]
+        # The first listing found three files and logged one per epoch.
+        assert outstanding[:3] == [2, 1, 0], outstanding
+        final = scrape(url)
+        assert value(final, "weir_query_source_files_outstanding", source="0", **labels) == outstanding[-1]
+        written = [int(p.sink.metrics["checkpointBytesWritten"]) for p in progress]
+        assert all(n > 0 for n in written)
+        assert value(final, "weir_query_checkpoint_size_bytes_count", **labels) == len(progress)
+        assert value(final, "weir_query_checkpoint_size_bytes_sum", **labels) == sum(written)
+        read = [p for p in progress if p.numInputRows > 0]
+        assert all(p.sink.metrics["endToEndLatencyFrom"] == "arrival" for p in read)
+        assert value(final, "weir_query_end_to_end_latency_seconds_count", **{"from": "arrival"},
+                     **labels) == len(read)
     finally:
         spark.stop()
 
