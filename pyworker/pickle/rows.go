@@ -42,10 +42,11 @@ func UDFInputSchema(types []sqltypes.DataType) sqltypes.Schema {
 }
 
 // NeedConversionInPython is EvaluatePython.needConversionInPython: whether values of t are sent
-// through a Row converter so Python turns them into date, datetime, timedelta or Row objects.
+// through a Row converter so Python turns them into date, datetime, timedelta, VariantVal or Row
+// objects.
 func NeedConversionInPython(t sqltypes.DataType) bool {
 	switch t.Kind {
-	case sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Struct:
+	case sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Struct, sqltypes.Variant:
 		return true
 	case sqltypes.Array:
 		return t.Elem != nil && NeedConversionInPython(*t.Elem)
