@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQueryListener
 
 CLIENT = tuple(int(p) for p in pyspark.__version__.split(".")[:2])
+LISTENER_WORKER = "pyspark.sql.connect.streaming.worker.listener_worker"
 
 
 def test_client_is_connect(spark):
@@ -93,33 +94,49 @@ def test_foreach_batch(spark, tmp_path):
     assert {r.batch for r in rows} == set(range(len(rows) // 4))
 
 
-class FileListener(StreamingQueryListener):
-    """Writes each event as a JSON line to a file: the one sink that works both where the listener
-    runs in the client (4.x) and where it runs in the server's Python worker (3.5)."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def _write(self, kind, qid):
-        with open(self.path, "a") as f:
-            f.write(json.dumps({"event": kind, "id": str(qid)}) + "\n")
-
-    def onQueryStarted(self, event):
-        self._write("started", event.id)
-
-    def onQueryProgress(self, event):
-        self._write("progress", event.progress.id)
-
-    def onQueryIdle(self, event):
-        pass
-
-    def onQueryTerminated(self, event):
-        self._write("terminated", event.id)
+def _worker_children(server_pid, module):
+    """Pids of the server's child processes running `python -m module`."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            continue
+        if ppid == server_pid and module.encode() in cmd:
+            out.append(int(pid))
+    return out
 
 
-def test_listener(spark, tmp_path):
+def test_listener(spark, server, tmp_path):
     # 3.5 pickles the listener to the server, which runs it in its own PySpark listener worker;
-    # 4.x keeps it in the client and receives events on the listener-bus stream.
+    # 4.x keeps it in the client and receives events on the listener-bus stream. The class is
+    # local so that cloudpickle sends it by value (the worker cannot import this test module).
+    class FileListener(StreamingQueryListener):
+        """Writes each event as a JSON line to a file: the one sink that works both where the
+        listener runs in the client (4.x) and where it runs in the server's Python worker (3.5)."""
+
+        def __init__(self, path):
+            self.path = path
+
+        def _write(self, kind, qid):
+            with open(self.path, "a") as f:
+                f.write(json.dumps({"event": kind, "id": str(qid)}) + "\n")
+
+        def onQueryStarted(self, event):
+            self._write("started", event.id)
+
+        def onQueryProgress(self, event):
+            self._write("progress", event.progress.id)
+
+        def onQueryIdle(self, event):
+            pass
+
+        def onQueryTerminated(self, event):
+            self._write("terminated", event.id)
+
     path = str(tmp_path / "events.jsonl")
     listener = FileListener(path)
     spark.streams.addListener(listener)
@@ -138,9 +155,15 @@ def test_listener(spark, tmp_path):
                 break
             time.sleep(0.1)
         kinds = [e["event"] for e in events]
-        # 4.1+ clients fire onQueryStarted from start()'s answer in the calling thread and the
+        # 4.x clients fire onQueryStarted from start()'s answer in the calling thread and the
         # progress events from the listener-bus thread, so the two may interleave either way.
         assert kinds.count("started") == 1 and kinds[-1] == "terminated" and "progress" in kinds, kinds
         assert {e["id"] for e in events} == {str(q.id)}
+        if CLIENT < (4, 0):
+            # The server's listener worker gets every event on one socket, the started one first.
+            assert kinds[0] == "started", kinds
+            assert len(_worker_children(server.proc.pid, LISTENER_WORKER)) == 1
     finally:
         spark.streams.removeListener(listener)
+    # Removing a server-side listener stops its worker before the call returns.
+    assert _worker_children(server.proc.pid, LISTENER_WORKER) == []
