@@ -9,9 +9,9 @@
 #
 # Usage: scripts/client-compat.sh [NAME...]   (NAME: pyspark-3.5, pyspark-4.0, ..., goclient;
 #        default: all). WEIR_BIN is the server (default bin/weir, built by the caller).
-# A cold run downloads about 790 MB (the 3.5 and 4.3 clients are whole pyspark sdists with Spark's
+# A cold run downloads about 850 MB (the 3.5 and 4.3 clients are whole pyspark sdists with Spark's
 # jars; the 4.0/4.1 clients 1.5 MB each, plus an older numpy and pyarrow for 3.5) and builds two
-# wheels; pip's cache makes later runs offline. Each client's smoke takes seconds.
+# wheels; later runs reuse the venvs (and pip's cache). Each client's smoke takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
