@@ -59,15 +59,19 @@ type serverListeners struct {
 	announced  map[string]bool // query ids whose started event was posted
 	held       []workerEvent
 	heldIDs    []string
+	closed     bool // the session closed: no more listeners
 }
 
-// add registers l under its id; it reports false when the id is taken. register adds the feed to
-// the query manager when it is the first listener.
-func (ls *serverListeners) add(l *serverListener, register func(query.Listener) func()) bool {
+// add registers l under its id; it fails when the id is taken or the session closed (the caller
+// then closes l). register adds the feed to the query manager when it is the first listener.
+func (ls *serverListeners) add(l *serverListener, register func(query.Listener) func(), sessionID string) error {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	if ls.closed {
+		return sessionClosed(sessionID)
+	}
 	if _, ok := ls.byID[l.id]; ok {
-		return false
+		return sparkerr.IllegalArgument("A streaming query listener with id %s is already registered", l.id)
 	}
 	if ls.byID == nil {
 		ls.byID = map[string]*serverListener{}
@@ -78,7 +82,7 @@ func (ls *serverListeners) add(l *serverListener, register func(query.Listener) 
 	if ls.unregister == nil {
 		ls.unregister = register(listenerFeed{ls})
 	}
-	return true
+	return nil
 }
 
 // remove unregisters and returns the listener with id, or nil.
@@ -110,8 +114,11 @@ func (ls *serverListeners) ids() []string {
 	return append([]string{}, ls.order...)
 }
 
-// closeAll stops every listener (session close).
+// closeAll stops every listener and refuses new ones (session close).
 func (ls *serverListeners) closeAll() {
+	ls.mu.Lock()
+	ls.closed = true
+	ls.mu.Unlock()
 	for _, id := range ls.ids() {
 		if l := ls.remove(id); l != nil {
 			l.close()

@@ -32,7 +32,7 @@ func TestServerListenersOrderStartedFirst(t *testing.T) {
 		return func() { registered-- }
 	}
 	a, b := queued("a"), queued("b")
-	if !ls.add(a, register) || !ls.add(b, register) || ls.add(queued("a"), register) {
+	if ls.add(a, register, "s") != nil || ls.add(b, register, "s") != nil || ls.add(queued("a"), register, "s") == nil {
 		t.Fatal("add: want a and b added once each")
 	}
 	if registered != 1 {
@@ -76,5 +76,9 @@ func TestServerListenersOrderStartedFirst(t *testing.T) {
 	ls.remove("b")
 	if registered != 0 {
 		t.Fatal("the feed stays registered without listeners")
+	}
+	ls.closeAll()
+	if err := ls.add(queued("c"), register, "s"); err == nil || registered != 0 {
+		t.Fatalf("add after the session closed: %v, feed registered %d", err, registered)
 	}
 }

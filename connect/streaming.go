@@ -282,9 +282,9 @@ func (s *Server) streamingQueryManagerCommand(ctx context.Context, sess *session
 		if err != nil {
 			return err
 		}
-		if !sess.listeners.add(l, m.AddListener) {
+		if err := sess.listeners.add(l, m.AddListener, sess.id); err != nil {
 			l.close()
-			return sparkerr.IllegalArgument("A streaming query listener with id %s is already registered", x.AddListener.GetId())
+			return err
 		}
 		result.ResultType = &pb.StreamingQueryManagerCommandResult_AddListener{AddListener: true}
 	case *pb.StreamingQueryManagerCommand_RemoveListener:
