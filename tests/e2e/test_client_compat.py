@@ -167,3 +167,26 @@ def test_listener(spark, server, tmp_path):
         spark.streams.removeListener(listener)
     # Removing a server-side listener stops its worker before the call returns.
     assert _worker_children(server.proc.pid, LISTENER_WORKER) == []
+
+
+def test_long_result_and_progress_reports(spark):
+    # A result of several Arrow batches, and a job long enough for ExecutionProgress responses
+    # (Spark 4's; a 3.5 client skips them as unknown fields) sent every millisecond: every client
+    # reads just the rows, and 4.x clients hand the progress to their handlers.
+    rows = spark.range(0, 50000, 1, 4).selectExpr("id", "id * 3 AS t").collect()
+    assert len(rows) == 50000 and sorted(r.id for r in rows) == list(range(50000))
+    assert all(r.t == 3 * r.id for r in rows)
+    seen = []
+    if hasattr(spark, "registerProgressHandler"):
+        spark.registerProgressHandler(lambda stages, inflight_tasks, operation_id, done: seen.append(done))
+    spark.conf.set("spark.connect.progress.reportInterval", "1ms")
+    try:
+        got = spark.range(0, 3000000, 1, 4).selectExpr("sum(hash(id) % 7) AS s").first().s
+        want = spark.sql("SELECT sum(hash(id) % 7) AS s FROM range(0, 3000000, 1, 4)").first().s
+        assert got == want
+    finally:
+        spark.conf.unset("spark.connect.progress.reportInterval")
+        if hasattr(spark, "clearProgressHandlers"):
+            spark.clearProgressHandlers()
+    if hasattr(spark, "registerProgressHandler"):
+        assert seen and seen[-1] is True, seen
