@@ -118,8 +118,9 @@ def test_listener(spark, server, tmp_path):
         """Writes each event as a JSON line to a file: the one sink that works both where the
         listener runs in the client (4.x) and where it runs in the server's Python worker (3.5)."""
 
-        def __init__(self, path):
+        def __init__(self, path, server_side):
             self.path = path
+            self.server_side = server_side
 
         def _write(self, kind, qid):
             with open(self.path, "a") as f:
@@ -135,10 +136,14 @@ def test_listener(spark, server, tmp_path):
             pass
 
         def onQueryTerminated(self, event):
+            if self.server_side:
+                # 3.5's worker hands the listener a session joined to the client's (self.spark).
+                self.spark.createDataFrame([(str(event.id),)], "id STRING").createOrReplaceTempView(
+                    "compat_listener_saw")
             self._write("terminated", event.id)
 
     path = str(tmp_path / "events.jsonl")
-    listener = FileListener(path)
+    listener = FileListener(path, server_side=CLIENT < (4, 0))
     spark.streams.addListener(listener)
     try:
         q = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 3).load()
@@ -162,6 +167,7 @@ def test_listener(spark, server, tmp_path):
         if CLIENT < (4, 0):
             # The server's listener worker gets every event on one socket, the started one first.
             assert kinds[0] == "started", kinds
+            assert [r.id for r in spark.sql("SELECT id FROM compat_listener_saw").collect()] == [str(q.id)]
             assert len(_worker_children(server.proc.pid, LISTENER_WORKER)) == 1
     finally:
         spark.streams.removeListener(listener)
