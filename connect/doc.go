@@ -1,5 +1,6 @@
 // Package connect is Weir's Spark Connect front door: a gRPC server implementing
-// spark.connect.SparkConnectService for stock PySpark 4.x clients.
+// spark.connect.SparkConnectService for stock Spark Connect clients (PySpark 3.5 to 4.3, the Go
+// client; README's compatibility table).
 //
 // Contract:
 //   - NewServer(opts...) builds a server; Serve(ctx, listener) runs it until ctx ends, then
@@ -69,8 +70,15 @@
 //     process_all_available; exception unset for a healthy query). Waits (await_termination,
 //     process_all_available, await_any_termination) end when the operation is cancelled; a query
 //     failure surfaces as a StreamingQueryException.
-//   - StreamingQueryManagerCommand serves spark.streams; 3.5-style server-side listeners are
-//     refused (add) or absent (remove → false, list → empty).
+//   - StreamingQueryManagerCommand serves spark.streams. A 3.5 client's add_listener carries a
+//     pickled listener, run on the server in PySpark's listener worker (listener_worker.go) fed
+//     from a queue; remove and list serve those listeners by id. onQueryStarted is posted by
+//     WriteStreamOperationStart, and a starting query's other events wait for it.
+//   - The streaming workers' protocols follow the PySpark release of --python
+//     (pyworker.InterpreterPySpark): 3.5's listener worker answers nothing per event, 4.x's a
+//     status; 4.3's foreachBatch worker reads the session to run each batch in (Weir sends the
+//     query's own session, where the batch is cached). Workers join their session with a URL
+//     whose token travels as x-weir-worker-token metadata, which every release sends in plaintext.
 //   - StreamingQueryListenerBusCommand: add keeps its ExecutePlan open, sends
 //     listener_bus_listener_added and then one events result per query event, and completes when
 //     a later remove arrives; nothing else travels on that stream.

@@ -34,6 +34,10 @@ type relationCache interface {
 type foreachBatchRunner struct {
 	cache  relationCache
 	revoke func()
+	// batchSession, when set, follows each batch id: PySpark 4.3's worker reads the session the
+	// batch runs in (Spark 4.3 clones one). Weir answers the query's own session, where the
+	// epoch's DataFrame is cached, so the function sees the session as 4.2's worker does.
+	batchSession string
 
 	mu     sync.Mutex // one call at a time; Close waits for it
 	worker *pyworker.Worker
@@ -48,6 +52,10 @@ func (s *Server) startForeachBatch(ctx context.Context, sess *session, fn *plan.
 	cache, ok := sess.engine.(relationCache)
 	if !ok {
 		return nil, sparkerr.Unsupported("this server's engine sessions do not run foreachBatch")
+	}
+	version, err := pyworker.InterpreterPySpark(ctx, s.opts.python)
+	if err != nil {
+		return nil, err
 	}
 	url, revoke, err := s.workers.issue(sess)
 	if err != nil {
@@ -64,6 +72,9 @@ func (s *Server) startForeachBatch(ctx context.Context, sess *session, fn *plan.
 		return nil, err
 	}
 	r := &foreachBatchRunner{cache: cache, revoke: revoke, worker: w}
+	if version.AtLeast(4, 3) {
+		r.batchSession = sess.id
+	}
 	err = errors.Join(w.WritePythonVersion(fn.PythonVer), w.WriteUTF(sess.id), w.WriteBytes(fn.Command), w.Flush(ctx))
 	if err == nil {
 		err = initFailure(r.status(ctx))
@@ -103,7 +114,11 @@ func (r *foreachBatchRunner) Call(ctx context.Context, batchID int64, schema sql
 	}
 	defer r.cache.UncacheRelation(id)
 	w := r.worker
-	if err := errors.Join(w.WriteUTF(id), w.WriteLong(batchID), w.Flush(ctx)); err != nil {
+	err := errors.Join(w.WriteUTF(id), w.WriteLong(batchID))
+	if r.batchSession != "" {
+		err = errors.Join(err, w.WriteUTF(r.batchSession))
+	}
+	if err := errors.Join(err, w.Flush(ctx)); err != nil {
 		return err
 	}
 	return r.status(ctx)

@@ -26,6 +26,8 @@ type session struct {
 
 	// bus is the session's client-side streaming listener bus.
 	bus listenerBus
+	// listeners are the session's server-side streaming listeners (3.5 clients).
+	listeners serverListeners
 }
 
 // ownedBy reports whether the caller (who, user) owns the session; the token part is compared
@@ -93,6 +95,7 @@ func (s *session) close() {
 	for _, e := range execs {
 		e.cancel(operationCanceled())
 	}
+	s.listeners.closeAll()
 	if eng, ok := s.engine.(StreamingEngine); ok {
 		eng.Close()
 	}

@@ -57,10 +57,14 @@ func (s *Server) startStream(ctx context.Context, sess *session, cmd *pb.Command
 		}
 		foreachBatch = r
 	}
+	// Server-side listeners hear onQueryStarted before the query's other events.
+	sess.listeners.beginStart()
 	q, err := eng.StartStream(ctx, ws, foreachBatch)
 	if err != nil {
+		sess.listeners.endStart("", "")
 		return err
 	}
+	sess.listeners.endStart(q.ID(), q.StartedEventJSON())
 	result := &pb.WriteStreamOperationStartResult{
 		QueryId: &pb.StreamingQueryInstanceId{Id: q.ID(), RunId: q.RunID()},
 		Name:    q.Name(),
@@ -268,14 +272,30 @@ func (s *Server) streamingQueryManagerCommand(ctx context.Context, sess *session
 		m.ResetTerminated()
 		result.ResultType = &pb.StreamingQueryManagerCommandResult_ResetTerminated{ResetTerminated: true}
 	case *pb.StreamingQueryManagerCommand_AddListener:
-		return sparkerr.Unsupported("StreamingQueryManager.addListener with a server-side listener (the Spark 3.5 " +
-			"client protocol) is not supported: Weir runs no Python on the server. Use a Spark 4 client, whose " +
-			"listeners run in the client.")
+		// A 3.5 client's listener, pickled: it runs in PySpark's listener worker on the server.
+		payload := x.AddListener.GetPythonListenerPayload()
+		if payload == nil {
+			return sparkerr.Unsupported("StreamingQueryManager.addListener with a JVM listener is not supported: " +
+				"Weir runs Python listeners only")
+		}
+		l, err := s.startServerListener(ctx, sess, x.AddListener.GetId(), payload)
+		if err != nil {
+			return err
+		}
+		if err := sess.listeners.add(l, m.AddListener, sess.id); err != nil {
+			l.close()
+			return err
+		}
+		result.ResultType = &pb.StreamingQueryManagerCommandResult_AddListener{AddListener: true}
 	case *pb.StreamingQueryManagerCommand_RemoveListener:
-		result.ResultType = &pb.StreamingQueryManagerCommandResult_RemoveListener{RemoveListener: false}
+		l := sess.listeners.remove(x.RemoveListener.GetId())
+		if l != nil {
+			l.close()
+		}
+		result.ResultType = &pb.StreamingQueryManagerCommandResult_RemoveListener{RemoveListener: l != nil}
 	case *pb.StreamingQueryManagerCommand_ListListeners:
 		result.ResultType = &pb.StreamingQueryManagerCommandResult_ListListeners{
-			ListListeners: &pb.StreamingQueryManagerCommandResult_ListStreamingQueryListenerResult{ListenerIds: []string{}},
+			ListListeners: &pb.StreamingQueryManagerCommandResult_ListStreamingQueryListenerResult{ListenerIds: sess.listeners.ids()},
 		}
 	case nil:
 		return sparkerr.IllegalArgument("Missing command in StreamingQueryManagerCommand")

@@ -14,6 +14,7 @@ import (
 	"github.com/weirhq/weir/sparkerr"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -66,11 +67,22 @@ func (e *workerEndpoint) serve(ctx context.Context, s *Server) (wait func(), err
 	}, nil
 }
 
-// authenticate admits a token issued by issue and answers as its session's owner.
+// workerTokenHeader carries a worker's token: PySpark's ChannelBuilder sends every URL parameter
+// it does not know as request metadata, in 3.5 as in 4.x, whereas a token= parameter makes 3.5
+// insist on TLS (4.x sends it in plaintext to localhost).
+const workerTokenHeader = "x-weir-worker-token"
+
+// authenticate admits a token issued by issue (in workerTokenHeader, or as a bearer token) and
+// answers as its session's owner.
 func (e *workerEndpoint) authenticate(ctx context.Context) (context.Context, error) {
-	tok, err := bearerToken(ctx)
-	if err != nil {
-		return nil, err
+	var tok string
+	if md, _ := metadata.FromIncomingContext(ctx); len(md.Get(workerTokenHeader)) > 0 {
+		tok = md.Get(workerTokenHeader)[0]
+	} else {
+		var err error
+		if tok, err = bearerToken(ctx); err != nil {
+			return nil, err
+		}
 	}
 	e.mu.Lock()
 	sess, ok := e.tokens[principal(sha256.Sum256([]byte(tok)))]
@@ -100,9 +112,9 @@ func (e *workerEndpoint) issue(sess *session) (url string, revoke func(), err er
 		return "", nil, sparkerr.Internal("the server's endpoint for Python workers is not running")
 	}
 	e.tokens[id] = sess
-	// A token with host "localhost" and no use_ssl makes PySpark use gRPC local credentials:
-	// plaintext on loopback, token sent.
-	url = fmt.Sprintf("sc://%s/;user_id=%s;token=%s", e.addr, sess.userID, tok)
+	// No token= and no use_ssl: every PySpark release connects in plaintext and sends the
+	// unknown parameter as metadata.
+	url = fmt.Sprintf("sc://%s/;user_id=%s;%s=%s", e.addr, sess.userID, workerTokenHeader, tok)
 	return url, func() {
 		e.mu.Lock()
 		delete(e.tokens, id)

@@ -32,7 +32,7 @@ func TestWorkerEndpointAdmitsOnlyIssuedTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// sc://localhost:PORT/;user_id=alice;token=T
+	// sc://localhost:PORT/;user_id=alice;x-weir-worker-token=T (no token=: 3.5 would insist on TLS)
 	rest, ok := strings.CutPrefix(url, "sc://")
 	if !ok {
 		t.Fatalf("url %q", url)
@@ -41,7 +41,13 @@ func TestWorkerEndpointAdmitsOnlyIssuedTokens(t *testing.T) {
 	if !strings.HasPrefix(addr, "localhost:") || !strings.Contains(params, "user_id=alice;") {
 		t.Fatalf("url %q: want localhost and the session's user", url)
 	}
-	_, token, _ := strings.Cut(params, "token=")
+	_, token, _ := strings.Cut(params, workerTokenHeader+"=")
+	if token == "" || strings.Contains(params, ";token=") {
+		t.Fatalf("url %q: want the token in %s only", url, workerTokenHeader)
+	}
+	headerCtx := func(tok string) context.Context {
+		return metadata.AppendToOutgoingContext(context.Background(), workerTokenHeader, tok)
+	}
 
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -54,14 +60,19 @@ func TestWorkerEndpointAdmitsOnlyIssuedTokens(t *testing.T) {
 			Operation: &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_GetAll{GetAll: &pb.ConfigRequest_GetAll{}}}})
 		return err
 	}
-	if err := call(bearerCtx(token)); err != nil {
+	if err := call(headerCtx(token)); err != nil {
 		t.Fatalf("an issued token is refused: %v", err)
 	}
+	if err := call(bearerCtx(token)); err != nil {
+		t.Fatalf("an issued token sent as a bearer token is refused: %v", err)
+	}
 	for name, ctx := range map[string]context.Context{
-		"no token":     context.Background(),
-		"client token": bearerCtx("client-token"),
-		"other token":  bearerCtx(strings.Repeat("0", len(token))),
-		"not bearer":   metadata.AppendToOutgoingContext(context.Background(), "authorization", token),
+		"no token":      context.Background(),
+		"client token":  bearerCtx("client-token"),
+		"other token":   bearerCtx(strings.Repeat("0", len(token))),
+		"other header":  headerCtx(strings.Repeat("0", len(token))),
+		"client header": headerCtx("client-token"),
+		"not bearer":    metadata.AppendToOutgoingContext(context.Background(), "authorization", token),
 	} {
 		if err := call(ctx); status.Code(err) != codes.Unauthenticated {
 			t.Errorf("%s: err %v, want Unauthenticated", name, err)
@@ -73,5 +84,8 @@ func TestWorkerEndpointAdmitsOnlyIssuedTokens(t *testing.T) {
 	revoke()
 	if err := call(bearerCtx(token)); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("a revoked token: err %v, want Unauthenticated", err)
+	}
+	if err := call(headerCtx(token)); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("a revoked token in %s: err %v, want Unauthenticated", workerTokenHeader, err)
 	}
 }

@@ -11,6 +11,10 @@
 // UTF strings, SpecialLengths) and turns a worker's PYTHON_EXCEPTION_THROWN (-2) + traceback into
 // Spark's PythonException (error class PYTHON_EXCEPTION).
 //
+// InterpreterPySpark (pyspark_version.go) reads the PySpark release an interpreter imports,
+// once per interpreter, without importing the package: the streaming workers' protocols differ
+// between releases, and the caller speaks the one of the PySpark it runs.
+//
 // Pool runs UDF tasks (Task: an eval type, its UDFs' pickled commands, the runner conf) on
 // workers forked by one `python -m pyspark.daemon` (daemon.go describes its protocol), reused
 // after a task that ended cleanly (spark.python.worker.reuse). Workers are granted by

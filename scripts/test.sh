@@ -52,6 +52,9 @@ echo "== pytest (PySpark end to end)"
 WEIR_BIN="$root/bin/weir" .venv/bin/python -m pytest -q -p no:cacheprovider tests/e2e \
   --ignore=tests/e2e/test_sandbox_safety.py
 
+echo "== client compatibility smoke (scripts/client-compat.sh: PySpark 3.5, 4.0, 4.1, 4.3, the Go client)"
+WEIR_BIN="$root/bin/weir" scripts/client-compat.sh
+
 # Destructive requests (overwrite of /, $HOME, the state dir, …) go only to servers inside a
 # private read-only mount namespace; that needs root, which CI has.
 echo "== pytest in the sandbox (tests/e2e/test_sandbox_safety.py, scripts/sandbox.sh)"

@@ -34,8 +34,10 @@ def start_server(extra_args=(), env=None) -> Server:
     log_path = os.path.join(state, "server.log")
     log = open(log_path, "w")
     # The server's Python workers (foreachBatch, UDFs) run this interpreter: the tests' own,
-    # with the same PySpark as the client.
-    python = [] if "--python" in extra_args else ["--python", sys.executable]
+    # with the same PySpark as the client, unless WEIR_WORKER_PYTHON names another (a server
+    # whose workers run another PySpark release than the client's: scripts/client-compat.sh).
+    worker_python = os.environ.get("WEIR_WORKER_PYTHON") or sys.executable
+    python = [] if "--python" in extra_args else ["--python", worker_python]
     proc = subprocess.Popen(
         [binary, "--listen", f"127.0.0.1:{port}", "--state-dir", state, *python, *extra_args],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
