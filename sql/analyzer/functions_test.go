@@ -22,7 +22,6 @@ var notDone = []string{
 	// Aggregates.
 	"approx_top_k", "approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	"count_min_sketch",
-	"histogram_numeric",
 	// Collations and metric views.
 	"collate", "collation", "collations", "measure",
 	// Session and environment.
