@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -16,7 +17,8 @@ import (
 )
 
 // TestSkipPartialMatchesPartial runs split aggregates (count(*), count, sum and avg of a long
-// and of a decimal, min, max) grouped by a string as a partial aggregate that skips
+// and of a decimal, min, max) grouped by a string, some with a WHERE fused into the partial,
+// as a partial aggregate that skips
 // adaptively (random check interval and compaction threshold, often switching mid-batch
 // stream) and as one that always aggregates, each followed by the final aggregate, on the
 // same random batches, and compares the final rows (order included); the seed is printed.
@@ -62,10 +64,15 @@ func TestSkipPartialMatchesPartial(t *testing.T) {
 			}
 			batches = append(batches, [2][]any{ks, vs})
 		}
+		// Half the trials fuse a WHERE into the partial aggregate.
+		var cond expr.Expr
+		if r.IntN(2) == 0 {
+			cond = parseExpr(schema, fmt.Sprintf("v>%d", r.IntN(1600)-1000))
+		}
 		conf := SkipPartial{MinRows: 1 + int64(r.IntN(300)), MinCompaction: 0.5 + 4*r.Float64()}
 		run := func(skip *SkipPartial) ([]string, bool) {
 			ctx := &expr.Context{Mem: mem, ANSI: true}
-			partial := AggregateSpec{KeyCols: []int{0}, KeyTypes: []sqltypes.DataType{sqltypes.StringType}, TZ: "UTC", SkipPartial: skip}
+			partial := AggregateSpec{KeyCols: []int{0}, KeyTypes: []sqltypes.DataType{sqltypes.StringType}, TZ: "UTC", SkipPartial: skip, Filter: cond}
 			final := AggregateSpec{KeyCols: []int{0}, KeyTypes: partial.KeyTypes, TZ: "UTC"}
 			partialOut := sqltypes.Schema{schema[0]}
 			finalOut := sqltypes.Schema{schema[0]}
