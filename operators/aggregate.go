@@ -48,6 +48,10 @@ type AggregateSpec struct {
 	// before they are grouped: the WHERE below the aggregate, fused into it
 	// (aggregate_filter.go).
 	Filter expr.Expr
+	// SkipPartial (batch, with keys), when set, marks a partial aggregate (its output is merged
+	// by a final aggregate after an exchange) that stops aggregating when its groups compact
+	// too little (aggregate_skip.go).
+	SkipPartial *SkipPartial
 }
 
 // EventTimeKey describes an aggregate's event-time key (Spark's watermark-based state
@@ -102,6 +106,7 @@ func HashAggregate(ctx *expr.Context, spec AggregateSpec) Factory {
 			a.fixed = newByteKeyIDs()
 		}
 		a.spill = newAggregateSpill(a)
+		a.skip = newPartialSkip(spec)
 		return a, nil
 	}
 }
@@ -147,6 +152,8 @@ type hashAggregate struct {
 	// count(*) functions only, which counts the rows the filter keeps without gathering them.
 	filterCond []expr.Expr
 	countsOnly bool
+	// skip is a partial aggregate's adaptive state (nil: it always aggregates).
+	skip *partialSkip
 }
 
 // keyIndex finds a batch aggregate's groups by their key values (fixedKeyIDs, byteKeyIDs):
@@ -173,7 +180,7 @@ func (a *hashAggregate) addGroup() uint32 {
 	return g
 }
 
-func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.Emitter) error {
+func (a *hashAggregate) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
 	n := int(rec.NumRows())
 	if n == 0 {
 		return nil
@@ -200,6 +207,9 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 	}
 	user := flow.UserColumns(rec)
 	defer user.Release()
+	if a.skip != nil && a.skip.skipping {
+		return a.passThrough(ctx, user, out)
+	}
 	// The group ids of a batch live until Process returns (accumulators and the order copy
 	// what they keep), so one buffer serves every batch; without keys it stays all zero.
 	if cap(a.groups) < n {
@@ -284,6 +294,9 @@ func (a *hashAggregate) Process(_ context.Context, _ int, rec arrow.RecordBatch,
 			releaseAll(args)
 			evaluated[k] = nil
 		}
+	}
+	if a.skip != nil {
+		return a.afterBatch(ctx, n, out)
 	}
 	return nil
 }
@@ -378,6 +391,11 @@ func (a *hashAggregate) EndOfData(ctx context.Context, out flow.Emitter) error {
 	if a.spec.Streaming {
 		return a.emitEpoch(ctx, out)
 	}
+	return a.emitGroups(ctx, out)
+}
+
+// emitGroups emits every live group of a batch aggregate, in first-row order.
+func (a *hashAggregate) emitGroups(ctx context.Context, out flow.Emitter) error {
 	var gs []uint32
 	for g := range a.counts {
 		if a.live(uint32(g)) {

@@ -178,25 +178,34 @@ func (a *hashAggregate) keyColumns(gs []uint32) ([]arrow.Array, error) {
 		return nil, err
 	}
 	for k, col := range keys {
-		if a.env.OutSchema == nil {
-			break
-		}
-		want := a.env.OutSchema.Field(flow.UserOffset + k).Type
-		if arrow.TypeEqual(col.DataType(), want) {
-			continue
-		}
-		// A key stored with another Arrow type than the output's (a time zone of its own):
-		// rebuilt from its values.
-		vals := make([]any, col.Len())
-		for i := range vals {
-			vals[i] = expr.ValueAt(col, i, a.spec.KeyTypes[k])
-		}
-		keys[k] = expr.BuildArray(a.env.Mem, a.spec.KeyTypes[k], a.spec.TZ, vals)
-		col.Release()
-		if !arrow.TypeEqual(keys[k].DataType(), want) {
-			releaseAll(keys)
-			return nil, sparkerr.Internal("aggregate: key %d has type %s, the output %s", k, keys[k].DataType(), want)
+		if keys[k], err = a.conformKey(k, col); err != nil {
+			releaseAll(keys[k+1:])
+			releaseAll(keys[:k])
+			return nil, err
 		}
 	}
 	return append(cols, keys...), nil
+}
+
+// conformKey returns key column k (taking over col) with the output's Arrow type: a key stored
+// with another Arrow type than the output's (a time zone of its own) is rebuilt from its values.
+func (a *hashAggregate) conformKey(k int, col arrow.Array) (arrow.Array, error) {
+	if a.env.OutSchema == nil {
+		return col, nil
+	}
+	want := a.env.OutSchema.Field(flow.UserOffset + k).Type
+	if arrow.TypeEqual(col.DataType(), want) {
+		return col, nil
+	}
+	vals := make([]any, col.Len())
+	for i := range vals {
+		vals[i] = expr.ValueAt(col, i, a.spec.KeyTypes[k])
+	}
+	col.Release()
+	rebuilt := expr.BuildArray(a.env.Mem, a.spec.KeyTypes[k], a.spec.TZ, vals)
+	if !arrow.TypeEqual(rebuilt.DataType(), want) {
+		defer rebuilt.Release()
+		return nil, sparkerr.Internal("aggregate: key %d has type %s, the output %s", k, rebuilt.DataType(), want)
+	}
+	return rebuilt, nil
 }

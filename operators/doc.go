@@ -22,7 +22,9 @@
 // keys by open addressing over the key values (aggregate_keys_fixed.go), of string, binary,
 // decimal and boolean keys (with integer ones) over byte-normalized key rows held in an arena
 // (aggregate_keys_bytes.go); it may apply the WHERE below it (AggregateSpec.Filter,
-// aggregate_filter.go). HashJoin's build side is flat bucket chains (join_table.go).
+// aggregate_filter.go). A partial aggregate (AggregateSpec.SkipPartial, before an exchange)
+// whose groups compact too few rows emits its groups and passes the rest of its input through,
+// each row as its own partial result (aggregate_skip.go). HashJoin's build side is flat bucket chains (join_table.go).
 //
 // Observe (df.observe): forwards rows unchanged while every instance feeds them into one shared
 // set of global-aggregate accumulators (ObservedMetrics, under a lock); once every instance

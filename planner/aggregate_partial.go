@@ -29,6 +29,8 @@ func (b *builder) partialAggregate(spec operators.AggregateSpec, in *flow.Node, 
 	}
 	partial := spec
 	partial.Aggs = nil
+	skip := operators.DefaultSkipPartial
+	partial.SkipPartial = &skip
 	for _, f := range spec.Aggs {
 		parts, g, ok := expr.SplitAggregate(f, len(partialSchema))
 		if !ok {
