@@ -62,6 +62,12 @@ func (s *sorter) EndOfData(ctx context.Context, out flow.Emitter) error {
 	}
 	defer releaseAll(keyCols)
 	order := newSortOrder(s.keys, keyCols)
+	// The normalized keys and the row index are Go memory: counted before they are made.
+	mem := goMemory{env: s.env}
+	defer mem.release()
+	if err := mem.grow(order.normBytes(int(user.NumRows()), len(keyCols)) + 8*user.NumRows()); err != nil {
+		return err
+	}
 	rk := order.encode(keyCols)
 	idx := make([]int64, user.NumRows())
 	for i := range idx {

@@ -23,7 +23,7 @@ func TopN(ctx *expr.Context, keys []SortKey, n, offset int64) Factory {
 		}
 		k := int(n + offset)
 		return &topN{env: env, ctx: instanceContext(ctx, env), keys: keys, exprs: es, k: k, offset: int(offset),
-			compactAt: 2*k + 4*BatchRows}, nil
+			compactAt: 2*k + 4*BatchRows, mem: goMemory{env: env}}, nil
 	}
 }
 
@@ -32,7 +32,8 @@ type topRun struct {
 	cols    []arrow.Array
 	keyCols []arrow.Array
 	keys    rowKeys
-	live    int // heap entries pointing here
+	live    int   // heap entries pointing here
+	goBytes int64 // of keys, counted in topN.mem
 }
 
 func (r *topRun) release() {
@@ -58,7 +59,12 @@ type topN struct {
 	held      int       // rows of the runs
 	heap      []topEntry
 	seq       int64
+	// mem counts the heap's and the runs' normalized keys against the query's budget.
+	mem goMemory
 }
+
+// topEntryBytes is the size of one heap entry.
+const topEntryBytes = 16
 
 // worse reports whether entry a comes after b in the output order.
 func (t *topN) worse(a, b topEntry) bool {
@@ -80,7 +86,16 @@ func (t *topN) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.E
 	if t.order == nil {
 		t.order = newSortOrder(t.keys, keyCols)
 	}
-	run := &topRun{cols: append([]arrow.Array(nil), user.Columns()...), keyCols: keyCols}
+	if err := t.growHeap(min(t.k, len(t.heap)+n)); err != nil {
+		releaseAll(keyCols)
+		return err
+	}
+	goBytes := t.order.normBytes(n, len(keyCols))
+	if err := t.mem.grow(goBytes); err != nil {
+		releaseAll(keyCols)
+		return err
+	}
+	run := &topRun{cols: append([]arrow.Array(nil), user.Columns()...), keyCols: keyCols, goBytes: goBytes}
 	for _, c := range run.cols {
 		c.Retain()
 	}
@@ -115,6 +130,20 @@ func (t *topN) Process(_ context.Context, _ int, rec arrow.RecordBatch, _ flow.E
 	return nil
 }
 
+// growHeap makes room for need heap entries, counting the heap's new capacity first.
+func (t *topN) growHeap(need int) error {
+	if need <= cap(t.heap) {
+		return nil
+	}
+	c := max(need, min(t.k, 2*cap(t.heap)))
+	if err := t.mem.grow(int64(c-cap(t.heap)) * topEntryBytes); err != nil {
+		return err
+	}
+	t.heap = slices.Grow(t.heap, c-len(t.heap))
+	// slices.Grow may round the capacity up to the allocator's size class: count that too.
+	return t.mem.grow(int64(cap(t.heap)-c) * topEntryBytes)
+}
+
 func (t *topN) dropRef(ri int32) {
 	if r := t.runs[ri]; r != nil {
 		r.live--
@@ -127,6 +156,7 @@ func (t *topN) dropRef(ri int32) {
 func (t *topN) dropRun(ri int32) {
 	r := t.runs[ri]
 	t.held -= r.cols[0].Len()
+	t.mem.shrink(r.goBytes)
 	r.release()
 	t.runs[ri] = nil
 }
@@ -227,8 +257,15 @@ func (t *topN) compact() error {
 	}
 	for _, r := range t.runs {
 		if r != nil {
+			t.mem.shrink(r.goBytes)
 			r.release()
 		}
+	}
+	merged.goBytes = t.order.normBytes(len(t.heap), len(merged.keyCols))
+	if err := t.mem.grow(merged.goBytes); err != nil {
+		t.runs = nil
+		merged.release()
+		return err
 	}
 	merged.keys = t.order.encode(merged.keyCols)
 	merged.live = len(t.heap)
@@ -292,4 +329,5 @@ func (t *topN) Close() {
 		}
 	}
 	t.runs, t.heap = nil, nil
+	t.mem.release()
 }

@@ -200,3 +200,76 @@ func TestSortAndTopNMatchStableSort(t *testing.T) {
 		mem.AssertSize(t, 0)
 	}
 }
+
+// TestTopNAndSortCountTheirGoMemory checks that the heap and the normalized keys (Go slices, not
+// Arrow buffers) are counted in the query's budget, so that a budget bounds what TopN and Sort
+// really hold, and that a budget too small for them fails with UNABLE_TO_ACQUIRE_MEMORY.
+func TestTopNAndSortCountTheirGoMemory(t *testing.T) {
+	schema := sqltypes.Schema{{Name: "id", Type: sqltypes.LongType}}
+	keys := []SortKey{{Expr: column(schema, "id"), Descending: true}}
+	const batches, rows = 8, 4096
+	feed := func(op flow.Operator, mem memory.Allocator) error {
+		for b := range batches {
+			vals := make([]any, rows)
+			for i := range vals {
+				vals[i] = int64(b*rows + i)
+			}
+			arr := expr.BuildArray(mem, sqltypes.LongType, "UTC", vals)
+			ret := boolArray(mem, make([]bool, rows))
+			rec := flow.NewDataBatch(mem, eventSchema(schema), []arrow.Array{arr}, ret)
+			arr.Release()
+			ret.Release()
+			err := op.Process(context.Background(), 0, rec, &collect{types: []sqltypes.DataType{sqltypes.LongType}})
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	// Arrow buffers in one account, Go-side memory in another, to see the second alone.
+	arrowBytes, goBytes := flow.NewMemoryBudget(checked, 0), flow.NewMemoryBudget(nil, 0)
+	env := flow.Env{Mem: arrowBytes, Budget: goBytes, Partitions: 1, OutSchema: eventSchema(schema)}
+	ctx := &expr.Context{Mem: arrowBytes, ANSI: true}
+	op, err := TopN(ctx, keys, batches*rows, 0)(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := feed(op, arrowBytes); err != nil {
+		t.Fatal(err)
+	}
+	// Every row has its normalized key (16 bytes) and an entry in the heap (16 bytes an entry of
+	// its capacity).
+	heap := op.(*topN).heap
+	if want := int64(batches*rows*16 + cap(heap)*topEntryBytes); len(heap) != batches*rows || goBytes.Used() != want {
+		t.Fatalf("Go-side bytes counted %d, want %d (heap of %d)", goBytes.Used(), want, len(heap))
+	}
+	op.(flow.Closer).Close()
+	if goBytes.Used() != 0 || arrowBytes.Used() != 0 {
+		t.Fatalf("after Close the budget still counts %d + %d bytes", goBytes.Used(), arrowBytes.Used())
+	}
+	checked.AssertSize(t, 0)
+
+	for name, f := range map[string]Factory{"TopN": TopN(ctx, keys, batches*rows, 0), "Sort": Sort(ctx, keys)} {
+		// Room for the Arrow buffers of the rows, not for the heap and keys beside them.
+		small := flow.NewMemoryBudget(checked, int64(batches*rows*8*3))
+		env := flow.Env{Mem: small, Budget: small, Partitions: 1, OutSchema: eventSchema(schema)}
+		op, err := f(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = feed(op, small)
+		if err == nil {
+			err = op.(flow.EndOfDataHandler).EndOfData(context.Background(), &collect{types: []sqltypes.DataType{sqltypes.LongType}})
+		}
+		if !flow.IsOutOfMemory(err) {
+			t.Fatalf("%s: got %v, want UNABLE_TO_ACQUIRE_MEMORY", name, err)
+		}
+		op.(flow.Closer).Close()
+		if small.Used() != 0 {
+			t.Fatalf("%s: after Close the budget still counts %d bytes", name, small.Used())
+		}
+	}
+	checked.AssertSize(t, 0)
+}

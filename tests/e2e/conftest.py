@@ -73,18 +73,31 @@ def stop_server(server: Server) -> None:
         raise
 
 
-@pytest.fixture(scope="session")
-def server():
-    s = start_server()
+def serve(extra_args=()):
+    """A server fixture's body: yields a started server, then stops it and checks it stopped cleanly."""
+    s = start_server(extra_args)
     yield s
     stop_server(s)
     assert s.proc.returncode == 0, f"weir did not stop cleanly on SIGTERM:\n{s.log()}"
 
 
-@pytest.fixture(scope="session")
-def spark(server):
+def session_of(server, default=False):
+    """A session fixture's body: yields a PySpark Connect session to server (the client's default
+    session when default, else a new one), then stops it."""
     from pyspark.sql import SparkSession
 
-    session = SparkSession.builder.remote(server.url).getOrCreate()
+    builder = SparkSession.builder.remote(server.url)
+    session = builder.getOrCreate() if default else builder.create()
     yield session
-    session.stop()
+    if not session.is_stopped:
+        session.stop()
+
+
+@pytest.fixture(scope="session")
+def server():
+    yield from serve()
+
+
+@pytest.fixture(scope="session")
+def spark(server):
+    yield from session_of(server, default=True)

@@ -9,9 +9,21 @@ import time
 import pytest
 from pyspark.errors import PySparkException
 
-from conftest import rss_bytes
+from conftest import rss_bytes, serve, session_of
 
 RSS_BOUND = 1 << 30
+
+
+# A server of this module's own: the bound is on what these cases make the server hold, not on
+# what the rest of the suite left in a shared one (its heap floor, caches, GC's slack).
+@pytest.fixture(scope="module")
+def server():
+    yield from serve()
+
+
+@pytest.fixture(scope="module")
+def spark(server):
+    yield from session_of(server)
 
 
 def refused(spark, server, run, *parts):
