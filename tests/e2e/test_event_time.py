@@ -248,6 +248,10 @@ def test_windows_exactly_once_across_a_checkpointed_restart(spark, tmp_path):
     last_batch, second = run("et_cp2", first_batch + 20)
     # Together the two runs emitted each closed window once, with all its rows: the
     # restarted run resumed the open windows' state and the watermark.
-    closed = (last_batch - 5) // 10
-    assert first + second == [(secs(10 * j), secs(10 * j + 10), 100) for j in range(closed)]
-    assert len(first) == (first_batch - 5) // 10
+    # stop() can land after an epoch's sink commit and before its progress is reported (as in
+    # Spark, whose memory sink adds the batch before the commit log and the progress): then a
+    # run's output holds the window its last reported batch had not yet closed.
+    together = first + second
+    assert together == [(secs(10 * j), secs(10 * j + 10), 100) for j in range(len(together))]
+    assert len(first) - (first_batch - 5) // 10 in (0, 1)
+    assert len(together) - (last_batch - 5) // 10 in (0, 1)
