@@ -191,6 +191,9 @@ func (b *builder) plan(n logical.Node) (*flow.Node, error) {
 		if f, ok := b.fusedFilter(n); ok {
 			return b.filteredAggregate(n, f, b.schema(n))
 		}
+	case *logical.ResolvedHint:
+		// A hint the optimizer did not move into a join (under a node it does not know).
+		return b.plan(n.Input)
 	}
 	ins := make([]*flow.Node, len(n.Children()))
 	for i, c := range n.Children() {

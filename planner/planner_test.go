@@ -282,6 +282,42 @@ func TestJoins(t *testing.T) {
 	expect(t, rows, []string{"a, 1, a, 11", "b, 2, null, 12", "c, 4, null, null", "null, 3, d, 13", "null, null, a, 10"})
 }
 
+// TestBroadcastHintPlansBroadcastHashJoin: a join whose right side is hinted for broadcast
+// keeps the left's partitions, broadcasts the right and gives the rows of the hash join; a
+// right outer join, whose unmatched right rows need one place, is not broadcast.
+func TestBroadcastHintPlansBroadcastHashJoin(t *testing.T) {
+	e := newEnv(t)
+	l := &logical.Range{Start: 0, End: 40, Step: 1, Partitions: 3}
+	r := &logical.Range{Start: 0, End: 20, Step: 2, Partitions: 2}
+	lk := bind(t, "%", col(l, 0), lit(13))
+	for _, typ := range []plan.JoinType{plan.InnerJoin, plan.LeftOuterJoin, plan.LeftSemiJoin, plan.LeftAntiJoin, plan.RightOuterJoin} {
+		out := append(l.Schema(), r.Schema()...)
+		if typ == plan.LeftSemiJoin || typ == plan.LeftAntiJoin {
+			out = l.Schema()
+		}
+		plain := &logical.Join{Left: l, Right: r, Type: typ, LeftKeys: []expr.Expr{lk}, RightKeys: []expr.Expr{col(r, 0)}, Out: out}
+		hinted := *plain
+		hinted.RightHint = "broadcast"
+		g, err := Build(&hinted, Options{Partitions: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		join := g.Output.Inputs[0].From
+		broadcast := typ != plan.RightOuterJoin
+		if got := strings.HasPrefix(join.Name, "BroadcastHashJoin"); got != broadcast ||
+			broadcast && (join.Parallelism != 3 || join.Inputs[1].Exchange != flow.Broadcast) {
+			t.Fatalf("%v: planned %s (parallelism %d), broadcast %v", typ, join.Name, join.Parallelism, broadcast)
+		}
+		want := e.mustRun(plain, 2)
+		got := e.mustRun(&hinted, 2)
+		slices.Sort(want)
+		slices.Sort(got)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Fatalf("%v: broadcast join gave %v, want %v", typ, got, want)
+		}
+	}
+}
+
 func TestUnionDistinctSetOps(t *testing.T) {
 	e := newEnv(t)
 	a := &logical.Range{Start: 0, End: 3, Step: 1, Partitions: 2}

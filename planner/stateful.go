@@ -117,7 +117,18 @@ func (b *builder) topN(n *logical.Limit, s *logical.Sort) (*flow.Node, error) {
 	return b.node("TopN", 1, schema, operators.TopN(b.ctx, keys, n.N, n.Offset), forward(b.single(in))), nil
 }
 
-// join plans a join: equi-joins hash-partition both sides on their keys; joins without keys
+// broadcastsRight reports whether a join's right side is hinted for broadcast and the join may
+// build it in every partition of the left: a join that emits no unmatched right rows.
+func broadcastsRight(n *logical.Join) bool {
+	switch n.Type {
+	case plan.InnerJoin, plan.CrossJoin, plan.LeftOuterJoin, plan.LeftSemiJoin, plan.LeftAntiJoin:
+		return n.RightHint == "broadcast"
+	}
+	return false
+}
+
+// join plans a join: equi-joins hash-partition both sides on their keys (a batch join whose
+// right side is hinted for broadcast keeps the left's partitions and broadcasts the right); joins without keys
 // broadcast the right side to the left's partitions, except right and full outer joins, whose
 // unmatched right rows must be decided in one place: both sides gather to one partition.
 func (b *builder) join(n *logical.Join, left, right *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
@@ -125,6 +136,11 @@ func (b *builder) join(n *logical.Join, left, right *flow.Node, schema *arrow.Sc
 		LeftSchema: left.Schema, RightSchema: right.Schema}
 	f := operators.HashJoin(b.ctx, spec)
 	switch {
+	case len(n.LeftKeys) > 0 && broadcastsRight(n) && !b.opts.Streaming:
+		// Hinted for broadcast (df.hint("broadcast"), /*+ BROADCAST(t) */): the left side keeps
+		// its partitions and every one of them builds the whole right side.
+		return b.node("BroadcastHashJoin", left.Parallelism, schema, f, forward(left),
+			flow.Input{From: right, Exchange: flow.Broadcast}), nil
 	case len(n.LeftKeys) > 0:
 		return b.node("HashJoin", b.opts.Partitions, schema, f,
 			b.hashed(left, n.LeftKeys), b.hashed(right, n.RightKeys)), nil

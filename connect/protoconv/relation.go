@@ -175,7 +175,11 @@ func (t *translation) relationBody(r *pb.Relation) (plan.Relation, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &plan.Hint{Input: in, Name: x.Hint.GetName()}, nil
+		params, err := t.expressions(x.Hint.GetParameters())
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Hint{Input: in, Name: x.Hint.GetName(), Params: params}, nil
 	case *pb.Relation_ToSchema:
 		return t.toSchema(x.ToSchema)
 	case *pb.Relation_Repartition:

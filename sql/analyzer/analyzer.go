@@ -156,7 +156,7 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 	case *plan.Values:
 		return a.resolveValues(n)
 	case *plan.NamedTable:
-		return a.resolveNamedTable(ctx, n)
+		return a.resolveHinted(ctx, n.Name, func(ctx context.Context) (*resolved, error) { return a.resolveNamedTable(ctx, n) })
 	case *plan.CachedRemoteRelation:
 		return a.resolveCachedRemoteRelation(n)
 	case *plan.Persisted:
@@ -190,7 +190,7 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 	case *plan.Join:
 		return a.resolveJoin(ctx, n)
 	case *plan.SubqueryAlias:
-		return a.resolveSubqueryAlias(ctx, n)
+		return a.resolveHinted(ctx, []string{n.Alias}, func(ctx context.Context) (*resolved, error) { return a.resolveSubqueryAlias(ctx, n) })
 	case *plan.ToDF:
 		return a.resolveToDF(ctx, n)
 	case *plan.WithColumns:
@@ -211,7 +211,7 @@ func (a *Analyzer) resolveRelation(ctx context.Context, rel plan.Relation) (*res
 		return a.keepScope(in, &logical.Sample{Input: in.node, Lower: n.LowerBound, Upper: n.UpperBound,
 			WithReplacement: n.WithReplacement, Seed: seed}), nil
 	case *plan.Hint:
-		return a.resolve(ctx, n.Input)
+		return a.resolveHint(ctx, n)
 	case *plan.WithWatermark:
 		return a.resolveWithWatermark(ctx, n)
 	case *plan.ToSchema:

@@ -28,6 +28,11 @@
 //   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
 //     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals; ORDER BY ALL
 //     (every output column, unless one is named all);
+//   - hints (hints.go, Spark's ResolveHints): a join strategy hint (BROADCAST, MERGE,
+//     SHUFFLE_HASH, SHUFFLE_REPLICATE_NL and their aliases) without parameters marks its input
+//     with a logical.ResolvedHint; with relation names it marks the SubqueryAliases and tables
+//     of its input so named (not below another alias); COALESCE, REPARTITION,
+//     REPARTITION_BY_RANGE and REBALANCE repartition; other hints are dropped;
 //   - set operations widen column types (expr.CommonType) and insert casts; joins split their
 //     condition into equi-join keys and a residual, USING joins add Spark's output projection,
 //     outer joins make the outer side nullable;

@@ -19,6 +19,10 @@ type Join struct {
 	LeftKeys, RightKeys []expr.Expr
 	Residual            expr.Expr
 	Out                 sqltypes.Schema
+	// LeftHint and RightHint are the join strategies hinted for each side ("broadcast",
+	// "merge", "shuffle_hash", "shuffle_replicate_nl"; "" for none): the optimizer moves a
+	// ResolvedHint over a side into them, as Spark's EliminateResolvedHint does.
+	LeftHint, RightHint string
 }
 
 // Schema implements Node.
@@ -43,11 +47,35 @@ func (j *Join) Describe() string {
 		}
 		cond += j.Residual.String()
 	}
-	if cond == "" {
-		return "Join " + names[j.Type]
+	out := "Join " + names[j.Type]
+	if cond != "" {
+		out += ", " + cond
 	}
-	return fmt.Sprintf("Join %s, %s", names[j.Type], cond)
+	if j.LeftHint != "" {
+		out += ", leftHint=(strategy=" + j.LeftHint + ")"
+	}
+	if j.RightHint != "" {
+		out += ", rightHint=(strategy=" + j.RightHint + ")"
+	}
+	return out
 }
+
+// ResolvedHint marks its input with a join strategy hint (df.hint("broadcast"), SELECT /*+
+// BROADCAST(t) */): the optimizer moves it into the join above (Join.LeftHint/RightHint) and
+// drops the ones no join takes, as Spark does.
+type ResolvedHint struct {
+	Input    Node
+	Strategy string
+}
+
+// Schema implements Node.
+func (h *ResolvedHint) Schema() sqltypes.Schema { return h.Input.Schema() }
+
+// Children implements Node.
+func (h *ResolvedHint) Children() []Node { return []Node{h.Input} }
+
+// Describe implements Node.
+func (h *ResolvedHint) Describe() string { return "ResolvedHint (strategy=" + h.Strategy + ")" }
 
 // Union concatenates inputs with identical column types (the analyzer inserts casts); the
 // output takes the first input's names.

@@ -83,6 +83,10 @@ func rebuild(n logical.Node, cs []logical.Node) (logical.Node, bool) {
 		c := *x
 		c.Input = cs[0]
 		return &c, true
+	case *logical.ResolvedHint:
+		c := *x
+		c.Input = cs[0]
+		return &c, true
 	case *logical.Watermark:
 		c := *x
 		c.Input = cs[0]

@@ -5,6 +5,10 @@
 //
 // Rules run in batches, in this order, each batch to a fixed point (or once):
 //
+//  0. join hints (once): every ResolvedHint (df.hint("broadcast"), SELECT /*+ BROADCAST(t) */)
+//     moves into the nearest join above it, through single-input nodes, as the join's
+//     LeftHint/RightHint; hints no join takes are dropped (Spark's EliminateResolvedHint). A
+//     hinted join is not taken apart by the reordering (batch 3).
 //  1. simplify (fixed point): constant folding of literal-only arithmetic, casts, comparisons
 //     and boolean logic, and boolean simplification (x AND true, x OR false, NOT true, …); a
 //     Filter on true is removed.
@@ -28,6 +32,9 @@
 //     read (its reader matches columns by name; CSV reads by position, and JSON's corrupt-record
 //     column depends on every field, so those scans keep theirs). Adjacent Projects of plain
 //     columns merge (simplify).
+//  6. broadcast build side (once): an inner or right outer join whose left side alone is
+//     hinted for broadcast swaps its sides (a Project restores the column order), so the
+//     hinted side is the hash build side the planner broadcasts (Spark's BuildLeft).
 //
 // Estimates: a SourceScan's rows come from Options.Stats (Parquet footers) or a default; a
 // Filter keeps a fixed fraction per conjunct (an equality 1/10, another comparison 1/3);

@@ -35,11 +35,13 @@ type batch struct {
 const maxIterations = 100
 
 var batches = []batch{
+	{name: "join hints", rules: []rule{joinHints}, once: true},
 	{name: "simplify", rules: []rule{simplify}},
 	{name: "pushdown", rules: []rule{pushFilters, simplify}},
 	{name: "reorder", rules: []rule{reorderJoins}, once: true},
 	{name: "pushdown after reorder", rules: []rule{pushFilters, simplify}},
 	{name: "prune", rules: []rule{pruneColumns}, once: true},
+	{name: "broadcast build side", rules: []rule{broadcastBuildSide}, once: true},
 }
 
 // Optimize returns a plan equivalent to n (same schema, same rows) for the planner.

@@ -28,7 +28,11 @@ func reorderUnder(n logical.Node, o *Options) logical.Node {
 	return out
 }
 
-func innerJoin(j *logical.Join) bool { return j.Type == plan.InnerJoin || j.Type == plan.CrossJoin }
+// innerJoin reports whether j is an inner join the reordering may take apart: a join with a
+// strategy hint keeps its sides (Spark's ReorderJoin leaves hinted joins too).
+func innerJoin(j *logical.Join) bool {
+	return (j.Type == plan.InnerJoin || j.Type == plan.CrossJoin) && j.LeftHint == "" && j.RightHint == ""
+}
 
 // joinInput is one input of a flattened join tree: its columns are [offset, offset+width) of
 // the tree's output.

@@ -474,7 +474,14 @@ func (f *formatter) labelOf(r plan.Relation) string {
 		}
 		return s
 	case *plan.Hint:
-		return "Hint " + x.Name
+		if len(x.Params) == 0 {
+			return "Hint " + x.Name
+		}
+		params := make([]string, len(x.Params))
+		for i, e := range x.Params {
+			params[i] = f.expr(e)
+		}
+		return "Hint " + x.Name + " [" + strings.Join(params, ", ") + "]"
 	case *plan.ToSchema:
 		return "ToSchema " + x.Schema.AsStruct().String()
 	case *plan.ShowString:

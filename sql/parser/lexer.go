@@ -10,8 +10,8 @@ import (
 )
 
 // lex splits text into tokens following Spark's SqlBaseLexer: whitespace and comments (-- …,
-// /* … */ nested, including /*+ hints */, which Weir ignores) are skipped; the slice always ends
-// with a tokEOF token.
+// /* … */ nested) are skipped, except a /*+ hint */ right after SELECT, which becomes
+// tokHintStart, its statements' tokens and tokHintEnd; the slice always ends with a tokEOF token.
 func lex(ctx context.Context, text string, params bool) ([]token, error) {
 	l := lexer{src: text, params: params}
 	for {
@@ -36,6 +36,12 @@ type lexer struct {
 	pos    int
 	toks   []token
 	params bool // whether :name is a parameter marker (statements and expressions, not types)
+	inHint bool // between tokHintStart and tokHintEnd
+}
+
+// hintStarts reports whether a /*+ at the lexer's position opens a hint: right after SELECT.
+func (l *lexer) hintStarts() bool {
+	return !l.inHint && strings.HasPrefix(l.src[l.pos:], "/*+") && len(l.toks) > 0 && l.toks[len(l.toks)-1].is("SELECT")
 }
 
 func isIdentByte(c byte) bool {
@@ -63,6 +69,9 @@ func (l *lexer) skipSpace() error {
 				l.pos++
 			}
 		case c == '/' && l.peekByte(1) == '*':
+			if l.hintStarts() {
+				return nil
+			}
 			start := l.pos
 			depth := 0
 			for {
@@ -112,6 +121,14 @@ func (l *lexer) next() (token, error) {
 		return token{kind: kind, text: text, raw: l.src[start:l.pos], pos: start}
 	}
 	switch {
+	case l.hintStarts():
+		l.pos += 3
+		l.inHint = true
+		return mk(tokHintStart, "/*+"), nil
+	case l.inHint && strings.HasPrefix(l.src[l.pos:], "*/"):
+		l.pos += 2
+		l.inHint = false
+		return mk(tokHintEnd, "*/"), nil
 	case c == '\'' || c == '"':
 		s, err := l.quoted(c, false)
 		if err != nil {

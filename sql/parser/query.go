@@ -184,6 +184,7 @@ func oneRow() plan.Relation { return &plan.Values{Rows: [][]plan.Expr{{}}} }
 // From → Filter(WHERE) → Aggregate → Filter(HAVING) | Project → Filter(QUALIFY) →
 // Deduplicate(DISTINCT).
 func (p *parser) selectBlock(from plan.Relation) plan.Relation {
+	hints := p.hints()
 	distinct := false
 	if p.accept("DISTINCT") {
 		distinct = true
@@ -262,7 +263,38 @@ func (p *parser) selectBlock(from plan.Relation) plan.Relation {
 	if distinct {
 		rel = &plan.Deduplicate{Input: rel, AllColumns: true}
 	}
+	// The first hint ends outermost (Spark's AstBuilder.withHints).
+	for i := len(hints) - 1; i >= 0; i-- {
+		hints[i].Input = rel
+		rel = hints[i]
+	}
 	return rel
+}
+
+// hints parses the /*+ … */ hint after SELECT, if there is one: statements `name` or
+// `name(param, …)` (parameters are primary expressions), separated by commas or spaces.
+func (p *parser) hints() []*plan.Hint {
+	if p.peek().kind != tokHintStart {
+		return nil
+	}
+	p.pos++
+	var hs []*plan.Hint
+	for p.peek().kind != tokHintEnd {
+		if len(hs) > 0 {
+			p.acceptOp(",")
+		}
+		h := &plan.Hint{Name: p.identifier()}
+		if p.acceptOp("(") {
+			h.Params = append(h.Params, p.primary())
+			for p.acceptOp(",") {
+				h.Params = append(h.Params, p.primary())
+			}
+			p.expectOp(")")
+		}
+		hs = append(hs, h)
+	}
+	p.pos++
+	return hs
 }
 
 // groupBy parses an optional GROUP BY clause into an Aggregate without input and outputs.

@@ -25,6 +25,11 @@ const (
 	tokOp
 	// tokParam is a parameter marker: text is "?" or the name after ':'.
 	tokParam
+	// tokHintStart and tokHintEnd enclose the statements of a /*+ … */ hint right after SELECT
+	// (elsewhere such a comment is skipped as a comment); the statements between them are
+	// lexed as ordinary tokens.
+	tokHintStart
+	tokHintEnd
 )
 
 // token is one lexical token. pos is its byte offset in the text; raw is the source text.

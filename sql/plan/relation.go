@@ -253,6 +253,9 @@ type Hint struct {
 	RelCommon
 	Input Relation
 	Name  string
+	// Params are the hint's parameters: literals (numbers of partitions) and column references
+	// (the relations a join strategy hint names, the columns of a repartition hint).
+	Params []Expr
 }
 
 // ToSchema casts and reorders the input to a target schema (DataFrame.to(schema)).
