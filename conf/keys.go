@@ -5,13 +5,16 @@ package conf
 // constants there (query.PollingDelayConf, state.MemoryBudgetConf, ...); engine's registry
 // (engine/conf_keys.go) lists them all once.
 const (
-	TimeZoneKey           = "spark.sql.session.timeZone"
-	ANSIKey               = "spark.sql.ansi.enabled"
-	CaseSensitiveKey      = "spark.sql.caseSensitive"
-	SourcesDefaultKey     = "spark.sql.sources.default"
-	MaxRecordsPerBatchKey = "spark.sql.execution.arrow.maxRecordsPerBatch"
-	MaxResultSizeKey      = "spark.driver.maxResultSize"
-	DefaultParallelismKey = "spark.default.parallelism"
+	TimeZoneKey      = "spark.sql.session.timeZone"
+	ANSIKey          = "spark.sql.ansi.enabled"
+	CaseSensitiveKey = "spark.sql.caseSensitive"
+	// EnforceReservedKeywordsKey makes Spark's ANSI reserved keywords reserved (sql_keywords()
+	// reports them so).
+	EnforceReservedKeywordsKey = "spark.sql.ansi.enforceReservedKeywords"
+	SourcesDefaultKey          = "spark.sql.sources.default"
+	MaxRecordsPerBatchKey      = "spark.sql.execution.arrow.maxRecordsPerBatch"
+	MaxResultSizeKey           = "spark.driver.maxResultSize"
+	DefaultParallelismKey      = "spark.default.parallelism"
 	// LegacyPathOptionKey lets a path given to save()/start() replace a "path" option (else both
 	// set is an error, as Spark 3.1+).
 	LegacyPathOptionKey = "spark.sql.legacy.pathOptionBehavior.enabled"

@@ -68,6 +68,9 @@ var confEntries = []ConfEntry{
 		Doc: "ANSI SQL semantics: errors instead of NULL on overflow, invalid casts and out-of-range indexes."},
 	{Key: conf.CaseSensitiveKey, Kind: ConfBool, Default: "false",
 		Doc: "Whether column and field names are resolved case-sensitively."},
+	{Key: conf.EnforceReservedKeywordsKey, Kind: ConfBool, Default: "false",
+		Doc: "Whether Spark's ANSI reserved keywords are reserved: sql_keywords() reports them so " +
+			"(Weir's parser reserves its own set either way)."},
 	{Key: "spark.sql.timestampType", Kind: ConfEnum, Default: "TIMESTAMP_LTZ",
 		Values: []string{"TIMESTAMP_NTZ", "TIMESTAMP_LTZ"},
 		Doc: "Read by the client: TIMESTAMP_NTZ makes createDataFrame infer timestamp_ntz columns " +

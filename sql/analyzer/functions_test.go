@@ -25,7 +25,7 @@ var notDone = []string{
 	// Collations and metric views.
 	"collate", "collation", "collations", "measure",
 	// Session and environment.
-	"current_path", "sql_keywords", "python_worker_logs",
+	"python_worker_logs",
 	// Formats: XML, numbers; text.
 	"from_xml", "to_xml", "schema_of_xml",
 	"xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long",

@@ -20,6 +20,10 @@ type Options struct {
 	// Version is what version() returns: the Spark version reported to clients and the server's
 	// revision, space separated.
 	Version string
+	// Database is the session's current database (USE db; current_database()); "" is default.
+	Database string
+	// EnforceReservedKeywords is spark.sql.ansi.enforceReservedKeywords (sql_keywords()).
+	EnforceReservedKeywords bool
 }
 
 // NewLiteral returns a constant expression.

@@ -133,8 +133,10 @@ func (g *generator) Generate(ctx *Context, batch arrow.RecordBatch) ([]int, []ar
 		return nil, nil, err
 	}
 	defer releaseAll(argCols)
-	if list, ok := argCols[0].(*array.List); ok && g.explodeArray {
-		return explodeList(ctx, list, g.pos, g.outer)
+	if len(argCols) > 0 { // a generator may take none (sql_keywords())
+		if list, ok := argCols[0].(*array.List); ok && g.explodeArray {
+			return explodeList(ctx, list, g.pos, g.outer)
+		}
 	}
 	n := int(batch.NumRows())
 	if g.fixedRows > 0 {

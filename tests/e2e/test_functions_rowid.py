@@ -2,6 +2,8 @@
 values Apache Spark 4.2's own Connect server gives for the same queries (checked side by side)."""
 import re
 
+import pytest
+from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 
@@ -33,3 +35,36 @@ def test_uuid_current_user_version(spark):
     assert row[4].split(" ")[0] == spark.version and len(row[4].split(" ")) == 2
     names = [r.function for r in spark.sql("SHOW FUNCTIONS LIKE 'row_number|explode_outer|between|<<'").collect()]
     assert names == ["<<", "between", "explode_outer", "row_number"]
+
+
+def test_current_database_and_path_follow_use(spark):
+    spark.sql("CREATE DATABASE IF NOT EXISTS rowid_db")
+    try:
+        spark.sql("USE rowid_db")
+        row = spark.sql("SELECT current_database(), current_schema(), current_catalog(), current_path()").collect()[0]
+        assert tuple(row) == ("rowid_db", "rowid_db", "spark_catalog",
+                              "system.builtin,system.session,spark_catalog.rowid_db")
+    finally:
+        spark.sql("USE default")
+        spark.sql("DROP DATABASE rowid_db")
+    assert spark.sql("SELECT current_path()").first()[0] == "system.builtin,system.session,spark_catalog.default"
+
+
+def test_sql_keywords(spark):
+    df = spark.sql("SELECT * FROM sql_keywords()")
+    assert [(f.name, f.dataType.simpleString(), f.nullable) for f in df.schema.fields] == \
+        [("keyword", "string", False), ("reserved", "boolean", False)]
+    rows = df.collect()
+    # Spark 4.2.0: 423 keywords in its order, none reserved unless ANSI reserved keywords are enforced (80).
+    assert len(rows) == 423 and not any(r.reserved for r in rows)
+    assert [r.keyword for r in rows[:3]] == ["ADD", "AFTER", "AGGREGATE"]
+    spark.conf.set("spark.sql.ansi.enforceReservedKeywords", "true")
+    try:
+        reserved = {r.keyword for r in spark.sql("SELECT keyword FROM sql_keywords() WHERE reserved").collect()}
+    finally:
+        spark.conf.unset("spark.sql.ansi.enforceReservedKeywords")
+    assert len(reserved) == 80 and {"SELECT", "FROM", "WHERE"} <= reserved and "ADD" not in reserved
+    with pytest.raises(AnalysisException, match="NOT_A_SCALAR_FUNCTION"):
+        spark.sql("SELECT sql_keywords()").collect()
+    with pytest.raises(AnalysisException, match="WRONG_NUM_ARGS"):
+        spark.sql("SELECT * FROM sql_keywords(1)").collect()
