@@ -226,6 +226,12 @@ func syncDir(dir string) {
 // Create makes a new table at location with schema (Iceberg field ids assigned afresh) and
 // identity partitions on partitionBy; an existing table there is an error.
 func Create(ctx context.Context, location string, schema *iceberg.Schema, partitionBy []string, props map[string]string) (*table.Table, error) {
+	if rt, ok := boundTable(location); ok {
+		// A REST catalog's table (or one it dropped): tables there are the catalog's to create.
+		return nil, sparkerr.New("org.apache.iceberg.exceptions.NoSuchTableException", "", "",
+			fmt.Sprintf("Table does not exist: %s (the location %s belongs to the Iceberg catalog %s)",
+				strings.Join(rt.ident, "."), location, rt.cat.name))
+	}
 	if Exists(ctx, location) {
 		return nil, sparkerr.Analysis("LOCATION_ALREADY_EXISTS", "42710",
 			"Cannot create the Iceberg table at '%s': an Iceberg table is already there.", location)

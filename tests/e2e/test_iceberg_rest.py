@@ -203,3 +203,17 @@ def test_catalog_errors(spark, server):
     with pytest.raises(AnalysisException) as e:
         spark.sql("SELECT * FROM nosuch.db.t").collect()
     assert e.value.getCondition() == "TABLE_OR_VIEW_NOT_FOUND"
+
+
+def test_dropped_table_location_is_not_recreated_as_a_directory_table(spark):
+    """A path write to the location of a table the REST catalog dropped does not make a
+    Hadoop-style table there behind the catalog's back."""
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS lake.p")
+    spark.sql("CREATE TABLE lake.p.t (a INT)")
+    spark.sql("INSERT INTO lake.p.t VALUES (1)")
+    loc = spark.sql("DESCRIBE TABLE EXTENDED lake.p.t").where("col_name = 'Location'").collect()[0].data_type
+    spark.sql("DROP TABLE lake.p.t")
+    with pytest.raises(Exception) as e:
+        spark.createDataFrame([(2,)], "a INT").write.format("iceberg").mode("append").save(loc)
+    assert "NoSuchTableException" in str(e.value) or "Table does not exist" in str(e.value)
+    assert not any(n.startswith("v") for n in os.listdir(os.path.join(loc.removeprefix("file:"), "metadata")))
