@@ -53,6 +53,8 @@ type options struct {
 	metrics *metrics.Registry
 	// uiHistory, when set, records every session's query progress for the web UI (WithUI).
 	uiHistory *ui.History
+	// conf is the server's Spark configuration (--conf), every session's to start with.
+	conf [][2]string
 }
 
 // DefaultSparkVersion is the Spark version the server reports unless WithSparkVersion says
@@ -161,6 +163,10 @@ func withReapInterval(d time.Duration) Option { return func(o *options) { o.reap
 // and cached local relations) hold in memory (≤ 0: unbounded; default a quarter of the memory
 // the process may use).
 func WithArtifactMemoryLimit(n int64) Option { return func(o *options) { o.artifactMemoryLimit = n } }
+
+// WithConf sets Spark configuration every session starts with (`--conf KEY=VALUE`, as
+// spark-submit's), in order: engine.WithConf checks each as spark.conf.set would.
+func WithConf(kv ...[2]string) Option { return func(o *options) { o.conf = append(o.conf, kv...) } }
 
 // WithPython sets the Python interpreter (with PySpark) the server's Python workers run
 // (`--python`, PYSPARK_PYTHON; default "python3"); every engine session gets it

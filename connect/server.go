@@ -79,6 +79,9 @@ func NewServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
+	if err := engine.CheckServerConf(o.conf); err != nil {
+		return nil, err
+	}
 	files, err := fileaccess.New(fileaccess.Config{Roots: o.dataRoots, StateDir: o.stateDir, Warehouse: warehouse})
 	if err != nil {
 		return nil, err
@@ -100,7 +103,7 @@ func NewServer(opts ...Option) (*Server, error) {
 			return engine.NewSession(engine.WithFileAccess(files), engine.WithCheckpointLocations(locations),
 				engine.WithPersistStore(persisted),
 				engine.WithPython(o.python), engine.WithUser(user), engine.WithSparkVersion(o.sparkVersion),
-				engine.WithMetastore(tables), engine.WithGlobalTempViews(global))
+				engine.WithMetastore(tables), engine.WithGlobalTempViews(global), engine.WithConf(o.conf...))
 		}
 	}
 	s := &Server{

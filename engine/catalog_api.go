@@ -191,7 +191,7 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 				return [][]any{globalTempViewRow(strings.ToLower(v))}, nil
 			}
 		}
-		t, ok, err := s.catalogTable(c)
+		t, ok, err := s.catalogTable(ctx, c)
 		if err != nil {
 			return nil, err
 		}
@@ -207,13 +207,13 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 			_, ok := s.global.c.TempView(v)
 			return one(ok)
 		}
-		_, ok, err := s.catalogTable(c)
+		_, ok, err := s.catalogTable(ctx, c)
 		return one(ok && err == nil)
 	case "listColumns":
 		var partitions []string
 		_, global := globalViewName(tableName(c))
 		if _, ok := s.tempView(c.Name, c.Database); !ok && !global {
-			t, ok, err := s.catalogTable(c)
+			t, ok, err := s.catalogTable(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -309,8 +309,8 @@ func (s *Session) tempView(name, db string) (logical.Node, bool) {
 
 // catalogTable finds the catalog table a getTable/tableExists/listColumns call names (the
 // name may be qualified, or dbName given).
-func (s *Session) catalogTable(c *plan.CatalogCall) (metastore.Table, bool, error) {
-	return s.lookupTable(tableName(c))
+func (s *Session) catalogTable(ctx context.Context, c *plan.CatalogCall) (metastore.Table, bool, error) {
+	return s.lookupTable(ctx, tableName(c))
 }
 
 func (s *Session) databaseRow(db metastore.Database) []any {

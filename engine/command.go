@@ -32,13 +32,13 @@ func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, er
 	case *plan.CreateView:
 		return s.createView(ctx, c)
 	case plan.DropView:
-		return s.dropView(&c)
+		return s.dropView(ctx, &c)
 	case *plan.DropView:
-		return s.dropView(c)
+		return s.dropView(ctx, c)
 	case plan.ShowTables:
-		return s.showTables(&c)
+		return s.showTables(ctx, &c)
 	case *plan.ShowTables:
-		return s.showTables(c)
+		return s.showTables(ctx, c)
 	case plan.Describe:
 		return s.describe(ctx, &c)
 	case *plan.Describe:
@@ -88,9 +88,9 @@ func (s *Session) RunCommand(ctx context.Context, cmd plan.Command) (*Result, er
 func (s *Session) runTableCommand(ctx context.Context, cmd plan.Command) (*Result, error) {
 	switch c := cmd.(type) {
 	case plan.CreateDatabase:
-		return s.createDatabase(&c)
+		return s.createDatabase(ctx, &c)
 	case plan.DropDatabase:
-		return s.dropDatabase(&c)
+		return s.dropDatabase(ctx, &c)
 	case plan.CreateTable:
 		return s.createTable(ctx, &c)
 	case *plan.CreateTable:
@@ -98,13 +98,13 @@ func (s *Session) runTableCommand(ctx context.Context, cmd plan.Command) (*Resul
 	case plan.CreatePersistentView:
 		return s.createPersistentView(ctx, &c)
 	case plan.AlterTable:
-		return s.alterTable(&c)
+		return s.alterTable(ctx, &c)
 	case plan.ShowCreateTable:
-		return s.showCreateTable(&c)
+		return s.showCreateTable(ctx, &c)
 	case plan.ShowTableProperties:
-		return s.showTableProperties(&c)
+		return s.showTableProperties(ctx, &c)
 	case plan.TruncateTable:
-		return s.truncateTable(&c)
+		return s.truncateTable(ctx, &c)
 	case plan.InsertInto:
 		return s.insertInto(ctx, &c)
 	case plan.DeleteFrom:
@@ -152,13 +152,14 @@ func (s *Session) createView(ctx context.Context, c *plan.CreateView) (*Result, 
 	return s.empty()
 }
 
-func (s *Session) showTables(c *plan.ShowTables) (*Result, error) {
+func (s *Session) showTables(ctx context.Context, c *plan.ShowTables) (*Result, error) {
 	schema := sqltypes.Schema{stringField("namespace"), stringField("tableName"),
 		{Name: "isTemporary", Type: sqltypes.BooleanType, Nullable: true}}
 	db := s.views.currentDatabase()
+	var store tableStore = s.tables
 	if len(c.Namespace) > 0 {
 		var err error
-		if db, err = qualifyDatabase(c.Namespace); err != nil {
+		if store, db, err = s.storeOfNamespace(ctx, c.Namespace); err != nil {
 			return nil, err
 		}
 	}
@@ -170,7 +171,7 @@ func (s *Session) showTables(c *plan.ShowTables) (*Result, error) {
 			}
 		}
 	} else {
-		tables, err := s.tables.Tables(db)
+		tables, err := store.Tables(db)
 		if err != nil {
 			return nil, err
 		}
@@ -179,6 +180,9 @@ func (s *Session) showTables(c *plan.ShowTables) (*Result, error) {
 				rows = append(rows, []any{db, t.Name, false})
 			}
 		}
+	}
+	if _, rest := store.(restStore); rest {
+		return s.rowsResult(schema, rows) // a v2 catalog lists its own tables only
 	}
 	for _, n := range s.views.names() {
 		if c.Pattern != "" && !likeSparkPattern(c.Pattern, n) {
@@ -215,7 +219,7 @@ func (s *Session) describe(ctx context.Context, c *plan.Describe) (*Result, erro
 		}
 		schema = n.Schema()
 		if _, temp := s.views.TempView(strings.Join(c.Table, ".")); !temp {
-			if t, ok, _ := s.lookupTable(c.Table); ok {
+			if t, ok, _ := s.lookupTable(ctx, c.Table); ok {
 				table = &t
 			}
 		}

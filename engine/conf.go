@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,14 @@ func (c *Conf) Set(key, value string) error {
 			return sparkerr.Analysis("CANNOT_MODIFY_CONFIG", "46110",
 				"Cannot modify the value of the static Spark config: %s.", sparkerr.Quote(key)).WithParams("key", key)
 		}
+	}
+	return c.setInitial(key, value)
+}
+
+// setInitial sets key to value as the server's configuration does (--conf): checked as Set
+// checks it, static keys included.
+func (c *Conf) setInitial(key, value string) error {
+	if e, ok := confByKey[key]; ok {
 		if err := e.Validate(value); err != nil {
 			return err
 		}
@@ -123,6 +132,18 @@ func (c *Conf) Set(key, value string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.set[key] = value
+	return nil
+}
+
+// CheckServerConf checks the server's configuration (--conf KEY=VALUE pairs) as its sessions
+// will take it (WithConf), so a bad value stops the server from starting.
+func CheckServerConf(kv [][2]string) error {
+	c := NewConf()
+	for _, p := range kv {
+		if err := c.setInitial(p[0], p[1]); err != nil {
+			return fmt.Errorf("--conf %s=%s: %w", p[0], p[1], err)
+		}
+	}
 	return nil
 }
 

@@ -63,6 +63,10 @@
 // take DELETE, UPDATE and MERGE INTO (SQL and df.mergeInto) as copy-on-write overwrite
 // snapshots (table_dml.go, table_merge.go), and CREATE OR REPLACE TABLE / writeTo().replace as
 // Iceberg's REPLACE TABLE, keeping their history (table_iceberg.go).
+// An Iceberg REST catalog configured under spark.sql.catalog.NAME (server --conf, WithConf, or
+// the session's conf; table_rest.go) is a second store of the same shape: NAME.db names its
+// namespace and NAME.db.t its table, resolved by storeOfName/storeOfNamespace, and the DDL,
+// writers and DML above run on it through the tableStore interface.
 //
 // File access: the session's fileaccess.Policy (WithFileAccess; nil: the always-on rules)
 // travels with every path a client names: batch reads and schema inference (sourceSchemas,

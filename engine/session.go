@@ -90,6 +90,17 @@ func WithUser(user string) SessionOption { return func(s *Session) { s.user = us
 // with the server's revision (default DefaultSparkVersion).
 func WithSparkVersion(v string) SessionOption { return func(s *Session) { s.sparkVersion = v } }
 
+// WithConf sets configuration the session starts with (the server's --conf, checked once by
+// CheckServerConf; a value it refuses is left out here too). Static keys are the server's to
+// set, so they are taken.
+func WithConf(kv ...[2]string) SessionOption {
+	return func(s *Session) {
+		for _, p := range kv {
+			_ = s.conf.setInitial(p[0], p[1]) // refused values were reported at server start
+		}
+	}
+}
+
 // NewSession returns a session with default configuration.
 func NewSession(opts ...SessionOption) *Session {
 	s := &Session{conf: NewConf(), views: newCatalog(), mem: memory.DefaultAllocator, now: time.Now,

@@ -19,8 +19,8 @@ import (
 // DDL of the persistent catalog: databases, tables and persistent views (Spark 4.2's
 // behaviour and errors for file-source tables: parquet, json, csv, text).
 
-func (s *Session) createDatabase(c *plan.CreateDatabase) (*Result, error) {
-	name, err := qualifyDatabase(c.Name)
+func (s *Session) createDatabase(ctx context.Context, c *plan.CreateDatabase) (*Result, error) {
+	store, name, err := s.storeOfNamespace(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -33,18 +33,18 @@ func (s *Session) createDatabase(c *plan.CreateDatabase) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := s.tables.CreateDatabase(db, c.IfNotExists); err != nil {
+	if err := store.CreateDatabase(db, c.IfNotExists); err != nil {
 		return nil, err
 	}
 	return s.empty()
 }
 
-func (s *Session) dropDatabase(c *plan.DropDatabase) (*Result, error) {
-	name, err := qualifyDatabase(c.Name)
+func (s *Session) dropDatabase(ctx context.Context, c *plan.DropDatabase) (*Result, error) {
+	store, name, err := s.storeOfNamespace(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}
-	dropped, err := s.tables.DropDatabase(name, c.IfExists, c.Cascade)
+	dropped, err := store.DropDatabase(name, c.IfExists, c.Cascade)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (s *Session) dropDatabase(c *plan.DropDatabase) (*Result, error) {
 			return nil, err
 		}
 	}
-	if s.views.currentDatabase() == name {
+	if _, rest := store.(restStore); !rest && s.views.currentDatabase() == name {
 		s.views.setCurrentDatabase(metastore.DefaultDatabase)
 	}
 	return s.empty()
@@ -88,13 +88,17 @@ func (s *Session) tableFormat(format string, managed bool) (string, error) {
 // newTable builds the catalog entry of a table to create: its database and name, format,
 // columns with the partition columns moved last, and location (external when given; else
 // managed in the warehouse, which must not hold files of that name yet).
-func (s *Session) newTable(name []string, format string, schema sqltypes.Schema, partitionBy []string,
+func (s *Session) newTable(ctx context.Context, name []string, format string, schema sqltypes.Schema, partitionBy []string,
 	location string, options, properties map[string]string, comment string) (metastore.Table, error) {
-	db, table, err := s.qualify(name)
+	store, db, table, err := s.storeOfName(ctx, name)
 	if err != nil {
 		return metastore.Table{}, err
 	}
-	if _, ok := s.tables.Database(db); !ok {
+	rs, rest := store.(restStore)
+	if _, ok := store.Database(db); !ok {
+		if rest {
+			return metastore.Table{}, rs.schemaNotFound(db)
+		}
 		return metastore.Table{}, metastore.SchemaNotFound(db)
 	}
 	// A "path" option (any case) is the table's location, as Spark takes OPTIONS (path ...):
@@ -119,6 +123,9 @@ func (s *Session) newTable(name []string, format string, schema sqltypes.Schema,
 		}
 	}
 	t := metastore.Table{Database: db, Name: table, Format: format, Options: options, Properties: properties, Comment: comment}
+	if rest {
+		t.Catalog = rs.cat.Name()
+	}
 	cols, err := partitionLast(t, schema, partitionBy)
 	if err != nil {
 		return metastore.Table{}, err
@@ -135,6 +142,9 @@ func (s *Session) newTable(name []string, format string, schema sqltypes.Schema,
 		return t, nil
 	}
 	t.Kind = metastore.Managed
+	if rest {
+		return t, nil // the catalog gives its tables their locations
+	}
 	managed, err := s.managedLocation(db, table)
 	if err != nil {
 		return metastore.Table{}, err
@@ -195,11 +205,11 @@ func columnIndex(cols []metastore.Column, name string) int {
 }
 
 func (s *Session) createTable(ctx context.Context, c *plan.CreateTable) (*Result, error) {
-	db, table, err := s.qualify(c.Name)
+	store, db, table, err := s.storeOfName(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}
-	if existing, ok := s.tables.Table(db, table); ok {
+	if existing, ok := store.Table(db, table); ok {
 		switch {
 		case c.Replace && isIceberg(existing.Format) && !existing.IsView() && (c.Format == "" || isIceberg(c.Format)) &&
 			(c.Query != nil || len(c.Columns) > 0):
@@ -209,7 +219,7 @@ func (s *Session) createTable(ctx context.Context, c *plan.CreateTable) (*Result
 		case c.IfNotExists:
 			return s.empty()
 		}
-		return nil, metastore.AlreadyExists(db, table)
+		return nil, alreadyExists(store, db, table)
 	}
 	var schema sqltypes.Schema
 	var input plan.Relation
@@ -238,7 +248,7 @@ func (s *Session) createTable(ctx context.Context, c *plan.CreateTable) (*Result
 		return nil, sparkerr.Analysis("UNABLE_TO_INFER_SCHEMA", "42KD9",
 			"Unable to infer schema for %s. It must be specified manually.", format).WithParams("format", format)
 	}
-	t, err := s.newTable(c.Name, c.Format, schema, c.PartitionBy, c.Location, c.Options, c.Properties, c.Comment)
+	t, err := s.newTable(ctx, c.Name, c.Format, schema, c.PartitionBy, c.Location, c.Options, c.Properties, c.Comment)
 	if err != nil {
 		return nil, err
 	}
@@ -255,23 +265,21 @@ func replaceUnsupported(t metastore.Table) *sparkerr.Error {
 			"which is configured by \"spark.sql.catalog\".").WithParams("tableName", q, "operation", "REPLACE TABLE")
 }
 
-// createAndFill creates t in the catalog (its directory too) and, with input, writes input's
+// createAndFill creates t in its catalog (its directory too) and, with input, writes input's
 // rows into it; a failed write drops the new table again (as Spark's CTAS does).
 func (s *Session) createAndFill(ctx context.Context, t metastore.Table, input plan.Relation, byName bool) error {
-	if err := os.MkdirAll(t.Location, 0o755); err != nil {
-		return sparkerr.Internal("creating the directory of %s: %v", t.QualifiedName(), err)
-	}
-	if err := s.createIcebergMetadata(ctx, t); err != nil {
+	store, err := s.storeOf(ctx, t)
+	if err != nil {
 		return err
 	}
-	if _, _, err := s.tables.CreateTable(t, false, false); err != nil {
+	if t, err = s.createInStore(ctx, store, t); err != nil {
 		return err
 	}
 	if input == nil {
 		return nil
 	}
 	if err := s.insertRows(ctx, t, &plan.InsertInto{Input: input}, byName); err != nil {
-		if dropped, ok, _ := s.tables.DropTable(t.Database, t.Name); ok {
+		if dropped, ok, _ := store.DropTable(t.Database, t.Name); ok {
 			s.deleteManagedFiles(dropped)
 		}
 		return err
@@ -332,7 +340,7 @@ func (s *Session) createPersistentView(ctx context.Context, c *plan.CreatePersis
 }
 
 // dropView is DROP VIEW|TABLE: a temp view first (an unqualified name), then the catalog's.
-func (s *Session) dropView(c *plan.DropView) (*Result, error) {
+func (s *Session) dropView(ctx context.Context, c *plan.DropView) (*Result, error) {
 	if len(c.Name) == 1 && s.views.drop(c.Name[0]) {
 		return s.empty()
 	}
@@ -342,14 +350,17 @@ func (s *Session) dropView(c *plan.DropView) (*Result, error) {
 		}
 		return s.empty()
 	}
-	db, name, err := s.qualify(c.Name)
+	store, db, name, err := s.storeOfName(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}
-	t, ok := s.tables.Table(db, name)
+	t, ok := store.Table(db, name)
 	if !ok {
 		if c.IfExists {
 			return s.empty()
+		}
+		if rs, rest := store.(restStore); rest {
+			return nil, sparkerr.TableNotFound([]string{rs.cat.Name(), db, name})
 		}
 		return nil, metastore.NotFound(db, name)
 	}
@@ -360,15 +371,15 @@ func (s *Session) dropView(c *plan.DropView) (*Result, error) {
 			WithParams("operation", "DROP VIEW", "requiredType", "VIEW or METRIC_VIEW", "objectName", plain,
 				"foundType", t.Kind, "alternative", "DROP TABLE")
 	}
-	dropped, ok, err := s.tables.DropTable(db, name)
+	dropped, ok, err := store.DropTable(db, name)
 	if err != nil || !ok {
 		return nil, err
 	}
 	return s.empty2(s.deleteManagedFiles(dropped))
 }
 
-func (s *Session) alterTable(c *plan.AlterTable) (*Result, error) {
-	t, err := s.mustTable(c.Name)
+func (s *Session) alterTable(ctx context.Context, c *plan.AlterTable) (*Result, error) {
+	t, err := s.mustTable(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -463,8 +474,8 @@ func (s *Session) renameTable(t metastore.Table, to []string) (*Result, error) {
 	return s.empty()
 }
 
-func (s *Session) truncateTable(c *plan.TruncateTable) (*Result, error) {
-	t, err := s.mustTable(c.Name)
+func (s *Session) truncateTable(ctx context.Context, c *plan.TruncateTable) (*Result, error) {
+	t, err := s.mustTable(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -493,8 +504,8 @@ func (s *Session) truncateTable(c *plan.TruncateTable) (*Result, error) {
 	return s.empty()
 }
 
-func (s *Session) showTableProperties(c *plan.ShowTableProperties) (*Result, error) {
-	t, err := s.mustTable(c.Name)
+func (s *Session) showTableProperties(ctx context.Context, c *plan.ShowTableProperties) (*Result, error) {
+	t, err := s.mustTable(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -523,8 +534,8 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // showCreateTable renders the statement that creates the table, as Spark 4.2 does.
-func (s *Session) showCreateTable(c *plan.ShowCreateTable) (*Result, error) {
-	t, err := s.mustTable(c.Name)
+func (s *Session) showCreateTable(ctx context.Context, c *plan.ShowCreateTable) (*Result, error) {
+	t, err := s.mustTable(ctx, c.Name)
 	if err != nil {
 		return nil, err
 	}

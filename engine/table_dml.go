@@ -95,7 +95,7 @@ func (s *Session) dmlTarget(ctx context.Context, name []string, operation string
 			return metastore.Table{}, 0, unsupportedTableOperation(sparkerr.Quote(name...), operation)
 		}
 	}
-	t, err := s.mustTable(name)
+	t, err := s.mustTable(ctx, name)
 	if err != nil {
 		return t, 0, err
 	}

@@ -45,7 +45,7 @@ func icebergColumns(schema sqltypes.Schema) (sqltypes.Schema, error) {
 // createIcebergMetadata writes the first metadata version of t, unless its location holds an
 // Iceberg table already (an external table over an existing one).
 func (s *Session) createIcebergMetadata(ctx context.Context, t metastore.Table) error {
-	if !isIceberg(t.Format) || iceberg.Exists(t.Location) {
+	if !isIceberg(t.Format) || iceberg.Exists(ctx, t.Location) {
 		return nil
 	}
 	schema, err := schemaOfTable(t)
@@ -152,7 +152,11 @@ func (s *Session) replaceIcebergTable(ctx context.Context, t metastore.Table, in
 	if err := iceberg.Replace(ctx, t.Location, sc, nt.PartitionBy, properties); err != nil {
 		return err
 	}
-	if _, _, err := s.tables.CreateTable(nt, true, false); err != nil {
+	store, err := s.storeOf(ctx, t)
+	if err != nil {
+		return err
+	}
+	if _, _, err := store.CreateTable(nt, true, false); err != nil {
 		return err
 	}
 	if input == nil {

@@ -25,7 +25,7 @@ import (
 // for its partition columns), as a path write would.
 
 func (s *Session) insertInto(ctx context.Context, c *plan.InsertInto) (*Result, error) {
-	t, err := s.mustTable(c.Table)
+	t, err := s.mustTable(ctx, c.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func (s *Session) writeTable(ctx context.Context, w *plan.Write) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	t, exists, err := s.lookupTable(name)
+	t, exists, err := s.lookupTable(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,11 @@ func (s *Session) writeTable(ctx context.Context, w *plan.Write) (*Result, error
 					"Can't overwrite the target that is also being read from. The target table is %s.", q).
 					WithParams("table", q)
 			}
-			dropped, ok, err := s.tables.DropTable(t.Database, t.Name)
+			store, err := s.storeOf(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			dropped, ok, err := store.DropTable(t.Database, t.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -269,7 +273,7 @@ func (s *Session) writeTable(ctx context.Context, w *plan.Write) (*Result, error
 				}
 			}
 		default:
-			return nil, metastore.AlreadyExists(t.Database, t.Name)
+			return nil, alreadyExistsOf(t)
 		}
 	}
 	node, err := s.analyzer().Resolve(ctx, w.Input)
@@ -286,7 +290,7 @@ func (s *Session) writeTable(ctx context.Context, w *plan.Write) (*Result, error
 			options[k] = v
 		}
 	}
-	nt, err := s.newTable(name, w.Format, node.Schema(), w.PartitionBy, location, options, nil, "")
+	nt, err := s.newTable(ctx, name, w.Format, node.Schema(), w.PartitionBy, location, options, nil, "")
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +301,7 @@ func (s *Session) writeTable(ctx context.Context, w *plan.Write) (*Result, error
 // as in Spark, create() makes one, append/overwrite/overwritePartitions of one are
 // _LEGACY_ERROR_TEMP_1012 and replace/createOrReplace are UNSUPPORTED_FEATURE.TABLE_OPERATION.
 func (s *Session) writeTo(ctx context.Context, w *plan.WriteTo) (*Result, error) {
-	t, exists, err := s.lookupTable(w.Table)
+	t, exists, err := s.lookupTable(ctx, w.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +330,7 @@ func (s *Session) writeTo(ctx context.Context, w *plan.WriteTo) (*Result, error)
 			WithParams("tableName", q, "operation", "REPLACE TABLE AS SELECT")
 	case plan.WriteToCreate:
 		if exists {
-			return nil, metastore.AlreadyExists(t.Database, t.Name)
+			return nil, alreadyExistsOf(t)
 		}
 		node, err := s.analyzer().Resolve(ctx, w.Input)
 		if err != nil {
@@ -339,7 +343,7 @@ func (s *Session) writeTo(ctx context.Context, w *plan.WriteTo) (*Result, error)
 				options[k] = v
 			}
 		}
-		nt, err := s.newTable(w.Table, w.Provider, node.Schema(), w.PartitionBy, location, options, w.Properties, "")
+		nt, err := s.newTable(ctx, w.Table, w.Provider, node.Schema(), w.PartitionBy, location, options, w.Properties, "")
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +363,7 @@ func (s *Session) streamTable(ctx context.Context, ws *plan.WriteStream) error {
 	if err != nil {
 		return err
 	}
-	t, exists, err := s.lookupTable(name)
+	t, exists, err := s.lookupTable(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -374,16 +378,14 @@ func (s *Session) streamTable(ctx context.Context, ws *plan.WriteStream) error {
 				options[k] = v
 			}
 		}
-		if t, err = s.newTable(name, ws.Format, node.Schema(), ws.PartitionBy, ws.Path, options, nil, ""); err != nil {
+		if t, err = s.newTable(ctx, name, ws.Format, node.Schema(), ws.PartitionBy, ws.Path, options, nil, ""); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(t.Location, 0o755); err != nil {
-			return sparkerr.Internal("creating the directory of %s: %v", t.QualifiedName(), err)
-		}
-		if err := s.createIcebergMetadata(ctx, t); err != nil {
+		store, err := s.storeOf(ctx, t)
+		if err != nil {
 			return err
 		}
-		if _, _, err := s.tables.CreateTable(t, false, false); err != nil {
+		if t, err = s.createInStore(ctx, store, t); err != nil {
 			return err
 		}
 	} else if t.IsView() {

@@ -97,19 +97,23 @@ func qualifyDatabase(name []string) (string, error) {
 		WithParams("sessionCatalog", catalogName, "namespace", sparkerr.Quote(name...))
 }
 
-// lookupTable finds the table or view name names (not a temp view).
-func (s *Session) lookupTable(name []string) (metastore.Table, bool, error) {
-	db, table, err := s.qualify(name)
+// lookupTable finds the table or view name names (not a temp view), in spark_catalog or the
+// REST catalog NAME.db.t names (table_rest.go).
+func (s *Session) lookupTable(ctx context.Context, name []string) (metastore.Table, bool, error) {
+	store, db, table, err := s.storeOfName(ctx, name)
 	if err != nil {
 		return metastore.Table{}, false, err
+	}
+	if rs, ok := store.(restStore); ok {
+		return rs.lookup(db, table)
 	}
 	t, ok := s.tables.Table(db, table)
 	return t, ok, nil
 }
 
 // mustTable is lookupTable with TABLE_OR_VIEW_NOT_FOUND for a missing one (named as written).
-func (s *Session) mustTable(name []string) (metastore.Table, error) {
-	t, ok, err := s.lookupTable(name)
+func (s *Session) mustTable(ctx context.Context, name []string) (metastore.Table, error) {
+	t, ok, err := s.lookupTable(ctx, name)
 	if err != nil {
 		return t, err
 	}
@@ -130,7 +134,7 @@ type sessionCatalog struct {
 
 // Table implements analyzer.Tables.
 func (c sessionCatalog) Table(ctx context.Context, n *plan.NamedTable) (logical.Node, bool, error) {
-	name, streaming := n.Name, n.IsStreaming
+	name := n.Name
 	if len(name) > 3 {
 		return nil, false, nil
 	}
@@ -144,10 +148,29 @@ func (c sessionCatalog) Table(ctx context.Context, n *plan.NamedTable) (logical.
 	if len(name) == 1 && c.database != "" {
 		name = []string{c.database, name[0]}
 	}
-	t, ok, err := c.s.lookupTable(name)
+	if len(name) == 3 {
+		// A REST catalog that is misconfigured or fails to answer says why.
+		if _, isREST, err := c.s.restCatalog(ctx, name[0]); err != nil || isREST {
+			if err != nil {
+				return nil, false, err
+			}
+			t, ok, err := c.s.lookupTable(ctx, name)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			return c.resolveTable(ctx, n, t)
+		}
+	}
+	t, ok, err := c.s.lookupTable(ctx, name)
 	if err != nil || !ok {
 		return nil, false, nil // an unknown catalog or namespace: the name names nothing
 	}
+	return c.resolveTable(ctx, n, t)
+}
+
+// resolveTable is the plan of reading catalog table t as n names it.
+func (c sessionCatalog) resolveTable(ctx context.Context, n *plan.NamedTable, t metastore.Table) (logical.Node, bool, error) {
+	streaming := n.IsStreaming
 	if n.TimeTravel != nil && !isIceberg(t.Format) {
 		return nil, false, analyzer.TimeTravelUnsupported([]string{catalogName, t.Database, t.Name})
 	}
@@ -264,7 +287,7 @@ func invalidPathName(name string) *sparkerr.Error {
 // deleteManagedFiles deletes a dropped managed table's directory: only one strictly inside the
 // warehouse, and only as the file-access policy allows replacing it.
 func (s *Session) deleteManagedFiles(t metastore.Table) error {
-	if t.Kind != metastore.Managed || t.Location == "" {
+	if t.Kind != metastore.Managed || t.Location == "" || t.Catalog != "" {
 		return nil
 	}
 	resolved, err := s.files.Resolve(t.Location)

@@ -72,10 +72,19 @@ type Table struct {
 	ViewDatabase string    `json:"viewDatabase,omitempty"`
 	Comment      string    `json:"comment,omitempty"`
 	Created      time.Time `json:"created"`
+	// Catalog is the catalog of a table the engine read from another catalog than this one (an
+	// Iceberg REST catalog's); "" for the store's own. It is never stored.
+	Catalog string `json:"-"`
 }
 
-// QualifiedName is the table's name as Spark's messages quote it: `spark_catalog`.`db`.`t`.
-func (t *Table) QualifiedName() string { return sparkerr.Quote(CatalogName, t.Database, t.Name) }
+// QualifiedName is the table's name as Spark's messages quote it: `spark_catalog`.`db`.`t`
+// (the table's own catalog for another catalog's).
+func (t *Table) QualifiedName() string {
+	if t.Catalog != "" {
+		return sparkerr.Quote(t.Catalog, t.Database, t.Name)
+	}
+	return sparkerr.Quote(CatalogName, t.Database, t.Name)
+}
 
 // IsView reports whether t is a persistent view.
 func (t *Table) IsView() bool { return t.Kind == View }
@@ -435,8 +444,11 @@ func (s *Store) RenameTable(db, from, to, location string) error {
 }
 
 // SchemaNotFound is SCHEMA_NOT_FOUND for a database of the catalog.
-func SchemaNotFound(db string) *sparkerr.Error {
-	q := sparkerr.Quote(CatalogName, norm(db))
+func SchemaNotFound(db string) *sparkerr.Error { return SchemaNotFoundIn(CatalogName, db) }
+
+// SchemaNotFoundIn is SCHEMA_NOT_FOUND for a database (namespace) of catalog.
+func SchemaNotFoundIn(catalog, db string) *sparkerr.Error {
+	q := sparkerr.Quote(catalog, norm(db))
 	return sparkerr.Analysis("SCHEMA_NOT_FOUND", "42704",
 		"The schema %s cannot be found. Verify the spelling and correctness of the schema and catalog.", q).
 		WithParams("schemaName", q)
@@ -451,8 +463,11 @@ func SchemaAlreadyExists(db string) *sparkerr.Error {
 }
 
 // AlreadyExists is TABLE_OR_VIEW_ALREADY_EXISTS for db.name.
-func AlreadyExists(db, name string) *sparkerr.Error {
-	q := sparkerr.Quote(CatalogName, norm(db), norm(name))
+func AlreadyExists(db, name string) *sparkerr.Error { return AlreadyExistsIn(CatalogName, db, name) }
+
+// AlreadyExistsIn is TABLE_OR_VIEW_ALREADY_EXISTS for db.name of catalog.
+func AlreadyExistsIn(catalog, db, name string) *sparkerr.Error {
+	q := sparkerr.Quote(catalog, norm(db), norm(name))
 	return sparkerr.Analysis("TABLE_OR_VIEW_ALREADY_EXISTS", "42P07",
 		"Cannot create table or view %s because it already exists. Choose a different name, drop or replace "+
 			"the existing object, or add the IF NOT EXISTS clause to tolerate pre-existing objects.", q).

@@ -44,9 +44,13 @@ for target in $fuzz_targets; do
 done
 
 echo "== starting a Kafka broker (scripts/kafka-broker.sh) for tests/e2e/test_kafka.py"
-trap '"$root/scripts/kafka-broker.sh" stop' EXIT
+trap '"$root/scripts/kafka-broker.sh" stop; "$root/scripts/iceberg-rest.sh" stop' EXIT
 KAFKA_BOOTSTRAP=$("$root/scripts/kafka-broker.sh" start)
 export KAFKA_BOOTSTRAP
+
+echo "== starting Apache Iceberg's REST catalog fixture (scripts/iceberg-rest.sh) for tests/e2e/test_iceberg_rest.py"
+ICEBERG_REST_URI=$("$root/scripts/iceberg-rest.sh" start)
+export ICEBERG_REST_URI
 
 echo "== pytest (PySpark end to end)"
 WEIR_BIN="$root/bin/weir" .venv/bin/python -m pytest -q -p no:cacheprovider tests/e2e \

@@ -73,6 +73,8 @@ type config struct {
 	showVersion bool
 	// python is the interpreter of the server's Python workers (PYSPARK_PYTHON).
 	python string
+	// conf are the --conf KEY=VALUE pairs: Spark configuration every session starts with.
+	conf [][2]string
 }
 
 // dirList is a repeatable flag: each use adds a directory.
@@ -127,6 +129,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.python, "python", envOr("PYSPARK_PYTHON", "python3"), "Python interpreter (with PySpark) for the server's Python workers")
 	fs.StringVar(&c.logFormat, "log-format", envOr("WEIR_LOG_FORMAT", "text"), "log line format on stderr: text (logfmt) or json")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
+	fs.Func("conf", "Spark configuration every session starts with, KEY=VALUE (repeatable; e.g. spark.sql.catalog.NAME.uri=http://...)", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("--conf takes KEY=VALUE, got %q", v)
+		}
+		c.conf = append(c.conf, [2]string{strings.TrimSpace(k), val})
+		return nil
+	})
 	fs.Func("max-inbound-message-size", "largest request message, Spark's spark.connect.grpc.maxInboundMessageSize (e.g. 128m, the default)", func(v string) error {
 		n, err := parseMessageSize(v)
 		c.maxInbound = n
@@ -195,6 +205,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		connect.WithDataRoots(c.dataRoots...),
 		connect.WithMaxInboundMessageSize(c.maxInbound),
 		connect.WithPython(c.python),
+		connect.WithConf(c.conf...),
 	}
 	var reg *metrics.Registry
 	if c.metricsListen != "" {

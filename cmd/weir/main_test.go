@@ -49,6 +49,13 @@ func TestParseConfig(t *testing.T) {
 	if _, err := parseConfig([]string{"serve"}, e, &bytes.Buffer{}); err == nil {
 		t.Fatal("unknown argument accepted")
 	}
+	c, err = parseConfig([]string{"--conf", "spark.sql.catalog.lake.uri=http://h:1/?a=b", "--conf", " k = v"}, e, &bytes.Buffer{})
+	if err != nil || !slices.Equal(c.conf, [][2]string{{"spark.sql.catalog.lake.uri", "http://h:1/?a=b"}, {"k", " v"}}) {
+		t.Fatalf("--conf: %v %v", c.conf, err)
+	}
+	if _, err := parseConfig([]string{"--conf", "novalue"}, e, &bytes.Buffer{}); err == nil {
+		t.Fatal("--conf without = accepted")
+	}
 }
 
 func TestParseDataRoots(t *testing.T) {

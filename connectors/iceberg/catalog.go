@@ -49,8 +49,13 @@ func metadataPath(location string, version int) string {
 	return filepath.Join(location, metadataDir, fmt.Sprintf("v%d.metadata.json", version))
 }
 
-// Exists reports whether location holds an Iceberg table (a metadata file).
-func Exists(location string) bool {
+// Exists reports whether location holds an Iceberg table (a metadata file), or for a location
+// bound to a REST catalog's table whether the catalog still has the table.
+func Exists(ctx context.Context, location string) bool {
+	if rt, ok := boundTable(location); ok {
+		found, err := rt.cat.cat.CheckTableExists(ctx, rt.ident)
+		return err == nil && found
+	}
 	v, _, err := currentVersion(location)
 	return err == nil && v > 0
 }
@@ -95,8 +100,16 @@ func currentVersion(location string) (int, string, error) {
 	return v, path, nil
 }
 
-// Load opens the table at location as of its newest commit.
+// Load opens the table at location as of its newest commit (through its REST catalog when the
+// location is bound to one: rest.go).
 func Load(ctx context.Context, location string) (*table.Table, error) {
+	if rt, ok := boundTable(location); ok {
+		tbl, err := rt.cat.cat.LoadTable(ctx, rt.ident)
+		if err != nil {
+			return nil, restError("loading the Iceberg table "+strings.Join(rt.ident, ".")+" of the catalog "+rt.cat.name, err)
+		}
+		return tbl, nil
+	}
 	v, path, err := currentVersion(location)
 	if err != nil {
 		return nil, ioError("reading the Iceberg metadata of "+location, err)
@@ -213,23 +226,19 @@ func syncDir(dir string) {
 // Create makes a new table at location with schema (Iceberg field ids assigned afresh) and
 // identity partitions on partitionBy; an existing table there is an error.
 func Create(ctx context.Context, location string, schema *iceberg.Schema, partitionBy []string, props map[string]string) (*table.Table, error) {
-	if Exists(location) {
+	if rt, ok := boundTable(location); ok {
+		// A REST catalog's table (or one it dropped): tables there are the catalog's to create.
+		return nil, sparkerr.New("org.apache.iceberg.exceptions.NoSuchTableException", "", "",
+			fmt.Sprintf("Table does not exist: %s (the location %s belongs to the Iceberg catalog %s)",
+				strings.Join(rt.ident, "."), location, rt.cat.name))
+	}
+	if Exists(ctx, location) {
 		return nil, sparkerr.Analysis("LOCATION_ALREADY_EXISTS", "42710",
 			"Cannot create the Iceberg table at '%s': an Iceberg table is already there.", location)
 	}
-	spec := iceberg.UnpartitionedSpec
-	if len(partitionBy) > 0 {
-		var fields []iceberg.PartitionField
-		for i, name := range partitionBy {
-			f, ok := schema.FindFieldByNameCaseInsensitive(name)
-			if !ok {
-				return nil, sparkerr.Internal("iceberg: no partition column %s", name)
-			}
-			fields = append(fields, iceberg.PartitionField{SourceIDs: []int{f.ID}, FieldID: 1000 + i, Name: f.Name,
-				Transform: iceberg.IdentityTransform{}})
-		}
-		s := iceberg.NewPartitionSpec(fields...)
-		spec = &s
+	spec, err := identitySpec(schema, partitionBy, 1000)
+	if err != nil {
+		return nil, err
 	}
 	meta, err := table.NewMetadata(schema, spec, table.UnsortedSortOrder, location, iceberg.Properties(props))
 	if err != nil {
@@ -299,7 +308,8 @@ func Replace(ctx context.Context, location string, schema *iceberg.Schema, parti
 	if len(props) > 0 {
 		updates = append(updates, table.NewSetPropertiesUpdate(props))
 	}
-	if _, _, err := (tableDir{location: location}).CommitTable(ctx, nil, nil, updates); err != nil {
+	cat, ident := catalogOf(location)
+	if _, _, err := cat.CommitTable(ctx, ident, nil, updates); err != nil {
 		return sparkerr.New("org.apache.iceberg.exceptions.CommitFailedException", "", "",
 			fmt.Sprintf("Failed to replace the Iceberg table %s: %v", location, err))
 	}

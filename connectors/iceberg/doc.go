@@ -8,6 +8,19 @@
 // are. Every location is checked with the file-access policy, and so is every data file a
 // read opens.
 //
+// A REST catalog (rest.go: iceberg-go's catalog/rest) holds the tables of a catalog the engine
+// configures as Iceberg's Spark runtime does (spark.sql.catalog.NAME = SparkCatalog, type
+// rest, uri, warehouse, prefix, token, credential, scope, oauth2-server-uri, header.*): the
+// catalog keeps names and metadata and takes the commits; the data and manifest files go
+// where its table location says, which must be a local path. The engine binds each REST
+// table's location (resolved by the file-access policy) to the catalog and identifier when it
+// resolves the table's name; from then on Load, Exists, Replace and every commit below at
+// that location go through the catalog (a table loaded from it commits through it), so reads,
+// writes, the streaming sink's exactly-once check, the stream source and copy-on-write
+// rewrites work on REST tables unchanged. DROP TABLE leaves the files, as Iceberg's catalogs
+// do without PURGE. Errors are the exceptions of Iceberg's REST client (NoSuchTableException,
+// AlreadyExistsException, CommitFailedException, RESTException, ...).
+//
 // Contract:
 //   - Batch reads (read.go) read one snapshot, fixed when the read is planned: the current one
 //     or the one the "snapshot-id" / "as-of-timestamp" (ms) / VersionAsOfOption (a snapshot

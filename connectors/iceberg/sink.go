@@ -64,7 +64,7 @@ func location(env sinks.Env, options map[string]string) (string, error) {
 
 // openForWrite loads the table at loc, creating it from the rows' schema when missing.
 func openForWrite(ctx context.Context, env sinks.Env, loc string) (*table.Table, error) {
-	if Exists(loc) {
+	if Exists(ctx, loc) {
 		return Load(ctx, loc)
 	}
 	sc, err := IcebergSchema(env.Schema)
@@ -130,7 +130,7 @@ func newBatchSink(ctx context.Context, env sinks.Env, mode sinks.SaveMode, optio
 	if err != nil {
 		return nil, err
 	}
-	exists := Exists(loc)
+	exists := Exists(ctx, loc)
 	switch {
 	case exists && mode == sinks.SaveIgnore:
 		return nil, nil
