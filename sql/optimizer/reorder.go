@@ -153,7 +153,8 @@ func reorderTree(j *logical.Join, o *Options) logical.Node {
 // joinOrder picks the order of inputs: the largest first (the probe side), then repeatedly
 // the input connected to those already joined (a cross product only when none is) whose join
 // is estimated to give the fewest rows, smaller inputs first on ties. An equality keeps 1 /
-// the larger distinct count of its sides, another condition a third.
+// the larger distinct count of its sides (of several joining one input, the most selective),
+// another condition a third.
 func joinOrder(ins []joinInput, conds []joinCond, o *Options) []int {
 	first := 0
 	for i := range ins {
@@ -170,14 +171,22 @@ func joinOrder(ins []joinInput, conds []joinCond, o *Options) []int {
 			if joined[i] {
 				continue
 			}
+			// Equalities joining i to the joined inputs are taken as correlated (a composite key
+			// such as TPC-H's (partkey, suppkey) has about as many values as its larger part, not
+			// their product): the most selective one counts; other conditions multiply.
 			connected := false
-			rows := cur * ins[i].rows
+			rows, eq := cur*ins[i].rows, 1.0
 			for _, c := range conds {
 				if c.inputs[i] && len(c.inputs) > 1 && connects(c.inputs, joined, i) {
 					connected = true
-					rows *= condSelectivity(c, ins, o)
+					if sel, isEq := condSelectivity(c, ins, o); isEq {
+						eq = min(eq, sel)
+					} else {
+						rows *= sel
+					}
 				}
 			}
+			rows *= eq
 			better := best < 0 || (connected && !bestConnected) ||
 				(connected == bestConnected && (rows < bestRows || (rows == bestRows && ins[i].rows < ins[best].rows)))
 			if better {
@@ -191,13 +200,14 @@ func joinOrder(ins []joinInput, conds []joinCond, o *Options) []int {
 	return order
 }
 
-// condSelectivity is the fraction of pairs a join condition keeps.
-func condSelectivity(c joinCond, ins []joinInput, o *Options) float64 {
+// condSelectivity is the fraction of pairs a join condition keeps, and whether it is an
+// equality.
+func condSelectivity(c joinCond, ins []joinInput, o *Options) (float64, bool) {
 	l, r, ok := expr.Equality(c.e)
 	if !ok {
-		return 1.0 / 3
+		return 1.0 / 3, false
 	}
-	return 1 / max(sideDistinct(l, ins, o), sideDistinct(r, ins, o))
+	return 1 / max(sideDistinct(l, ins, o), sideDistinct(r, ins, o)), true
 }
 
 // sideDistinct is the distinct count of one side of an equality over the flattened inputs.
