@@ -23,4 +23,7 @@ const (
 	QueryMemoryBudgetKey = "spark.weir.query.memoryBudgetBytes"
 	// OptimizerEnabledKey turns the logical optimizer (package sql/optimizer) on or off.
 	OptimizerEnabledKey = "spark.weir.optimizer.enabled"
+	// BroadcastJoinThresholdKey is the largest estimated build side a batch join broadcasts
+	// (-1: none).
+	BroadcastJoinThresholdKey = "spark.sql.autoBroadcastJoinThreshold"
 )

@@ -116,6 +116,10 @@ var confEntries = []ConfEntry{
 	{Key: planner.MaxPartitionsConf, Kind: ConfInt, Default: "4096", Valid: positive,
 		Invalid: "The value of " + planner.MaxPartitionsConf + " must be positive",
 		Doc:     "Most partitions any step of a query may have (repartition, range, shuffles)."},
+	{Key: conf.BroadcastJoinThresholdKey, Kind: ConfBytes, Default: "10485760b",
+		Doc: "A batch equi-join (inner, left outer, semi, anti) whose right side the optimizer estimates " +
+			"at most this size (from Parquet row counts and column sizes) builds it in every partition of " +
+			"the left instead of hash-partitioning both sides; -1 turns this off."},
 	{Key: conf.OptimizerEnabledKey, Kind: ConfBool, Default: "true",
 		Doc: "Whether queries go through the logical optimizer (pushdown, join keys and order, pruning) before they are planned."},
 

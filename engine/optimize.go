@@ -11,6 +11,9 @@ import (
 	"github.com/weirhq/weir/sql/optimizer"
 )
 
+// defaultBroadcastThreshold is spark.sql.autoBroadcastJoinThreshold's default, Spark's 10MB.
+const defaultBroadcastThreshold = 10 << 20
+
 // optimize runs the logical optimizer over an analyzed plan (batch or streaming) unless
 // spark.weir.optimizer.enabled is false; ectx is the statement's evaluation context.
 func (s *Session) optimize(ctx context.Context, node logical.Node, ectx *expr.Context) (logical.Node, error) {
@@ -18,7 +21,8 @@ func (s *Session) optimize(ctx context.Context, node logical.Node, ectx *expr.Co
 		return node, nil
 	}
 	st := &scanStats{s: s, rows: map[*logical.SourceScan]rowCount{}, distinct: map[scanColumn]rowCount{}}
-	return optimizer.Optimize(ctx, node, optimizer.Options{Stats: st.scanRows, Distinct: st.columnDistinct, Expr: ectx})
+	return optimizer.Optimize(ctx, node, optimizer.Options{Stats: st.scanRows, Distinct: st.columnDistinct, Expr: ectx,
+		BroadcastThreshold: s.conf.Bytes(conf.BroadcastJoinThresholdKey, defaultBroadcastThreshold)})
 }
 
 // scanStats answers the optimizer's statistics hooks from Parquet footers, each question once

@@ -15,8 +15,9 @@
 // exchanges one row per group and partition (aggregate_partial.go). Joins without keys
 // broadcast the right side (right and full outer ones gather both sides to one partition); a
 // batch equi-join whose right side is hinted for broadcast (Join.RightHint, from df.hint or
-// /*+ BROADCAST */; the optimizer makes the hinted side the right one) keeps the left's
-// partitions and broadcasts the right, unless it is a right or full outer join.
+// /*+ BROADCAST */; the optimizer makes the hinted side the right one) or that the optimizer
+// found small enough (Join.BroadcastRight) keeps the left's partitions and broadcasts the
+// right, unless it is a right or full outer join.
 // A Window hash-partitions its input on its partition keys (gathers it to one partition when
 // it has none) and runs operators.Window, which spills past the operator memory budget
 // (state.BudgetFromConf); window functions on a stream are refused with Spark's

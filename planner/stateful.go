@@ -117,12 +117,12 @@ func (b *builder) topN(n *logical.Limit, s *logical.Sort) (*flow.Node, error) {
 	return b.node("TopN", 1, schema, operators.TopN(b.ctx, keys, n.N, n.Offset), forward(b.single(in))), nil
 }
 
-// broadcastsRight reports whether a join's right side is hinted for broadcast and the join may
+// broadcastsRight reports whether a join's right side is hinted (or chosen by the optimizer) for broadcast and the join may
 // build it in every partition of the left: a join that emits no unmatched right rows.
 func broadcastsRight(n *logical.Join) bool {
 	switch n.Type {
 	case plan.InnerJoin, plan.CrossJoin, plan.LeftOuterJoin, plan.LeftSemiJoin, plan.LeftAntiJoin:
-		return n.RightHint == "broadcast"
+		return n.RightHint == "broadcast" || n.BroadcastRight
 	}
 	return false
 }

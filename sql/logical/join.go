@@ -23,6 +23,10 @@ type Join struct {
 	// "merge", "shuffle_hash", "shuffle_replicate_nl"; "" for none): the optimizer moves a
 	// ResolvedHint over a side into them, as Spark's EliminateResolvedHint does.
 	LeftHint, RightHint string
+	// BroadcastRight is the optimizer's choice (estimated size under
+	// spark.sql.autoBroadcastJoinThreshold) to build the right side in every partition of the
+	// left instead of hash-partitioning both: Spark's BroadcastHashJoin without a hint.
+	BroadcastRight bool
 }
 
 // Schema implements Node.

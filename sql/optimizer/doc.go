@@ -34,12 +34,15 @@
 //     columns merge (simplify).
 //  6. broadcast build side (once): an inner or right outer join whose left side alone is
 //     hinted for broadcast swaps its sides (a Project restores the column order), so the
-//     hinted side is the hash build side the planner broadcasts (Spark's BuildLeft).
+//     hinted side is the hash build side the planner broadcasts (Spark's BuildLeft); then a
+//     batch equi-join without hints that emits no unmatched right rows, whose right side is
+//     estimated at most Options.BroadcastThreshold bytes (spark.sql.autoBroadcastJoinThreshold,
+//     10 MiB: rows × the columns' default sizes), is marked Join.BroadcastRight.
 //
 // Estimates: a SourceScan's rows come from Options.Stats (Parquet footers) or a default; a
 // Filter keeps a fixed fraction per conjunct (an equality 1/10, another comparison 1/3);
 // an Aggregate keeps a tenth; LocalData counts its rows; an equi-join keeps 1 / the larger
-// distinct count of each key's sides, a column's distinct count bounded by Options.Distinct
+// distinct count of its most selective key's sides (keys are taken as correlated), a column's distinct count bounded by Options.Distinct
 // (Parquet min/max of integer columns) and its input's rows (unknown: as many as rows).
 //
 // Not done: limit/top-N pushdown (the planner has no top-N operator), aggregation below

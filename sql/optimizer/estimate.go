@@ -4,6 +4,7 @@ import (
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
+	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
 // defaultRows is the row count assumed for a scan without statistics.
@@ -52,9 +53,10 @@ func estimateRows(n logical.Node, o *Options) float64 {
 		case x.Type == plan.LeftSemiJoin || x.Type == plan.LeftAntiJoin:
 			return l
 		case len(x.LeftKeys) > 0:
+			// Keys taken as correlated, as in joinOrder: the most selective one counts.
 			sel := 1.0
 			for i := range x.LeftKeys {
-				sel *= keySelectivity(x.Left, x.LeftKeys[i], x.Right, x.RightKeys[i], o)
+				sel = min(sel, keySelectivity(x.Left, x.LeftKeys[i], x.Right, x.RightKeys[i], o))
 			}
 			return l * r * sel
 		}
@@ -133,4 +135,42 @@ func keyDistinct(n logical.Node, k expr.Expr, o *Options) float64 {
 		return distinctValues(n, c.Index, o)
 	}
 	return max(1, estimateRows(n, o))
+}
+
+// rowSize is a row's guessed size in bytes: the sum of its columns' default sizes (Spark's
+// DataType.defaultSize: 20 for a string, 100 for a binary, one element or entry for an array
+// or map).
+func rowSize(s sqltypes.Schema) int64 {
+	var n int64
+	for _, f := range s {
+		n += typeSize(f.Type)
+	}
+	return max(n, 1)
+}
+
+func typeSize(t sqltypes.DataType) int64 {
+	switch t.Kind {
+	case sqltypes.Null, sqltypes.Boolean, sqltypes.Byte:
+		return 1
+	case sqltypes.Short:
+		return 2
+	case sqltypes.Integer, sqltypes.Float, sqltypes.Date, sqltypes.YearMonthInterval:
+		return 4
+	case sqltypes.Decimal:
+		if t.Precision <= 18 {
+			return 8
+		}
+		return 16
+	case sqltypes.String:
+		return 20
+	case sqltypes.Binary, sqltypes.Variant:
+		return 100
+	case sqltypes.Array:
+		return typeSize(*t.Elem)
+	case sqltypes.Map:
+		return typeSize(*t.Key) + typeSize(*t.Value)
+	case sqltypes.Struct:
+		return rowSize(t.Fields)
+	}
+	return 8
 }

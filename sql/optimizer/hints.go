@@ -86,3 +86,31 @@ func broadcastBuildSide(n logical.Node, _ *Options) logical.Node {
 		return &logical.Project{Input: s, Exprs: proj}
 	})
 }
+
+// autoBroadcast marks the batch equi-joins whose right side is estimated at most
+// Options.BroadcastThreshold bytes (rows × the columns' default sizes) for a broadcast hash
+// join, as Spark's JoinSelection does under spark.sql.autoBroadcastJoinThreshold: the left side
+// keeps its partitions instead of being hash-partitioned on the keys. Joins with a strategy
+// hint keep it; joins that emit unmatched right rows are not broadcast.
+func autoBroadcast(n logical.Node, o *Options) logical.Node {
+	if o.BroadcastThreshold <= 0 || logical.IsStreaming(n) {
+		return n
+	}
+	return transformUp(n, func(n logical.Node) logical.Node {
+		j, ok := n.(*logical.Join)
+		if !ok || len(j.LeftKeys) == 0 || j.LeftHint != "" || j.RightHint != "" || j.BroadcastRight {
+			return n
+		}
+		switch j.Type {
+		case plan.InnerJoin, plan.CrossJoin, plan.LeftOuterJoin, plan.LeftSemiJoin, plan.LeftAntiJoin:
+		default:
+			return n
+		}
+		if estimateRows(j.Right, o)*float64(rowSize(j.Right.Schema())) > float64(o.BroadcastThreshold) {
+			return n
+		}
+		c := *j
+		c.BroadcastRight = true
+		return &c
+	})
+}

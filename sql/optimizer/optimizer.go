@@ -18,6 +18,9 @@ type Options struct {
 	// Expr is the statement's evaluation context, for constant folding (time zone, ANSI);
 	// nil: nothing is folded.
 	Expr *expr.Context
+	// BroadcastThreshold is spark.sql.autoBroadcastJoinThreshold: a batch join whose right
+	// side is estimated at most this many bytes broadcasts it (≤ 0: never).
+	BroadcastThreshold int64
 }
 
 // rule rewrites a plan; it returns n itself when it has nothing to change.
@@ -41,7 +44,7 @@ var batches = []batch{
 	{name: "reorder", rules: []rule{reorderJoins}, once: true},
 	{name: "pushdown after reorder", rules: []rule{pushFilters, simplify}},
 	{name: "prune", rules: []rule{pruneColumns}, once: true},
-	{name: "broadcast build side", rules: []rule{broadcastBuildSide}, once: true},
+	{name: "broadcast build side", rules: []rule{broadcastBuildSide, autoBroadcast}, once: true},
 }
 
 // Optimize returns a plan equivalent to n (same schema, same rows) for the planner.

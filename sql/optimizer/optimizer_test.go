@@ -94,6 +94,9 @@ func TestRules(t *testing.T) {
 				return "error: " + err.Error() + "\n"
 			}
 			opts := Options{Stats: stats, Distinct: distinct, Expr: &expr.Context{Location: time.UTC, ANSI: true}}
+			if d.HasArg("broadcast") {
+				d.ScanArgs(t, "broadcast", &opts.BroadcastThreshold)
+			}
 			var out logical.Node
 			if d.HasArg("rules") {
 				var names string
@@ -112,7 +115,11 @@ func TestRules(t *testing.T) {
 			if !sameSchema(n.Schema(), out.Schema()) {
 				t.Fatalf("schema changed: %v -> %v", n.Schema(), out.Schema())
 			}
-			return "before:\n" + logical.TreeString(n) + "after:\n" + logical.TreeString(out)
+			res := "before:\n" + logical.TreeString(n) + "after:\n" + logical.TreeString(out)
+			if d.HasArg("broadcast") {
+				res += "broadcast:\n" + broadcastJoins(out)
+			}
+			return res
 		})
 	})
 }
@@ -127,4 +134,16 @@ func sameSchema(a, b sqltypes.Schema) bool {
 		}
 	}
 	return true
+}
+
+// broadcastJoins lists the joins of n whose right side is broadcast, a line each.
+func broadcastJoins(n logical.Node) string {
+	var out string
+	if j, ok := n.(*logical.Join); ok && j.BroadcastRight {
+		out += j.Describe() + "\n"
+	}
+	for _, c := range n.Children() {
+		out += broadcastJoins(c)
+	}
+	return out
 }
