@@ -21,6 +21,9 @@
 //     the right) or its residual; a join's own residual gives up single-side conjuncts and
 //     equalities the same way; an OR whose disjuncts share conjuncts has them factored out
 //     (TPC-H Q19). Conjuncts reaching a SourceScan are copied into its advisory Filters.
+//     LEFT SEMI / ANTI joins (IN, EXISTS) move below deterministic Projects and below inner
+//     (and, to the left, left outer) joins to the side holding the columns they read, when
+//     that join is estimated to keep at least as many rows as that side (semijoin.go).
 //  3. reorder (once): every tree of inner joins is flattened into its inputs and conditions and
 //     rebuilt left-deep: the input with the largest estimated row count first (the probe side),
 //     then repeatedly the smallest input connected to the joined ones by a condition (a cross

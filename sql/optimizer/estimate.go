@@ -50,6 +50,10 @@ func estimateRows(n logical.Node, o *Options) float64 {
 	case *logical.Join:
 		l, r := estimateRows(x.Left, o), estimateRows(x.Right, o)
 		switch {
+		case x.Type == plan.LeftSemiJoin && len(x.LeftKeys) > 0:
+			// A left row is kept when its key is among the right's: at most the right's rows
+			// of its distinct keys.
+			return l * min(1, estimateRows(x.Right, o)/keyDistinct(x.Left, x.LeftKeys[0], o))
 		case x.Type == plan.LeftSemiJoin || x.Type == plan.LeftAntiJoin:
 			return l
 		case len(x.LeftKeys) > 0:

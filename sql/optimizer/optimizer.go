@@ -40,7 +40,7 @@ const maxIterations = 100
 var batches = []batch{
 	{name: "join hints", rules: []rule{joinHints}, once: true},
 	{name: "simplify", rules: []rule{simplify}},
-	{name: "pushdown", rules: []rule{pushFilters, simplify}},
+	{name: "pushdown", rules: []rule{pushFilters, pushSemiJoins, simplify}},
 	{name: "reorder", rules: []rule{reorderJoins}, once: true},
 	{name: "pushdown after reorder", rules: []rule{pushFilters, simplify}},
 	{name: "prune", rules: []rule{pruneColumns}, once: true},

@@ -80,6 +80,7 @@ func distinct(s *logical.SourceScan, col int) (int64, bool) {
 
 var ruleNames = map[string]rule{
 	"simplify": simplify, "pushdown": pushFilters, "reorder": reorderJoins, "prune": pruneColumns,
+	"semijoins": pushSemiJoins,
 }
 
 // TestRules runs testdata/*: `optimize [rules=a,b]` resolves its input SQL and prints the plan
