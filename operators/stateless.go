@@ -52,8 +52,16 @@ func (p *project) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out
 
 // Filter keeps rows whose cond is true (NULL counts as false).
 func Filter(ctx *expr.Context, cond expr.Expr) Factory {
+	return FilterKeeping(ctx, cond, nil)
+}
+
+// FilterKeeping is Filter followed by a projection that reads only the user columns keep marks
+// (nil: all): the rows it keeps carry those columns, the others as NULLs, so the columns the
+// projection drops are never copied (a filter on a long string column the query then drops
+// gathered every kept row's string).
+func FilterKeeping(ctx *expr.Context, cond expr.Expr, keep []bool) Factory {
 	return func(env flow.Env) (flow.Operator, error) {
-		return &filter{env: env, ctx: instanceContext(ctx, env), cond: cond}, nil
+		return &filter{env: env, ctx: instanceContext(ctx, env), cond: cond, keep: keep}, nil
 	}
 }
 
@@ -61,6 +69,7 @@ type filter struct {
 	env  flow.Env
 	ctx  *expr.Context
 	cond expr.Expr
+	keep []bool
 }
 
 func (f *filter) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
@@ -86,7 +95,33 @@ func (f *filter) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out 
 			return out.Emit(ctx, relabelWithEnv(f.env, rec))
 		}
 	}
+	if f.keep != nil {
+		return emitKept(ctx, f.env, out, rec, selectedRows(b), f.keep)
+	}
 	return emitRows(ctx, f.env, out, rec, selectedRows(b))
+}
+
+// emitKept emits rows idx of rec with the user columns keep marks and NULLs in the others.
+func emitKept(ctx context.Context, env flow.Env, out flow.Emitter, rec arrow.RecordBatch, idx []int64, keep []bool) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	cols := make([]arrow.Array, 0, rec.NumCols())
+	defer func() { releaseAll(cols) }()
+	for c, col := range rec.Columns() {
+		if c >= flow.UserOffset && !keep[c-flow.UserOffset] {
+			cols = append(cols, array.MakeArrayOfNull(env.Mem, col.DataType(), len(idx)))
+			continue
+		}
+		t, err := take(env.Mem, []arrow.Array{col}, idx, nil)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, t[0])
+	}
+	t := array.NewRecordBatch(rec.Schema(), cols, int64(len(idx)))
+	defer t.Release()
+	return out.Emit(ctx, relabelWithEnv(env, t))
 }
 
 // emitRows emits rows idx of rec (all of rec without copying when idx is every row), keeping

@@ -6,7 +6,8 @@
 // contiguous slices over its partitions (its own count, else Options.Partitions); local data is
 // one partition; Project, Filter, Sample and per-partition Sort keep their input's partitions
 // (Forward edges), and consecutive Project, Filter and Sample fuse into one node
-// (operators.Chain). Generate (explode and the other generators) is stateless too and fuses the
+// (operators.Chain); a Filter under a Project copies only the columns the Project reads
+// (operators.FilterKeeping). Generate (explode and the other generators) is stateless too and fuses the
 // same way; on a stream its rows carry their input row's retraction flag. Aggregate, Distinct,
 // SetOp and equi-joins hash-partition their inputs on the keys into Options.Partitions
 // partitions (grouping expressions that are not plain columns are projected into columns

@@ -191,6 +191,10 @@ func (b *builder) plan(n logical.Node) (*flow.Node, error) {
 		if f, ok := b.fusedFilter(n); ok {
 			return b.filteredAggregate(n, f, b.schema(n))
 		}
+	case *logical.Project:
+		if f, ok := n.Input.(*logical.Filter); ok {
+			return b.filteredProject(n, f)
+		}
 	case *logical.ResolvedHint:
 		// A hint the optimizer did not move into a join (under a node it does not know).
 		return b.plan(n.Input)

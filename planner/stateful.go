@@ -151,3 +151,28 @@ func (b *builder) join(n *logical.Join, left, right *flow.Node, schema *arrow.Sc
 	return b.node("NestedLoopJoin", left.Parallelism, schema, f,
 		forward(left), flow.Input{From: right, Exchange: flow.Broadcast}), nil
 }
+
+// filteredProject plans a Project over a Filter as one chain in which the filter copies only
+// the columns the projection reads (operators.FilterKeeping): a filter on a column the query
+// then drops does not gather it for the rows it keeps.
+func (b *builder) filteredProject(p *logical.Project, f *logical.Filter) (*flow.Node, error) {
+	in, err := b.plan(f.Input)
+	if err != nil {
+		return nil, err
+	}
+	keep := make([]bool, len(f.Schema()))
+	all := true
+	for _, e := range p.Exprs {
+		for c := range expr.ColumnsOf(e, nil) {
+			keep[c] = true
+		}
+	}
+	for _, k := range keep {
+		all = all && k
+	}
+	if all {
+		keep = nil
+	}
+	filtered := b.stateless("Filter", in, b.schema(f), operators.FilterKeeping(b.ctx, f.Cond, keep))
+	return b.project(p, filtered, b.schema(p))
+}

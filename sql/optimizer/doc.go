@@ -33,8 +33,9 @@
 //  5. prune (once): columns no operator reads are dropped from Projects, Joins and
 //     Aggregates' inputs down to the scans; a batch Parquet scan's Out keeps only the columns
 //     read (its reader matches columns by name; CSV reads by position, and JSON's corrupt-record
-//     column depends on every field, so those scans keep theirs). Adjacent Projects of plain
-//     columns merge (simplify).
+//     column depends on every field, so those scans keep theirs). A join's side that still
+//     holds columns nothing above reads (a Filter's condition columns, a CSV scan's) gets a
+//     Project of the ones read. Adjacent Projects of plain columns merge (simplify).
 //  6. broadcast build side (once): an inner or right outer join whose left side alone is
 //     hinted for broadcast swaps its sides (a Project restores the column order), so the
 //     hinted side is the hash build side the planner broadcasts (Spark's BuildLeft); then a

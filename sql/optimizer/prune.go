@@ -54,6 +54,27 @@ func exact(n logical.Node, req map[int]bool) logical.Node {
 	return &logical.Project{Input: out, Exprs: proj}
 }
 
+// narrow prunes n to the columns req and, when what is left still holds more (a Filter keeps
+// the columns its condition reads, a CSV scan all of its own), projects exactly req on top: a
+// join's hash table and exchange then carry only what is read above them (TPC-H Q13's orders
+// side kept o_comment, read only by the filter under the join).
+func narrow(n logical.Node, req map[int]bool) (logical.Node, []int) {
+	out, m := prune(n, req)
+	if len(out.Schema()) <= len(req) {
+		return out, m
+	}
+	var proj []expr.Expr
+	nm := make([]int, len(m))
+	for i := range m {
+		nm[i] = -1
+		if req[i] && m[i] >= 0 {
+			nm[i] = len(proj)
+			proj = append(proj, columnRef(out, m[i]))
+		}
+	}
+	return &logical.Project{Input: out, Exprs: proj}, nm
+}
+
 // remapWith rewrites e (over a node's old output) over its pruned output.
 func remapWith(e expr.Expr, m []int) expr.Expr {
 	return expr.RemapColumns(e, func(i int) int { return m[i] })
@@ -221,8 +242,8 @@ func pruneJoin(x *logical.Join, req map[int]bool) (logical.Node, []int) {
 	if len(needR) == 0 && nr > 0 {
 		needR[0] = true
 	}
-	l, lm := prune(x.Left, needL)
-	r, rm := prune(x.Right, needR)
+	l, lm := narrow(x.Left, needL)
+	r, rm := narrow(x.Right, needR)
 	nlNew := len(l.Schema())
 	// m covers both sides (a semi or anti join's residual reads the right side too); the
 	// output mapping is its first len(x.Out) entries.
