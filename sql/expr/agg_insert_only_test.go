@@ -220,19 +220,26 @@ func TestSumTypedPathsMatchRowPath(t *testing.T) {
 		for i := range ids {
 			ids[i] = uint32(i)
 		}
-		want, werr := rows.Result(env.ctx, ids)
-		got, gerr := typed.Result(env.ctx, ids)
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("seed %d iter %d %s over %s: typed error %v, row path error %v", seed, iter, f, ty.SQL(), gerr, werr)
-		}
-		if werr != nil {
-			continue
-		}
-		w, g := valuesOf(want, f.Type()), valuesOf(got, f.Type())
-		want.Release()
-		got.Release()
-		if !sameAggValues(w, g) {
-			t.Fatalf("seed %d iter %d %s over %s: typed %v, row path %v", seed, iter, f, ty.SQL(), g, w)
-		}
+		sameSumResults(t, env, f, typed, rows, ids, fmt.Sprintf("seed %d iter %d %s over %s", seed, iter, f, ty.SQL()))
+	}
+}
+
+// sameSumResults fails t unless the typed and row-path accumulators give the same results
+// (or both an error) for groups ids.
+func sameSumResults(t *testing.T, env *testEnv, f AggFunc, typed, rows *sumAcc, ids []uint32, what string) {
+	t.Helper()
+	want, werr := rows.Result(env.ctx, ids)
+	got, gerr := typed.Result(env.ctx, ids)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%s: typed error %v, row path error %v", what, gerr, werr)
+	}
+	if werr != nil {
+		return
+	}
+	w, g := valuesOf(want, f.Type()), valuesOf(got, f.Type())
+	want.Release()
+	got.Release()
+	if !sameAggValues(w, g) {
+		t.Fatalf("%s: typed %v, row path %v", what, g, w)
 	}
 }
