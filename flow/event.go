@@ -94,8 +94,14 @@ func EventSchema(user *arrow.Schema) *arrow.Schema {
 }
 
 // UserSchema strips the flow-event columns from an event schema, keeping its metadata (a
-// batch's environment, see EnvSchema).
+// batch's environment, see EnvSchema). Schemas are immutable: the result may be shared (it is
+// memoized, see userSchemas).
 func UserSchema(event *arrow.Schema) *arrow.Schema {
+	return userSchemas.get(event)
+}
+
+// stripEventColumns is UserSchema without the memo.
+func stripEventColumns(event *arrow.Schema) *arrow.Schema {
 	md := event.Metadata()
 	if md.Len() == 0 {
 		return arrow.NewSchema(event.Fields()[UserOffset:], nil)

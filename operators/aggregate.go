@@ -248,7 +248,7 @@ func (a *hashAggregate) Process(ctx context.Context, _ int, rec arrow.RecordBatc
 	}
 	if !a.spec.Streaming && len(a.spec.KeyCols) > 0 {
 		// (A global aggregate has one group: nothing to order.)
-		a.order.note(a.sender, groups)
+		a.order.note(a.sender, groups, len(a.counts))
 	}
 	var ins, rets []int64
 	if ret := flow.Retracted(rec); countRetracted(ret) == 0 {

@@ -24,23 +24,34 @@ type firstRows struct {
 	seen []int64
 	// rank is, per group id, sender<<40 | the sender's row number of the group's first row.
 	rank []uint64
+	// top is at least every rank set (ranks only ever decrease).
+	top uint64
 }
 
-// note records that the next len(groups) rows of sender belong to groups (dense group ids).
-func (f *firstRows) note(sender int, groups []uint32) {
+// note records that the next len(groups) rows of sender belong to groups (dense group ids
+// below ngroups, the number of groups so far). When every group already has a rank and all
+// ranks are below this batch's first row, no row of it can lower one: the scan is skipped
+// (the common case of a partition reading its own input, one sender in order).
+func (f *firstRows) note(sender int, groups []uint32, ngroups int) {
 	for len(f.seen) <= sender {
 		f.seen = append(f.seen, 0)
 	}
 	base := uint64(sender)<<40 | uint64(f.seen[sender])
+	f.seen[sender] += int64(len(groups))
+	if ngroups <= len(f.rank) && f.top < base {
+		return
+	}
 	for i, g := range groups {
 		for int(g) >= len(f.rank) {
 			f.rank = append(f.rank, math.MaxUint64)
 		}
 		if r := base + uint64(i); r < f.rank[g] {
+			if f.rank[g] == math.MaxUint64 {
+				f.top = max(f.top, r)
+			}
 			f.rank[g] = r
 		}
 	}
-	f.seen[sender] += int64(len(groups))
 }
 
 // sort orders gs (group ids noted before) by their first rows.

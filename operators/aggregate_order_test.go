@@ -3,7 +3,9 @@ package operators
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -66,5 +68,45 @@ func TestBatchAggregateGroupOrder(t *testing.T) {
 				c.Close()
 			}
 		})
+	}
+}
+
+// firstRows ranks equal a brute-force first row per group (sender order) on random batches of
+// interleaved senders, including runs where the skip applies (one sender, groups all known);
+// the seed is printed.
+func TestFirstRowsMatchesBruteForce(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 31))
+	for trial := range 200 {
+		var f firstRows
+		want := map[uint32]uint64{}
+		seen := map[int]uint64{}
+		ngroups := 0
+		senders := 1 + r.IntN(3)
+		newEvery := r.IntN(4) // 0: no group after the first batch's
+		for batch := range 1 + r.IntN(20) {
+			s := r.IntN(senders)
+			groups := make([]uint32, r.IntN(50))
+			for i := range groups {
+				if ngroups == 0 || (batch == 0 || newEvery > 0) && r.IntN(8*max(1, newEvery)) == 0 {
+					groups[i] = uint32(ngroups)
+					ngroups++
+				} else {
+					groups[i] = uint32(r.IntN(ngroups))
+				}
+				rank := uint64(s)<<40 | (seen[s] + uint64(i))
+				if old, ok := want[groups[i]]; !ok || rank < old {
+					want[groups[i]] = rank
+				}
+			}
+			seen[s] += uint64(len(groups))
+			f.note(s, groups, ngroups)
+		}
+		for g, rank := range want {
+			if f.rank[g] != rank {
+				t.Fatalf("seed %d trial %d: group %d rank %x, want %x", seed, trial, g, f.rank[g], rank)
+			}
+		}
 	}
 }

@@ -62,12 +62,14 @@ func (r Range) Run(ctx context.Context, env flow.Env, out flow.Emitter) error {
 func (r Range) emit(ctx context.Context, env flow.Env, out flow.Emitter, first, count uint64) error {
 	// Two's-complement wrap-around keeps start + first·step exact modulo 2^64.
 	next := int64(uint64(r.Start) + first*uint64(r.Step))
+	mem := &idBuffers{mem: env.Mem}
+	defer mem.close()
 	for done := uint64(0); done < count; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n := min(RangeBatchRows, count-done)
-		buf := memory.NewResizableBuffer(env.Mem)
+		buf := memory.NewResizableBuffer(mem)
 		buf.Resize(int(n) * arrow.Int64SizeBytes)
 		vals := arrow.Int64Traits.CastFromBytes(buf.Bytes())
 		for k := range vals {

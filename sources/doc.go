@@ -2,7 +2,9 @@
 // share; the sources themselves live in connectors/<system> (package connectors).
 //
 // Batch sources of the engine itself: Range (spark.range) and LocalData (inline rows, or a
-// live table's snapshot), which end after their data; the runtime then sends EndOfData.
+// live table's snapshot), which end after their data; the runtime then sends EndOfData. A
+// Range partition reuses the id buffers its consumers released (range_buffers.go; builds with
+// the weirpoison tag overwrite them so tests catch a reader without a reference).
 //
 // Stream sources (stream.go) implement StreamSource: an unbounded source read epoch by epoch.
 // The query's coordinator asks for Latest, decides each epoch's range (start, end] of JSON

@@ -147,6 +147,10 @@ func (s *sumAcc) add(groups []uint32, a arrow.Array, sign int64) error {
 		if s.t.Kind == sqltypes.Double {
 			vals := x.Float64Values()
 			noNull := x.NullN() == 0
+			if noNull && len(s.n) == 1 {
+				sumFloatsOneGroup(s, vals[:len(groups)], sign)
+				return nil
+			}
 			for i, g := range groups {
 				if noNull || x.IsValid(i) {
 					s.floats[g] += float64(sign) * vals[i]
@@ -216,6 +220,10 @@ func (s *sumAcc) addValues(groups []uint32, a arrow.Array, sign int64) error {
 // addFloats adds integers to double sums (avg over integers), as the generic path's cast does.
 func addFloats[T int32 | int64](s *sumAcc, groups []uint32, a arrow.Array, vals []T, sign int64) {
 	noNull := a.NullN() == 0
+	if noNull && len(s.n) == 1 {
+		sumFloatsOneGroup(s, vals[:len(groups)], sign)
+		return
+	}
 	for i, g := range groups {
 		if noNull || a.IsValid(i) {
 			s.floats[g] += float64(sign) * float64(vals[i])
@@ -291,6 +299,9 @@ func (s *sumAcc) addDecimals(groups []uint32, x *array.Decimal128, sign int64) {
 func (s *sumAcc) addIntsNoNull(groups []uint32, vals []int64, sign int64) error {
 	ints, n := s.ints, s.n
 	vals = vals[:len(groups)]
+	if len(n) == 1 {
+		return sumIntsOneGroup(s, vals, sign)
+	}
 	var ovf int64
 	for i, g := range groups {
 		old := ints[g]

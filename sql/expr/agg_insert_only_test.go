@@ -111,20 +111,7 @@ func TestInsertOnlyMatchesRetractable(t *testing.T) {
 		for i := range ids {
 			ids[i] = uint32(i)
 		}
-		want, err := plain.Result(env.ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := fast.Result(env.ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, g := valuesOf(want, f.Type()), valuesOf(got, f.Type())
-		want.Release()
-		got.Release()
-		if !sameAggValues(w, g) {
-			t.Fatalf("seed %d iter %d %s over %s: insert-only %v, retractable %v", seed, iter, f, ty.SQL(), g, w)
-		}
+		sameAccResults(t, env, f, fast, plain, ids, fmt.Sprintf("seed %d iter %d %s over %s (insert-only vs retractable)", seed, iter, f, ty.SQL()))
 		switch fast.(type) {
 		case *fixedDistinctAcc, *numMinMaxAcc[int32], *numMinMaxAcc[int64], *numMinMaxAcc[float64]:
 			typedCases++
@@ -220,19 +207,26 @@ func TestSumTypedPathsMatchRowPath(t *testing.T) {
 		for i := range ids {
 			ids[i] = uint32(i)
 		}
-		want, werr := rows.Result(env.ctx, ids)
-		got, gerr := typed.Result(env.ctx, ids)
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("seed %d iter %d %s over %s: typed error %v, row path error %v", seed, iter, f, ty.SQL(), gerr, werr)
-		}
-		if werr != nil {
-			continue
-		}
-		w, g := valuesOf(want, f.Type()), valuesOf(got, f.Type())
-		want.Release()
-		got.Release()
-		if !sameAggValues(w, g) {
-			t.Fatalf("seed %d iter %d %s over %s: typed %v, row path %v", seed, iter, f, ty.SQL(), g, w)
-		}
+		sameAccResults(t, env, f, typed, rows, ids, fmt.Sprintf("seed %d iter %d %s over %s", seed, iter, f, ty.SQL()))
+	}
+}
+
+// sameAccResults fails t unless the typed and the reference (row-path, retractable)
+// accumulators give the same results (or both an error) for groups ids.
+func sameAccResults(t *testing.T, env *testEnv, f AggFunc, typed, rows GroupedAccumulator, ids []uint32, what string) {
+	t.Helper()
+	want, werr := rows.Result(env.ctx, ids)
+	got, gerr := typed.Result(env.ctx, ids)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%s: typed error %v, row path error %v", what, gerr, werr)
+	}
+	if werr != nil {
+		return
+	}
+	w, g := valuesOf(want, f.Type()), valuesOf(got, f.Type())
+	want.Release()
+	got.Release()
+	if !sameAggValues(w, g) {
+		t.Fatalf("%s: typed %v, row path %v", what, g, w)
 	}
 }

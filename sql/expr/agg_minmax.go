@@ -98,6 +98,10 @@ func (a *numMinMaxAcc[T]) insertOnlyAccumulator() GroupedAccumulator {
 // updateBest is the insert-only Update: a compare per row against the group's best.
 func (a *numMinMaxAcc[T]) updateBest(groups []uint32, arr arrow.Array, vals []T) {
 	noNull := arr.NullN() == 0
+	if noNull && len(a.has) == 1 {
+		a.updateBestOneGroup(vals[:len(groups)])
+		return
+	}
 	for i, g := range groups {
 		if !noNull && arr.IsNull(i) {
 			continue

@@ -313,6 +313,9 @@ func releaseBuf(b *memory.Buffer) {
 }
 
 func floatArith[T float32 | float64](ctx *Context, a *arith, l, r operand, n int) (arrow.Array, bool, error) {
+	if out, ok := floatArithConst[T](ctx, a, l, r, n); ok {
+		return out, true, nil
+	}
 	xs, la, ok1 := operandSlice[T](l, n)
 	ys, ra, ok2 := operandSlice[T](r, n)
 	if !ok1 || !ok2 {

@@ -57,7 +57,8 @@ func remConst[T intNum](out, xs []T, d T) {
 }
 
 // packModCompare sets bit i of bits when (xs[i] % d) op y, eight rows per byte; op is one
-// of = < <= > >= (compareModConst's), d is not 0. One loop per operator: a switch per row or
+// of = < <= > >= (compareModConst's), d is not 0. "=" is a divisibility test (packModEquals),
+// the order comparisons compare the remainder. One loop per operator: a switch per row or
 // per byte cost as much as the remainder. (Branches, not SETcc: over range ids the pattern
 // of x % 7 = 3 is periodic and predicted; branch-free packing measured slower there.)
 func packModCompare[T intNum](bits []byte, xs []T, d, y T, op string) {
@@ -76,15 +77,7 @@ func packModCompare[T intNum](bits []byte, xs []T, d, y T, op string) {
 	}
 	switch op {
 	case "=":
-		for i := 0; i < n; i += 8 {
-			var b byte
-			for j, x := range xs[i:min(i+8, n)] {
-				if c.rem(int64(x)) == yy {
-					b |= 1 << j
-				}
-			}
-			bits[i>>3] = b
-		}
+		packModEquals(bits, xs, c.d, yy)
 	case "<":
 		for i := 0; i < n; i += 8 {
 			var b byte

@@ -82,3 +82,83 @@ func TestPackModCompare(t *testing.T) {
 		}
 	}
 }
+
+// x % 7 = 3 (a divisibility test) against x % 7 <= 3 (the remainder compared) over range ids.
+func BenchmarkPackModEquals(b *testing.B) {
+	xs := make([]int64, 8192)
+	for i := range xs {
+		xs[i] = int64(i) + 1<<30
+	}
+	bits := make([]byte, len(xs)/8)
+	for _, op := range []string{"=", "<="} {
+		b.Run(op, func(b *testing.B) {
+			for b.Loop() {
+				packModCompare(bits, xs, 7, 3, op)
+			}
+		})
+	}
+}
+
+// packModEquals (the divisibility test behind "=") equals Go's x % d == y on edge and random
+// dividends, divisors (odd, even, powers of two, MinInt64) and targets, for both widths and
+// ragged tails; the seed is printed.
+func TestPackModEqualsMatchesRemainder(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 29))
+	edges := []int64{0, 1, -1, 2, -2, 3, -3, 7, -7, 8, 1000, 1 << 31, -(1 << 31), math.MaxInt32, math.MinInt32,
+		1 << 62, -(1 << 62), math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+	divisors := []int64{2, -2, 3, 7, -7, 8, 64, 1000, -1000, 1 << 31, math.MaxInt32, math.MinInt32,
+		1 << 62, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for range 100 {
+		divisors = append(divisors, r.Int64N(2000)-1000, int64(r.Uint64()), int64(r.Uint64()>>r.IntN(64)),
+			int64(1)<<r.IntN(63)*int64(r.IntN(9)+1))
+	}
+	for trial := range 400 {
+		d := divisors[trial%len(divisors)]
+		if d == 0 || d == 1 || d == -1 {
+			continue
+		}
+		n := 1 + r.IntN(70)
+		xs := make([]int64, n)
+		for i := range xs {
+			switch r.IntN(4) {
+			case 0:
+				xs[i] = edges[r.IntN(len(edges))]
+			case 1:
+				xs[i] = int64(r.Uint64())
+			case 2:
+				xs[i] = d*(r.Int64N(2001)-1000) + r.Int64N(7) - 3 // near multiples
+			default:
+				xs[i] = r.Int64N(1<<20) - 1<<19
+			}
+		}
+		ys := []int64{0, 1, -1, xs[0] % d, d - 1, -(d - 1), r.Int64N(21) - 10}
+		if d != math.MinInt64 {
+			ys = append(ys, d, -d)
+		}
+		for _, y := range ys {
+			bits := make([]byte, (n+7)/8)
+			packModCompare(bits, xs, d, y, "=")
+			for i, x := range xs {
+				if got, want := bits[i/8]&(1<<(i%8)) != 0, x%d == y; got != want {
+					t.Fatalf("seed %d: (%d %% %d = %d) = %v, want %v", seed, x, d, y, got, want)
+				}
+			}
+			d32, y32 := int32(d), int32(y)
+			if int64(d32) != d || int64(y32) != y || d32 == -1 {
+				continue
+			}
+			xs32 := make([]int32, n)
+			for i, x := range xs {
+				xs32[i] = int32(x)
+			}
+			packModCompare(bits, xs32, d32, y32, "=")
+			for i, x := range xs32 {
+				if got, want := bits[i/8]&(1<<(i%8)) != 0, x%d32 == y32; got != want {
+					t.Fatalf("seed %d: int (%d %% %d = %d) = %v, want %v", seed, x, d32, y32, got, want)
+				}
+			}
+		}
+	}
+}
