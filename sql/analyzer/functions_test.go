@@ -47,8 +47,6 @@ var notDone = []string{
 	"kll_sketch_get_rank_double", "kll_sketch_get_rank_float", "kll_sketch_merge_bigint",
 	"kll_sketch_merge_double", "kll_sketch_merge_float", "kll_sketch_to_string_bigint",
 	"kll_sketch_to_string_double", "kll_sketch_to_string_float",
-	"theta_difference", "theta_intersection", "theta_intersection_agg", "theta_sketch_agg",
-	"theta_sketch_estimate", "theta_union", "theta_union_agg",
 	"tuple_difference_double", "tuple_difference_integer", "tuple_difference_theta_double",
 	"tuple_difference_theta_integer", "tuple_intersection_agg_double",
 	"tuple_intersection_agg_integer", "tuple_intersection_double", "tuple_intersection_integer",

@@ -18,6 +18,7 @@ func init() {
 		"regr_sxx", "regr_sxy", "regr_syy", "grouping", "grouping_id", "histogram_numeric",
 		"listagg", "string_agg", "hll_sketch_agg", "hll_union_agg", "count_min_sketch",
 		"try_sum", "try_avg", "bitmap_construct_agg", "bitmap_or_agg",
+		"theta_sketch_agg", "theta_union_agg", "theta_intersection_agg",
 	} {
 		aggregateNames[n] = true
 	}
