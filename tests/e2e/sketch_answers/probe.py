@@ -33,6 +33,10 @@ QUERIES = {
         "SELECT theta_sketch_estimate(theta_sketch_agg(id)) FROM range(0, 10000, 1, 1)",
         f"SELECT theta_sketch_estimate(s) FROM {BIG}",
         "SELECT theta_sketch_estimate(CAST(NULL AS BINARY))",
+        # Exact mode: the same bytes however the rows are partitioned and merged.
+        "SELECT theta_sketch_agg(id) FROM range(3000)",
+        "SELECT theta_sketch_agg(id % 7, 4) FROM range(100000)",
+        "SELECT id % 3 AS g, theta_sketch_agg(id) FROM range(300) GROUP BY g ORDER BY g",
         "SELECT theta_sketch_estimate(X'0102')",
         "SELECT theta_sketch_estimate(X'01030300001e0000')",
         f"SELECT theta_union(a.s, b.s) FROM {T} a, {U} b",
