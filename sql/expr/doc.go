@@ -13,8 +13,7 @@
 // DISTINCT over one fixed-width argument dedups through a typed (group, value) hash set. A few
 // aggregates keep only a running value and cannot retract (collect_frequent_items, vector_sum,
 // vector_avg, bitmap_construct_agg, bitmap_or_agg, bitmap_and_agg, histogram_numeric, the theta
-// sketch aggregates): Retract
-// fails with an internal error.
+// and KLL sketch aggregates): Retract fails with an internal error.
 //
 // Errors are *sparkerr.Error: binding errors are AnalysisException (UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry

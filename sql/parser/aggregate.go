@@ -19,6 +19,8 @@ func init() {
 		"listagg", "string_agg", "hll_sketch_agg", "hll_union_agg", "count_min_sketch",
 		"try_sum", "try_avg", "bitmap_construct_agg", "bitmap_or_agg",
 		"theta_sketch_agg", "theta_union_agg", "theta_intersection_agg",
+		"kll_sketch_agg_bigint", "kll_sketch_agg_float", "kll_sketch_agg_double",
+		"kll_merge_agg_bigint", "kll_merge_agg_float", "kll_merge_agg_double",
 	} {
 		aggregateNames[n] = true
 	}

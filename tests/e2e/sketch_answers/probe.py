@@ -14,6 +14,11 @@ U = "(SELECT theta_sketch_agg(x) s FROM VALUES (3), (4), (5) t(x))"
 BIG = "(SELECT theta_sketch_agg(id, 5) s FROM range(0, 2000, 1, 1))"
 BIG2 = "(SELECT theta_sketch_agg(id, 5) s FROM range(1000, 3000, 1, 1))"
 
+L = "(SELECT kll_sketch_agg_bigint(id) s FROM range(0, 100, 1, 1))"
+L2 = "(SELECT kll_sketch_agg_bigint(id) s FROM range(50, 120, 1, 1))"
+D = "(SELECT kll_sketch_agg_double(CAST(id AS DOUBLE) / 4) s FROM range(0, 150, 1, 1))"
+F = "(SELECT kll_sketch_agg_float(CAST(id AS FLOAT)) s FROM range(0, 30, 1, 1))"
+
 QUERIES = {
     "theta": [
         "SELECT theta_sketch_agg(col) FROM VALUES (1), (1), (2), (2), (3) tab(col)",
@@ -69,6 +74,65 @@ QUERIES = {
         "SELECT theta_sketch_estimate(1)",
         "SELECT theta_union(X'01', 'a')",
     ],
+    # Sketches of at most k items never compact: their bytes are deterministic. Larger ones
+    # are asked only what does not depend on DataSketches' coin flips (n, min, max, extremes).
+    "kll": [
+        "SELECT kll_sketch_agg_bigint(id) FROM range(0, 3, 1, 1)",
+        "SELECT kll_sketch_agg_bigint(x) FROM VALUES (5) t(x)",
+        "SELECT kll_sketch_agg_bigint(x) FROM VALUES (CAST(NULL AS INT)) t(x)",
+        "SELECT kll_sketch_agg_bigint(CAST(id AS TINYINT), 8) FROM range(0, 8, 1, 1)",
+        "SELECT kll_sketch_agg_bigint(CAST(id AS SMALLINT)) FROM range(0, 5, 1, 1)",
+        "SELECT kll_sketch_agg_double(CAST(id AS DOUBLE) / 4, 10) FROM range(0, 9, 1, 1)",
+        "SELECT kll_sketch_agg_double(element_at(array(1.5D, CAST('NaN' AS DOUBLE), -0.0D, 0.0D), CAST(id AS INT) + 1)) FROM range(0, 4, 1, 1)",
+        "SELECT kll_sketch_agg_double(CAST(id AS FLOAT)) FROM range(0, 4, 1, 1)",
+        "SELECT kll_sketch_agg_float(CAST(id / 2 AS FLOAT)) FROM range(0, 6, 1, 1)",
+        f"SELECT kll_sketch_to_string_bigint(s) FROM {L}",
+        f"SELECT kll_sketch_to_string_double(s) FROM {D}",
+        f"SELECT kll_sketch_to_string_float(s) FROM {F}",
+        "SELECT kll_sketch_to_string_bigint(kll_sketch_agg_bigint(x)) FROM VALUES (CAST(NULL AS INT)) t(x)",
+        "SELECT kll_sketch_to_string_bigint(kll_sketch_agg_bigint(x)) FROM VALUES (7) t(x)",
+        f"SELECT kll_sketch_get_n_bigint(s), kll_sketch_get_n_double(s) FROM {L}",
+        f"SELECT kll_sketch_get_quantile_bigint(s, 0.5), kll_sketch_get_quantile_bigint(s, 0.0), kll_sketch_get_quantile_bigint(s, 1.0), kll_sketch_get_quantile_bigint(s, 0.25D) FROM {L}",
+        f"SELECT kll_sketch_get_quantile_bigint(s, array(0.1, 0.5, 0.999)) FROM {L}",
+        f"SELECT kll_sketch_get_quantile_double(s, array(0.1, 0.5)), kll_sketch_get_quantile_double(s, 0.33) FROM {D}",
+        f"SELECT kll_sketch_get_quantile_float(s, 0.5), kll_sketch_get_rank_float(s, 3.5) FROM {F}",
+        f"SELECT kll_sketch_get_rank_bigint(s, 10), kll_sketch_get_rank_bigint(s, -1), kll_sketch_get_rank_bigint(s, 99), kll_sketch_get_rank_bigint(s, array(0L, 49L)) FROM {L}",
+        f"SELECT kll_sketch_get_rank_double(s, 10.0D), kll_sketch_get_rank_double(s, array(1.0D, 100.0D)) FROM {D}",
+        f"SELECT kll_sketch_get_quantile_bigint(s, NULL), kll_sketch_get_rank_bigint(s, NULL) FROM {L}",
+        f"SELECT kll_sketch_get_quantile_bigint(s, 1.5) FROM {L}",
+        f"SELECT kll_sketch_get_quantile_bigint(s, -0.1D) FROM {L}",
+        f"SELECT kll_sketch_get_quantile_bigint(s, array(0.5, 2.0)) FROM {L}",
+        f"SELECT kll_sketch_get_quantile_bigint(s, 'x') FROM {L}",
+        f"SELECT kll_sketch_get_rank_bigint(s, 'x') FROM {L}",
+        "SELECT kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(x), 0.5) FROM VALUES (CAST(NULL AS INT)) t(x)",
+        "SELECT kll_sketch_get_rank_bigint(kll_sketch_agg_bigint(x), 1) FROM VALUES (CAST(NULL AS INT)) t(x)",
+        "SELECT kll_sketch_get_n_bigint(kll_sketch_agg_bigint(x)) FROM VALUES (CAST(NULL AS INT)) t(x)",
+        "SELECT kll_sketch_get_n_bigint(X'0102')",
+        "SELECT kll_sketch_get_n_bigint(CAST(NULL AS BINARY))",
+        "SELECT kll_sketch_to_string_bigint(X'0102')",
+        "SELECT kll_sketch_merge_bigint(X'0102', X'01')",
+        f"SELECT kll_sketch_merge_bigint(a.s, b.s) FROM (SELECT kll_sketch_agg_bigint(id) s FROM range(0, 3, 1, 1)) a, (SELECT kll_sketch_agg_bigint(id) s FROM range(10, 12, 1, 1)) b",
+        f"SELECT kll_sketch_get_n_bigint(kll_sketch_merge_bigint(a.s, b.s)), kll_sketch_get_quantile_bigint(kll_sketch_merge_bigint(a.s, b.s), array(0.0, 1.0)) FROM {L} a, {L2} b",
+        f"SELECT kll_sketch_merge_bigint(a.s, NULL) FROM {L} a",
+        f"SELECT kll_sketch_to_string_bigint(kll_merge_agg_bigint(s)) FROM (SELECT kll_sketch_agg_bigint(id) s FROM range(0, 3, 1, 1) UNION ALL SELECT kll_sketch_agg_bigint(id) s FROM range(10, 12, 1, 1))",
+        "SELECT kll_sketch_get_quantile_double(kll_sketch_agg_double(CAST(id AS DOUBLE), 8), array(0.0, 1.0)), kll_sketch_get_rank_double(kll_sketch_agg_double(CAST(id AS DOUBLE), 8), array(-1.0D, 10000.0D)) FROM range(0, 5000, 1, 1)",
+        f"SELECT kll_merge_agg_bigint(s, 50) FROM (SELECT kll_sketch_agg_bigint(id, 20) s FROM range(0, 3, 1, 1))",
+        f"SELECT kll_sketch_get_n_bigint(kll_merge_agg_bigint(s)), kll_sketch_get_quantile_bigint(kll_merge_agg_bigint(s), array(0.0, 1.0)) FROM (SELECT * FROM {L} UNION ALL SELECT * FROM {L2})",
+        "SELECT kll_merge_agg_bigint(s) FROM VALUES (CAST(NULL AS BINARY)) t(s)",
+        "SELECT kll_merge_agg_double(s, 30) FROM VALUES (CAST(NULL AS BINARY)) t(s)",
+        "SELECT kll_merge_agg_bigint(s) FROM VALUES (X'0102') t(s)",
+        "SELECT g, kll_sketch_get_n_bigint(kll_sketch_agg_bigint(x)) FROM VALUES (1, 1), (1, 2), (2, 5) t(g, x) GROUP BY g ORDER BY g",
+        "SELECT kll_sketch_get_n_bigint(kll_sketch_agg_bigint(id, 16)), kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(id, 16), array(0.0, 1.0)) FROM range(100000)",
+        "SELECT kll_sketch_agg_bigint(x, 7) FROM VALUES (1) t(x)",
+        "SELECT kll_sketch_agg_bigint(x, 65536) FROM VALUES (1) t(x)",
+        "SELECT kll_sketch_agg_bigint(x, CAST(NULL AS INT)) FROM VALUES (1) t(x)",
+        "SELECT kll_sketch_agg_bigint(x, x) FROM VALUES (1) t(x)",
+        "SELECT kll_sketch_agg_bigint(x) FROM VALUES (1.5D) t(x)",
+        "SELECT kll_sketch_agg_float(x) FROM VALUES (1.5D) t(x)",
+        "SELECT kll_sketch_agg_double(x) FROM VALUES (1) t(x)",
+        "SELECT kll_merge_agg_bigint(x) FROM VALUES (1) t(x)",
+        f"SELECT kll_sketch_get_quantile_bigint(s, x) FROM {L}, VALUES (0.5D) t(x)",
+    ],
 }
 
 
@@ -81,9 +145,36 @@ def answer(spark, q):
     return [[v.hex() if isinstance(v, (bytes, bytearray)) else v for v in r] for r in rows]
 
 
+# Compacted KLL sketches (bytes that depend on coin flips), written once by Spark and once by
+# Weir (the optional third argument, a Weir server), then read by Spark through these queries.
+KLL_SOURCES = [
+    ("bigint", "SELECT kll_sketch_agg_bigint(id * 7 % 1000, 16) FROM range(0, 20000, 1, 1)"),
+    ("double", "SELECT kll_sketch_agg_double(CAST(id AS DOUBLE) / 3, 50) FROM range(0, 5000, 1, 1)"),
+    ("float", "SELECT kll_sketch_agg_float(CAST(id % 300 AS FLOAT), 8) FROM range(0, 3000, 1, 1)"),
+]
+
+
+def kll_read_queries(writers):
+    queries = []
+    for session in writers:
+        for typ, q in KLL_SOURCES:
+            x = "X'" + session.sql(q).collect()[0][0].hex() + "'"
+            item = {"bigint": "500L", "double": "700.5D", "float": "CAST(150 AS FLOAT)"}[typ]
+            queries.append(
+                f"SELECT kll_sketch_get_n_{typ}({x}), kll_sketch_to_string_{typ}({x}), "
+                f"kll_sketch_get_quantile_{typ}({x}, array(0.0, 0.1, 0.5, 0.9, 1.0)), "
+                f"kll_sketch_get_rank_{typ}({x}, {item}), kll_sketch_merge_{typ}({x}, X'02010f01c8000800') = {x}")
+    return queries
+
+
 def main():
     url, family = sys.argv[1], sys.argv[2]
     spark = SparkSession.builder.remote(url).getOrCreate()
+    if family == "kll_read":
+        writers = [spark]
+        if len(sys.argv) > 3:
+            writers.append(SparkSession.builder.remote(sys.argv[3]).create())
+        QUERIES[family] = kll_read_queries(writers)
     out = [{"query": q, "answer": answer(spark, q)} for q in QUERIES[family]]
     with open(os.path.join(os.path.dirname(__file__), family + ".json"), "w") as f:
         json.dump(out, f, indent=1, ensure_ascii=False)
