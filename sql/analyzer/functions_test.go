@@ -40,15 +40,6 @@ var notDone = []string{
 	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
 	// Sketches with Spark's binary layouts: HLL, KLL, Theta, Tuple.
 	"hll_sketch_agg", "hll_sketch_estimate", "hll_union", "hll_union_agg",
-	"tuple_difference_double", "tuple_difference_integer", "tuple_difference_theta_double",
-	"tuple_difference_theta_integer", "tuple_intersection_agg_double",
-	"tuple_intersection_agg_integer", "tuple_intersection_double", "tuple_intersection_integer",
-	"tuple_intersection_theta_double", "tuple_intersection_theta_integer", "tuple_sketch_agg_double",
-	"tuple_sketch_agg_integer", "tuple_sketch_estimate_double", "tuple_sketch_estimate_integer",
-	"tuple_sketch_summary_double", "tuple_sketch_summary_integer", "tuple_sketch_theta_double",
-	"tuple_sketch_theta_integer", "tuple_union_agg_double", "tuple_union_agg_integer",
-	"tuple_union_double", "tuple_union_integer", "tuple_union_theta_double",
-	"tuple_union_theta_integer",
 }
 
 // sparkFunctions reads sparkFunctionsFile: one name a line, # comments.

@@ -42,6 +42,9 @@ func SplitAggregate(f AggFunc, col int) (partials []AggFunc, final AggFunc, ok b
 	if partial, final, ok := kllSplit(a, partialCol(0, sqltypes.BinaryType)); ok {
 		return []AggFunc{partial}, final, true
 	}
+	if partial, final, ok := tupleSplit(a, partialCol(0, sqltypes.BinaryType)); ok {
+		return []AggFunc{partial}, final, true
+	}
 	name, splits := partialFinal[a.name]
 	if !splits || a.name == "sum" && a.t.Kind != sqltypes.Long && a.t.Kind != sqltypes.Double {
 		return nil, nil, false

@@ -21,6 +21,8 @@ func init() {
 		"theta_sketch_agg", "theta_union_agg", "theta_intersection_agg",
 		"kll_sketch_agg_bigint", "kll_sketch_agg_float", "kll_sketch_agg_double",
 		"kll_merge_agg_bigint", "kll_merge_agg_float", "kll_merge_agg_double",
+		"tuple_sketch_agg_double", "tuple_sketch_agg_integer", "tuple_union_agg_double",
+		"tuple_union_agg_integer", "tuple_intersection_agg_double", "tuple_intersection_agg_integer",
 	} {
 		aggregateNames[n] = true
 	}

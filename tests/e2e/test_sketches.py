@@ -1,8 +1,9 @@
-"""Theta (and further DataSketches) sketch functions against Apache Spark 4.2's own answers,
+"""Theta, KLL and tuple sketch functions against Apache Spark 4.2's own answers,
 recorded by sketch_answers/probe.py from Spark's Connect server: the same queries give the same
-rows here, sketch bytes included (DataSketches' theta sketches are deterministic), and the same
-error classes. Sketches Spark wrote are read back here through the queries that take the
-recorded bytes as X'..' literals."""
+rows here, sketch bytes included where DataSketches is deterministic (theta and tuple sketches;
+KLL sketches that never compacted), and the same error classes. Sketches Spark wrote are read
+back here through queries that take the recorded bytes as X'..' literals, and compacted KLL
+sketches written by Weir were read by Spark when recorded (kll_read.json)."""
 import json
 import os
 
@@ -93,3 +94,35 @@ def test_kll_dataframe_api(spark):
                    F.kll_sketch_get_n_double(F.kll_sketch_merge_double("d", "d")),
                    F.kll_sketch_get_rank_float("f", F.lit(10.0).cast("float")), F.kll_sketch_get_n_float("f")).collect()[0]
     assert tuple(row) == (100, 24, 200, 0.11, 100)
+
+
+def test_tuple_queries_match_spark(spark):
+    mismatches = [(c["query"], c["answer"], got) for c in recorded("tuple")
+                  if (got := weir_answer(spark, c["query"])) != c["answer"]]
+    assert not mismatches
+
+
+def test_tuple_dataframe_api(spark):
+    df = spark.range(0, 40, 1, 1).select((F.col("id") % 2).alias("g"), (F.col("id") % 7).alias("k"),
+                                         F.col("id").cast("double").alias("d"), F.col("id").cast("int").alias("i"))
+    sk = df.groupBy("g").agg(F.tuple_sketch_agg_double("k", "d").alias("sd"),
+                             F.tuple_sketch_agg_integer("k", "i", 12, "max").alias("si"),
+                             F.theta_sketch_agg("k").alias("th"))
+    out = sk.select("g", F.tuple_sketch_estimate_double("sd"), F.tuple_sketch_summary_double("sd"),
+                    F.tuple_sketch_summary_integer("si", F.lit("max")), F.tuple_sketch_theta_integer("si"),
+                    F.tuple_sketch_estimate_integer(F.tuple_difference_theta_integer("si", "th")),
+                    F.tuple_sketch_summary_double(F.tuple_intersection_theta_double("sd", "th", F.lit("min")), F.lit("min")),
+                    F.tuple_sketch_estimate_double(F.tuple_union_theta_double("sd", "th"))).orderBy("g").collect()
+    # Spark 4.2 gives the same rows for the same DataFrames.
+    assert [tuple(r) for r in out] == [(0, 7.0, 380.0, 38, 1.0, 0.0, 38.0, 7.0), (1, 7.0, 400.0, 39, 1.0, 0.0, 40.0, 7.0)]
+    m = sk.agg(F.tuple_union_agg_double("sd").alias("u"), F.tuple_intersection_agg_integer("si", F.lit("min")).alias("x"),
+               F.tuple_union_agg_integer("si", 10, "sum").alias("ui"), F.tuple_intersection_agg_double("sd").alias("xd"))
+    row = m.select(F.tuple_sketch_summary_double("u"), F.tuple_sketch_summary_integer("x"),
+                   F.tuple_sketch_estimate_integer("ui"),
+                   F.tuple_sketch_estimate_double(F.tuple_union_double("u", "xd", 5, "max")),
+                   F.tuple_sketch_estimate_double(F.tuple_intersection_double("u", "xd")),
+                   F.tuple_sketch_estimate_double(F.tuple_difference_double("u", "xd")),
+                   F.tuple_sketch_summary_integer(F.tuple_union_integer("x", "ui")),
+                   F.tuple_sketch_summary_integer(F.tuple_intersection_integer("x", "ui", F.lit("max"))),
+                   F.tuple_sketch_estimate_integer(F.tuple_difference_integer("ui", "x"))).collect()[0]
+    assert tuple(row) == (780.0, 203, 7.0, 7.0, 7.0, 0.0, 658, 455, 0.0)

@@ -19,6 +19,15 @@ L2 = "(SELECT kll_sketch_agg_bigint(id) s FROM range(50, 120, 1, 1))"
 D = "(SELECT kll_sketch_agg_double(CAST(id AS DOUBLE) / 4) s FROM range(0, 150, 1, 1))"
 F = "(SELECT kll_sketch_agg_float(CAST(id AS FLOAT)) s FROM range(0, 30, 1, 1))"
 
+TD = "(SELECT tuple_sketch_agg_double(id % 5, CAST(id AS DOUBLE)) s FROM range(0, 12, 1, 1))"
+TD2 = "(SELECT tuple_sketch_agg_double(id % 7 + 3, 1.5D) s FROM range(0, 20, 1, 1))"
+TI = "(SELECT tuple_sketch_agg_integer(id % 5, CAST(id AS INT)) s FROM range(0, 12, 1, 1))"
+TI2 = "(SELECT tuple_sketch_agg_integer(id % 7 + 3, 2) s FROM range(0, 20, 1, 1))"
+TB = "(SELECT tuple_sketch_agg_double(id, 1.0D, 5) s FROM range(0, 3000, 1, 1))"
+TB2 = "(SELECT tuple_sketch_agg_double(id, 2.0D, 5, 'max') s FROM range(1500, 4000, 1, 1))"
+TH = "(SELECT theta_sketch_agg(id) s FROM range(2, 6, 1, 1))"
+THB = "(SELECT theta_sketch_agg(id, 5) s FROM range(2000, 5000, 1, 1))"
+
 QUERIES = {
     "theta": [
         "SELECT theta_sketch_agg(col) FROM VALUES (1), (1), (2), (2), (3) tab(col)",
@@ -73,6 +82,79 @@ QUERIES = {
         "SELECT theta_union_agg(x) FROM VALUES (1) t(x)",
         "SELECT theta_sketch_estimate(1)",
         "SELECT theta_union(X'01', 'a')",
+    ],
+    # Tuple sketches are DataSketches' hash tables in table order: deterministic for the same
+    # updates in the same order (one partition).
+    "tuple": [
+        f"SELECT s FROM {TD}",
+        f"SELECT s FROM {TI}",
+        f"SELECT s FROM {TB}",
+        "SELECT tuple_sketch_agg_double(k, v) FROM VALUES (1, 1.5D) t(k, v)",
+        "SELECT tuple_sketch_agg_double(k, v) FROM VALUES (CAST(NULL AS INT), 1.5D), (1, CAST(NULL AS DOUBLE)) t(k, v)",
+        "SELECT tuple_sketch_agg_integer(id, 1, 4, 'max') FROM range(0, 100, 1, 1)",
+        "SELECT tuple_sketch_agg_double(id % 3, CAST(id AS DOUBLE), 12, 'min') FROM range(0, 9, 1, 1)",
+        "SELECT tuple_sketch_agg_double(id % 3, CAST(id AS DOUBLE), 12, 'max') FROM range(0, 9, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(id % 3, CAST(id AS INT), 12, 'alwaysone') FROM range(0, 9, 1, 1)",
+        "SELECT tuple_sketch_agg_double(CAST(id AS STRING), 1.0D) FROM range(0, 4, 1, 1)",
+        "SELECT tuple_sketch_agg_double(element_at(array('', 'a', 'b'), CAST(id AS INT) + 1), 1.0D) FROM range(0, 3, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(CAST(id AS DOUBLE) / 2, 1) FROM range(0, 4, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(CAST(id AS FLOAT), 1) FROM range(0, 3, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(unhex(hex(id)), 1) FROM range(0, 3, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(array(CAST(id AS INT), 1), 1) FROM range(0, 3, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(array(id), 1) FROM range(0, 3, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(CAST(id AS SMALLINT), 1) FROM range(0, 3, 1, 1)",
+        "SELECT tuple_sketch_agg_double(id, 1) FROM range(0, 2, 1, 1)",
+        "SELECT tuple_sketch_agg_integer(id, 1.5D) FROM range(0, 2, 1, 1)",
+        f"SELECT tuple_sketch_estimate_double(s), tuple_sketch_theta_double(s), tuple_sketch_summary_double(s) FROM {TD}",
+        f"SELECT tuple_sketch_summary_double(s, 'min'), tuple_sketch_summary_double(s, 'max'), tuple_sketch_summary_double(s, 'alwaysone') FROM {TD}",
+        f"SELECT tuple_sketch_estimate_integer(s), tuple_sketch_theta_integer(s), tuple_sketch_summary_integer(s), tuple_sketch_summary_integer(s, 'max') FROM {TI}",
+        f"SELECT tuple_sketch_estimate_double(s), tuple_sketch_theta_double(s), tuple_sketch_summary_double(s) FROM {TB}",
+        f"SELECT tuple_sketch_summary_double(s, 'avg') FROM {TD}",
+        "SELECT tuple_sketch_estimate_double(X'0102')",
+        "SELECT tuple_sketch_estimate_double(CAST(NULL AS BINARY))",
+        "SELECT tuple_sketch_summary_double(tuple_sketch_agg_double(k, v)) FROM VALUES (CAST(NULL AS INT), 1.0D) t(k, v)",
+        "SELECT tuple_sketch_summary_double(tuple_sketch_agg_double(k, v), 'min') FROM VALUES (CAST(NULL AS INT), 1.0D) t(k, v)",
+        f"SELECT tuple_union_double(a.s, b.s) FROM {TD} a, {TD2} b",
+        f"SELECT tuple_union_double(a.s, b.s, 4, 'max') FROM {TD} a, {TD2} b",
+        f"SELECT tuple_union_integer(a.s, b.s, 12, 'min') FROM {TI} a, {TI2} b",
+        f"SELECT tuple_union_double(a.s, b.s, 4) FROM {TB} a, {TB2} b",
+        f"SELECT tuple_intersection_double(a.s, b.s) FROM {TD} a, {TD2} b",
+        f"SELECT tuple_intersection_double(a.s, b.s, 'max') FROM {TD} a, {TD2} b",
+        f"SELECT tuple_intersection_integer(a.s, b.s) FROM {TI} a, {TI2} b",
+        f"SELECT tuple_intersection_double(a.s, b.s) FROM {TB} a, {TB2} b",
+        f"SELECT tuple_difference_double(a.s, b.s) FROM {TD} a, {TD2} b",
+        f"SELECT tuple_difference_integer(b.s, a.s) FROM {TI} a, {TI2} b",
+        f"SELECT tuple_difference_double(a.s, b.s) FROM {TB} a, {TB2} b",
+        f"SELECT tuple_union_theta_double(a.s, b.s) FROM {TD} a, {TH} b",
+        f"SELECT tuple_union_theta_integer(a.s, b.s, 12, 'max') FROM {TI} a, {TH} b",
+        f"SELECT tuple_union_theta_double(a.s, b.s, 5, 'min') FROM {TB} a, {THB} b",
+        f"SELECT tuple_intersection_theta_double(a.s, b.s) FROM {TD} a, {TH} b",
+        f"SELECT tuple_intersection_theta_integer(a.s, b.s, 'alwaysone') FROM {TI} a, {TH} b",
+        f"SELECT tuple_intersection_theta_double(a.s, b.s) FROM {TB} a, {THB} b",
+        f"SELECT tuple_difference_theta_double(a.s, b.s) FROM {TD} a, {TH} b",
+        f"SELECT tuple_difference_theta_integer(a.s, b.s) FROM {TI} a, {TH} b",
+        f"SELECT tuple_difference_theta_double(a.s, b.s) FROM {TB} a, {THB} b",
+        f"SELECT tuple_union_agg_double(s) FROM (SELECT * FROM {TD} UNION ALL SELECT * FROM {TD2})",
+        f"SELECT tuple_sketch_summary_integer(u, 'max'), tuple_sketch_summary_integer(u), tuple_sketch_estimate_integer(u) FROM (SELECT tuple_union_agg_integer(s, 4, 'max') u FROM (SELECT * FROM {TI} UNION ALL SELECT * FROM {TI2}))",
+        f"SELECT tuple_intersection_agg_double(s) FROM (SELECT * FROM {TD} UNION ALL SELECT * FROM {TD2})",
+        f"SELECT tuple_intersection_agg_integer(s, 'min') FROM (SELECT * FROM {TI} UNION ALL SELECT * FROM {TI2})",
+        f"SELECT tuple_union_agg_double(s) FROM {TD}",
+        f"SELECT tuple_intersection_agg_double(s) FROM {TD}",
+        "SELECT tuple_union_agg_double(s) FROM VALUES (CAST(NULL AS BINARY)) t(s)",
+        "SELECT tuple_intersection_agg_double(s) FROM VALUES (CAST(NULL AS BINARY)) t(s)",
+        "SELECT tuple_union_agg_double(s) FROM VALUES (X'0102') t(s)",
+        f"SELECT tuple_union_double(a.s, X'0102') FROM {TD} a",
+        f"SELECT tuple_union_theta_double(a.s, X'0102') FROM {TD} a",
+        f"SELECT tuple_union_double(a.s, a.s, 3) FROM {TD} a",
+        f"SELECT tuple_union_double(a.s, a.s, 12, 'foo') FROM {TD} a",
+        f"SELECT tuple_union_double(a.s, NULL) FROM {TD} a",
+        "SELECT tuple_sketch_agg_double(k, v, 12, 'foo') FROM VALUES (1, 1.5D) t(k, v)",
+        "SELECT tuple_sketch_agg_double(k, v, 3) FROM VALUES (1, 1.5D) t(k, v)",
+        "SELECT tuple_sketch_agg_double(k, v, k) FROM VALUES (1, 1.5D) t(k, v)",
+        "SELECT tuple_sketch_agg_double(k, v) FROM VALUES (true, 1.5D) t(k, v)",
+        "SELECT tuple_sketch_agg_double(k, v) FROM VALUES (1, 'x') t(k, v)",
+        "SELECT tuple_union_agg_double(s, 30) FROM VALUES (CAST(NULL AS BINARY)) t(s)",
+        "SELECT tuple_intersection_agg_double(s, 'foo') FROM VALUES (CAST(NULL AS BINARY)) t(s)",
     ],
     # Sketches of at most k items never compact: their bytes are deterministic. Larger ones
     # are asked only what does not depend on DataSketches' coin flips (n, min, max, extremes).
