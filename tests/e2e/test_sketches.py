@@ -126,3 +126,36 @@ def test_tuple_dataframe_api(spark):
                    F.tuple_sketch_summary_integer(F.tuple_intersection_integer("x", "ui", F.lit("max"))),
                    F.tuple_sketch_estimate_integer(F.tuple_difference_integer("ui", "x"))).collect()[0]
     assert tuple(row) == (780.0, 203, 7.0, 7.0, 7.0, 0.0, 658, 455, 0.0)
+
+
+def test_sketch_aggregates_over_windows(spark):
+    # Sketches cannot take rows back: a sliding frame recomputes them. Rows as Spark 4.2 gives them.
+    rows = spark.sql(
+        "SELECT g, theta_sketch_estimate(theta_sketch_agg(x) OVER (PARTITION BY g)) e, "
+        "kll_sketch_get_n_bigint(kll_sketch_agg_bigint(x) OVER (PARTITION BY g ORDER BY x)) n, "
+        "tuple_sketch_estimate_double(tuple_sketch_agg_double(x, 1.0D) OVER (PARTITION BY g)) t "
+        "FROM VALUES (1, 1), (1, 2), (2, 3), (1, 3) t(g, x) ORDER BY g, n").collect()
+    assert [tuple(r) for r in rows] == [(1, 3, 1, 3.0), (1, 3, 2, 3.0), (1, 3, 3, 3.0), (2, 1, 1, 1.0)]
+    rows = spark.sql(
+        "SELECT x, theta_sketch_estimate(theta_sketch_agg(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)) e, "
+        "histogram_numeric(x, 2) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) h "
+        "FROM range(0, 5) t(x) ORDER BY x").collect()
+    assert [(r.x, r.e, [tuple(b) for b in r.h]) for r in rows] == [
+        (0, 2, [(0, 1.0)]), (1, 3, [(0, 1.0), (1, 1.0)]), (2, 3, [(1, 1.0), (2, 1.0)]),
+        (3, 3, [(2, 1.0), (3, 1.0)]), (4, 2, [(3, 1.0), (4, 1.0)])]
+
+
+def test_sketch_aggregates_split_over_partitions(spark):
+    # Many partitions and groups of two rows (the partial aggregation passes rows through): the
+    # exact-mode answers do not depend on how the rows were split. Spark 4.2 gives the same.
+    row = spark.sql(
+        "SELECT count(*), sum(theta_sketch_estimate(s)), sum(kll_sketch_get_n_bigint(k)), "
+        "sum(tuple_sketch_summary_integer(u)) FROM (SELECT id % 55000 g, theta_sketch_agg(id) s, "
+        "kll_sketch_agg_bigint(id) k, tuple_sketch_agg_integer(id, 1) u FROM range(110000) GROUP BY g)").collect()[0]
+    assert tuple(row) == (55000, 110000, 110000, 110000)
+    row = spark.sql(
+        "SELECT tuple_sketch_estimate_double(s), tuple_sketch_summary_double(s), theta_sketch_estimate(t), "
+        "kll_sketch_get_n_double(k), kll_sketch_get_quantile_double(k, array(0.0, 1.0)) FROM ("
+        "SELECT tuple_sketch_agg_double(id % 3000, 1.0D) s, theta_sketch_agg(id % 3000) t, "
+        "kll_sketch_agg_double(CAST(id AS DOUBLE)) k FROM range(100000))").collect()[0]
+    assert tuple(row) == (3000.0, 100000.0, 3000, 100000, [0.0, 99999.0])
