@@ -155,6 +155,19 @@ QUERIES = {
         "SELECT tuple_sketch_agg_double(k, v) FROM VALUES (1, 'x') t(k, v)",
         "SELECT tuple_union_agg_double(s, 30) FROM VALUES (CAST(NULL AS BINARY)) t(s)",
         "SELECT tuple_intersection_agg_double(s, 'foo') FROM VALUES (CAST(NULL AS BINARY)) t(s)",
+        # Named arguments: the tuple functions Spark declares with a signature.
+        f"SELECT tuple_sketch_summary_double(tuple_sketch_agg_double(key => k, summary => v, MODE => 'max')) FROM VALUES (1, 1.5D), (1, 2.5D) t(k, v)",
+        f"SELECT tuple_sketch_agg_integer(k, v, mode => 'min', lgNomEntries => 5) FROM VALUES (1, 3), (1, 2) t(k, v)",
+        f"SELECT tuple_union_agg_double(child => s, mode => 'max') FROM {TD}",
+        f"SELECT tuple_union_double(first => a.s, second => b.s, lgNomEntries => 5, mode => 'max') FROM {TD} a, {TD2} b",
+        f"SELECT tuple_union_theta_double(a.s, second => b.s, lgNomEntries => 5) FROM {TD} a, {TH} b",
+        f"SELECT tuple_union_double(a.s, foo => a.s) FROM {TD} a",
+        f"SELECT tuple_union_double(a.s, first => a.s) FROM {TD} a",
+        f"SELECT tuple_union_double(second => a.s) FROM {TD} a",
+        f"SELECT tuple_union_double(a.s, a.s, mode => 'max', 5) FROM {TD} a",
+        "SELECT tuple_sketch_agg_double(k) FROM VALUES (1, 1.5D) t(k, v)",
+        f"SELECT tuple_intersection_double(a.s, a.s, mode => 'max') FROM {TD} a",
+        "SELECT theta_sketch_agg(x, lgNomEntries => 5) FROM VALUES (1) t(x)",
     ],
     # Sketches of at most k items never compact: their bytes are deterministic. Larger ones
     # are asked only what does not depend on DataSketches' coin flips (n, min, max, extremes).
