@@ -52,23 +52,11 @@ var (
 
 // bytes is toByteArray: the compact form.
 func (c kllCodec[T]) bytes(s *kllSketch[T]) []byte {
-	var flags byte
-	if s.empty() {
-		flags |= kllFlagEmpty
-	}
-	if s.levelZeroSorted {
-		flags |= kllFlagL0Sorted
-	}
-	if s.n == 1 {
-		flags |= kllFlagSingleItem
-	}
 	preInts, serVer := byte(5), byte(1)
 	if s.n <= 1 {
 		preInts, serVer = 2, byte(1+s.n)
 	}
-	b := []byte{preInts, serVer, kllFamily, flags}
-	b = binary.LittleEndian.AppendUint16(b, uint16(s.k))
-	b = append(b, byte(s.m), 0)
+	b := kllHeader(s, preInts, serVer)
 	switch s.n {
 	case 0:
 		return b
@@ -86,6 +74,23 @@ func (c kllCodec[T]) bytes(s *kllSketch[T]) []byte {
 		b = c.put(b, v)
 	}
 	return b
+}
+
+// kllHeader is the first 8 bytes: preamble ints, serial version, family, flags, k, m.
+func kllHeader[T kllItem](s *kllSketch[T], preInts, serVer byte) []byte {
+	var flags byte
+	if s.empty() {
+		flags |= kllFlagEmpty
+	}
+	if s.levelZeroSorted {
+		flags |= kllFlagL0Sorted
+	}
+	if s.n == 1 {
+		flags |= kllFlagSingleItem
+	}
+	b := []byte{preInts, serVer, kllFamily, flags}
+	b = binary.LittleEndian.AppendUint16(b, uint16(s.k))
+	return append(b, byte(s.m), 0)
 }
 
 // read is heapify: a compact (empty, single item or full) or updatable sketch.
