@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -282,6 +283,8 @@ type slider struct {
 	count   int64
 	pending []uint32
 	buf     []byte
+	// insertOnly is set once the aggregate refused a retraction (expr.ErrInsertOnly).
+	insertOnly bool
 }
 
 func (s *slider) reset(at int) error {
@@ -321,7 +324,7 @@ func (s *slider) apply(from, to int, retract bool) error {
 // retract those leaving; anything else (a new partition, a jump, a small floating-point frame)
 // starts afresh.
 func (s *slider) moveTo(lo, hi int) error {
-	fresh := s.acc == nil || lo < s.lo || hi < s.hi || lo > s.hi
+	fresh := s.acc == nil || lo < s.lo || hi < s.hi || lo > s.hi || s.insertOnly && lo > s.lo
 	if !fresh && lo > s.lo && s.floating && hi-lo <= recomputeMax {
 		fresh = true
 	}
@@ -334,7 +337,18 @@ func (s *slider) moveTo(lo, hi int) error {
 		return err
 	}
 	if err := s.apply(s.lo, lo, true); err != nil {
-		return err
+		if !errors.Is(err, expr.ErrInsertOnly) {
+			return err
+		}
+		// An aggregate that cannot take rows back (a sketch, histogram_numeric) recomputes
+		// its frames from scratch from now on.
+		s.insertOnly = true
+		if err := s.reset(lo); err != nil {
+			return err
+		}
+		if err := s.apply(lo, hi, false); err != nil {
+			return err
+		}
 	}
 	s.lo, s.hi = lo, hi
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/weirhq/weir/flow"
 	"github.com/weirhq/weir/sql/expr"
@@ -98,7 +99,7 @@ func randomWindowCase(rng *rand.Rand) *windowCase {
 	case 9:
 		f.Kind, f.Value = logical.WindowLast, v
 	default:
-		c.aggName = []string{"sum", "count", "min", "max", "avg", "collect_list"}[rng.Intn(6)]
+		c.aggName = []string{"sum", "count", "min", "max", "avg", "collect_list", "theta_sketch_agg"}[rng.Intn(7)]
 		agg, err := expr.BindAggregate(c.aggName, []expr.Expr{v}, false, expr.Options{})
 		if err != nil {
 			panic(err)
@@ -371,6 +372,8 @@ func (c *windowCase) value(i, me int, part, frame []int, peer func(int) bool) an
 	switch c.aggName {
 	case "count":
 		return int64(len(nonNull))
+	case "theta_sketch_agg": // cannot retract: a sliding frame recomputes it
+		return freshAggregate(c.f.Agg, nonNull)
 	case "collect_list":
 		out := []any{}
 		for _, x := range nonNull {
@@ -395,6 +398,28 @@ func (c *windowCase) value(i, me int, part, frame []int, peer func(int) bool) an
 		return slices.Min(nonNull)
 	}
 	return slices.Max(nonNull)
+}
+
+// freshAggregate is agg over vals by a new accumulator.
+func freshAggregate(agg expr.AggFunc, vals []int64) any {
+	mem := memory.NewGoAllocator()
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	in := b.NewArray()
+	defer in.Release()
+	ctx := &expr.Context{Mem: mem}
+	acc := agg.NewAccumulator(ctx)
+	acc.Grow(1)
+	if err := acc.Update(make([]uint32, len(vals)), []arrow.Array{in}); err != nil {
+		panic(err)
+	}
+	out, err := acc.Result(ctx, []uint32{0})
+	if err != nil {
+		panic(err)
+	}
+	defer out.Release()
+	return expr.ValueAt(out, 0, agg.Type())
 }
 
 func cmpOrder(a, b any) bool {

@@ -307,7 +307,8 @@ func (b *aggBuild) liveGroups() []expr.Expr {
 // addAggregate binds an aggregate call over the input and references its output column.
 func (b *aggBuild) addAggregate(c plan.Call) (expr.Expr, error) {
 	name := strings.ToLower(c.Name)
-	if err := namedArgsUnsupported(c); err != nil {
+	c, err := arrangeArgs(c)
+	if err != nil {
 		return nil, err
 	}
 	inner := b.a.binderOver(b.in)

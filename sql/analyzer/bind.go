@@ -201,7 +201,8 @@ func asLiteral(e plan.Expr) (plan.Literal, bool) {
 // bindCall binds a function call or operator.
 func (b *binder) bindCall(c plan.Call) (expr.Expr, error) {
 	name := strings.ToLower(c.Name)
-	if err := namedArgsUnsupported(c); err != nil {
+	c, err := arrangeArgs(c)
+	if err != nil {
 		return nil, err
 	}
 	if expr.IsTableOnlyGenerator(name) {

@@ -40,24 +40,6 @@ var notDone = []string{
 	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
 	// Sketches with Spark's binary layouts: HLL, KLL, Theta, Tuple.
 	"hll_sketch_agg", "hll_sketch_estimate", "hll_union", "hll_union_agg",
-	"kll_merge_agg_bigint", "kll_merge_agg_double", "kll_merge_agg_float", "kll_sketch_agg_bigint",
-	"kll_sketch_agg_double", "kll_sketch_agg_float", "kll_sketch_get_n_bigint",
-	"kll_sketch_get_n_double", "kll_sketch_get_n_float", "kll_sketch_get_quantile_bigint",
-	"kll_sketch_get_quantile_double", "kll_sketch_get_quantile_float", "kll_sketch_get_rank_bigint",
-	"kll_sketch_get_rank_double", "kll_sketch_get_rank_float", "kll_sketch_merge_bigint",
-	"kll_sketch_merge_double", "kll_sketch_merge_float", "kll_sketch_to_string_bigint",
-	"kll_sketch_to_string_double", "kll_sketch_to_string_float",
-	"theta_difference", "theta_intersection", "theta_intersection_agg", "theta_sketch_agg",
-	"theta_sketch_estimate", "theta_union", "theta_union_agg",
-	"tuple_difference_double", "tuple_difference_integer", "tuple_difference_theta_double",
-	"tuple_difference_theta_integer", "tuple_intersection_agg_double",
-	"tuple_intersection_agg_integer", "tuple_intersection_double", "tuple_intersection_integer",
-	"tuple_intersection_theta_double", "tuple_intersection_theta_integer", "tuple_sketch_agg_double",
-	"tuple_sketch_agg_integer", "tuple_sketch_estimate_double", "tuple_sketch_estimate_integer",
-	"tuple_sketch_summary_double", "tuple_sketch_summary_integer", "tuple_sketch_theta_double",
-	"tuple_sketch_theta_integer", "tuple_union_agg_double", "tuple_union_agg_integer",
-	"tuple_union_double", "tuple_union_integer", "tuple_union_theta_double",
-	"tuple_union_theta_integer",
 }
 
 // sparkFunctions reads sparkFunctionsFile: one name a line, # comments.

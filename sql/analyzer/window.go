@@ -248,7 +248,8 @@ func isWindowOnly(name string) bool {
 // windowFunction binds the function of a window expression (its frame is set later).
 func (b *binder) windowFunction(c plan.Call, order []logical.SortKey) (*logical.WindowFunc, error) {
 	name := strings.ToLower(c.Name)
-	if err := namedArgsUnsupported(c); err != nil {
+	c, err := arrangeArgs(c)
+	if err != nil {
 		return nil, err
 	}
 	if c.Distinct && isWindowOnly(name) {

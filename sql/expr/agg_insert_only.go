@@ -24,3 +24,8 @@ func InsertOnly(acc GroupedAccumulator) GroupedAccumulator {
 // errInsertOnly is Retract on an insert-only accumulator: the planner never feeds one
 // retractions, so reaching it is a bug.
 var errInsertOnly = sparkerr.Internal("expr: retraction fed to an insert-only (batch) accumulator")
+
+// ErrInsertOnly is the error Retract returns for an accumulator that keeps only a running value
+// and cannot take rows back (the sketch aggregates, histogram_numeric, ...): a window frame that
+// slides over such an aggregate recomputes it instead (errors.Is).
+var ErrInsertOnly error = errInsertOnly

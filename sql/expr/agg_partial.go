@@ -36,6 +36,15 @@ func SplitAggregate(f AggFunc, col int) (partials []AggFunc, final AggFunc, ok b
 	if isAvg {
 		return splitAvg(a, partialCol)
 	}
+	if final, ok := sketchFinal(a, partialCol(0, sqltypes.BinaryType)); ok {
+		return []AggFunc{f}, final, true
+	}
+	if partial, final, ok := kllSplit(a, partialCol(0, sqltypes.BinaryType)); ok {
+		return []AggFunc{partial}, final, true
+	}
+	if partial, final, ok := tupleSplit(a, partialCol(0, sqltypes.BinaryType)); ok {
+		return []AggFunc{partial}, final, true
+	}
 	name, splits := partialFinal[a.name]
 	if !splits || a.name == "sum" && a.t.Kind != sqltypes.Long && a.t.Kind != sqltypes.Double {
 		return nil, nil, false

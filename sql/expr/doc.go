@@ -12,8 +12,10 @@
 // never retracts, asks for InsertOnly accumulators: min/max then keep only the best value and
 // DISTINCT over one fixed-width argument dedups through a typed (group, value) hash set. A few
 // aggregates keep only a running value and cannot retract (collect_frequent_items, vector_sum,
-// vector_avg, bitmap_construct_agg, bitmap_or_agg, bitmap_and_agg, histogram_numeric): Retract
-// fails with an internal error.
+// vector_avg, bitmap_construct_agg, bitmap_or_agg, bitmap_and_agg, histogram_numeric, the theta,
+// KLL and tuple sketch aggregates): Retract fails with an internal error. The sketches keep
+// Apache DataSketches' binary layouts (sketch_theta.go, sketch_kll.go, sketch_tuple.go), so
+// Spark reads the sketches Weir writes and Weir reads Spark's.
 //
 // Errors are *sparkerr.Error: binding errors are AnalysisException (UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry

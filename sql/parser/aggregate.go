@@ -18,6 +18,11 @@ func init() {
 		"regr_sxx", "regr_sxy", "regr_syy", "grouping", "grouping_id", "histogram_numeric",
 		"listagg", "string_agg", "hll_sketch_agg", "hll_union_agg", "count_min_sketch",
 		"try_sum", "try_avg", "bitmap_construct_agg", "bitmap_or_agg",
+		"theta_sketch_agg", "theta_union_agg", "theta_intersection_agg",
+		"kll_sketch_agg_bigint", "kll_sketch_agg_float", "kll_sketch_agg_double",
+		"kll_merge_agg_bigint", "kll_merge_agg_float", "kll_merge_agg_double",
+		"tuple_sketch_agg_double", "tuple_sketch_agg_integer", "tuple_union_agg_double",
+		"tuple_union_agg_integer", "tuple_intersection_agg_double", "tuple_intersection_agg_integer",
 	} {
 		aggregateNames[n] = true
 	}
