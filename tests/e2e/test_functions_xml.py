@@ -12,18 +12,18 @@ def test_xpath_family_matches_spark(spark):
     df = spark.createDataFrame([("<a><b>1</b><b>2</b></a>",), (None,), ("",), ("<a><b>x</b></a>",)], "x string")
     out = df.select(F.xpath("x", F.lit("a/b/text()")), F.xpath_int("x", F.lit("sum(a/b)")),
                     F.xpath_string("x", F.lit("a/b")), F.xpath_boolean("x", F.lit("a/b = 2")),
-                    F.xpath_double("x", F.lit("sum(a/b)")), F.xpath_number("x", F.lit("a/b")),
+                    F.xpath_double("x", F.lit("a/b * 2")), F.xpath_number("x", F.lit("a/b")),
                     F.xpath_float("x", F.lit("a/b")), F.xpath_long("x", F.lit("a/b")),
                     F.xpath_short("x", F.lit("a/b")))
     assert out.columns == ["xpath(x, a/b/text())", "xpath_int(x, sum(a/b))", "xpath_string(x, a/b)",
-                           "xpath_boolean(x, a/b = 2)", "xpath_double(x, sum(a/b))", "xpath_number(x, a/b)",
+                           "xpath_boolean(x, a/b = 2)", "xpath_double(x, a/b * 2)", "xpath_number(x, a/b)",
                            "xpath_float(x, a/b)", "xpath_long(x, a/b)", "xpath_short(x, a/b)"]
     assert out.schema.simpleString() == (
         "struct<xpath(x, a/b/text()):array<string>,xpath_int(x, sum(a/b)):int,xpath_string(x, a/b):string,"
-        "xpath_boolean(x, a/b = 2):boolean,xpath_double(x, sum(a/b)):double,xpath_number(x, a/b):double,"
+        "xpath_boolean(x, a/b = 2):boolean,xpath_double(x, a/b * 2):double,xpath_number(x, a/b):double,"
         "xpath_float(x, a/b):float,xpath_long(x, a/b):bigint,xpath_short(x, a/b):smallint>")
     rows = [tuple(r) for r in out.collect()]
-    assert rows[:3] == [(["1", "2"], 3, "1", True, 3.0, 1.0, 1.0, 1, 1), (None,) * 9, (None,) * 9]
+    assert rows[:3] == [(["1", "2"], 3, "1", True, 2.0, 1.0, 1.0, 1, 1), (None,) * 9, (None,) * 9]
     last = rows[3]
     assert last[:4] == (["x"], 0, "x", False) and last[7:] == (0, 0)
     assert all(math.isnan(v) for v in last[4:7])
