@@ -38,3 +38,15 @@ def test_xpath_errors_match_spark(spark):
         df.select(F.xpath_int("x", F.lit("a"))).collect()
     with pytest.raises(AnalysisException, match="UNEXPECTED_INPUT_TYPE"):
         spark.sql("SELECT xpath_int(1, 'a')").collect()
+
+
+def test_sentences_matches_spark(spark):
+    df = spark.createDataFrame([("Hi there! Good morning.",), (None,), ("Mr. Smith isn't here. ok",)], "x string")
+    out = df.select(F.sentences("x"), F.sentences("x", F.lit("en"), F.lit("US")), F.sentences(F.col("x"), F.lit("en")))
+    assert out.columns == ["sentences(x, , )", "sentences(x, en, US)", "sentences(x, en, )"]
+    assert out.schema.simpleString() == (
+        "struct<sentences(x, , ):array<array<string>>,sentences(x, en, US):array<array<string>>,"
+        "sentences(x, en, ):array<array<string>>>")
+    first = [["Hi", "there"], ["Good", "morning"]]
+    third = [["Mr"], ["Smith", "isn't", "here", "ok"]]
+    assert [tuple(r) for r in out.collect()] == [(first,) * 3, (None,) * 3, (third,) * 3]
