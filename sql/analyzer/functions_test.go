@@ -27,7 +27,6 @@ var notDone = []string{
 	// Session and environment.
 	"current_path", "sql_keywords", "python_worker_logs",
 	// Formats: XML, numbers; text.
-	"from_xml", "to_xml", "schema_of_xml",
 	// CALENDAR INTERVAL results (a type Weir does not have).
 	"make_interval", "try_make_interval",
 	// The TIME type.

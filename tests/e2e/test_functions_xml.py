@@ -50,3 +50,20 @@ def test_sentences_matches_spark(spark):
     first = [["Hi", "there"], ["Good", "morning"]]
     third = [["Mr"], ["Smith", "isn't", "here", "ok"]]
     assert [tuple(r) for r in out.collect()] == [(first,) * 3, (None,) * 3, (third,) * 3]
+
+
+def test_from_xml_schema_of_xml_to_xml_match_spark(spark):
+    df = spark.createDataFrame([("<p x=\"1\"><a>1</a><a>2</a><b>hi</b></p>",), (None,), ("<p><a>z</a></p>",)], "x string")
+    out = df.select(F.from_xml("x", "_x INT, a ARRAY<INT>, b STRING, _corrupt_record STRING").alias("r"))
+    assert out.schema.simpleString() == "struct<r:struct<_x:int,a:array<int>,b:string,_corrupt_record:string>>"
+    assert [r.r and r.r.asDict() for r in out.collect()] == [
+        {"_x": 1, "a": [1, 2], "b": "hi", "_corrupt_record": None}, None,
+        {"_x": None, "a": None, "b": None, "_corrupt_record": "<p><a>z</a></p>"}]
+    out = df.select(F.schema_of_xml(F.lit("<p x=\"1\"><a>1</a><a>2</a><b>hi</b></p>")))
+    assert out.columns == ['schema_of_xml(<p x="1"><a>1</a><a>2</a><b>hi</b></p>)']
+    assert out.collect()[0][0] == "STRUCT<_x: BIGINT, a: ARRAY<BIGINT>, b: STRING>"
+    out = df.select(F.to_xml(F.struct(F.lit(1).alias("_id"), F.col("x").alias("v"))).alias("t"))
+    assert [r.t for r in out.collect()] == [
+        '<ROW id="1">\n    <v>&lt;p x="1">&lt;a>1&lt;/a>&lt;a>2&lt;/a>&lt;b>hi&lt;/b>&lt;/p></v>\n</ROW>', '<ROW id="1"/>',
+        '<ROW id="1">\n    <v>&lt;p>&lt;a>z&lt;/a>&lt;/p></v>\n</ROW>']
+    assert df.select(F.to_xml(F.struct(F.lit(1).alias("a")), {"rowTag": "r"})).collect()[0][0] == "<r>\n    <a>1</a>\n</r>"
