@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/antchfx/xpath"
 	"github.com/weirhq/weir/sparkerr"
@@ -64,12 +65,18 @@ func bindXPath(name string, args []Expr, _ Options) (Expr, error) {
 			return nil, unexpectedInputType(quoteSQL(call), i, `"STRING"`, a)
 		}
 	}
+	// A compiled expression keeps iteration state while it evaluates: each evaluation takes
+	// one of its own from the pool.
 	var (
-		compiled   *xpath.Expr
+		compiled   sync.Pool
 		compileErr error
 	)
 	if p, _ := path.(string); p != "" {
-		compiled, compileErr = compileXPath(p)
+		var e *xpath.Expr
+		if e, compileErr = compileXPath(p); compileErr == nil {
+			compiled.Put(e)
+			compiled.New = func() any { e, _ := compileXPath(p); return e }
+		}
 	}
 	t := xpathResultType(name)
 	f := nullableStrict(name, args, t, func(_ *Context, a []any) (any, error) {
@@ -84,7 +91,9 @@ func bindXPath(name string, args []Expr, _ Options) (Expr, error) {
 		if err != nil {
 			return nil, xpathRuntimeError("Error loading expression '%s'", p)
 		}
-		res, err := evalXPath(compiled, root)
+		e := compiled.Get().(*xpath.Expr)
+		res, err := evalXPath(e, root)
+		compiled.Put(e)
 		if err != nil {
 			return nil, xpathRuntimeError("Invalid XML document: %s\n%s", err.Error(), doc)
 		}
