@@ -26,8 +26,9 @@ import (
 // is not empty.
 //
 // Inside an expression the library's own conversions apply: where XPath 1.0 reads a string as a
-// number (comparisons, arithmetic, sum()) antchfx/xpath also accepts exponents and a leading
-// '+', and sum() skips values that are not numbers; Xalan gives NaN for those.
+// number (comparisons, arithmetic, number(), a sum() inside a larger expression) antchfx/xpath
+// also accepts exponents and a leading '+', and its sum() skips values strconv does not read;
+// Xalan gives NaN for those. A path that is one sum() call is summed here, as Xalan sums.
 
 func init() {
 	registerScalar(2, 2, bindXPath, "xpath", "xpath_boolean", "xpath_double", "xpath_number",
@@ -72,10 +73,10 @@ func bindXPath(name string, args []Expr, _ Options) (Expr, error) {
 		compileErr error
 	)
 	if p, _ := path.(string); p != "" {
-		var e *xpath.Expr
-		if e, compileErr = compileXPath(p); compileErr == nil {
-			compiled.Put(e)
-			compiled.New = func() any { e, _ := compileXPath(p); return e }
+		var c *xpathCompiled
+		if c, compileErr = compileXPath(p); compileErr == nil {
+			compiled.Put(c)
+			compiled.New = func() any { c, _ := compileXPath(p); return c }
 		}
 	}
 	t := xpathResultType(name)
@@ -91,9 +92,9 @@ func bindXPath(name string, args []Expr, _ Options) (Expr, error) {
 		if err != nil {
 			return nil, xpathRuntimeError("Error loading expression '%s'", p)
 		}
-		e := compiled.Get().(*xpath.Expr)
-		res, err := evalXPath(e, root)
-		compiled.Put(e)
+		c := compiled.Get().(*xpathCompiled)
+		res, err := evalXPath(c, root)
+		compiled.Put(c)
 		if err != nil {
 			return nil, xpathRuntimeError("Invalid XML document: %s\n%s", err.Error(), doc)
 		}
@@ -108,18 +109,63 @@ func xpathRuntimeError(format string, args ...any) *sparkerr.Error {
 	return sparkerr.Newf("java.lang.RuntimeException", "", "", format, args...)
 }
 
+// xpathCompiled is a compiled path. A path that is one sum(E) call keeps E (sum): XPath 1.0's
+// sum adds number() of every node, NaN when one is not a number, where antchfx/xpath's sum
+// skips what strconv does not read.
+type xpathCompiled struct {
+	e   *xpath.Expr
+	sum bool
+}
+
 // compileXPath compiles an XPath 1.0 expression. What Xalan refuses and antchfx/xpath accepts is
 // refused first, with Xalan's message: numbers with an exponent (XPath 1.0 numbers have none)
 // and functions beyond XPath 1.0's library (antchfx/xpath adds some of XPath 2.0's).
-func compileXPath(p string) (*xpath.Expr, error) {
+func compileXPath(p string) (*xpathCompiled, error) {
 	if msg := xpathLexCheck(p); msg != "" {
 		return nil, fmt.Errorf("javax.xml.transform.TransformerException: %s", msg)
+	}
+	if arg, ok := xpathSumArgument(p); ok {
+		if e, err := xpath.Compile(arg); err == nil {
+			return &xpathCompiled{e: e, sum: true}, nil
+		}
 	}
 	e, err := xpath.Compile(p)
 	if err != nil {
 		return nil, fmt.Errorf("javax.xml.transform.TransformerException: %w", err)
 	}
-	return e, nil
+	return &xpathCompiled{e: e}, nil
+}
+
+// xpathSumArgument returns E when p is sum(E) and nothing else.
+func xpathSumArgument(p string) (string, bool) {
+	t := strings.Trim(p, " \t\r\n")
+	rest, ok := strings.CutPrefix(t, "sum")
+	if !ok {
+		return "", false
+	}
+	rest = strings.TrimLeft(rest, " \t\r\n")
+	if !strings.HasPrefix(rest, "(") || !strings.HasSuffix(rest, ")") {
+		return "", false
+	}
+	depth := 0
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(rest[i+1:], c)
+			if j < 0 {
+				return "", false
+			}
+			i += j + 1
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(rest)-1 {
+				return "", false // sum(a) + (b): not one call
+			}
+		}
+	}
+	return rest[1 : len(rest)-1], depth == 0
 }
 
 // xpath10Functions is XPath 1.0's core function library, and the node type tests written as calls.
@@ -184,16 +230,27 @@ func xpathLexCheck(p string) string {
 	return ""
 }
 
-// evalXPath evaluates e over the document; the library's run-time failures become errors.
-func evalXPath(e *xpath.Expr, root *xmlNode) (res any, err error) {
+// evalXPath evaluates c over the document; the library's run-time failures become errors.
+func evalXPath(c *xpathCompiled, root *xmlNode) (res any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("javax.xml.transform.TransformerException: %v", r)
 		}
 	}()
-	res = e.Evaluate(&xmlNav{root: root, cur: root})
+	res = c.e.Evaluate(&xmlNav{root: root, cur: root})
 	if it, ok := res.(*xpath.NodeIterator); ok {
 		res = xpathNodeSet(it)
+	}
+	if c.sum {
+		nodes, ok := res.([]*xmlNode)
+		if !ok {
+			return nil, fmt.Errorf("com.sun.org.apache.xpath.internal.XPathException: Can not convert %s to a NodeList!", xpathTypeName(res))
+		}
+		total := 0.0
+		for _, n := range nodes {
+			total += xpathStringToNumber(n.stringValue())
+		}
+		res = total
 	}
 	return res, nil
 }
