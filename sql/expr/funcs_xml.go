@@ -17,13 +17,10 @@ import (
 // keeps the other fields and fills _corrupt_record when the schema has it, FAILFAST fails with
 // MALFORMED_RECORD_IN_PARSING); a document that does not parse is a row of NULLs.
 //
-// Options read: from_xml's mode; to_xml's rowTag. The others are accepted and not read.
+// Options read: mode (from_xml), rowTag (to_xml), attributePrefix, valueTag, nullValue,
+// ignoreSurroundingSpaces and inferSchema (schema_of_xml). The others are accepted and not read.
 
-const (
-	xmlAttrPrefix    = "_"
-	xmlValueTag      = "_VALUE"
-	xmlCorruptRecord = "_corrupt_record"
-)
+const xmlCorruptRecord = "_corrupt_record"
 
 func init() {
 	registerScalar(2, 3, bindFromXML, "from_xml")
@@ -31,23 +28,51 @@ func init() {
 	registerScalar(1, 2, bindToXML, "to_xml")
 }
 
-// xmlOptions reads a constant options map (map(...) of strings).
-func xmlOptions(args []Expr, i int) (map[string]string, error) {
-	out := map[string]string{}
+// xmlOpts are the XML data source options these functions read (keys case-insensitive).
+type xmlOpts struct {
+	mode, rowTag, attrPrefix, valueTag string
+	nullValue                          *string // nil: no text reads as NULL
+	trim, infer                        bool
+}
+
+// xmlOptions reads a constant options map (map(...) of strings) at args[i], if given.
+func xmlOptions(args []Expr, i int) (*xmlOpts, error) {
+	o := &xmlOpts{mode: "PERMISSIVE", rowTag: "ROW", attrPrefix: "_", valueTag: "_VALUE", trim: true, infer: true}
 	if len(args) <= i {
-		return out, nil
+		return o, nil
 	}
 	m, ok := constantMap(args[i])
 	if !ok {
 		return nil, sparkerr.Analysis("INVALID_OPTIONS.NON_MAP_FUNCTION", "42K06",
 			"Invalid options: Must use the `map()` function for options.")
 	}
+	strs := map[string]*string{"mode": &o.mode, "rowtag": &o.rowTag, "attributeprefix": &o.attrPrefix, "valuetag": &o.valueTag}
+	flags := map[string]*bool{"ignoresurroundingspaces": &o.trim, "inferschema": &o.infer}
 	for j, k := range m.Keys {
 		ks, _ := k.(string)
 		vs, _ := m.Values[j].(string)
-		out[ks] = vs
+		key := strings.ToLower(ks)
+		if p, ok := strs[key]; ok {
+			*p = vs
+		}
+		if p, ok := flags[key]; ok {
+			*p = !strings.EqualFold(vs, "false")
+		}
+		if key == "nullvalue" {
+			o.nullValue = &vs
+		}
 	}
-	return out, nil
+	o.mode = strings.ToUpper(o.mode)
+	return o, nil
+}
+
+// text is a text as read: trimmed unless ignoreSurroundingSpaces is false; null reports the
+// nullValue.
+func (o *xmlOpts) text(s string) (text string, null bool) {
+	if o.trim {
+		s = strings.TrimSpace(s)
+	}
+	return s, o.nullValue != nil && s == *o.nullValue
 }
 
 func bindFromXML(name string, args []Expr, opts Options) (Expr, error) {
@@ -64,9 +89,9 @@ func bindFromXML(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode := strings.ToUpper(o["mode"])
+	mode := o.mode
 	switch mode {
-	case "", "PERMISSIVE", "FAILFAST":
+	case "PERMISSIVE", "FAILFAST":
 	default:
 		return nil, sparkerr.Analysis("PARSE_MODE_UNSUPPORTED", "42601",
 			"The function `from_xml` doesn't support the %s mode. Acceptable modes are PERMISSIVE and FAILFAST.", mode).
@@ -78,7 +103,7 @@ func bindFromXML(name string, args []Expr, opts Options) (Expr, error) {
 	}
 	f := nullableStrict(name, in, t, func(ctx *Context, a []any) (any, error) {
 		doc := a[0].(string)
-		row, bad := xmlRecord(doc, t, ctx.loc())
+		row, bad := xmlRecord(doc, t, o, ctx.loc())
 		if !bad {
 			return row, nil
 		}
@@ -98,7 +123,7 @@ func bindFromXML(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 // xmlRecord converts one record; bad reports a malformed record (a partial row is returned).
-func xmlRecord(doc string, t sqltypes.DataType, loc *time.Location) ([]any, bool) {
+func xmlRecord(doc string, t sqltypes.DataType, o *xmlOpts, loc *time.Location) ([]any, bool) {
 	root, err := parseXMLDocument(doc)
 	if err != nil {
 		return make([]any, len(t.Fields)), true
@@ -110,12 +135,12 @@ func xmlRecord(doc string, t sqltypes.DataType, loc *time.Location) ([]any, bool
 		}
 	}
 	bad := false
-	row := xmlStruct(el, t, loc, &bad)
+	row := xmlStruct(el, t, o, loc, &bad)
 	return row, bad
 }
 
 // xmlStruct fills t's fields from an element's attributes, children and text, in that order.
-func xmlStruct(el *xmlNode, t sqltypes.DataType, loc *time.Location, bad *bool) []any {
+func xmlStruct(el *xmlNode, t sqltypes.DataType, o *xmlOpts, loc *time.Location, bad *bool) []any {
 	row := make([]any, len(t.Fields))
 	index := func(name string) int {
 		for i, f := range t.Fields {
@@ -126,8 +151,8 @@ func xmlStruct(el *xmlNode, t sqltypes.DataType, loc *time.Location, bad *bool) 
 		return -1
 	}
 	for _, a := range el.attrs {
-		if i := index(xmlAttrPrefix + a.local); i >= 0 {
-			if row[i] = xmlScalar(strings.TrimSpace(a.value), t.Fields[i].Type, loc, bad); *bad {
+		if i := index(o.attrPrefix + a.local); i >= 0 {
+			if row[i] = xmlScalar(a.value, t.Fields[i].Type, o, loc, bad); *bad {
 				return row
 			}
 		}
@@ -145,9 +170,9 @@ func xmlStruct(el *xmlNode, t sqltypes.DataType, loc *time.Location, bad *bool) 
 			ft := t.Fields[i].Type
 			if ft.Kind == sqltypes.Array {
 				arr, _ := row[i].([]any)
-				row[i] = append(arr, xmlElementValue(k, *ft.Elem, loc, bad))
+				row[i] = append(arr, xmlElementValue(k, *ft.Elem, o, loc, bad))
 			} else {
-				row[i] = xmlElementValue(k, ft, loc, bad)
+				row[i] = xmlElementValue(k, ft, o, loc, bad)
 			}
 			if *bad {
 				// Parsing stops at the first value that does not convert: the fields read
@@ -157,31 +182,26 @@ func xmlStruct(el *xmlNode, t sqltypes.DataType, loc *time.Location, bad *bool) 
 			}
 		}
 	}
-	if s := strings.TrimSpace(text.String()); s != "" {
-		if i := index(xmlValueTag); i >= 0 {
-			row[i] = xmlScalar(s, t.Fields[i].Type, loc, bad)
+	if s := text.String(); strings.TrimSpace(s) != "" {
+		if i := index(o.valueTag); i >= 0 {
+			row[i] = xmlScalar(s, t.Fields[i].Type, o, loc, bad)
 		}
 	}
 	return row
 }
 
 // xmlElementValue converts one element to t.
-func xmlElementValue(el *xmlNode, t sqltypes.DataType, loc *time.Location, bad *bool) any {
+func xmlElementValue(el *xmlNode, t sqltypes.DataType, o *xmlOpts, loc *time.Location, bad *bool) any {
 	if t.Kind == sqltypes.Struct {
-		return xmlStruct(el, t, loc, bad)
+		return xmlStruct(el, t, o, loc, bad)
 	}
-	var text strings.Builder
-	for _, k := range el.kids {
-		if k.kind == xmlText {
-			text.WriteString(k.value)
-		}
-	}
-	return xmlScalar(strings.TrimSpace(text.String()), t, loc, bad)
+	return xmlScalar(xmlElementText(el), t, o, loc, bad)
 }
 
-// xmlScalar converts a trimmed text to t; empty text is NULL.
-func xmlScalar(s string, t sqltypes.DataType, loc *time.Location, bad *bool) any {
-	if s == "" && t.Kind != sqltypes.String {
+// xmlScalar converts a text to t; empty text (but for STRING) and the nullValue are NULL.
+func xmlScalar(raw string, t sqltypes.DataType, o *xmlOpts, loc *time.Location, bad *bool) any {
+	s, null := o.text(raw)
+	if null || s == "" && t.Kind != sqltypes.String {
 		return nil
 	}
 	v, err := castValue(s, sqltypes.StringType, t, false, loc)

@@ -23,26 +23,27 @@ func bindSchemaOfXML(name string, args []Expr, _ Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := xmlOptions(args, 1); err != nil {
+	o, err := xmlOptions(args, 1)
+	if err != nil {
 		return nil, err
 	}
 	t := sqltypes.StructType(sqltypes.Field{Name: xmlCorruptRecord, Type: strType, Nullable: true})
 	if root, err := parseXMLDocument(doc); err == nil {
 		for _, k := range root.kids {
 			if k.kind == xmlElement {
-				t = jsonNullsToString(inferXMLStruct(k))
+				t = jsonNullsToString(o.inferStruct(k))
 			}
 		}
 	}
 	return &renamed{Expr: NewLiteral(typeDDL(t), strType), name: call}, nil
 }
 
-// inferXMLElement infers one element: a struct when it has attributes or child elements.
-func inferXMLElement(el *xmlNode) sqltypes.DataType {
+// inferElement infers one element: a struct when it has attributes or child elements.
+func (o *xmlOpts) inferElement(el *xmlNode) sqltypes.DataType {
 	if len(el.attrs) > 0 || slices.ContainsFunc(el.kids, func(k *xmlNode) bool { return k.kind == xmlElement }) {
-		return inferXMLStruct(el)
+		return o.inferStruct(el)
 	}
-	return inferXMLText(xmlElementText(el))
+	return o.inferText(xmlElementText(el))
 }
 
 func xmlElementText(el *xmlNode) string {
@@ -52,10 +53,10 @@ func xmlElementText(el *xmlNode) string {
 			b.WriteString(k.value)
 		}
 	}
-	return strings.TrimSpace(b.String())
+	return b.String()
 }
 
-func inferXMLStruct(el *xmlNode) sqltypes.DataType {
+func (o *xmlOpts) inferStruct(el *xmlNode) sqltypes.DataType {
 	types := map[string]sqltypes.DataType{}
 	var names []string
 	add := func(name string, t sqltypes.DataType, repeatable bool) {
@@ -71,15 +72,15 @@ func inferXMLStruct(el *xmlNode) sqltypes.DataType {
 		}
 	}
 	for _, a := range el.attrs {
-		add(xmlAttrPrefix+a.local, inferXMLText(strings.TrimSpace(a.value)), false)
+		add(o.attrPrefix+a.local, o.inferText(a.value), false)
 	}
 	for _, k := range el.kids {
 		if k.kind == xmlElement {
-			add(k.local, inferXMLElement(k), true)
+			add(k.local, o.inferElement(k), true)
 		}
 	}
-	if s := xmlElementText(el); s != "" {
-		add(xmlValueTag, inferXMLText(s), false)
+	if s := xmlElementText(el); strings.TrimSpace(s) != "" {
+		add(o.valueTag, o.inferText(s), false)
 	}
 	slices.Sort(names)
 	fields := make([]sqltypes.Field, len(names))
@@ -91,10 +92,15 @@ func inferXMLStruct(el *xmlNode) sqltypes.DataType {
 
 var xmlDatePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
-// inferXMLText is XmlInferSchema.inferFrom over a trimmed text.
-func inferXMLText(s string) sqltypes.DataType {
-	if s == "" {
+// inferText is XmlInferSchema.inferFrom: NULL for an empty text or the nullValue, STRING
+// without inferSchema.
+func (o *xmlOpts) inferText(raw string) sqltypes.DataType {
+	s, null := o.text(raw)
+	switch {
+	case null || s == "":
 		return sqltypes.NullType
+	case !o.infer:
+		return strType
 	}
 	body := strings.TrimLeft(s[:1], "+-") + s[1:]
 	if body != "" && strings.Trim(body, "0123456789") == "" {

@@ -8,9 +8,10 @@ import (
 )
 
 // to_xml(struct[, options]): the struct as the XML data source writes one row: the element
-// rowTag (ROW by default), fields named '_' + name as attributes, _VALUE as the text, the other
-// fields as child elements in order (an array as one element per non-NULL value), NULL fields
-// left out, children indented by four spaces per level; scalars as to_json writes them.
+// rowTag (ROW by default), fields named attributePrefix ('_') + name as attributes, valueTag
+// (_VALUE) as the text, the other fields as child elements in order (an array as one element
+// per non-NULL value), NULL fields left out (written as nullValue when that is set), children
+// indented by four spaces per level; scalars as to_json writes them.
 
 func bindToXML(name string, args []Expr, _ Options) (Expr, error) {
 	t := args[0].Type()
@@ -21,13 +22,9 @@ func bindToXML(name string, args []Expr, _ Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	rowTag := "ROW"
-	if v, ok := o["rowTag"]; ok {
-		rowTag = v
-	}
 	f := strict(name, args[:1], strType, func(ctx *Context, a []any) (any, error) {
 		var b strings.Builder
-		writeXMLElement(&b, rowTag, a[0], t, 0, ctx.loc())
+		writeXMLElement(&b, o.rowTag, a[0], t, o, 0, ctx.loc())
 		return b.String(), nil
 	})
 	f.str = "to_xml(" + args[0].String() + ")"
@@ -35,7 +32,7 @@ func bindToXML(name string, args []Expr, _ Options) (Expr, error) {
 }
 
 // writeXMLElement writes <tag …>…</tag> for a non-NULL value at an indentation depth.
-func writeXMLElement(b *strings.Builder, tag string, v any, t sqltypes.DataType, depth int, loc *time.Location) {
+func writeXMLElement(b *strings.Builder, tag string, v any, t sqltypes.DataType, o *xmlOpts, depth int, loc *time.Location) {
 	indent := strings.Repeat("    ", depth)
 	b.WriteString("<" + tag)
 	if t.Kind != sqltypes.Struct {
@@ -45,14 +42,18 @@ func writeXMLElement(b *strings.Builder, tag string, v any, t sqltypes.DataType,
 	row := v.([]any)
 	var text string
 	hasText, children := false, false
+	attr := func(name string) bool { return o.attrPrefix != "" && strings.HasPrefix(name, o.attrPrefix) }
 	for i, f := range t.Fields {
 		switch {
-		case row[i] == nil:
-		case f.Name == xmlValueTag:
-			text, hasText = jsonScalarText(row[i], f.Type, loc), true
-		case strings.HasPrefix(f.Name, xmlAttrPrefix):
-			b.WriteString(" " + f.Name[len(xmlAttrPrefix):] + `="` + xmlEscape(jsonScalarText(row[i], f.Type, loc), true) + `"`)
-		default:
+		case f.Name == o.valueTag:
+			if row[i] != nil {
+				text, hasText = jsonScalarText(row[i], f.Type, loc), true
+			}
+		case attr(f.Name):
+			if row[i] != nil {
+				b.WriteString(" " + f.Name[len(o.attrPrefix):] + `="` + xmlEscape(jsonScalarText(row[i], f.Type, loc), true) + `"`)
+			}
+		case row[i] != nil || o.nullValue != nil:
 			children = true
 		}
 	}
@@ -63,7 +64,13 @@ func writeXMLElement(b *strings.Builder, tag string, v any, t sqltypes.DataType,
 	b.WriteString(">" + xmlEscape(text, false))
 	if children {
 		for i, f := range t.Fields {
-			if row[i] == nil || f.Name == xmlValueTag || strings.HasPrefix(f.Name, xmlAttrPrefix) {
+			if f.Name == o.valueTag || attr(f.Name) {
+				continue
+			}
+			if row[i] == nil {
+				if o.nullValue != nil {
+					b.WriteString("\n" + indent + "    <" + f.Name + ">" + xmlEscape(*o.nullValue, false) + "</" + f.Name + ">")
+				}
 				continue
 			}
 			vals, et := []any{row[i]}, f.Type
@@ -73,7 +80,7 @@ func writeXMLElement(b *strings.Builder, tag string, v any, t sqltypes.DataType,
 			for _, x := range vals {
 				if x != nil {
 					b.WriteString("\n" + indent + "    ")
-					writeXMLElement(b, f.Name, x, et, depth+1, loc)
+					writeXMLElement(b, f.Name, x, et, o, depth+1, loc)
 				}
 			}
 		}
