@@ -124,7 +124,7 @@ func bindFromXML(name string, args []Expr, opts Options) (Expr, error) {
 
 // xmlRecord converts one record; bad reports a malformed record (a partial row is returned).
 func xmlRecord(doc string, t sqltypes.DataType, o *xmlOpts, loc *time.Location) ([]any, bool) {
-	root, err := parseXMLDocument(doc)
+	root, err := parseXMLDocument(doc, false)
 	if err != nil {
 		return make([]any, len(t.Fields)), true
 	}

@@ -88,7 +88,7 @@ func bindXPath(name string, args []Expr, _ Options) (Expr, error) {
 		if compileErr != nil {
 			return nil, xpathRuntimeError("Invalid XPath '%s'%s", p, compileErr.Error())
 		}
-		root, err := parseXMLDocument(doc)
+		root, err := parseXMLDocument(doc, true)
 		if err != nil {
 			return nil, xpathRuntimeError("Error loading expression '%s'", p)
 		}

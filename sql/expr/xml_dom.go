@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -45,8 +46,11 @@ type xmlNode struct {
 // errXMLSyntax marks a document the parser refuses.
 var errXMLSyntax = errors.New("xml: not a well-formed document")
 
-// parseXMLDocument parses one XML document (one root element) into a tree.
-func parseXMLDocument(s string) (*xmlNode, error) {
+// parseXMLDocument parses one XML document (one root element) into a tree. With dtdEntities the
+// general entities the DOCTYPE's internal subset declares are expanded, as the JDK's DOM parser
+// does (an external one, which Spark's parser does not load, is empty); without, a reference to
+// one is an error, as in Spark's XML data source.
+func parseXMLDocument(s string, dtdEntities bool) (*xmlNode, error) {
 	d := xml.NewDecoder(strings.NewReader(s))
 	d.Strict = true
 	// The document arrives as characters (a Java String read through a Reader): a declared
@@ -107,7 +111,13 @@ func parseXMLDocument(s string) (*xmlNode, error) {
 			cur.kids = append(cur.kids, &xmlNode{kind: xmlText, value: string(t), first: len(t), parent: cur, index: len(cur.kids)})
 		case xml.Comment:
 			cur.kids = append(cur.kids, &xmlNode{kind: xmlComment, value: string(t), parent: cur, index: len(cur.kids)})
-		case xml.ProcInst, xml.Directive:
+		case xml.Directive:
+			if dtdEntities {
+				if d.Entity, err = dtdEntityValues(string(t), s); err != nil {
+					return nil, err
+				}
+			}
+		case xml.ProcInst:
 		}
 		lastText = isText
 	}
@@ -116,6 +126,66 @@ func parseXMLDocument(s string) (*xmlNode, error) {
 	}
 	numberXMLNodes(root, 0)
 	return root, nil
+}
+
+var dtdEntityDecl = regexp.MustCompile(`<!ENTITY\s+([^\s%]+)\s+(?:(SYSTEM|PUBLIC)\b[^>]*|"([^"]*)"|'([^']*)')\s*>`)
+
+// The JDK parser's bounds on entity expansion (jdk.xml.entityExpansionLimit and
+// jdk.xml.totalEntitySizeLimit): past them the document is refused, so that a few nested
+// declarations cannot expand to gigabytes.
+const (
+	xmlEntityExpansionLimit = 64000
+	xmlEntitySizeLimit      = 50_000_000
+)
+
+// dtdEntityValues reads the general entity declarations of a DOCTYPE directive of doc.
+func dtdEntityValues(directive, doc string) (map[string]string, error) {
+	if !strings.HasPrefix(directive, "DOCTYPE") {
+		return nil, nil
+	}
+	tooLarge := fmt.Errorf("%w: entity expansion past the parser's limits", errXMLSyntax)
+	out := map[string]string{}
+	expansions, size := 0, 0
+	for _, m := range dtdEntityDecl.FindAllStringSubmatch(directive, -1) {
+		if _, seen := out[m[1]]; seen {
+			continue // the first declaration binds
+		}
+		v := m[3] + m[4]
+		if m[2] != "" {
+			v = "" // external: not loaded
+		}
+		// The value's own references (characters, the predefined and earlier entities) expand.
+		for name, val := range out {
+			n := strings.Count(v, "&"+name+";")
+			expansions += n
+			size += n * len(val)
+		}
+		if expansions > xmlEntityExpansionLimit || size > xmlEntitySizeLimit {
+			return nil, tooLarge
+		}
+		d := xml.NewDecoder(strings.NewReader("<v>" + v + "</v>"))
+		d.Entity = out
+		var text strings.Builder
+		for {
+			tok, err := d.Token()
+			if err != nil {
+				break
+			}
+			if c, ok := tok.(xml.CharData); ok {
+				text.Write(c)
+			}
+		}
+		out[m[1]] = text.String()
+	}
+	for name, val := range out {
+		n := strings.Count(doc, "&"+name+";")
+		expansions += n
+		size += n * len(val)
+	}
+	if expansions > xmlEntityExpansionLimit || size > xmlEntitySizeLimit {
+		return nil, tooLarge
+	}
+	return out, nil
 }
 
 func qualified(n xml.Name) string {

@@ -28,7 +28,7 @@ func bindSchemaOfXML(name string, args []Expr, _ Options) (Expr, error) {
 		return nil, err
 	}
 	t := sqltypes.StructType(sqltypes.Field{Name: xmlCorruptRecord, Type: strType, Nullable: true})
-	if root, err := parseXMLDocument(doc); err == nil {
+	if root, err := parseXMLDocument(doc, false); err == nil {
 		for _, k := range root.kids {
 			if k.kind == xmlElement {
 				t = jsonNullsToString(o.inferStruct(k))
