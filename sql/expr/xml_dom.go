@@ -145,7 +145,17 @@ func dtdEntityValues(directive, doc string) (map[string]string, error) {
 	}
 	tooLarge := fmt.Errorf("%w: entity expansion past the parser's limits", errXMLSyntax)
 	out := map[string]string{}
+	// within counts the expansions of the entities declared so far that text makes, and
+	// reports whether every count stays within the bounds.
 	expansions, size := 0, 0
+	within := func(text string) bool {
+		for name, val := range out {
+			n := strings.Count(text, "&"+name+";")
+			expansions += n
+			size += n * len(val)
+		}
+		return expansions <= xmlEntityExpansionLimit && size <= xmlEntitySizeLimit
+	}
 	for _, m := range dtdEntityDecl.FindAllStringSubmatch(directive, -1) {
 		if _, seen := out[m[1]]; seen {
 			continue // the first declaration binds
@@ -155,12 +165,7 @@ func dtdEntityValues(directive, doc string) (map[string]string, error) {
 			v = "" // external: not loaded
 		}
 		// The value's own references (characters, the predefined and earlier entities) expand.
-		for name, val := range out {
-			n := strings.Count(v, "&"+name+";")
-			expansions += n
-			size += n * len(val)
-		}
-		if expansions > xmlEntityExpansionLimit || size > xmlEntitySizeLimit {
+		if !within(v) {
 			return nil, tooLarge
 		}
 		d := xml.NewDecoder(strings.NewReader("<v>" + v + "</v>"))
@@ -177,12 +182,7 @@ func dtdEntityValues(directive, doc string) (map[string]string, error) {
 		}
 		out[m[1]] = text.String()
 	}
-	for name, val := range out {
-		n := strings.Count(doc, "&"+name+";")
-		expansions += n
-		size += n * len(val)
-	}
-	if expansions > xmlEntityExpansionLimit || size > xmlEntitySizeLimit {
+	if !within(doc) {
 		return nil, tooLarge
 	}
 	return out, nil
