@@ -8,6 +8,7 @@ tool (
 )
 
 require (
+	github.com/antchfx/xpath v1.3.9
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/apache/iceberg-go v0.7.0
 	github.com/benbjohnson/clock v1.3.5

@@ -27,9 +27,6 @@ var notDone = []string{
 	// Session and environment.
 	"python_worker_logs",
 	// Formats: XML, numbers; text.
-	"from_xml", "to_xml", "schema_of_xml",
-	"xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long",
-	"xpath_number", "xpath_short", "xpath_string", "sentences",
 	// CALENDAR INTERVAL results (a type Weir does not have).
 	"make_interval", "try_make_interval",
 	// The TIME type.

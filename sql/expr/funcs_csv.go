@@ -212,13 +212,7 @@ func parseJavaDouble(s string) (float64, bool) {
 }
 
 func bindFromCSV(name string, args []Expr, opts Options) (Expr, error) {
-	sv, ok := literalValue(args[1])
-	text, isStr := sv.(string)
-	if !ok || !isStr {
-		return nil, sparkerr.Analysis("INVALID_SCHEMA.NON_STRING_LITERAL", "42K07",
-			"The input schema %s must be a string literal.", args[1].String()).WithParams("inputSchema", args[1].String())
-	}
-	t, err := parseJSONSchema(text)
+	t, text, err := schemaLiteral(args[1])
 	if err != nil {
 		return nil, err
 	}
@@ -255,22 +249,15 @@ func bindFromCSV(name string, args []Expr, opts Options) (Expr, error) {
 
 func bindSchemaOfCSV(name string, args []Expr, opts Options) (Expr, error) {
 	call := callString(name, args[:1])
-	if k := args[0].Type().Kind; k != sqltypes.String && k != sqltypes.Null {
-		return nil, unexpectedInputType(quoteSQL(call), 0, `"STRING"`, args[0])
-	}
-	v, ok := literalValue(args[0])
-	if !ok {
-		return nil, nonFoldable(call, "csv", `"STRING"`, args[0])
-	}
-	if v == nil {
-		return nil, typeMismatch("UNEXPECTED_NULL", quoteSQL(call), "The csv must not be null.").WithParams("exprName", "csv")
+	line, err := constantDocument(call, args[0], "csv")
+	if err != nil {
+		return nil, err
 	}
 	if len(args) == 2 {
 		if err := csvOptions(name, args[1]); err != nil {
 			return nil, err
 		}
 	}
-	line := v.(string)
 	if line == "" {
 		return nil, sparkerr.Unsupported("schema_of_csv of an empty line")
 	}

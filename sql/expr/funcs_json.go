@@ -37,6 +37,36 @@ func parseJSONSchema(s string) (sqltypes.DataType, error) {
 	return schema.AsStruct(), nil
 }
 
+// schemaLiteral reads the schema argument of from_json, from_csv and from_xml: a string literal
+// parsed by parseJSONSchema. It returns the type and the text.
+func schemaLiteral(arg Expr) (sqltypes.DataType, string, error) {
+	sv, ok := literalValue(arg)
+	text, isStr := sv.(string)
+	if !ok || !isStr {
+		return sqltypes.DataType{}, "", sparkerr.Analysis("INVALID_SCHEMA.NON_STRING_LITERAL", "42K07",
+			"The input schema %s must be a string literal.", arg.String()).WithParams("inputSchema", arg.String())
+	}
+	t, err := parseJSONSchema(text)
+	return t, text, err
+}
+
+// constantDocument reads the document argument of schema_of_json, schema_of_csv and
+// schema_of_xml, named input in errors: a constant, non-NULL STRING.
+func constantDocument(call string, arg Expr, input string) (string, error) {
+	if k := arg.Type().Kind; k != sqltypes.String && k != sqltypes.Null {
+		return "", unexpectedInputType(quoteSQL(call), 0, `"STRING"`, arg)
+	}
+	v, ok := literalValue(arg)
+	if !ok {
+		return "", nonFoldable(call, input, `"STRING"`, arg)
+	}
+	if v == nil {
+		return "", typeMismatch("UNEXPECTED_NULL", quoteSQL(call), "The %s must not be null.", input).
+			WithParams("exprName", input)
+	}
+	return v.(string), nil
+}
+
 // asNullableType makes every nested field, element and value nullable, as from_json does.
 func asNullableType(t sqltypes.DataType) sqltypes.DataType {
 	switch t.Kind {
@@ -55,13 +85,7 @@ func asNullableType(t sqltypes.DataType) sqltypes.DataType {
 }
 
 func bindFromJSON(name string, args []Expr, opts Options) (Expr, error) {
-	sv, ok := literalValue(args[1])
-	text, isStr := sv.(string)
-	if !ok || !isStr {
-		return nil, sparkerr.Analysis("INVALID_SCHEMA.NON_STRING_LITERAL", "42K07",
-			"The input schema %s must be a string literal.", args[1].String()).WithParams("inputSchema", args[1].String())
-	}
-	t, err := parseJSONSchema(text)
+	t, _, err := schemaLiteral(args[1])
 	if err != nil {
 		return nil, err
 	}

@@ -25,21 +25,14 @@ func init() {
 
 func bindSchemaOfJSON(name string, args []Expr, opts Options) (Expr, error) {
 	call := callString(name, args[:1])
-	if k := args[0].Type().Kind; k != sqltypes.String && k != sqltypes.Null {
-		return nil, unexpectedInputType(quoteSQL(call), 0, `"STRING"`, args[0])
-	}
-	v, ok := literalValue(args[0])
-	if !ok {
-		return nil, nonFoldable(call, "json", `"STRING"`, args[0])
-	}
-	if v == nil {
-		return nil, typeMismatch("UNEXPECTED_NULL", quoteSQL(call), "The json must not be null.").
-			WithParams("exprName", "json")
+	doc, err := constantDocument(call, args[0], "json")
+	if err != nil {
+		return nil, err
 	}
 	if len(args) == 2 && args[1].Type().Kind != sqltypes.Map {
 		return nil, sparkerr.Analysis("INVALID_OPTIONS.NON_MAP_FUNCTION", "42K06", "Invalid options: Must use the `map()` function for options.")
 	}
-	t, err := inferJSONDocument(v.(string))
+	t, err := inferJSONDocument(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -112,17 +105,10 @@ func inferJSONValue(v any) sqltypes.DataType {
 
 // mergeInferredJSON is Spark's JsonInferSchema.compatibleType.
 func mergeInferredJSON(a, b sqltypes.DataType) sqltypes.DataType {
+	if t, ok := mergeInferredShape(a, b, mergeInferredJSON); ok {
+		return t
+	}
 	switch {
-	case a.Kind == sqltypes.Null:
-		return b
-	case b.Kind == sqltypes.Null:
-		return a
-	case a.Equal(b):
-		return a
-	case a.Kind == sqltypes.Struct && b.Kind == sqltypes.Struct:
-		return sqltypes.MergeStructsByName(a, b, mergeInferredJSON)
-	case a.Kind == sqltypes.Array && b.Kind == sqltypes.Array:
-		return sqltypes.ArrayType(mergeInferredJSON(*a.Elem, *b.Elem), true)
 	case a.IsNumeric() && b.IsNumeric():
 		if a.Kind == sqltypes.Double || b.Kind == sqltypes.Double {
 			return sqltypes.DoubleType
@@ -140,6 +126,22 @@ func mergeInferredJSON(a, b sqltypes.DataType) sqltypes.DataType {
 		return sqltypes.DoubleType
 	}
 	return sqltypes.StringType
+}
+
+// mergeInferredShape merges what schema inference merges alike: NULL gives way, equal types
+// stay, structs merge by name and arrays by element through merge; ok is false for other pairs.
+func mergeInferredShape(a, b sqltypes.DataType, merge func(a, b sqltypes.DataType) sqltypes.DataType) (sqltypes.DataType, bool) {
+	switch {
+	case a.Kind == sqltypes.Null:
+		return b, true
+	case b.Kind == sqltypes.Null || a.Equal(b):
+		return a, true
+	case a.Kind == sqltypes.Struct && b.Kind == sqltypes.Struct:
+		return sqltypes.MergeStructsByName(a, b, merge), true
+	case a.Kind == sqltypes.Array && b.Kind == sqltypes.Array:
+		return sqltypes.ArrayType(merge(*a.Elem, *b.Elem), true), true
+	}
+	return sqltypes.DataType{}, false
 }
 
 // jsonNullsToString replaces the NULL types left by inference with STRING.
