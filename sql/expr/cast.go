@@ -33,11 +33,12 @@ func newCast(child Expr, to sqltypes.DataType, mode plan.CastMode, opts Options)
 		mode = castModeFor(opts)
 	}
 	from := child.Type()
-	if !canCast(from, to) {
-		s := "CAST(" + child.String() + " AS " + to.SQL() + ")"
-		return nil, typeMismatch("CAST_WITHOUT_SUGGESTION", quoteSQL(s),
-			"cannot cast \"%s\" to \"%s\".", from.SQL(), to.SQL()).
-			WithParams("srcType", `"`+from.SQL()+`"`, "targetType", `"`+to.SQL()+`"`)
+	name := "CAST("
+	if mode == plan.CastTry {
+		name = "TRY_CAST("
+	}
+	if err := castRefusal(from, to, mode, name+child.String()+" AS "+to.SQL()+")"); err != nil {
+		return nil, err
 	}
 	return &castExpr{child: child, to: to, ansi: mode == plan.CastANSI, try: mode == plan.CastTry}, nil
 }
