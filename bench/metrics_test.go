@@ -18,6 +18,12 @@ import (
 // rows per micro-batch, 100 micro-batches) weigh the per-epoch cost the listener adds.
 
 func benchMetricsCost(b *testing.B, input plan.Relation, mode string, epochs int, wantRows int64) {
+	benchListenerCost(b, input, mode, epochs, wantRows, true)
+}
+
+// benchListenerCost is benchMetricsCost; without listen, the "on" runs add no listener (an A/A
+// comparison: how far two identical halves spread on this machine).
+func benchListenerCost(b *testing.B, input plan.Relation, mode string, epochs int, wantRows int64, listen bool) {
 	s := engine.NewSession()
 	defer s.Close()
 	reg := metrics.New("bench", "4.1.0")
@@ -30,7 +36,10 @@ func benchMetricsCost(b *testing.B, input plan.Relation, mode string, epochs int
 		offCPU += cpuTime(b) - cpu
 	}
 	runOn := func() {
-		remove := s.Streams().AddListener(reg.QueryListener())
+		remove := func() {}
+		if listen {
+			remove = s.Streams().AddListener(reg.QueryListener())
+		}
 		start, cpu := time.Now(), cpuTime(b)
 		onRows += runEpochs(b, s, input, mode, epochs)
 		onTime += time.Since(start)
@@ -86,4 +95,13 @@ func BenchmarkMetricsCostStatelessSmallBatches(b *testing.B) {
 
 func BenchmarkMetricsCostAggregationSmallBatches(b *testing.B) {
 	benchMetricsCost(b, groupCountQuery(rateMicroBatch(10_000)), "update", 100, 100*10_000)
+}
+
+// The A/A twins of the large-batch cases: both halves without the listener.
+func BenchmarkMetricsCostStatelessAA(b *testing.B) {
+	benchListenerCost(b, statelessQuery(rateMicroBatch(streamBatchRows)), "append", streamEpochs, streamEpochs*streamBatchRows, false)
+}
+
+func BenchmarkMetricsCostAggregationAA(b *testing.B) {
+	benchListenerCost(b, groupCountQuery(rateMicroBatch(streamBatchRows)), "update", streamEpochs, streamEpochs*streamBatchRows, false)
 }
