@@ -321,11 +321,11 @@ func (s *slider) apply(from, to int, retract bool) error {
 }
 
 // moveTo makes the accumulator hold rows [lo, hi): forward moves add the rows entering and
-// retract those leaving; anything else (a new partition, a jump, a small floating-point frame)
-// starts afresh.
+// retract those leaving; anything else (a new partition, a jump, a small floating-point frame, a
+// frame leaving rows behind for an aggregate that cannot retract them) starts afresh.
 func (s *slider) moveTo(lo, hi int) error {
 	fresh := s.acc == nil || lo < s.lo || hi < s.hi || lo > s.hi || s.insertOnly && lo > s.lo
-	if !fresh && lo > s.lo && s.floating && hi-lo <= recomputeMax {
+	if !fresh && lo > s.lo && (s.floating && hi-lo <= recomputeMax || !expr.Retracts(s.fn)) {
 		fresh = true
 	}
 	if fresh {

@@ -543,30 +543,20 @@ func (a *Analyzer) resolveHaving(ctx context.Context, n *plan.Aggregate, cond pl
 	return filtered.project(b.outputs).withPlanID(n.PlanID), nil
 }
 
-// filtered binds agg(args) FILTER (WHERE cond) as agg(CASE WHEN cond THEN arg END, …): rows
-// failing the filter feed NULLs, which the null-ignoring aggregates skip.
+// filtered binds agg(args) FILTER (WHERE cond) (expr.BindFilteredAggregate: mostly
+// agg(CASE WHEN cond THEN arg END, …), rows failing the filter feeding NULLs, which the
+// null-ignoring aggregates skip).
 func (b *aggBuild) filtered(name string, args []expr.Expr, distinct bool, cond expr.Expr) (expr.AggFunc, error) {
 	return b.a.filteredAggregate(name, args, distinct, cond)
 }
 
-// filteredAggregate binds agg(CASE WHEN cond THEN arg END, …) (see aggBuild.filtered).
+// filteredAggregate binds agg(args) FILTER (WHERE cond) (see aggBuild.filtered).
 func (a *Analyzer) filteredAggregate(name string, args []expr.Expr, distinct bool, cond expr.Expr) (expr.AggFunc, error) {
 	switch name {
 	case "first", "last", "first_value", "last_value", "any_value":
 		return nil, sparkerr.Unsupported("FILTER (WHERE …) on %s is not supported", name)
 	}
-	if len(args) == 0 {
-		args = []expr.Expr{expr.NewLiteral(int32(1), sqltypes.IntegerType)}
-	}
-	guarded := make([]expr.Expr, len(args))
-	for i, x := range args {
-		g, err := expr.Bind("when", []expr.Expr{cond, x}, a.Options)
-		if err != nil {
-			return nil, err
-		}
-		guarded[i] = g
-	}
-	return expr.BindAggregate(name, guarded, distinct, a.Options)
+	return expr.BindFilteredAggregate(name, args, distinct, cond, a.Options)
 }
 
 // groupingCall folds grouping(e) and grouping_id(e, …) to this grouping set's constant:

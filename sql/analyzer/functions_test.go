@@ -20,13 +20,11 @@ var notDone = []string{
 	// Avro and Protobuf need their schema languages.
 	"from_avro", "to_avro", "schema_of_avro", "from_protobuf", "to_protobuf",
 	// Aggregates.
-	"approx_top_k", "approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
-	"count_min_sketch",
+	"approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	// Collations and metric views.
 	"collate", "collation", "collations", "measure",
 	// Session and environment.
 	"python_worker_logs",
-	// Formats: XML, numbers; text.
 	// CALENDAR INTERVAL results (a type Weir does not have).
 	"make_interval", "try_make_interval",
 	// The TIME type.
@@ -35,8 +33,6 @@ var notDone = []string{
 	"time_trunc", "to_time", "try_to_time",
 	// Geospatial st_* over WKB.
 	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
-	// Sketches with Spark's binary layouts: HLL, KLL, Theta, Tuple.
-	"hll_sketch_agg", "hll_sketch_estimate", "hll_union", "hll_union_agg",
 }
 
 // sparkFunctions reads sparkFunctionsFile: one name a line, # comments.

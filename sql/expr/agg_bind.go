@@ -19,6 +19,15 @@ type aggFunc struct {
 	newAcc  func(ctx *Context) GroupedAccumulator
 	// opts are the options the function was bound with (BindAggregate).
 	opts Options
+	// split, when set, splits the function (self, as rewritten since binding) for aggregation
+	// before an exchange (SplitAggregate): the partial aggregates, and the final one over their
+	// results, read by partial (the first partial's column).
+	split func(self *aggFunc, partial Expr) ([]AggFunc, AggFunc)
+	// noRetract marks functions whose accumulators cannot retract rows (Retracts).
+	noRetract bool
+	// countsNulls marks functions counting NULL arguments, which FILTER cannot turn into
+	// NULLs (BindFilteredAggregate).
+	countsNulls bool
 }
 
 func (a *aggFunc) Name() string            { return a.name }

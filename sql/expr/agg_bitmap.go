@@ -31,7 +31,8 @@ func bindBitmapAgg(name string, args []Expr, distinct bool, opts Options) (AggFu
 		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `"BINARY"`, x)
 	}
 	return &aggFunc{name: name, args: []Expr{x}, display: args, distinct: distinct, t: sqltypes.BinaryType,
-		newAcc: func(*Context) GroupedAccumulator { return &bitmapAcc{name: name} }}, nil
+		noRetract: true,
+		newAcc:    func(*Context) GroupedAccumulator { return &bitmapAcc{name: name} }}, nil
 }
 
 // bitmapAcc keeps one bitmap per group, allocated on the group's first input.

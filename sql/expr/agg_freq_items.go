@@ -25,7 +25,8 @@ func bindFreqItems(name string, args []Expr, distinct bool, opts Options) (AggFu
 	}
 	in := args[0].Type()
 	return &aggFunc{name: name, args: args[:1], display: args, t: sqltypes.ArrayType(in, true),
-		newAcc: func(*Context) GroupedAccumulator { return &freqItemsAcc{t: in, size: n} }}, nil
+		noRetract: true,
+		newAcc:    func(*Context) GroupedAccumulator { return &freqItemsAcc{t: in, size: n} }}, nil
 }
 
 // freqItemsAcc keeps per group at most size counters, in the order items first got one.

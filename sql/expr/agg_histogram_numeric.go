@@ -64,7 +64,8 @@ func bindHistogramNumeric(name string, args []Expr, distinct bool, opts Options)
 		sqltypes.Field{Name: "x", Type: xt, Nullable: true},
 		sqltypes.Field{Name: "y", Type: sqltypes.DoubleType, Nullable: true}), true)
 	return &aggFunc{name: name, args: []Expr{x}, display: args, distinct: distinct, t: t, null: true, opts: opts,
-		newAcc: func(*Context) GroupedAccumulator { return &histogramAcc{t: xt, result: t, nb: nb} }}, nil
+		noRetract: true,
+		newAcc:    func(*Context) GroupedAccumulator { return &histogramAcc{t: xt, result: t, nb: nb} }}, nil
 }
 
 // histogramAcc keeps one numericHistogram per group, created on the group's first value.
@@ -211,22 +212,4 @@ func (h *numericHistogram) trim() {
 		a.y = d
 		h.bins = slices.Delete(h.bins, loc+1, loc+2)
 	}
-}
-
-// javaRandom is java.util.Random's linear congruential generator (for Spark's tie breaks).
-type javaRandom struct{ seed int64 }
-
-const javaRandomMultiplier = 0x5DEECE66D
-
-func newJavaRandom(seed int64) *javaRandom {
-	return &javaRandom{seed: (seed ^ javaRandomMultiplier) & (1<<48 - 1)}
-}
-
-func (r *javaRandom) next(bits uint) int64 {
-	r.seed = (r.seed*javaRandomMultiplier + 0xB) & (1<<48 - 1)
-	return int64(int32(r.seed >> (48 - bits)))
-}
-
-func (r *javaRandom) nextDouble() float64 {
-	return float64(r.next(26)<<27+r.next(27)) * (1.0 / (1 << 53))
 }

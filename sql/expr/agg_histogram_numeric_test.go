@@ -15,24 +15,7 @@ func histogramOf(t *testing.T, env *testEnv, xt sqltypes.DataType, nb int32, xs 
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := f.NewAccumulator(env.ctx)
-	acc.Grow(1)
-	b := env.batch([]sqltypes.Field{{Name: "x", Type: xt, Nullable: true}}, xs)
-	defer b.Release()
-	arrs, err := evalAll(env.ctx, f.Args(), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer releaseAll(arrs)
-	if err := acc.Update(make([]uint32, len(xs)), arrs); err != nil {
-		t.Fatal(err)
-	}
-	res, err := acc.Result(env.ctx, []uint32{0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Release()
-	v := ValueAt(res, 0, f.Type())
+	v := runAccumulator(t, env, f, []sqltypes.Field{{Name: "x", Type: xt, Nullable: true}}, xs)
 	if v == nil {
 		return "NULL"
 	}

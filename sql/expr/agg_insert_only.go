@@ -21,6 +21,14 @@ func InsertOnly(acc GroupedAccumulator) GroupedAccumulator {
 	return acc
 }
 
+// Retracts reports whether f's accumulators can retract rows. Those keeping only a running
+// value cannot (the HLL, top-k, bitmap, frequent-items, vector and histogram_numeric aggregates):
+// a sliding window frame recomputes them instead.
+func Retracts(f AggFunc) bool {
+	a, ok := f.(*aggFunc)
+	return !ok || !a.noRetract
+}
+
 // errInsertOnly is Retract on an insert-only accumulator: the planner never feeds one
 // retractions, so reaching it is a bug.
 var errInsertOnly = sparkerr.Internal("expr: retraction fed to an insert-only (batch) accumulator")

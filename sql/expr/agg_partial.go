@@ -19,7 +19,8 @@ var partialFinal = map[string]string{"count": "sum", "sum": "sum", "min": "min",
 // over the partial results found in columns col, col+1, …, gives f's result with f's type.
 // count, sum (of integers and doubles), min and max are their own partial; avg of a double
 // splits into a double sum and a count; sum and avg of a decimal into a wider decimal sum and a
-// count (agg_partial_decimal.go). ok is false when f does not split (DISTINCT, an interval sum
+// count (agg_partial_decimal.go); functions binding a split of their own (the sketch
+// aggregates) use it. ok is false when f does not split (DISTINCT, an interval sum
 // or avg, try_sum / try_avg, any other function).
 func SplitAggregate(f AggFunc, col int) (partials []AggFunc, final AggFunc, ok bool) {
 	a, isAgg := f.(*aggFunc)
@@ -28,6 +29,10 @@ func SplitAggregate(f AggFunc, col int) (partials []AggFunc, final AggFunc, ok b
 	}
 	partialCol := func(i int, t sqltypes.DataType) Expr {
 		return &Column{Index: col + i, Name: fmt.Sprintf("_partial%d", col+i), T: t, Null: true}
+	}
+	if a.split != nil {
+		partials, final := a.split(a, partialCol(0, a.t))
+		return partials, final, true
 	}
 	isAvg := a.name == "avg" || a.name == "mean"
 	if (isAvg || a.name == "sum") && len(a.args) == 1 && a.args[0].Type().Kind == sqltypes.Decimal {

@@ -344,3 +344,27 @@ func TestSumNoNullMatchesPerRow(t *testing.T) {
 		}
 	}
 }
+
+// runAccumulator feeds the rows of cols (columns of fields) to one group of f and returns its
+// result.
+func runAccumulator(t *testing.T, env *testEnv, f AggFunc, fields []sqltypes.Field, cols ...[]any) any {
+	t.Helper()
+	acc := f.NewAccumulator(env.ctx)
+	acc.Grow(1)
+	b := env.batch(fields, cols...)
+	defer b.Release()
+	arrs, err := evalAll(env.ctx, f.Args(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseAll(arrs)
+	if err := acc.Update(make([]uint32, len(cols[0])), arrs); err != nil {
+		t.Fatal(err)
+	}
+	r, err := acc.Result(env.ctx, []uint32{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	return ValueAt(r, 0, f.Type())
+}

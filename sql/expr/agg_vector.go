@@ -26,7 +26,8 @@ func bindVectorAgg(name string, args []Expr, distinct bool, _ Options) (AggFunc,
 	in := args[0].Type()
 	avg := name == "vector_avg"
 	return &aggFunc{name: name, args: args, distinct: distinct, t: floatArrayType, null: true,
-		newAcc: func(*Context) GroupedAccumulator { return &vectorAcc{name: name, in: in, avg: avg} }}, nil
+		noRetract: true,
+		newAcc:    func(*Context) GroupedAccumulator { return &vectorAcc{name: name, in: in, avg: avg} }}, nil
 }
 
 // vectorAcc keeps per group the running sum (or mean) and the number of vectors in it.
