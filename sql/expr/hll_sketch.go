@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/bits"
-
-	"github.com/twmb/murmur3"
 )
 
 // An Apache DataSketches HLL sketch of target type HLL_8, the one Spark's hll_sketch_agg,
@@ -83,7 +81,7 @@ func (s *hllSketch) isEmpty() bool { return s.mode != hllModeHLL && s.count == 0
 
 // hllCoupon turns a hashed value into its coupon.
 func hllCoupon(data []byte) uint32 {
-	h1, h2 := murmur3.SeedSum128(hllSeed, hllSeed, data)
+	h1, h2 := murmur3X128(data, hllSeed)
 	v := min(bits.LeadingZeros64(h2), 62) + 1
 	return uint32(v)<<hllKeyBits | uint32(h1&hllKeyMask)
 }

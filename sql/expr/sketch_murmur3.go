@@ -8,8 +8,14 @@ import (
 // murmur3X64 is MurmurHash3_x64_128 with both halves of the state seeded by seed, as Apache
 // DataSketches hashes items (its MurmurHash3.hash of long[], int[] and byte[] keys is this
 // function over their little-endian bytes). It returns the first 64-bit half, the only one the
-// theta and tuple sketches use.
+// theta and tuple sketches use; murmur3X128 returns both (the HLL sketch uses both).
 func murmur3X64(data []byte, seed uint64) uint64 {
+	h1, _ := murmur3X128(data, seed)
+	return h1
+}
+
+// murmur3X128 is MurmurHash3_x64_128 with both halves seeded by seed: the two 64-bit halves.
+func murmur3X128(data []byte, seed uint64) (uint64, uint64) {
 	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
 	h1, h2 := seed, seed
 	n := len(data)
@@ -40,7 +46,10 @@ func murmur3X64(data []byte, seed uint64) uint64 {
 	h2 ^= uint64(n)
 	h1 += h2
 	h2 += h1
-	return mix64(h1) + mix64(h2) // mix64 is MurmurHash3's fmix64
+	h1, h2 = mix64(h1), mix64(h2) // mix64 is MurmurHash3's fmix64
+	h1 += h2
+	h2 += h1
+	return h1, h2
 }
 
 func murmur3MixK(k, a, b uint64, r int) uint64 {
