@@ -16,9 +16,8 @@ import (
 // StatefulAccumulator is an optional GroupedAccumulator extension for accumulators whose state
 // a streaming checkpoint can save: Snapshot serializes every group's state; Restore replaces
 // the state by a snapshot's, after Grow made room for the snapshot's groups. count, sum, avg,
-// min, max (and first, last, collect_list, collect_set) implement it, as do the theta, KLL and
-// tuple sketch aggregates (sketch_state.go) and the HLL and count-min sketch aggregates
-// (agg_sketch_state.go).
+// min, max (and first, last, collect_list, collect_set) implement it, as do the theta, KLL,
+// tuple, HLL and count-min sketch aggregates (sketch_state.go).
 type StatefulAccumulator interface {
 	Snapshot() ([]byte, error)
 	Restore(data []byte) error

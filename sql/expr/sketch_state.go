@@ -5,9 +5,9 @@ import (
 	"fmt"
 )
 
-// Checkpointable state (StatefulAccumulator) of the sketch aggregates: one blob per group (empty
-// for a group without a sketch) holding the whole working state, not the compact result, so a
-// restored sketch goes on exactly as the saved one would have.
+// Checkpointable state (StatefulAccumulator) of the sketch aggregates (theta, KLL, tuple, HLL,
+// count-min): one blob per group (empty for a group without a sketch) holding the whole working
+// state, not the compact result, so a restored sketch goes on exactly as the saved one would have.
 
 // snapshotBlobs encodes n groups' blobs, each written by each (an empty blob for no state).
 func snapshotBlobs(n int, each func(g int, e *StateEncoder)) []byte {
@@ -249,6 +249,79 @@ func (a *tupleAcc[V]) Restore(data []byte) error {
 			}
 			a.inters[g] = x
 		}
+		return nil
+	})
+}
+
+// Snapshot implements StatefulAccumulator: each group's sketch in its serialized form.
+func (a *hllSketchGroups) Snapshot() ([]byte, error) {
+	return snapshotBlobs(len(a.groups), func(g int, e *StateEncoder) {
+		if s := a.groups[g]; s != nil {
+			e.Blob(s.serialize())
+		}
+	}), nil
+}
+
+// Restore implements StatefulAccumulator.
+func (a *hllSketchGroups) Restore(data []byte) error {
+	return restoreBlobs(data, a.Grow, func(g int, d *StateDecoder) error {
+		s, err := restoreHLL(d.Blob())
+		a.groups[g] = s
+		return err
+	})
+}
+
+// Snapshot implements StatefulAccumulator: each group's union as its lgMaxK and its gadget's
+// bytes.
+func (a *hllUnionAcc) Snapshot() ([]byte, error) {
+	return snapshotBlobs(len(a.groups), func(g int, e *StateEncoder) {
+		if u := a.groups[g]; u != nil {
+			e.Int(int64(u.lgMaxK))
+			e.Blob(u.gadget.serialize())
+		}
+	}), nil
+}
+
+// Restore implements StatefulAccumulator.
+func (a *hllUnionAcc) Restore(data []byte) error {
+	return restoreBlobs(data, a.Grow, func(g int, d *StateDecoder) error {
+		lgMax := int(d.Int())
+		s, err := restoreHLL(d.Blob())
+		if err == nil {
+			a.groups[g] = &hllUnion{lgMaxK: lgMax, gadget: s}
+		}
+		return err
+	})
+}
+
+func restoreHLL(b []byte) (*hllSketch, error) {
+	s, err := deserializeHLL(b)
+	if err != nil {
+		return nil, fmt.Errorf("expr: restoring an HLL sketch: %w", err)
+	}
+	return s, nil
+}
+
+// Snapshot implements StatefulAccumulator: each group's total and counts (nothing for a group
+// without rows).
+func (a *cmsAcc) Snapshot() ([]byte, error) {
+	return snapshotBlobs(len(a.tables), func(g int, e *StateEncoder) {
+		if t := a.tables[g]; t != nil {
+			e.Int(a.totals[g])
+			e.Ints(t)
+		}
+	}), nil
+}
+
+// Restore implements StatefulAccumulator.
+func (a *cmsAcc) Restore(data []byte) error {
+	size := int(a.shape.depth) * int(a.shape.width)
+	return restoreBlobs(data, a.Grow, func(g int, d *StateDecoder) error {
+		total, t := d.Int(), d.Ints()
+		if d.Err == nil && len(t) != size {
+			return fmt.Errorf("expr: restoring count_min_sketch: a table of %d counts, want %d", len(t), size)
+		}
+		a.totals[g], a.tables[g] = total, t
 		return nil
 	})
 }
