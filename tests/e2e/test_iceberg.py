@@ -13,7 +13,7 @@ import time
 import pytest
 from pyspark.errors import AnalysisException
 
-from conftest import start_server, stop_server
+from conftest import session_of, start_server, stop_server
 import crash_harness
 
 
@@ -31,12 +31,7 @@ def server(state):
 
 @pytest.fixture(scope="module")
 def spark(server):
-    from pyspark.sql import SparkSession
-
-    s = SparkSession.builder.remote(server.url).create()
-    yield s
-    if not s.is_stopped:
-        s.stop()
+    yield from session_of(server)
 
 
 def rows(df):

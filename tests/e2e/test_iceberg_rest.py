@@ -16,7 +16,7 @@ import time
 import pytest
 from pyspark.errors import AnalysisException
 
-from conftest import start_server, stop_server
+from conftest import serve, session_of
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(ROOT, "scripts", "iceberg-rest.sh")
@@ -40,23 +40,16 @@ def catalog_uri(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(catalog_uri, tmp_path_factory):
     state = tmp_path_factory.mktemp("iceberg-rest") / "state"
-    s = start_server(["--state-dir", str(state),
-                      "--conf", f"spark.sql.catalog.lake={CATALOG}",
-                      "--conf", "spark.sql.catalog.lake.type=rest",
-                      "--conf", f"spark.sql.catalog.lake.uri={catalog_uri}",
-                      "--conf", "spark.sql.catalog.lake.header.X-Weir-Test=1"])
-    yield s
-    stop_server(s)
+    yield from serve(["--state-dir", str(state),
+                     "--conf", f"spark.sql.catalog.lake={CATALOG}",
+                     "--conf", "spark.sql.catalog.lake.type=rest",
+                     "--conf", f"spark.sql.catalog.lake.uri={catalog_uri}",
+                     "--conf", "spark.sql.catalog.lake.header.X-Weir-Test=1"])
 
 
 @pytest.fixture(scope="module")
 def spark(server):
-    from pyspark.sql import SparkSession
-
-    s = SparkSession.builder.remote(server.url).create()
-    yield s
-    if not s.is_stopped:
-        s.stop()
+    yield from session_of(server)
 
 
 def rows(df):
