@@ -67,6 +67,9 @@ func sameRow(slot, row []int64) bool {
 func keyInts(a arrow.Array) []int64 {
 	switch x := a.(type) {
 	case *array.Int64:
+		if x.Len() == 0 {
+			return []int64{} // Int64Values is nil for no rows
+		}
 		return x.Int64Values()
 	case *array.Timestamp:
 		out := make([]int64, x.Len())

@@ -25,8 +25,8 @@ type JoinSpec struct {
 	LeftSchema, RightSchema *arrow.Schema
 }
 
-// HashJoin builds a hash table over the whole right input (joinTable: rows chained by key hash
-// in flat arrays), then probes it with left batches, gathering the joined rows by take; left batches that arrive before the right input ended are buffered.
+// HashJoin builds a hash table over the whole right input (fixedJoinTable for integer keys,
+// joinTable, rows chained by key hash in flat arrays, for others), then probes it with left batches, gathering the joined rows by take; left batches that arrive before the right input ended are buffered.
 // NULL keys never match. Outer joins pad the missing side with NULLs; right and full outer
 // joins emit the right rows nothing matched at end of data (the planner makes sure every right
 // row lives in exactly one partition). Semi and anti joins emit left rows only. Output rows
@@ -37,7 +37,7 @@ func HashJoin(ctx *expr.Context, spec JoinSpec) Factory {
 		if len(spec.LeftKeys) != len(spec.RightKeys) {
 			return nil, sparkerr.Internal("join has %d left keys and %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
 		}
-		return &hashJoin{env: env, ctx: instanceContext(ctx, env), spec: spec}, nil
+		return &hashJoin{env: env, ctx: instanceContext(ctx, env), spec: spec, mem: goMemory{env: env}}, nil
 	}
 }
 
@@ -51,8 +51,12 @@ type hashJoin struct {
 
 	rightCols []arrow.Array
 	rightKeys []arrow.Array
-	table     *joinTable
-	matched   []bool
+	// fixed indexes integer keys; table (built on first need) any keys.
+	fixed   *fixedJoinTable
+	table   *joinTable
+	matched []bool
+	// mem counts the tables' Go memory against the query's budget.
+	mem goMemory
 }
 
 func (j *hashJoin) Process(ctx context.Context, in int, rec arrow.RecordBatch, out flow.Emitter) error {
@@ -139,6 +143,23 @@ func (j *hashJoin) build() error {
 	if err != nil {
 		return err
 	}
+	if size, ok := fixedJoinTableBytes(j.rightKeys); ok {
+		if err := j.mem.grow(size); err != nil {
+			return err
+		}
+		j.fixed, _ = newFixedJoinTable(j.rightKeys)
+		return nil
+	}
+	return j.buildTable()
+}
+
+// buildTable indexes the build rows' keys by hash (joinTable), for keys fixedJoinTable does
+// not take.
+func (j *hashJoin) buildTable() error {
+	n := j.rightKeys[0].Len()
+	if err := j.mem.grow(joinTableBytes(n)); err != nil {
+		return err
+	}
 	hs := make([]uint64, n)
 	hashColumns(j.rightKeys, 0, hs)
 	j.table = newJoinTable(j.rightKeys, hs)
@@ -173,10 +194,11 @@ func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out fl
 		if err != nil {
 			return err
 		}
-		hs := make([]uint64, n)
-		hashColumns(keys, 0, hs)
-		li, ri = j.table.probe(keys, hs, li, ri)
+		li, ri, err = j.probeKeys(keys)
 		releaseAll(keys)
+		if err != nil {
+			return err
+		}
 	} else {
 		for i := 0; i < n; i++ {
 			for r := range j.matched {
@@ -211,6 +233,28 @@ func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out fl
 		li, ri = padLeft(n, li, ri)
 	}
 	return j.emitPairs(ctx, left.Columns(), flow.Retracted(rec), li, ri, out)
+}
+
+// probeKeys finds the build rows matching each row of the probe side's keys: pairs (left row,
+// right row) in left then right row order; a semi or anti join without a residual condition
+// needs only each left row's first.
+func (j *hashJoin) probeKeys(keys []arrow.Array) (li, ri []int64, err error) {
+	if j.fixed != nil {
+		firstOnly := (j.spec.Type == plan.LeftSemiJoin || j.spec.Type == plan.LeftAntiJoin) && j.spec.Residual == nil
+		if li, ri, ok := j.fixed.probe(keys, firstOnly, nil, nil); ok {
+			return li, ri, nil
+		}
+		// The probe side's key layout differs from the build side's: index by hash.
+		if j.table == nil {
+			if err := j.buildTable(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	hs := make([]uint64, keys[0].Len())
+	hashColumns(keys, 0, hs)
+	li, ri = j.table.probe(keys, hs, nil, nil)
+	return li, ri, nil
 }
 
 // padLeft adds a (i, NULL) pair, in order, for every left row without a pair (ri -1).
@@ -357,4 +401,6 @@ func (j *hashJoin) Close() {
 	releaseAll(j.rightCols)
 	releaseAll(j.rightKeys)
 	j.right, j.early, j.rightCols, j.rightKeys = nil, nil, nil, nil
+	j.fixed, j.table = nil, nil
+	j.mem.release()
 }

@@ -18,6 +18,11 @@ type joinTable struct {
 	mask   uint64
 }
 
+// joinTableBytes is what newJoinTable and its caller's hashes allocate for n rows.
+func joinTableBytes(n int) int64 {
+	return int64(1<<max(4, bits.Len(uint(n))))*4 + int64(n)*(4+8)
+}
+
 // newJoinTable indexes the rows of keys (hashes: their key hashes) whose keys are not NULL.
 func newJoinTable(keys []arrow.Array, hashes []uint64) *joinTable {
 	n := len(hashes)

@@ -12,9 +12,10 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// TestJoinTableMatchesNestedLoop compares joinTable's pairs with every (left, right) pair whose
-// keys are equal by rowsEqual (NULL keys never matching), in the same order, on random keys
-// (one or two columns, with NULLs and duplicates); the seed is printed.
+// TestJoinTableMatchesNestedLoop compares joinTable's pairs, and fixedJoinTable's for integer
+// keys (indexed directly or hashed, all pairs or each left row's first), with every (left,
+// right) pair whose keys are equal by rowsEqual (NULL keys never matching), in the same order,
+// on random keys (one or two columns, with NULLs and duplicates); the seed is printed.
 func TestJoinTableMatchesNestedLoop(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -22,7 +23,22 @@ func TestJoinTableMatchesNestedLoop(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	types := []sqltypes.DataType{sqltypes.LongType, sqltypes.IntegerType, sqltypes.DateType, sqltypes.DoubleType, sqltypes.StringType}
-	for iter := 0; iter < 200; iter++ {
+	fixedSeen := map[bool]bool{}
+	defer func() {
+		if !fixedSeen[true] || !fixedSeen[false] {
+			t.Errorf("fixedJoinTable tried directly indexed %v, hashed %v; want both", fixedSeen[true], fixedSeen[false])
+		}
+	}()
+	for iter := 0; iter < 400; iter++ {
+		// Key values come from 12 small ones or 12 spread over the whole range (hashed, not
+		// indexed directly).
+		pool := make([]int64, 12)
+		for i := range pool {
+			pool[i] = int64(i)
+			if iter%2 == 1 {
+				pool[i] = int64(r.Uint64())
+			}
+		}
 		ts := []sqltypes.DataType{types[r.IntN(len(types))]}
 		if r.IntN(3) == 0 {
 			ts = append(ts, types[r.IntN(len(types))])
@@ -39,14 +55,14 @@ func TestJoinTableMatchesNestedLoop(t *testing.T) {
 					if r.IntN(8) == 0 {
 						continue
 					}
-					v := int64(r.IntN(12))
+					v := pool[r.IntN(12)]
 					switch ty.Kind {
 					case sqltypes.Long:
 						vals[i] = v
 					case sqltypes.Integer, sqltypes.Date:
 						vals[i] = int32(v)
 					case sqltypes.String:
-						vals[i] = string(rune('a' + v))
+						vals[i] = string(rune('a' + v%12))
 					}
 				}
 				cols[c] = expr.BuildArray(mem, ty, "UTC", vals)
@@ -71,6 +87,23 @@ func TestJoinTableMatchesNestedLoop(t *testing.T) {
 		}
 		if !slices.Equal(li, wl) || !slices.Equal(ri, wr) {
 			t.Fatalf("seed %d iter %d keys %v: pairs %v %v, want %v %v", seed, iter, ts, li, ri, wl, wr)
+		}
+		if fixed, ok := newFixedJoinTable(right); ok {
+			fl, fr, ok := fixed.probe(left, false, nil, nil)
+			if !ok || !slices.Equal(fl, wl) || !slices.Equal(fr, wr) {
+				t.Fatalf("seed %d iter %d keys %v direct %v: fixed pairs %v %v, want %v %v", seed, iter, ts, fixed.direct, fl, fr, wl, wr)
+			}
+			var firstL, firstR []int64
+			for k := range wl {
+				if k == 0 || wl[k] != wl[k-1] {
+					firstL, firstR = append(firstL, wl[k]), append(firstR, wr[k])
+				}
+			}
+			fl, fr, _ = fixed.probe(left, true, nil, nil)
+			if !slices.Equal(fl, firstL) || !slices.Equal(fr, firstR) {
+				t.Fatalf("seed %d iter %d keys %v: first pairs %v %v, want %v %v", seed, iter, ts, fl, fr, firstL, firstR)
+			}
+			fixedSeen[fixed.direct] = true
 		}
 		releaseAll(left)
 		releaseAll(right)
