@@ -30,13 +30,17 @@
 //     product only when none is connected), each joined as the right (hash build) side; a
 //     Project restores the original column order.
 //  4. pushdown again (fixed point), for conditions the new order exposes.
-//  5. prune (once): columns no operator reads are dropped from Projects, Joins and
+//  5. semi joins into aggregates (once): a grouped Aggregate that an inner or semi join matches
+//     on a grouping key gets its input LEFT SEMI joined with a join-free part of the other
+//     side (a filtered scan) that every value of that side's key comes from, when that part
+//     is estimated to hold at most half the groups' keys (aggsemi.go; TPC-H Q2, Q17, Q20).
+//  6. prune (once): columns no operator reads are dropped from Projects, Joins and
 //     Aggregates' inputs down to the scans; a batch Parquet scan's Out keeps only the columns
 //     read (its reader matches columns by name; CSV reads by position, and JSON's corrupt-record
 //     column depends on every field, so those scans keep theirs). A join's side that still
 //     holds columns nothing above reads (a Filter's condition columns, a CSV scan's) gets a
 //     Project of the ones read. Adjacent Projects of plain columns merge (simplify).
-//  6. broadcast build side (once): an inner or right outer join whose left side alone is
+//  7. broadcast build side (once): an inner or right outer join whose left side alone is
 //     hinted for broadcast swaps its sides (a Project restores the column order), so the
 //     hinted side is the hash build side the planner broadcasts (Spark's BuildLeft); then a
 //     batch equi-join without hints that emits no unmatched right rows, whose right side is

@@ -43,6 +43,7 @@ var batches = []batch{
 	{name: "pushdown", rules: []rule{pushFilters, pushSemiJoins, simplify}},
 	{name: "reorder", rules: []rule{reorderJoins}, once: true},
 	{name: "pushdown after reorder", rules: []rule{pushFilters, simplify}},
+	{name: "semi joins into aggregates", rules: []rule{semiJoinAggregates}, once: true},
 	{name: "prune", rules: []rule{pruneColumns}, once: true},
 	{name: "broadcast build side", rules: []rule{broadcastBuildSide, autoBroadcast}, once: true},
 }

@@ -6,7 +6,7 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// pruneColumns drops the columns no operator reads, down to the scans (doc.go, batch 5). The
+// pruneColumns drops the columns no operator reads, down to the scans (doc.go, batch 6). The
 // plan's own output is kept whole.
 func pruneColumns(n logical.Node, _ *Options) logical.Node {
 	out, _ := prune(n, colRange(0, len(n.Schema())))
