@@ -143,6 +143,9 @@ func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint3
 		}
 		return true, table.add(keys, fresh)
 	}
+	// A row with the previous row's keys takes its group without a probe: rows clustered by
+	// key (a file sorted by it, lineitem by l_orderkey) probe once per run.
+	prev := make([]int64, t.stride)
 	for i := range groups {
 		row[0] = 0
 		for k, c := range cols {
@@ -152,7 +155,12 @@ func (t *fixedKeyIDs) lookup(table *rowTable, keys []arrow.Array, groups []uint3
 				row[k+1] = 0
 			}
 		}
+		if i > 0 && sameRow(prev, row) {
+			groups[i] = groups[i-1]
+			continue
+		}
 		fresh = t.probe(row, i, groups, create, fresh)
+		prev, row = row, prev
 	}
 	return true, table.add(keys, fresh)
 }

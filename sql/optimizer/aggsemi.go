@@ -14,8 +14,9 @@ import (
 // computed at all: TPC-H Q17's decorrelated avg(l_quantity) per part aggregates only the
 // lineitems of the ~200 parts of Brand#23 in MED BOX, not all 6M (Q2's and Q20's subqueries
 // likewise). Groups the join does match keep all their rows, so their aggregates are
-// unchanged. The copy of the small part runs twice; it is used only when it is estimated to
-// keep at most half the Aggregate's groups.
+// unchanged. The copy of the small part runs twice; it is used only when its filters are
+// estimated to drop at least half its scan's rows (an unfiltered scan holds every key: TPC-H
+// Q18's orders hold every l_orderkey) and it to hold at most half the Aggregate's groups.
 func semiJoinAggregates(n logical.Node, o *Options) logical.Node {
 	if logical.IsStreaming(n) {
 		return n
@@ -61,7 +62,13 @@ func narrowAggregateSide(side logical.Node, sideKeys []expr.Expr, other logical.
 			groups := distinctValues(in, g, o)
 			var best *keySource
 			for _, s := range keySources(other, ok.Index, nil) {
-				if !smallSource(s.node) || !s.node.Schema()[s.col].Type.Equal(in.Schema()[g].Type) {
+				scan := filteredScan(s.node)
+				if scan == nil || !s.node.Schema()[s.col].Type.Equal(in.Schema()[g].Type) {
+					continue
+				}
+				// The source's filters must drop rows: an unfiltered scan holds every key
+				// (TPC-H Q18's orders hold every l_orderkey, whatever the distinct estimates).
+				if estimateRows(s.node, o) > estimateRows(scan, o)/2 {
 					continue
 				}
 				if d := distinctValues(s.node, s.col, o); d <= groups/2 && (best == nil || d < distinctValues(best.node, best.col, o)) {
@@ -179,21 +186,27 @@ func pairedKey(keys, others []expr.Expr, col int) int {
 	return -1
 }
 
-// smallSource reports whether n may run a second time as a semi join's build side: a scan
-// under deterministic Filters and Projects only.
-func smallSource(n logical.Node) bool {
+// filteredScan is the scan under n when n is a batch scan under deterministic Filters and
+// Projects only (small enough to run a second time as a semi join's build side), else nil.
+func filteredScan(n logical.Node) *logical.SourceScan {
 	switch x := n.(type) {
 	case *logical.SourceScan:
-		return !x.Streaming
+		if x.Streaming {
+			return nil
+		}
+		return x
 	case *logical.Filter:
-		return movable(x.Cond) && smallSource(x.Input)
+		if !movable(x.Cond) {
+			return nil
+		}
+		return filteredScan(x.Input)
 	case *logical.Project:
 		for _, e := range x.Exprs {
 			if !movable(e) {
-				return false
+				return nil
 			}
 		}
-		return smallSource(x.Input)
+		return filteredScan(x.Input)
 	}
-	return false
+	return nil
 }

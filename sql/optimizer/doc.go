@@ -32,8 +32,9 @@
 //  4. pushdown again (fixed point), for conditions the new order exposes.
 //  5. semi joins into aggregates (once): a grouped Aggregate that an inner or semi join matches
 //     on a grouping key gets its input LEFT SEMI joined with a join-free part of the other
-//     side (a filtered scan) that every value of that side's key comes from, when that part
-//     is estimated to hold at most half the groups' keys (aggsemi.go; TPC-H Q2, Q17, Q20).
+//     side (a filtered scan) that every value of that side's key comes from, when its filters
+//     are estimated to drop half its rows or more and it to hold at most half the groups'
+//     keys (aggsemi.go; TPC-H Q2, Q17, Q20).
 //  6. prune (once): columns no operator reads are dropped from Projects, Joins and
 //     Aggregates' inputs down to the scans; a batch Parquet scan's Out keeps only the columns
 //     read (its reader matches columns by name; CSV reads by position, and JSON's corrupt-record
