@@ -165,6 +165,14 @@ type keyIndex interface {
 }
 
 func (a *hashAggregate) addGroup() uint32 {
+	g := a.newGroup()
+	a.growAccs()
+	return g
+}
+
+// newGroup is addGroup without growing the accumulators: a lookup that creates many groups
+// grows them once after it (growAccs), not once per group.
+func (a *hashAggregate) newGroup() uint32 {
 	g := uint32(len(a.counts))
 	a.counts = append(a.counts, 0)
 	a.changed = append(a.changed, true)
@@ -174,10 +182,14 @@ func (a *hashAggregate) addGroup() uint32 {
 		a.spill.lastUse = append(a.spill.lastUse, a.spill.epoch)
 	}
 	a.closed = append(a.closed, false)
+	return g
+}
+
+// growAccs makes every accumulator hold a state for each group.
+func (a *hashAggregate) growAccs() {
 	for _, acc := range a.accs {
 		acc.Grow(len(a.counts))
 	}
-	return g
 }
 
 func (a *hashAggregate) Process(ctx context.Context, _ int, rec arrow.RecordBatch, out flow.Emitter) error {
@@ -224,7 +236,9 @@ func (a *hashAggregate) Process(ctx context.Context, _ int, rec arrow.RecordBatc
 		done := false
 		if a.fixed != nil {
 			var err error
-			if done, err = a.fixed.lookup(a.table, keys, groups, a.addGroup); err != nil {
+			done, err = a.fixed.lookup(a.table, keys, groups, a.newGroup)
+			a.growAccs()
+			if err != nil {
 				return err
 			}
 			if !done && len(a.counts) > 0 {

@@ -23,6 +23,13 @@ type JoinSpec struct {
 	Residual expr.Expr
 	// LeftSchema and RightSchema are the inputs' flow-event schemas.
 	LeftSchema, RightSchema *arrow.Schema
+	// BuildLeft makes a LEFT SEMI / LEFT ANTI join hold its left side: input 1 (built) is the
+	// join's left side and input 0 (probed) its right side, so LeftKeys and LeftSchema
+	// describe the join's right side and RightKeys and RightSchema its left; Residual reads
+	// the built columns, then the probed ones (the join's left++right). A probe row marks the
+	// built rows it matches; at end of data the built rows marked (semi) or not (anti) are
+	// emitted, as the join's left rows.
+	BuildLeft bool
 }
 
 // HashJoin builds a hash table over the whole right input (fixedJoinTable for integer keys,
@@ -185,6 +192,9 @@ func (j *hashJoin) probe(ctx context.Context, rec arrow.RecordBatch, out flow.Em
 }
 
 func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out flow.Emitter) error {
+	if j.spec.BuildLeft {
+		return j.markSlice(rec)
+	}
 	left := flow.UserColumns(rec)
 	defer left.Release()
 	n := int(left.NumRows())
@@ -194,7 +204,8 @@ func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out fl
 		if err != nil {
 			return err
 		}
-		li, ri, err = j.probeKeys(keys)
+		firstOnly := (j.spec.Type == plan.LeftSemiJoin || j.spec.Type == plan.LeftAntiJoin) && j.spec.Residual == nil
+		li, ri, err = j.probeKeys(keys, firstOnly)
 		releaseAll(keys)
 		if err != nil {
 			return err
@@ -236,11 +247,9 @@ func (j *hashJoin) probeSlice(ctx context.Context, rec arrow.RecordBatch, out fl
 }
 
 // probeKeys finds the build rows matching each row of the probe side's keys: pairs (left row,
-// right row) in left then right row order; a semi or anti join without a residual condition
-// needs only each left row's first.
-func (j *hashJoin) probeKeys(keys []arrow.Array) (li, ri []int64, err error) {
+// right row) in left then right row order (only each left row's first when firstOnly).
+func (j *hashJoin) probeKeys(keys []arrow.Array, firstOnly bool) (li, ri []int64, err error) {
 	if j.fixed != nil {
-		firstOnly := (j.spec.Type == plan.LeftSemiJoin || j.spec.Type == plan.LeftAntiJoin) && j.spec.Residual == nil
 		if li, ri, ok := j.fixed.probe(keys, firstOnly, nil, nil); ok {
 			return li, ri, nil
 		}
@@ -375,6 +384,9 @@ func (j *hashJoin) EndOfData(ctx context.Context, out flow.Emitter) error {
 		if err := j.InputEnded(ctx, 1, out); err != nil {
 			return err
 		}
+	}
+	if j.spec.BuildLeft {
+		return j.emitMarked(ctx, out)
 	}
 	if j.spec.Type != plan.RightOuterJoin && j.spec.Type != plan.FullOuterJoin {
 		return nil

@@ -88,19 +88,33 @@ func TestRandomJoinsAndAggregates(t *testing.T) {
 			if typ == plan.LeftSemiJoin || typ == plan.LeftAntiJoin {
 				out = kw
 			}
-			j := &logical.Join{Left: lrep, Right: r, Type: typ, LeftKeys: []expr.Expr{col(l, 0)}, RightKeys: []expr.Expr{col(r, 0)},
-				Residual: residual, Out: out}
-			want := naiveJoin(typ, lrows, rrows, func(lw, rw int64) bool { return lw < rw+offset })
-			for _, par := range []int{1, 2, 4} {
-				for _, capacity := range []int{1, 8} {
-					got, err := e.run(j, par, capacity)
-					if err != nil {
-						t.Fatal(err)
-					}
-					slices.Sort(got)
-					if !slices.Equal(got, want) {
-						t.Fatalf("seed %d round %d join %d partitions %d capacity %d:\ngot  %d rows %v\nwant %d rows %v",
-							seed, round, typ, par, capacity, len(got), got, len(want), want)
+			// Semi and anti joins also run built over their left side (Join.BuildLeft), with
+			// and without the residual condition.
+			type variant struct{ buildLeft, residual bool }
+			variants := []variant{{false, true}}
+			if typ == plan.LeftSemiJoin || typ == plan.LeftAntiJoin {
+				variants = append(variants, variant{false, false}, variant{true, true}, variant{true, false})
+			}
+			for _, v := range variants {
+				j := &logical.Join{Left: lrep, Right: r, Type: typ, LeftKeys: []expr.Expr{col(l, 0)}, RightKeys: []expr.Expr{col(r, 0)},
+					Out: out, BuildLeft: v.buildLeft}
+				cond := func(lw, rw int64) bool { return true }
+				if v.residual {
+					j.Residual = residual
+					cond = func(lw, rw int64) bool { return lw < rw+offset }
+				}
+				want := naiveJoin(typ, lrows, rrows, cond)
+				for _, par := range []int{1, 2, 4} {
+					for _, capacity := range []int{1, 8} {
+						got, err := e.run(j, par, capacity)
+						if err != nil {
+							t.Fatal(err)
+						}
+						slices.Sort(got)
+						if !slices.Equal(got, want) {
+							t.Fatalf("seed %d round %d join %d %+v partitions %d capacity %d:\ngot  %d rows %v\nwant %d rows %v",
+								seed, round, typ, v, par, capacity, len(got), got, len(want), want)
+						}
 					}
 				}
 			}

@@ -134,6 +134,17 @@ func broadcastsRight(n *logical.Join) bool {
 func (b *builder) join(n *logical.Join, left, right *flow.Node, schema *arrow.Schema) (*flow.Node, error) {
 	spec := operators.JoinSpec{Type: n.Type, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual,
 		LeftSchema: left.Schema, RightSchema: right.Schema}
+	switch {
+	case n.BuildLeft && len(n.LeftKeys) > 0 && !b.opts.Streaming:
+		// The optimizer chose to hold the semi join's left side and stream the right past it:
+		// the right side is the operator's probe input (0), the left its build input (1); both
+		// hash-partitioned, so that each left row is decided in one partition.
+		spec.BuildLeft = true
+		spec.LeftKeys, spec.RightKeys = n.RightKeys, n.LeftKeys
+		spec.LeftSchema, spec.RightSchema = right.Schema, left.Schema
+		return b.node("HashJoin", b.opts.Partitions, schema, operators.HashJoin(b.ctx, spec),
+			b.hashed(right, n.RightKeys), b.hashed(left, n.LeftKeys)), nil
+	}
 	f := operators.HashJoin(b.ctx, spec)
 	switch {
 	case len(n.LeftKeys) > 0 && broadcastsRight(n) && !b.opts.Streaming:

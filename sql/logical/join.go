@@ -27,6 +27,10 @@ type Join struct {
 	// spark.sql.autoBroadcastJoinThreshold) to build the right side in every partition of the
 	// left instead of hash-partitioning both: Spark's BroadcastHashJoin without a hint.
 	BroadcastRight bool
+	// BuildLeft is the optimizer's choice to build a batch LEFT SEMI / LEFT ANTI join's hash
+	// table over its left side (estimated much smaller than the right) and stream the right
+	// side past it, marking the left rows it matches (Spark's BuildLeft for a semi join).
+	BuildLeft bool
 }
 
 // Schema implements Node.
@@ -60,6 +64,9 @@ func (j *Join) Describe() string {
 	}
 	if j.RightHint != "" {
 		out += ", rightHint=(strategy=" + j.RightHint + ")"
+	}
+	if j.BuildLeft {
+		out += ", BuildLeft"
 	}
 	return out
 }

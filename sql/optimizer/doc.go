@@ -46,7 +46,10 @@
 //     hinted side is the hash build side the planner broadcasts (Spark's BuildLeft); then a
 //     batch equi-join without hints that emits no unmatched right rows, whose right side is
 //     estimated at most Options.BroadcastThreshold bytes (spark.sql.autoBroadcastJoinThreshold,
-//     10 MiB: rows × the columns' default sizes), is marked Join.BroadcastRight.
+//     10 MiB: rows × the columns' default sizes), is marked Join.BroadcastRight; before that,
+//     a batch LEFT SEMI / ANTI equi-join whose left side is estimated at most a quarter of its
+//     right side, which is too large to broadcast, is marked Join.BuildLeft (its hash table
+//     holds the left side; the right side streams past it).
 //
 // Estimates: a SourceScan's rows come from Options.Stats (Parquet footers) or a default; a
 // Filter keeps a fixed fraction per conjunct (an equality 1/10, another comparison 1/3);

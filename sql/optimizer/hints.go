@@ -87,6 +87,31 @@ func broadcastBuildSide(n logical.Node, _ *Options) logical.Node {
 	})
 }
 
+// buildSemiLeft marks the batch LEFT SEMI / LEFT ANTI equi-joins whose left side is estimated
+// at most a quarter of their right side's rows, and whose right side is too large to
+// broadcast, to build their hash table over the left side (Join.BuildLeft): the big right side
+// then streams past a small table instead of being held in one (TPC-H Q21's EXISTS and NOT
+// EXISTS over lineitem for a few thousand late lineitems of one nation's suppliers; Q4's).
+func buildSemiLeft(n logical.Node, o *Options) logical.Node {
+	if logical.IsStreaming(n) {
+		return n
+	}
+	return transformUp(n, func(n logical.Node) logical.Node {
+		j, ok := n.(*logical.Join)
+		if !ok || len(j.LeftKeys) == 0 || j.LeftHint != "" || j.RightHint != "" || j.BroadcastRight ||
+			(j.Type != plan.LeftSemiJoin && j.Type != plan.LeftAntiJoin) {
+			return n
+		}
+		right := estimateRows(j.Right, o)
+		if estimateRows(j.Left, o)*4 > right || right*float64(rowSize(j.Right.Schema())) <= float64(o.BroadcastThreshold) {
+			return n
+		}
+		c := *j
+		c.BuildLeft = true
+		return &c
+	})
+}
+
 // autoBroadcast marks the batch equi-joins whose right side is estimated at most
 // Options.BroadcastThreshold bytes (rows × the columns' default sizes) for a broadcast hash
 // join, as Spark's JoinSelection does under spark.sql.autoBroadcastJoinThreshold: the left side
@@ -98,7 +123,7 @@ func autoBroadcast(n logical.Node, o *Options) logical.Node {
 	}
 	return transformUp(n, func(n logical.Node) logical.Node {
 		j, ok := n.(*logical.Join)
-		if !ok || len(j.LeftKeys) == 0 || j.LeftHint != "" || j.RightHint != "" || j.BroadcastRight {
+		if !ok || len(j.LeftKeys) == 0 || j.LeftHint != "" || j.RightHint != "" || j.BroadcastRight || j.BuildLeft {
 			return n
 		}
 		switch j.Type {
