@@ -290,8 +290,14 @@ func (j *hashJoin) checkResidual(left arrow.RecordBatch, li, ri []int64) ([]int6
 	if err != nil {
 		return nil, nil, err
 	}
-	defer releaseAll(cols)
 	fields := append(append([]arrow.Field(nil), left.Schema().Fields()...), flow.UserSchema(j.spec.RightSchema).Fields()...)
+	return j.keepPairs(cols, fields, li, ri)
+}
+
+// keepPairs keeps the pairs (li[k], ri[k]) for which the residual condition over row k of cols
+// (fields) is true; it releases cols.
+func (j *hashJoin) keepPairs(cols []arrow.Array, fields []arrow.Field, li, ri []int64) ([]int64, []int64, error) {
+	defer releaseAll(cols)
 	pairs := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(len(li)))
 	defer pairs.Release()
 	res, err := evalUser(j.ctx, []expr.Expr{j.spec.Residual}, pairs)

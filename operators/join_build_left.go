@@ -4,10 +4,7 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/weirhq/weir/flow"
-	"github.com/weirhq/weir/sparkerr"
-	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/plan"
 )
 
@@ -52,27 +49,8 @@ func (j *hashJoin) checkBuiltResidual(probe arrow.RecordBatch, pi, bi []int64) (
 		releaseAll(built)
 		return nil, nil, err
 	}
-	cols := append(built, probed...)
-	defer releaseAll(cols)
 	fields := append(append([]arrow.Field(nil), flow.UserSchema(j.spec.RightSchema).Fields()...), probe.Schema().Fields()...)
-	pairs := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(len(pi)))
-	defer pairs.Release()
-	res, err := evalUser(j.ctx, []expr.Expr{j.spec.Residual}, pairs)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer releaseAll(res)
-	b, ok := res[0].(*array.Boolean)
-	if !ok {
-		return nil, nil, sparkerr.Internal("join condition evaluated to %s", res[0].DataType())
-	}
-	var op, ob []int64
-	for k := range pi {
-		if b.IsValid(k) && b.Value(k) {
-			op, ob = append(op, pi[k]), append(ob, bi[k])
-		}
-	}
-	return op, ob, nil
+	return j.keepPairs(append(built, probed...), fields, pi, bi)
 }
 
 // emitMarked emits the built rows some probe row matched (semi) or none did (anti), in
