@@ -47,6 +47,9 @@ func (a *arith) kernelKind() bool {
 // evalKernel evaluates both operands and runs the typed kernel; operands whose arrays are not
 // of the plain layout go to the general path.
 func (a *arith) evalKernel(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	if out, ok, err := a.widenedKernel(ctx, batch); ok {
+		return out, err
+	}
 	l, err := evalOperand(ctx, a.left, batch)
 	if err != nil {
 		return nil, err

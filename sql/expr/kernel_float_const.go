@@ -11,23 +11,29 @@ import (
 // constant is converted as operandSlice converts it and each operation keeps its operand
 // order, so the results are floatArith's bit for bit. ok is false for other shapes.
 func floatArithConst[T float32 | float64](ctx *Context, a *arith, l, r operand, n int) (arrow.Array, bool) {
-	if l.isConst == r.isConst || (a.op != "+" && a.op != "-" && a.op != "*") {
+	if l.isConst == r.isConst || !floatConstOp(a.op) {
 		return nil, false
 	}
-	col, k := l, r
-	if l.isConst {
-		col, k = r, l
-	}
+	col, k := splitConst(l, r)
 	xs, ok := numSlice[T](col.arr)
 	if !ok {
 		return nil, false
 	}
-	xs = xs[:n]
-	c := float64(kernConst[T](k.k))
+	return floatArithConstOf[T, T](ctx, a, xs[:n], float64(kernConst[T](k.k)), l.isConst, col.arr), true
+}
+
+// floatConstOp reports whether floatArithConstOf computes op.
+func floatConstOp(op string) bool { return op == "+" || op == "-" || op == "*" }
+
+// floatArithConstOf computes float64(x) op c (c op float64(x) when constLeft) for each x of
+// xs, rounded to T; col is the column's array (for its NULLs). S is T, or an integral type
+// whose CAST AS DOUBLE is float64(x) (the fused cast of kernel_widen.go, T = float64).
+func floatArithConstOf[S kernNum, T float32 | float64](ctx *Context, a *arith, xs []S, c float64, constLeft bool, col arrow.Array) arrow.Array {
+	n := len(xs)
 	mem := ctx.mem()
 	buf, out := kernValues[T](mem, n)
 	switch op := a.op; {
-	case op == "*" && r.isConst:
+	case op == "*" && !constLeft:
 		for i, x := range xs {
 			out[i] = T(float64(x) * c)
 		}
@@ -35,7 +41,7 @@ func floatArithConst[T float32 | float64](ctx *Context, a *arith, l, r operand, 
 		for i, x := range xs {
 			out[i] = T(c * float64(x))
 		}
-	case op == "+" && r.isConst:
+	case op == "+" && !constLeft:
 		for i, x := range xs {
 			out[i] = T(float64(x) + c)
 		}
@@ -43,7 +49,7 @@ func floatArithConst[T float32 | float64](ctx *Context, a *arith, l, r operand, 
 		for i, x := range xs {
 			out[i] = T(c + float64(x))
 		}
-	case r.isConst:
+	case !constLeft:
 		for i, x := range xs {
 			out[i] = T(float64(x) - c)
 		}
@@ -52,5 +58,5 @@ func floatArithConst[T float32 | float64](ctx *Context, a *arith, l, r operand, 
 			out[i] = T(c - float64(x))
 		}
 	}
-	return makeArray(sqltypes.ToArrow(a.t, ""), n, andValidity(mem, n, col.arr), buf), true
+	return makeArray(sqltypes.ToArrow(a.t, ""), n, andValidity(mem, n, col), buf)
 }
