@@ -351,9 +351,9 @@ func floatArith[T float32 | float64](ctx *Context, a *arith, l, r operand, n int
 		pmod := a.op == "pmod"
 		for i := range out {
 			x, y := float64(xs[i]), float64(ys[i])
-			z := math.Mod(x, y)
+			z := fmod(x, y)
 			if pmod && z < 0 {
-				z = math.Mod(z+y, y)
+				z = fmod(z+y, y)
 			}
 			out[i] = T(z)
 		}

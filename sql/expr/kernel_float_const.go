@@ -15,17 +15,31 @@ func floatArithConst[T float32 | float64](ctx *Context, a *arith, l, r operand, 
 		return nil, false
 	}
 	col, k := splitConst(l, r)
+	c := float64(kernConst[T](k.k))
 	xs, ok := numSlice[T](col.arr)
-	if !ok {
+	if !ok || !floatConstApplies(a.op, l.isConst, c) {
 		return nil, false
 	}
-	return floatArithConstOf[T, T](ctx, a, xs[:n], float64(kernConst[T](k.k)), l.isConst, col.arr), true
+	return floatArithConstOf[T, T](ctx, a, xs[:n], c, l.isConst, col.arr), true
 }
 
-// floatConstOp reports whether floatArithConstOf computes op.
-func floatConstOp(op string) bool { return op == "+" || op == "-" || op == "*" }
+// floatConstOp reports whether floatArithConstOf may compute op (see floatConstApplies).
+func floatConstOp(op string) bool {
+	return op == "+" || op == "-" || op == "*" || op == "%" || op == "pmod"
+}
 
-// floatArithConstOf computes float64(x) op c (c op float64(x) when constLeft) for each x of
+// floatConstApplies reports whether floatArithConstOf computes op with the constant c: + - *
+// always, % and pmod by a non-zero constant divisor (a zero one, or a column divisor, needs
+// floatArith's division-by-zero handling).
+func floatConstApplies(op string, constLeft bool, c float64) bool {
+	if op == "%" || op == "pmod" {
+		return !constLeft && c != 0
+	}
+	return floatConstOp(op)
+}
+
+// floatArithConstOf computes float64(x) op c (c op float64(x) when constLeft; op as
+// floatConstApplies allows) for each x of
 // xs, rounded to T; col is the column's array (for its NULLs). S is T, or an integral type
 // whose CAST AS DOUBLE is float64(x) (the fused cast of kernel_widen.go, T = float64).
 func floatArithConstOf[S kernNum, T float32 | float64](ctx *Context, a *arith, xs []S, c float64, constLeft bool, col arrow.Array) arrow.Array {
@@ -48,6 +62,15 @@ func floatArithConstOf[S kernNum, T float32 | float64](ctx *Context, a *arith, x
 	case op == "+":
 		for i, x := range xs {
 			out[i] = T(c + float64(x))
+		}
+	case op == "%" || op == "pmod": // constant divisor (floatConstApplies)
+		pmod := op == "pmod"
+		for i, x := range xs {
+			z := fmod(float64(x), c)
+			if pmod && z < 0 {
+				z = fmod(z+c, c)
+			}
+			out[i] = T(z)
 		}
 	case !constLeft:
 		for i, x := range xs {

@@ -137,8 +137,9 @@ func compareWidened(ctx *Context, op string, arr arrow.Array, k float64, constLe
 	return nil
 }
 
-// widenedKernel is the fused + - * of CAST(integral column AS DOUBLE) and a constant (not
-// try_); ok is false for other shapes.
+// widenedKernel is the fused + - * % pmod of CAST(integral column AS DOUBLE) and a constant
+// (not try_; a remainder by a constant divisor other than zero, else unfused); ok is false
+// for other shapes.
 func (a *arith) widenedKernel(ctx *Context, batch arrow.RecordBatch) (arrow.Array, bool, error) {
 	if a.try || a.t.Kind != sqltypes.Double || !a.in.Equal(a.t) || !floatConstOp(a.op) {
 		return nil, false, nil
@@ -154,6 +155,9 @@ func (a *arith) widenedKernel(ctx *Context, batch arrow.RecordBatch) (arrow.Arra
 
 // arithWidened dispatches floatArithConstOf on the integral layout of arr (nil for another).
 func (a *arith) arithWidened(ctx *Context, arr arrow.Array, k float64, constLeft bool) arrow.Array {
+	if !floatConstApplies(a.op, constLeft, k) {
+		return nil
+	}
 	if xs, ok := numSlice[int64](arr); ok {
 		return floatArithConstOf[int64, float64](ctx, a, xs, k, constLeft, arr)
 	}
