@@ -64,11 +64,11 @@ func floatArithConstOf[S kernNum, T float32 | float64](ctx *Context, a *arith, x
 			out[i] = T(c + float64(x))
 		}
 	case op == "%" || op == "pmod": // constant divisor (floatConstApplies)
-		pmod := op == "pmod"
+		pmod, f := op == "pmod", newConstFmod(c)
 		for i, x := range xs {
-			z := fmod(float64(x), c)
+			z := f.mod(float64(x))
 			if pmod && z < 0 {
-				z = fmod(z+c, c)
+				z = f.mod(z + c)
 			}
 			out[i] = T(z)
 		}

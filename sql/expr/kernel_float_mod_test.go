@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestFmodMatchesMathMod compares fmod with math.Mod bit for bit on random integral and
+// TestFmodMatchesMathMod compares fmod and constFmod with math.Mod bit for bit on random integral and
 // fractional operands of both signs, zeros, the 2^53 boundary, infinities and NaN; the seed
 // is printed.
 func TestFmodMatchesMathMod(t *testing.T) {
@@ -29,9 +29,12 @@ func TestFmodMatchesMathMod(t *testing.T) {
 	}
 	for i := 0; i < 200000; i++ {
 		x, y := value(), value()
-		got, want := fmod(x, y), math.Mod(x, y)
-		if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
-			t.Fatalf("seed %d: fmod(%v, %v) = %v, math.Mod %v", seed, x, y, got, want)
+		want := math.Mod(x, y)
+		f := newConstFmod(y)
+		for name, got := range map[string]float64{"fmod": fmod(x, y), "constFmod": f.mod(x)} {
+			if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+				t.Fatalf("seed %d: %s(%v, %v) = %v, math.Mod %v", seed, name, x, y, got, want)
+			}
 		}
 	}
 }
