@@ -1,9 +1,9 @@
 package expr
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -95,10 +95,14 @@ func intsToStrings[S int8 | int16 | int32 | int64](ctx *Context, in arrow.Array,
 	mem := ctx.mem()
 	valid := andValidity(mem, n, in)
 	offBuf, offs := kernValues[int32](mem, n+1)
-	var zero S
-	widest := [...]int{1: 4, 2: 6, 4: 11, 8: 20}[unsafe.Sizeof(zero)] // "-128" … "-9223372036854775808"
+	size := 0 // the exact data size: the buffer is zeroed when allocated, so none to spare
+	for i, x := range xs {
+		if isValidBit(valid, i) {
+			size += decimalLen(int64(x))
+		}
+	}
 	data := memory.NewResizableBuffer(mem)
-	data.Reserve(n * widest)
+	data.Reserve(size)
 	out := data.Buf()[:0]
 	offs[0] = 0
 	for i, x := range xs {
@@ -109,4 +113,26 @@ func intsToStrings[S int8 | int16 | int32 | int64](ctx *Context, in arrow.Array,
 	}
 	data.ResizeNoShrink(len(out))
 	return makeStringArray(n, valid, offBuf, data)
+}
+
+// pow10Uint64 holds 10^0 … 10^19.
+var pow10Uint64 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// decimalLen is the length of strconv.FormatInt(x, 10).
+func decimalLen(x int64) int {
+	u, sign := uint64(x), 0
+	if x < 0 {
+		u, sign = -u, 1
+	}
+	d := (bits.Len64(u) * 1233) >> 12 // ⌊log10 2^bits⌋: the digits of u, or one fewer
+	if d < len(pow10Uint64) && u >= pow10Uint64[d] {
+		d++
+	}
+	return max(d, 1) + sign
 }
