@@ -136,9 +136,18 @@ func fillTopic(b *testing.B, addr, topic string, n int64) float64 {
 	return float64(n) / time.Since(began).Seconds()
 }
 
-// kafkaPipeline is readStream kafka(in) → from_json(CAST(value AS STRING)) → filter kind =
-// 'click' → to_json → writeStream kafka(out).
-func kafkaPipeline(b *testing.B, addr, in, out, checkpoint string, exactlyOnce bool, source map[string]string) *plan.WriteStream {
+// The pipeline's filters, each keeping half the records: on the string field (the pipeline's
+// own), and, for issue 17's typed variants, on the BIGINT id and the DOUBLE amount
+// (i % 1000 + (i % 100) / 100).
+const (
+	keepClicks     = "j.kind = 'click'"
+	keepEvenIDs    = "j.id % 2 = 0"
+	keepLowAmounts = "j.amount < 500.0"
+)
+
+// kafkaPipeline is readStream kafka(in) → from_json(CAST(value AS STRING)) → filter keep
+// (keepClicks: kind = 'click') → to_json → writeStream kafka(out).
+func kafkaPipeline(b *testing.B, addr, in, out, checkpoint, keep string, exactlyOnce bool, source map[string]string) *plan.WriteStream {
 	b.Helper()
 	parse := func(text string) plan.Expr {
 		e, err := parser.ParseExpression(text)
@@ -153,7 +162,7 @@ func kafkaPipeline(b *testing.B, addr, in, out, checkpoint string, exactlyOnce b
 	}
 	src := &plan.DataSource{Format: "kafka", IsStreaming: true, Options: srcOpts}
 	parsed := &plan.Project{Input: src, Exprs: []plan.Expr{parse("from_json(CAST(value AS STRING), '" + kafkaSchemaDDL + "') AS j")}}
-	kept := &plan.Filter{Input: parsed, Condition: parse("j.kind = 'click'")}
+	kept := &plan.Filter{Input: parsed, Condition: parse(keep)}
 	rel := &plan.Project{Input: kept, Exprs: []plan.Expr{parse("to_json(j) AS value")}}
 	return &plan.WriteStream{Input: rel, Format: "kafka", OutputMode: "append", Options: map[string]string{
 		"kafka.bootstrap.servers": addr, "topic": out, "checkpointLocation": checkpoint,
@@ -275,7 +284,8 @@ func benchTopic(prefix string) string {
 // half to a fresh topic. rec/s is input records over the time from StartStream until the
 // progress events account for every input record (the sink has then acknowledged its
 // writes). Sub-benchmarks: the exactly-once sink (Weir's default) and at-least-once (Spark's
-// only mode); maxOffsetsPerTrigger=100000 splits the read into epochs.
+// only mode); maxOffsetsPerTrigger=100000 splits the read into epochs; filter=long, double and
+// string are the exactly-once pipeline filtering on a BIGINT, a DOUBLE and a STRING field.
 func BenchmarkKafkaPipelineThroughput(b *testing.B) {
 	addr := kafkaEnv(b)
 	in, n := benchInput(b, addr)
@@ -283,10 +293,15 @@ func BenchmarkKafkaPipelineThroughput(b *testing.B) {
 		name        string
 		exactlyOnce bool
 		source      map[string]string
+		keep        string
 	}{
-		{"exactlyOnce", true, nil},
-		{"atLeastOnce", false, nil},
-		{"exactlyOnce/maxOffsetsPerTrigger=100000", true, map[string]string{"maxOffsetsPerTrigger": "100000"}},
+		{"exactlyOnce", true, nil, keepClicks},
+		{"atLeastOnce", false, nil, keepClicks},
+		{"exactlyOnce/maxOffsetsPerTrigger=100000", true, map[string]string{"maxOffsetsPerTrigger": "100000"}, keepClicks},
+		// Issue 17's typed variants, to run beside each other: the filter on each field type.
+		{"exactlyOnce/filter=long", true, nil, keepEvenIDs},
+		{"exactlyOnce/filter=double", true, nil, keepLowAmounts},
+		{"exactlyOnce/filter=string", true, nil, keepClicks},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var records int64
@@ -299,7 +314,7 @@ func BenchmarkKafkaPipelineThroughput(b *testing.B) {
 				totals = newProgressTotals()
 				remove := s.Streams().AddListener(totals)
 				began := time.Now()
-				q := startPipeline(b, s, kafkaPipeline(b, addr, in, out, b.TempDir(), c.exactlyOnce, c.source))
+				q := startPipeline(b, s, kafkaPipeline(b, addr, in, out, b.TempDir(), c.keep, c.exactlyOnce, c.source))
 				deadline := time.After(10 * time.Minute)
 				for totals.input() < n {
 					select {
@@ -460,7 +475,7 @@ func benchKafkaLatency(b *testing.B, addr string, mode latencyMode) {
 		stop := copyClicks(b, addr, in, out)
 		defer stop()
 	} else {
-		ws := kafkaPipeline(b, addr, in, out, b.TempDir(), exactlyOnce, nil)
+		ws := kafkaPipeline(b, addr, in, out, b.TempDir(), keepClicks, exactlyOnce, nil)
 		if mode == latencyContinuous {
 			ws.Trigger, ws.TriggerInterval = plan.TriggerContinuous, "1 second"
 		}

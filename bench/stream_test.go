@@ -9,6 +9,7 @@ import (
 
 	"github.com/weirhq/weir/engine"
 	"github.com/weirhq/weir/query"
+	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
 )
 
@@ -53,6 +54,52 @@ func groupCountQuery(src plan.Relation) plan.Relation {
 		Type:     plan.GroupBy,
 		Grouping: []plan.Expr{key},
 		Aggs:     []plan.Expr{key, plan.Alias{Child: plan.Fn("count", long(1)), Names: []string{"count"}}},
+	}
+}
+
+// Typed variants (issue 17): the same shapes over doubles and strings derived from value, so
+// their figures can be set beside the integer ones of one run.
+var (
+	// statelessDouble filters and computes on CAST(value AS DOUBLE): the double remainder and
+	// comparison keep a third of every batch, as value % 3 = 0 does.
+	statelessDouble = typedStateless("CAST(value AS DOUBLE) % 3.0 = 0.0", "CAST(value AS DOUBLE) * 2.0 AS doubled")
+	// statelessString compares a string (a third of the rows are '0') and writes value as a
+	// string column.
+	statelessString = typedStateless("CAST(value % 3 AS STRING) = '0'", "CAST(value AS STRING) AS text")
+	// groupDouble and groupString group by value % 10000 as a double and as a string key.
+	groupDouble = "CAST(value % 10000 AS DOUBLE)"
+	groupString = "CAST(value % 10000 AS STRING)"
+)
+
+// parseExpr parses a SQL expression of the benchmarks (panics on a typo: a bug of the file).
+func parseExpr(text string) plan.Expr {
+	e, err := parser.ParseExpression(text)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// typedStateless is statelessQuery's shape with filter and output as SQL text.
+func typedStateless(filter, output string) func(plan.Relation) plan.Relation {
+	return func(src plan.Relation) plan.Relation {
+		return &plan.Project{
+			Input: &plan.Filter{Input: src, Condition: parseExpr(filter)},
+			Exprs: []plan.Expr{parseExpr(output), plan.Col("timestamp")},
+		}
+	}
+}
+
+// typedGroupCount is groupCountQuery's shape over a key given as SQL text.
+func typedGroupCount(key string) func(plan.Relation) plan.Relation {
+	return func(src plan.Relation) plan.Relation {
+		k := parseExpr(key)
+		return &plan.Aggregate{
+			Input:    src,
+			Type:     plan.GroupBy,
+			Grouping: []plan.Expr{k},
+			Aggs:     []plan.Expr{plan.Alias{Child: k, Names: []string{"k"}}, plan.Alias{Child: plan.Fn("count", long(1)), Names: []string{"count"}}},
+		}
 	}
 }
 
@@ -135,4 +182,24 @@ func BenchmarkStreamStatelessThroughput(b *testing.B) {
 // update mode → noop, default trigger.
 func BenchmarkStreamAggregationThroughput(b *testing.B) {
 	benchStream(b, groupCountQuery(rateMicroBatch(streamBatchRows)), "update", streamEpochs*streamBatchRows)
+}
+
+// BenchmarkStreamStatelessDoubleThroughput is the stateless benchmark over doubles.
+func BenchmarkStreamStatelessDoubleThroughput(b *testing.B) {
+	benchStream(b, statelessDouble(rateMicroBatch(streamBatchRows)), "append", streamEpochs*streamBatchRows)
+}
+
+// BenchmarkStreamStatelessStringThroughput is the stateless benchmark over strings.
+func BenchmarkStreamStatelessStringThroughput(b *testing.B) {
+	benchStream(b, statelessString(rateMicroBatch(streamBatchRows)), "append", streamEpochs*streamBatchRows)
+}
+
+// BenchmarkStreamAggregationDoubleThroughput groups by value % 10000 as a double.
+func BenchmarkStreamAggregationDoubleThroughput(b *testing.B) {
+	benchStream(b, typedGroupCount(groupDouble)(rateMicroBatch(streamBatchRows)), "update", streamEpochs*streamBatchRows)
+}
+
+// BenchmarkStreamAggregationStringThroughput groups by value % 10000 as a string.
+func BenchmarkStreamAggregationStringThroughput(b *testing.B) {
+	benchStream(b, typedGroupCount(groupString)(rateMicroBatch(streamBatchRows)), "update", streamEpochs*streamBatchRows)
 }

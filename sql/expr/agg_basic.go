@@ -49,6 +49,10 @@ func (c *countAcc) add(groups []uint32, args []arrow.Array, d int64) error {
 			anyNull = true
 		}
 	}
+	if !anyNull && len(c.counts) == 1 {
+		c.counts[0] += d * int64(len(groups)) // one group (a global count): every id is 0
+		return nil
+	}
 	if !anyNull {
 		for _, g := range groups {
 			c.counts[g] += d

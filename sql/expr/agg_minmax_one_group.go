@@ -32,11 +32,20 @@ func (a *numMinMaxAcc[T]) updateBestOneGroup(vals []T) {
 // floatBest is the largest (isMax) or smallest of vs (not empty) in Spark's order.
 func floatBest(vs []float64, isMax bool) float64 {
 	if isMax {
-		m := vs[0]
-		for _, v := range vs[1:] {
-			m = max(m, v) // NaN when either is NaN, as Spark's NaN above all
+		// Go's max is the maximum of a total order (NaN above all, as Spark's; -0.0 below
+		// 0.0), so four independent lanes give the same value without one long chain of
+		// dependent max operations.
+		m0 := vs[0]
+		m1, m2, m3 := m0, m0, m0
+		i := 1
+		for ; i+4 <= len(vs); i += 4 {
+			v := vs[i : i+4 : i+4]
+			m0, m1, m2, m3 = max(m0, v[0]), max(m1, v[1]), max(m2, v[2]), max(m3, v[3])
 		}
-		return m
+		for ; i < len(vs); i++ {
+			m0 = max(m0, vs[i])
+		}
+		return max(max(m0, m1), max(m2, m3))
 	}
 	m, number := math.Inf(1), false
 	for _, v := range vs {

@@ -159,13 +159,19 @@ func fastCast(ctx *Context, in arrow.Array, from, to sqltypes.DataType) arrow.Ar
 	return nil
 }
 
-// widen converts every value of a numeric array to a wider type (nulls stay null).
+// widen converts every value of a numeric array to a wider type (nulls stay null), writing
+// straight into the result's Arrow buffer and copying the validity bitmap.
 func widen[S int32 | int64, T int64 | float64](mem memory.Allocator, in arrow.Array, vals []S) arrow.Array {
-	out := make([]T, len(vals))
+	n := len(vals)
+	buf, out := kernValues[T](mem, n)
 	for i, v := range vals {
 		out[i] = T(v)
 	}
-	return buildNumeric(mem, out, validity(in))
+	dt := arrow.DataType(arrow.PrimitiveTypes.Float64)
+	if _, ok := any(out).([]int64); ok {
+		dt = arrow.PrimitiveTypes.Int64
+	}
+	return makeArray(dt, n, andValidity(mem, n, in), buf)
 }
 
 // canCast is Spark's Cast.canCast over the sqltypes kinds.

@@ -356,49 +356,7 @@ func compareConst[T intNum](ctx *Context, op string, col arrow.Array, y T) arrow
 	if xs == nil {
 		return nil
 	}
-	mem := ctx.mem()
-	n := len(xs)
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(bitutil.BytesForBits(int64(n))))
-	bits := buf.Bytes()
-	switch op {
-	case "=":
-		packCompare(bits, xs, func(x T) bool { return x == y })
-	case "<":
-		packCompare(bits, xs, func(x T) bool { return x < y })
-	case "<=":
-		packCompare(bits, xs, func(x T) bool { return x <= y })
-	case ">":
-		packCompare(bits, xs, func(x T) bool { return x > y })
-	default:
-		packCompare(bits, xs, func(x T) bool { return x >= y })
-	}
-	return withValidityOf(mem, arrow.FixedWidthTypes.Boolean, buf, col, n)
-}
-
-// packCompare sets bit i of bits when pred(xs[i]), eight rows per byte.
-func packCompare[T intNum](bits []byte, xs []T, pred func(T) bool) {
-	n := len(xs)
-	full := n / 8
-	for i := 0; i < full; i++ {
-		v := xs[i*8 : i*8+8 : i*8+8]
-		var b byte
-		for j, x := range v {
-			if pred(x) {
-				b |= 1 << j
-			}
-		}
-		bits[i] = b
-	}
-	if rem := n % 8; rem > 0 {
-		var b byte
-		for j, x := range xs[full*8:] {
-			if pred(x) {
-				b |= 1 << j
-			}
-		}
-		bits[full] = b
-	}
+	return compareWithConst(ctx, op, xs, y, false, col)
 }
 
 // moduloOf matches e = x % divisor for an integer x and a constant divisor other than 0 and -1

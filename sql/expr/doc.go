@@ -30,7 +30,9 @@
 // digits or rounded by up to 19 digits exact in 128 bits for operands that fit 64),
 // comparisons (= <=> < <= > >= over integers, floats, dates, timestamps and decimals; = < <= >
 // >= over UTF8_BINARY strings by bytes), casts (numeric, decimal to double and back, timestamp
-// to date and back, string to integers/floats/date), unary minus, CASE/IF/COALESCE result assembly, AND/OR/NOT with
+// to date and back, string to integers/floats/date, integers to string; a CAST(integral AS
+// DOUBLE) compared with or combined (+ - * % pmod) with a constant is converted inside that
+// operator's loop, kernel_widen.go), unary minus, CASE/IF/COALESCE result assembly, AND/OR/NOT with
 // three-valued logic on bitmaps (the right side of AND/OR is skipped when the left decides the
 // whole batch), IS [NOT] NULL and isnan, IN over constants by typed hash sets (lists of any
 // length; NOT IN keeps NULL semantics), string predicates (LIKE reduced to prefix / suffix /

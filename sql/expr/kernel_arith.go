@@ -47,6 +47,9 @@ func (a *arith) kernelKind() bool {
 // evalKernel evaluates both operands and runs the typed kernel; operands whose arrays are not
 // of the plain layout go to the general path.
 func (a *arith) evalKernel(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	if out, ok, err := a.widenedKernel(ctx, batch); ok {
+		return out, err
+	}
 	l, err := evalOperand(ctx, a.left, batch)
 	if err != nil {
 		return nil, err
@@ -348,9 +351,9 @@ func floatArith[T float32 | float64](ctx *Context, a *arith, l, r operand, n int
 		pmod := a.op == "pmod"
 		for i := range out {
 			x, y := float64(xs[i]), float64(ys[i])
-			z := math.Mod(x, y)
+			z := fmod(x, y)
 			if pmod && z < 0 {
-				z = math.Mod(z+y, y)
+				z = fmod(z+y, y)
 			}
 			out[i] = T(z)
 		}

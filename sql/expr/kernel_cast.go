@@ -84,6 +84,18 @@ func castNumFrom[S kernNum](ctx *Context, c *castExpr, in arrow.Array, from sqlt
 		return nil, false, nil
 	}
 	switch c.to.Kind {
+	case sqltypes.String:
+		switch xs := any(xs).(type) {
+		case []int8:
+			return intsToStrings(ctx, in, xs), true, nil
+		case []int16:
+			return intsToStrings(ctx, in, xs), true, nil
+		case []int32:
+			return intsToStrings(ctx, in, xs), true, nil
+		case []int64:
+			return intsToStrings(ctx, in, xs), true, nil
+		}
+		return nil, false, nil // FLOAT/DOUBLE to STRING: the row path
 	case sqltypes.Byte:
 		return castNum[S, int8](ctx, c, in, xs, from)
 	case sqltypes.Short:

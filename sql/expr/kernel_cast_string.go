@@ -1,10 +1,13 @@
 package expr
 
 import (
+	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -12,7 +15,8 @@ import (
 // it lies in the Arrow data buffer with the row path's parsers (parseIntegral, parseDouble,
 // parseDate) and write typed values, with no Go value per row. A malformed or out-of-range
 // value fails under ANSI (CAST_INVALID_INPUT, for the first such valid row, as the row path)
-// and is NULL otherwise.
+// and is NULL otherwise. TINYINT..BIGINT to STRING (Java's Long.toString: the decimal digits)
+// appends each value's digits straight into the result's data buffer.
 
 // castFromStringKernel returns ok=false when the input is not a plain string array or the
 // target has no kernel.
@@ -82,4 +86,53 @@ func parseStrings[T kernNum](ctx *Context, c *castExpr, in arrow.Array, v strVie
 		out[i] = x
 	}
 	return makeArray(sqltypes.ToArrow(c.to, ctx.tz()), n, valid, buf), true, nil
+}
+
+// intsToStrings is CAST(x AS STRING) of an integral column xs: each valid row's decimal digits
+// (strconv.AppendInt, Java's Long.toString), NULL rows empty.
+func intsToStrings[S int8 | int16 | int32 | int64](ctx *Context, in arrow.Array, xs []S) arrow.Array {
+	n := len(xs)
+	mem := ctx.mem()
+	valid := andValidity(mem, n, in)
+	offBuf, offs := kernValues[int32](mem, n+1)
+	size := 0 // the exact data size: the buffer is zeroed when allocated, so none to spare
+	for i, x := range xs {
+		if isValidBit(valid, i) {
+			size += decimalLen(int64(x))
+		}
+	}
+	data := memory.NewResizableBuffer(mem)
+	data.Reserve(size)
+	out := data.Buf()[:0]
+	offs[0] = 0
+	for i, x := range xs {
+		if isValidBit(valid, i) {
+			out = strconv.AppendInt(out, int64(x), 10)
+		}
+		offs[i+1] = int32(len(out))
+	}
+	data.ResizeNoShrink(len(out))
+	return makeStringArray(n, valid, offBuf, data)
+}
+
+// pow10Uint64 holds 10^0 … 10^19.
+var pow10Uint64 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// decimalLen is the length of strconv.FormatInt(x, 10).
+func decimalLen(x int64) int {
+	u, sign := uint64(x), 0
+	if x < 0 {
+		u, sign = -u, 1
+	}
+	d := (bits.Len64(u) * 1233) >> 12 // ⌊log10 2^bits⌋: the digits of u, or one fewer
+	if d < len(pow10Uint64) && u >= pow10Uint64[d] {
+		d++
+	}
+	return max(d, 1) + sign
 }

@@ -31,6 +31,9 @@ func (c *comparison) kernelKind() bool {
 }
 
 func (c *comparison) evalKernel(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	if out, ok, err := c.widenedKernel(ctx, batch); ok {
+		return out, err
+	}
 	l, err := evalOperand(ctx, c.left, batch)
 	if err != nil {
 		return nil, err
@@ -93,6 +96,14 @@ func decimalSliceOrZero(o operand, n int) ([]int64, arrow.Array, bool) {
 }
 
 func compareKernel[T kernNum](ctx *Context, op string, l, r operand, n int) (arrow.Array, bool) {
+	if op != "<=>" && l.isConst != r.isConst {
+		col, k := splitConst(l, r)
+		xs, ok := numSlice[T](col.arr)
+		if !ok {
+			return nil, false
+		}
+		return compareWithConst(ctx, op, xs[:n], kernConst[T](k.k), l.isConst, col.arr), true
+	}
 	var xs, ys []T
 	var la, ra arrow.Array
 	ok1, ok2 := true, true

@@ -105,6 +105,14 @@ func evalOperand(ctx *Context, e Expr, batch arrow.RecordBatch) (operand, error)
 	return operand{arr: a}, nil
 }
 
+// splitConst returns the column and the constant of two operands, one of each.
+func splitConst(l, r operand) (col, k operand) {
+	if l.isConst {
+		return r, l
+	}
+	return l, r
+}
+
 // materialize returns o as an array of n rows of type t (retained: the caller releases it).
 func (o operand) materialize(ctx *Context, t sqltypes.DataType, n int) arrow.Array {
 	if o.isConst {

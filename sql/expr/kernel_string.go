@@ -285,7 +285,12 @@ func asciiMap(ctx *Context, a arrow.Array, f func(byte) byte) (arrow.Array, bool
 	for i := 0; i < len(src); i++ {
 		out[i] = f(src[i])
 	}
-	valid := andValidity(mem, n, a)
+	return makeStringArray(n, andValidity(mem, n, a), offBuf, data), true
+}
+
+// makeStringArray is a string array of n rows over its buffers (valid nil: no NULLs), taking
+// over the caller's references.
+func makeStringArray(n int, valid, offBuf, data *memory.Buffer) arrow.Array {
 	nulls := 0
 	if valid != nil {
 		nulls = n - bitutil.CountSetBits(valid.Bytes(), 0, n)
@@ -295,7 +300,7 @@ func asciiMap(ctx *Context, a arrow.Array, f func(byte) byte) (arrow.Array, bool
 	offBuf.Release()
 	data.Release()
 	defer d.Release()
-	return array.MakeFromData(d), true
+	return array.MakeFromData(d)
 }
 
 func asciiUpper(c byte) byte {

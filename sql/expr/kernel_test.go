@@ -190,8 +190,9 @@ func TestTypedKernelsMatchRowWise(t *testing.T) {
 	}
 }
 
-// TestCastKernelsMatchRowWise compares the typed numeric and decimal cast kernels with the
-// row-wise cast over random sliced columns, ANSI and legacy; the seed is printed.
+// TestCastKernelsMatchRowWise compares the typed numeric, decimal and integral-to-string cast
+// kernels with the row-wise cast over random sliced columns, ANSI and legacy; the seed is
+// printed.
 func TestCastKernelsMatchRowWise(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -209,6 +210,9 @@ func TestCastKernelsMatchRowWise(t *testing.T) {
 		}
 		if floatFrom && r.IntN(4) == 0 {
 			to = sqltypes.DecimalType(38, int32(r.IntN(20)))
+		}
+		if from.IsIntegral() && r.IntN(5) == 0 {
+			to = sqltypes.StringType
 		}
 		n := 1 + r.IntN(40)
 		xs := make([]any, n+3)
