@@ -31,8 +31,6 @@ var notDone = []string{
 	"current_time", "make_time", "time", "time_bucket", "time_diff", "time_from_micros",
 	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",
 	"time_trunc", "to_time", "try_to_time",
-	// Geospatial st_* over WKB.
-	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
 }
 
 // sparkFunctions reads sparkFunctionsFile: one name a line, # comments.
