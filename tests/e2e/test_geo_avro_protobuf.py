@@ -63,3 +63,38 @@ def test_spatial_errors(spark):
     with pytest.raises(AnalysisException) as e:
         df.select(F.st_srid("w")).collect()
     assert e.value.getErrorClass() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+
+
+RECORD = ('{"type":"record","name":"r","fields":[{"name":"a","type":"int"},'
+          '{"name":"b","type":["null","string"]}]}')
+
+
+def test_to_avro_bytes(spark):
+    from pyspark.sql.avro.functions import to_avro
+    df = spark.createDataFrame([(1, "x"), (2, None)], "a int, b string")
+    s = df.select(F.struct("a", "b").alias("s"))
+    # Without a schema: the one Spark derives (nullable fields as [type, null] unions).
+    assert [r[0].hex() for r in s.select(to_avro("s")).collect()] == ["0002000278", "000402"]
+    # Under a given schema.
+    assert [r[0].hex() for r in s.select(to_avro("s", RECORD)).collect()] == ["02020278", "0400"]
+    assert [r[0].hex() for r in df.select(to_avro("a")).collect()] == ["0002", "0004"]
+    one = spark.sql("SELECT 1.25BD d, DATE'2024-01-02' dt, TIMESTAMP_NTZ'2024-01-02 03:04:05' t, map('k', 1) m")
+    r = one.select(to_avro("d"), to_avro("dt"), to_avro("t"), to_avro("m")).collect()[0]
+    assert [x.hex() for x in r] == ["007d", "98b402", "80cdee84b8fb8606", "02026b0200"]
+
+
+def test_from_avro_and_schema(spark):
+    from pyspark.sql.avro.functions import from_avro, to_avro
+    df = spark.createDataFrame([(1, "x"), (2, None)], "a int, b string")
+    back = df.select(to_avro(F.struct("a", "b"), RECORD).alias("v")).select(from_avro("v", RECORD).alias("r"))
+    assert back.schema["r"].dataType.simpleString() == "struct<a:int,b:string>"
+    assert [tuple(r.r) for r in back.collect()] == [(1, "x"), (2, None)]
+    bad = spark.createDataFrame([(bytes.fromhex("02"),)], "v binary")
+    assert tuple(bad.select(from_avro("v", RECORD, {"mode": "PERMISSIVE"})).collect()[0][0]) == (None, None)
+    with pytest.raises(Exception, match="Malformed records are detected in record parsing"):
+        bad.select(from_avro("v", RECORD)).collect()
+    with pytest.raises(AnalysisException) as e:
+        bad.select(from_avro("v", RECORD, {"mode": "DROPMALFORMED"})).collect()
+    assert e.value.getErrorClass() == "PARSE_MODE_UNSUPPORTED"
+    ddl = spark.sql(f"SELECT schema_of_avro('{RECORD}')").collect()[0][0]
+    assert ddl == "STRUCT<a: INT NOT NULL, b: STRING>"
