@@ -17,8 +17,6 @@ const sparkFunctionsFile = "../expr/testdata/coverage/spark-4.2.0-functions.txt"
 var notDone = []string{
 	// Exist only to call JVM code (issue 14 leaves them out).
 	"java_method", "reflect", "try_reflect",
-	// Protobuf needs its descriptor sets.
-	"from_protobuf", "to_protobuf",
 	// Aggregates.
 	"approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	// Collations and metric views.

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"github.com/twmb/avro"
 
-	"strings"
-
 	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -23,39 +21,13 @@ func init() {
 
 // avroSchemaArg reads the JSON schema argument args[i]: a constant string.
 func avroSchemaArg(name string, args []Expr, i int) (*avroSchema, error) {
-	v, ok := literalValue(args[i])
+	v, ok := constantArg(args[i])
 	text, isStr := v.(string)
 	if !ok || !isStr {
 		return nil, typeMismatch("NON_FOLDABLE_INPUT", quoteSQL(callString(name, args)),
 			"the input jsonFormatSchema should be a foldable \"STRING\" expression; however, got %s.", args[i].String())
 	}
 	return parseAvroSchema(text)
-}
-
-// avroMode reads from_avro's options: mode PERMISSIVE or FAILFAST (the default).
-func avroMode(name string, args []Expr) (permissive bool, err error) {
-	if len(args) < 3 || args[2].Type().Kind == sqltypes.Null {
-		return false, nil
-	}
-	m, ok := constantMap(args[2])
-	if !ok {
-		return false, sparkerr.Analysis("INVALID_OPTIONS.NON_MAP_FUNCTION", "42K06", "Invalid options: Must use the `map()` function for options.")
-	}
-	mode := "FAILFAST"
-	for i, k := range m.Keys {
-		if ks, _ := k.(string); strings.EqualFold(ks, "mode") {
-			mode, _ = m.Values[i].(string)
-		}
-	}
-	switch strings.ToUpper(mode) {
-	case "FAILFAST":
-		return false, nil
-	case "DROPMALFORMED":
-		return false, sparkerr.Newf(sparkerr.AnalysisException, "PARSE_MODE_UNSUPPORTED", "42601",
-			"The function `%s` doesn't support the %s mode. Acceptable modes are PERMISSIVE and FAILFAST.", name, mode).
-			WithParams("funcName", "`"+name+"`", "mode", mode)
-	}
-	return true, nil
 }
 
 func bindToAvro(name string, args []Expr, _ Options) (Expr, error) {
@@ -121,7 +93,11 @@ func bindFromAvro(name string, args []Expr, opts Options) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	permissive, err := avroMode(name, args)
+	o, err := optionsArg(args, 2)
+	if err != nil {
+		return nil, err
+	}
+	permissive, err := parseMode(name, o)
 	if err != nil {
 		return nil, err
 	}
