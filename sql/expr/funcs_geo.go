@@ -20,6 +20,11 @@ func init() {
 	registerScalar(2, 2, bindSetSRID, "st_setsrid")
 }
 
+// isSpatial reports whether t is GEOMETRY or GEOGRAPHY (of any SRID).
+func isSpatial(t sqltypes.DataType) bool {
+	return t.Kind == sqltypes.Geometry || t.Kind == sqltypes.Geography
+}
+
 // requireSpatial refuses an argument that is neither GEOGRAPHY nor GEOMETRY (nor NULL).
 func requireSpatial(name string, args []Expr, i int) error {
 	switch args[i].Type().Kind {

@@ -2,6 +2,7 @@ package sqltypes
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -27,6 +28,49 @@ func GeometryType(srid int32) DataType { return DataType{Kind: Geometry, SRID: s
 
 // GeographyType returns geography(srid) (MixedSRID: geography(any)).
 func GeographyType(srid int32) DataType { return DataType{Kind: Geography, SRID: srid} }
+
+// spatialCRS is the coordinate reference system of each supported SRID, as Spark's JSON form of a
+// spatial type names it (geometry(SRID:0), geography(OGC:CRS84, SPHERICAL)).
+var spatialCRS = map[int32]string{0: "SRID:0", 3857: "EPSG:3857", 4326: "OGC:CRS84"}
+
+// geoJSONName is a spatial type's name in Spark's JSON form.
+func geoJSONName(t DataType) string {
+	crs := "SRID:ANY"
+	if t.SRID != MixedSRID {
+		crs = spatialCRS[t.SRID]
+	}
+	if t.Kind == Geography {
+		return "geography(" + crs + ", SPHERICAL)"
+	}
+	return "geometry(" + crs + ")"
+}
+
+// geoFromJSONName reads a spatial type's JSON name; ok is false for a name of another type.
+func geoFromJSONName(name string) (DataType, bool, error) {
+	kind := Geometry
+	body, ok := strings.CutPrefix(name, "geometry(")
+	if !ok {
+		kind = Geography
+		if body, ok = strings.CutPrefix(name, "geography("); !ok {
+			return DataType{}, false, nil
+		}
+		if body, ok = strings.CutSuffix(body, ", SPHERICAL)"); !ok {
+			return DataType{}, true, sparkerr.Unsupported("data type %q is not supported", name)
+		}
+	} else if body, ok = strings.CutSuffix(body, ")"); !ok {
+		return DataType{}, true, sparkerr.Unsupported("data type %q is not supported", name)
+	}
+	if strings.EqualFold(body, "SRID:ANY") {
+		return DataType{Kind: kind, SRID: MixedSRID}, true, nil
+	}
+	for srid, crs := range spatialCRS {
+		if crs == body && ValidSRID(kind, srid) {
+			return DataType{Kind: kind, SRID: srid}, true, nil
+		}
+	}
+	return DataType{}, true, sparkerr.New(sparkerr.SparkIllegalArgumentException, "ST_INVALID_CRS_VALUE", "22023",
+		"Invalid or unsupported CRS (coordinate reference system) value: '"+body+"'.").WithParams("crs", body)
+}
 
 // spatialSystems are the spatial reference systems Spark 4.2 supports: SRID → whether it is
 // geographic (only geographic ones may be a GEOGRAPHY's), as Spark's SpatialReferenceSystemCache.

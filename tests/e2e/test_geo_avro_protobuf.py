@@ -157,3 +157,17 @@ def test_protobuf_descriptor_file_through_policy(spark, tmp_path):
     with pytest.raises(AnalysisException) as e:
         spark.sql(f"SELECT from_protobuf(X'{hexmsg}', 'Person', '{tmp_path}/missing.desc')").collect()
     assert e.value.getErrorClass() == "PROTOBUF_DESCRIPTOR_FILE_NOT_FOUND"
+
+
+def test_spatial_values_from_the_client_and_type_rules(spark):
+    df = spark.createDataFrame([(Geometry.fromWKB(POINT, 3857), Geography.fromWKB(POINT, 4326))],
+                               "g geometry(3857), h geography(4326)")
+    assert [f.dataType for f in df.schema.fields] == [GeometryType(3857), GeographyType(4326)]
+    r = df.select(F.st_srid("g"), F.st_asbinary("h"), F.typeof(F.coalesce("g", F.st_geomfromwkb(F.lit(POINT))))).collect()[0]
+    assert tuple(r) == (3857, POINT, "geometry(any)")
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("g") == F.col("g")).collect()
+    assert e.value.getErrorClass() == "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE"
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.col("g").cast("string")).collect()
+    assert e.value.getErrorClass() == "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION"
