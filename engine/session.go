@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -141,7 +142,29 @@ func (s *Session) Conf() *Conf { return s.conf }
 func (s *Session) exprOptions() expr.Options {
 	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone(), User: s.sessionUser(),
 		Version: s.sparkVersion + " " + serverRevision(), Database: s.views.currentDatabase(),
-		EnforceReservedKeywords: s.conf.Bool(conf.EnforceReservedKeywordsKey, false)}
+		EnforceReservedKeywords: s.conf.Bool(conf.EnforceReservedKeywordsKey, false), ReadFile: s.readQueryFile}
+}
+
+// maxQueryFileBytes bounds a file a query reads whole while it is compiled (from_protobuf's
+// descriptor set).
+const maxQueryFileBytes = 64 << 20
+
+// readQueryFile reads a file a query names through the session's file-access policy.
+func (s *Session) readQueryFile(path string) ([]byte, error) {
+	resolved, err := s.files.CheckRead(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(resolved)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxQueryFileBytes+1))
+	if err == nil && len(b) > maxQueryFileBytes {
+		err = fmt.Errorf("%s is larger than %d bytes", path, maxQueryFileBytes)
+	}
+	return b, err
 }
 
 // shufflePartitions is spark.sql.shuffle.partitions: the partitions of a batch query's

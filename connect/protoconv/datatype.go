@@ -122,12 +122,25 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		return sqltypes.StructType(fields...), nil
 	case *pb.DataType_Variant_:
 		return sqltypes.VariantType, nil
+	case *pb.DataType_Geometry_:
+		return spatialFromProto(sqltypes.Geometry, k.Geometry.GetSrid())
+	case *pb.DataType_Geography_:
+		return spatialFromProto(sqltypes.Geography, k.Geography.GetSrid())
 	case *pb.DataType_Unparsed_:
 		return parser.ParseDataType(k.Unparsed.GetDataTypeString())
 	case *pb.DataType_Udt:
 		return sqltypes.DataType{}, sparkerr.Unsupported("user-defined type %s is not supported", udtName(k.Udt))
 	}
 	return sqltypes.DataType{}, sparkerr.Unsupported("data type %s is not supported", oneofCase(t, "kind"))
+}
+
+// spatialFromProto is a GEOMETRY or GEOGRAPHY type from its proto SRID (-1 for ANY), refusing
+// an SRID Spark does not support as Spark's GeometryType/GeographyType do.
+func spatialFromProto(k sqltypes.Kind, srid int32) (sqltypes.DataType, error) {
+	if srid != sqltypes.MixedSRID && !sqltypes.ValidSRID(k, srid) {
+		return sqltypes.DataType{}, sqltypes.InvalidSRID(srid)
+	}
+	return sqltypes.DataType{Kind: k, SRID: srid}, nil
 }
 
 func udtName(u *pb.DataType_UDT) string {
@@ -225,8 +238,13 @@ func DataTypeToProto(t sqltypes.DataType) *pb.DataType {
 	case sqltypes.Struct:
 		return SchemaToProto(t.Fields)
 	}
-	if t.Kind == sqltypes.Variant {
+	switch t.Kind {
+	case sqltypes.Variant:
 		return &pb.DataType{Kind: &pb.DataType_Variant_{Variant: &pb.DataType_Variant{}}}
+	case sqltypes.Geometry:
+		return &pb.DataType{Kind: &pb.DataType_Geometry_{Geometry: &pb.DataType_Geometry{Srid: t.SRID}}}
+	case sqltypes.Geography:
+		return &pb.DataType{Kind: &pb.DataType_Geography_{Geography: &pb.DataType_Geography{Srid: t.SRID}}}
 	}
 	return &pb.DataType{Kind: &pb.DataType_Unparsed_{Unparsed: &pb.DataType_Unparsed{DataTypeString: t.String()}}}
 }

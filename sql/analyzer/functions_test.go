@@ -17,8 +17,6 @@ const sparkFunctionsFile = "../expr/testdata/coverage/spark-4.2.0-functions.txt"
 var notDone = []string{
 	// Exist only to call JVM code (issue 14 leaves them out).
 	"java_method", "reflect", "try_reflect",
-	// Avro and Protobuf need their schema languages.
-	"from_avro", "to_avro", "schema_of_avro", "from_protobuf", "to_protobuf",
 	// Aggregates.
 	"approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	// Collations and metric views.
@@ -31,8 +29,6 @@ var notDone = []string{
 	"current_time", "make_time", "time", "time_bucket", "time_diff", "time_from_micros",
 	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",
 	"time_trunc", "to_time", "try_to_time",
-	// Geospatial st_* over WKB.
-	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
 }
 
 // sparkFunctions reads sparkFunctionsFile: one name a line, # comments.

@@ -46,6 +46,9 @@ func valueKey(v any, t sqltypes.DataType) any {
 	case sqltypes.VariantValue:
 		// Byte equality (keyString would call back here: a variant is neither nested nor scalar).
 		return "v:" + strconv.Itoa(len(x.Value)) + ":" + string(x.Value) + string(x.Metadata)
+	case sqltypes.GeoValue:
+		// Same SRID and same WKB bytes.
+		return "g:" + strconv.Itoa(int(x.SRID)) + ":" + string(x.WKB)
 	}
 	return "c:" + keyString(v, t)
 }

@@ -24,6 +24,9 @@ type Options struct {
 	Database string
 	// EnforceReservedKeywords is spark.sql.ansi.enforceReservedKeywords (sql_keywords()).
 	EnforceReservedKeywords bool
+	// ReadFile reads a file a query names (from_protobuf's descriptor file) through the server's
+	// file-access policy; nil refuses every path.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // NewLiteral returns a constant expression.

@@ -179,6 +179,9 @@ func canCast(from, to sqltypes.DataType) bool {
 	if from.EqualIgnoreNullable(to) || from.Kind == sqltypes.Null {
 		return true
 	}
+	if isSpatial(from) || isSpatial(to) {
+		return from.Kind == to.Kind && to.SRID == sqltypes.MixedSRID
+	}
 	if from.Kind == sqltypes.Variant {
 		return canCastFromVariant(to)
 	}

@@ -35,7 +35,8 @@ func castValueOK(v any, from, to sqltypes.DataType, ansi bool, loc *time.Locatio
 	if v == nil {
 		return nil, true, nil
 	}
-	if from.Equal(to) {
+	if from.Equal(to) || isSpatial(from) {
+		// A spatial value keeps its SRID under a cast to the ANY type of its kind (canCast).
 		return v, true, nil
 	}
 	if from.Kind == sqltypes.Variant {

@@ -111,6 +111,9 @@ func CommonType(a, b sqltypes.DataType) (sqltypes.DataType, bool) {
 		return b, true
 	case b.Kind == sqltypes.Null:
 		return a, true
+	case isSpatial(a) && a.Kind == b.Kind:
+		// Spatial types of different SRIDs widen to the ANY type of their kind.
+		return sqltypes.DataType{Kind: a.Kind, SRID: sqltypes.MixedSRID}, true
 	case a.IsNumeric() && b.IsNumeric():
 		return widerNumeric(a, b), true
 	case isDatetime(a) && isDatetime(b):

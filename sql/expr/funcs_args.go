@@ -1,6 +1,9 @@
 package expr
 
 import (
+	"strings"
+
+	"github.com/weirhq/weir/sparkerr"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -90,6 +93,31 @@ func literalValue(e Expr) (any, bool) {
 	return nil, false
 }
 
+// constantArg evaluates a constant argument: a literal, a cast of one, or a deterministic
+// row-wise function of constants (unhex('…'), map(…)), as Spark folds them.
+func constantArg(e Expr) (any, bool) {
+	if v, ok := literalValue(e); ok {
+		return v, true
+	}
+	f, isFunc := e.(*rowFunc)
+	if !isFunc || !IsDeterministic(f) {
+		return nil, false
+	}
+	vals := make([]any, len(f.args))
+	for i, a := range f.args {
+		v, ok := constantArg(a)
+		if !ok {
+			return nil, false
+		}
+		if v == nil && f.strict {
+			return nil, true
+		}
+		vals[i] = v
+	}
+	v, err := f.fn(&Context{}, vals)
+	return v, err == nil
+}
+
 // binaryArg accepts binary, or casts a string-like argument to binary.
 func binaryArg(name string, args []Expr, opts Options) (Expr, error) {
 	if args[0].Type().Kind == sqltypes.Binary {
@@ -100,4 +128,41 @@ func binaryArg(name string, args []Expr, opts Options) (Expr, error) {
 		return nil, err
 	}
 	return implicitCast(s, sqltypes.BinaryType, opts)
+}
+
+// optionsArg reads a function's options argument: a constant map of strings (keys lower-cased);
+// none or NULL is empty.
+func optionsArg(args []Expr, i int) (map[string]string, error) {
+	out := map[string]string{}
+	if len(args) <= i || args[i].Type().Kind == sqltypes.Null {
+		return out, nil
+	}
+	m, ok := constantMap(args[i])
+	if !ok {
+		return nil, sparkerr.Analysis("INVALID_OPTIONS.NON_MAP_FUNCTION", "42K06", "Invalid options: Must use the `map()` function for options.")
+	}
+	for j, k := range m.Keys {
+		ks, _ := k.(string)
+		vs, _ := m.Values[j].(string)
+		out[strings.ToLower(ks)] = vs
+	}
+	return out, nil
+}
+
+// parseMode reads the mode option of a function that parses binary records: PERMISSIVE or
+// FAILFAST (the default); DROPMALFORMED is PARSE_MODE_UNSUPPORTED.
+func parseMode(name string, opts map[string]string) (permissive bool, err error) {
+	mode, ok := opts["mode"]
+	if !ok {
+		mode = "FAILFAST"
+	}
+	switch strings.ToUpper(mode) {
+	case "FAILFAST":
+		return false, nil
+	case "DROPMALFORMED":
+		return false, sparkerr.Newf(sparkerr.AnalysisException, "PARSE_MODE_UNSUPPORTED", "42601",
+			"The function `%s` doesn't support the %s mode. Acceptable modes are PERMISSIVE and FAILFAST.", name, mode).
+			WithParams("funcName", "`"+name+"`", "mode", mode)
+	}
+	return true, nil
 }

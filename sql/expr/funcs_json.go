@@ -160,27 +160,11 @@ func jsonParseMode(opt Expr) (string, error) {
 		WithParams("funcName", "`from_json`", "mode", mode)
 }
 
-// constantMap evaluates a map literal or a map(...) call over literals.
+// constantMap evaluates a map literal or a map(...) call over constants.
 func constantMap(e Expr) (*sqltypes.MapValue, bool) {
-	if v, ok := literalValue(e); ok {
-		m, isMap := v.(*sqltypes.MapValue)
-		return m, isMap
-	}
-	f, isFunc := e.(*rowFunc)
-	if !isFunc || f.t.Kind != sqltypes.Map {
-		return nil, false
-	}
-	vals := make([]any, len(f.args))
-	for i, a := range f.args {
-		v, ok := literalValue(a)
-		if !ok {
-			return nil, false
-		}
-		vals[i] = v
-	}
-	v, err := f.fn(nil, vals)
+	v, ok := constantArg(e)
 	m, isMap := v.(*sqltypes.MapValue)
-	return m, err == nil && isMap
+	return m, ok && isMap
 }
 
 // malformedJSONRow is PERMISSIVE mode's result for a malformed record: a struct of nulls

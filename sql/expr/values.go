@@ -112,8 +112,11 @@ func ValueAt(arr arrow.Array, i int, t sqltypes.DataType) any {
 		}
 		return out
 	case *array.Struct:
-		if t.Kind == sqltypes.Variant {
+		switch t.Kind {
+		case sqltypes.Variant:
 			return sqltypes.VariantValue{Value: a.Field(0).(*array.Binary).Value(i), Metadata: a.Field(1).(*array.Binary).Value(i)}
+		case sqltypes.Geometry, sqltypes.Geography:
+			return sqltypes.GeoValue{SRID: a.Field(0).(*array.Int32).Value(i), WKB: a.Field(1).(*array.Binary).Value(i)}
 		}
 		out := make([]any, a.NumField())
 		for f := range out {
@@ -211,10 +214,16 @@ func appendValue(b array.Builder, t sqltypes.DataType, v any) {
 		}
 	case *array.StructBuilder:
 		bb.Append(true)
-		if t.Kind == sqltypes.Variant {
+		switch t.Kind {
+		case sqltypes.Variant:
 			vv := v.(sqltypes.VariantValue)
 			bb.FieldBuilder(0).(*array.BinaryBuilder).Append(vv.Value)
 			bb.FieldBuilder(1).(*array.BinaryBuilder).Append(vv.Metadata)
+			return
+		case sqltypes.Geometry, sqltypes.Geography:
+			g := v.(sqltypes.GeoValue)
+			bb.FieldBuilder(0).(*array.Int32Builder).Append(g.SRID)
+			bb.FieldBuilder(1).(*array.BinaryBuilder).Append(g.WKB)
 			return
 		}
 		vals := v.([]any)

@@ -84,6 +84,10 @@ func (p *parser) dataType() sqltypes.DataType {
 		return sqltypes.StructType(fields...)
 	case "INTERVAL":
 		return p.intervalType(start)
+	case "GEOMETRY", "GEOGRAPHY":
+		if t, ok := p.spatialType(name); ok {
+			return t
+		}
 	}
 	text := start.raw
 	if p.peek().isOp("(") {
@@ -97,6 +101,29 @@ func (p *parser) dataType() sqltypes.DataType {
 	p.fail(sparkerr.Newf(sparkerr.ParseException, "UNSUPPORTED_DATATYPE", "0A000",
 		"Unsupported data type %q.", strings.ToUpper(text)).WithParams("typeName", `"`+strings.ToUpper(text)+`"`))
 	return sqltypes.DataType{}
+}
+
+// spatialType parses the (srid) or (ANY) after GEOMETRY / GEOGRAPHY; ok is false without it
+// (a bare GEOMETRY is UNSUPPORTED_DATATYPE, as in Spark). An SRID Spark does not support for the
+// kind is ST_INVALID_SRID_VALUE.
+func (p *parser) spatialType(name string) (sqltypes.DataType, bool) {
+	kind := sqltypes.Geometry
+	if name == "GEOGRAPHY" {
+		kind = sqltypes.Geography
+	}
+	if !p.peek().isOp("(") {
+		return sqltypes.DataType{}, false
+	}
+	if w := p.peekAt(1); w.kind == tokWord && strings.EqualFold(w.text, "ANY") {
+		p.pos += 2
+		p.expectOp(")")
+		return sqltypes.DataType{Kind: kind, SRID: sqltypes.MixedSRID}, true
+	}
+	srid := int32(p.typeParams(1)[0])
+	if !sqltypes.ValidSRID(kind, srid) {
+		p.fail(sqltypes.InvalidSRID(srid))
+	}
+	return sqltypes.DataType{Kind: kind, SRID: srid}, true
 }
 
 var primitiveTypes = map[string]sqltypes.DataType{

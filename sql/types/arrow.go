@@ -63,6 +63,8 @@ func ToArrow(t DataType, tz string) arrow.DataType {
 		return arrow.StructOf(ToArrowFields(t.Fields, tz)...)
 	case Variant:
 		return VariantArrow
+	case Geometry, Geography:
+		return geoArrow(t)
 	}
 	panic(fmt.Sprintf("sqltypes: no arrow type for %v", t))
 }
@@ -150,6 +152,9 @@ func FromArrow(t arrow.DataType) (DataType, error) {
 	case *arrow.StructType:
 		if IsVariantArrow(t) {
 			return VariantType, nil
+		}
+		if g, ok := geoFromArrow(t); ok {
+			return g, nil
 		}
 		fs, err := FromArrowFields(t.Fields())
 		if err != nil {

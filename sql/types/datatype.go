@@ -32,6 +32,9 @@ const (
 	Struct
 	// Variant is Spark's VARIANT (semi-structured values, package sql/types/variant).
 	Variant
+	// Geometry and Geography are Spark 4.1's spatial types: WKB values with an SRID (geo.go).
+	Geometry
+	Geography
 )
 
 // DataType is a Spark data type. The zero value is the null (void) type.
@@ -52,6 +55,8 @@ type DataType struct {
 	StartField, EndField int8
 	// StringCollation is reserved for collated strings; empty means UTF8_BINARY.
 	StringCollation string
+	// SRID of a geometry or geography type; MixedSRID for GEOMETRY(ANY) / GEOGRAPHY(ANY).
+	SRID int32
 }
 
 // Field is a named, typed column or struct field.
@@ -153,6 +158,8 @@ func (t DataType) Equal(o DataType) bool {
 		return true
 	case DayTimeInterval, YearMonthInterval:
 		return t.StartField == o.StartField && t.EndField == o.EndField
+	case Geometry, Geography:
+		return t.SRID == o.SRID
 	}
 	return true
 }
@@ -238,6 +245,8 @@ func (t DataType) String() string {
 		return "struct<" + strings.Join(parts, ",") + ">"
 	case Variant:
 		return "variant"
+	case Geometry, Geography:
+		return geoString(t)
 	}
 	return fmt.Sprintf("unknown(%d)", t.Kind)
 }
@@ -263,6 +272,8 @@ func (t DataType) TypeName() string {
 		return "map"
 	case Struct:
 		return "struct"
+	case Geometry, Geography:
+		return geoName(t.Kind)
 	}
 	return t.String()
 }

@@ -179,6 +179,9 @@ func typeByName(name string) (DataType, error) {
 	if charName.MatchString(name) {
 		return StringType, nil
 	}
+	if t, ok, err := geoFromJSONName(name); ok {
+		return t, err
+	}
 	if m := intervalName.FindStringSubmatch(name); m != nil {
 		start, end := m[1], m[2]
 		if end == "" {
@@ -237,6 +240,8 @@ func writeJSONType(b *strings.Builder, t DataType) {
 			b.WriteByte('}')
 		}
 		b.WriteString(`]}`)
+	case Geometry, Geography:
+		writeJSONString(b, geoJSONName(t))
 	default:
 		writeJSONString(b, t.TypeName())
 	}
