@@ -24,6 +24,9 @@ type Options struct {
 	Database string
 	// EnforceReservedKeywords is spark.sql.ansi.enforceReservedKeywords (sql_keywords()).
 	EnforceReservedKeywords bool
+	// TimeType is spark.sql.timeType.enabled: whether the TIME type may be used (the analyzer
+	// refuses it otherwise).
+	TimeType bool
 }
 
 // NewLiteral returns a constant expression.

@@ -89,6 +89,14 @@ func castValueOK(v any, from, to sqltypes.DataType, ansi bool, loc *time.Locatio
 			return nil, false, nil
 		}
 		return bigToNum(b), true, nil
+	case sqltypes.Time:
+		switch from.Kind {
+		case sqltypes.String:
+			t, ok := sqltypes.ParseTime(v.(string))
+			return t, ok, nil
+		case sqltypes.Time:
+			return sqltypes.TruncateTime(v.(int64), to.Precision), true, nil
+		}
 	case sqltypes.Date:
 		switch from.Kind {
 		case sqltypes.String:
@@ -252,8 +260,11 @@ func castToIntegral(v any, from, to sqltypes.DataType, ansi bool) (any, bool, er
 	switch from.Kind {
 	case sqltypes.Boolean:
 		return narrow(toInt64(v), to.Kind), true, nil
-	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long:
+	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Time:
 		n := toInt64(v)
+		if from.Kind == sqltypes.Time {
+			n /= sqltypes.NanosPerSecond
+		}
 		if (n < lo || n > hi) && ansi {
 			return nil, false, nil
 		}
@@ -425,6 +436,8 @@ func castToDecimal(v any, from, to sqltypes.DataType) (*big.Int, bool) {
 		}
 	case sqltypes.Timestamp:
 		b = rescale(big.NewInt(v.(int64)), 6, to.Scale)
+	case sqltypes.Time:
+		b = rescale(big.NewInt(v.(int64)), 9, to.Scale)
 	default:
 		return nil, false
 	}

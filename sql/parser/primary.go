@@ -61,7 +61,7 @@ func (p *parser) wordPrimary(t token) plan.Expr {
 	case "NULL":
 		p.pos++
 		return plan.Lit(nil, sqltypes.NullType)
-	case "DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
+	case "DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIME":
 		if next.kind == tokString {
 			p.pos++
 			return p.typedLiteral(kw, p.stringLit())
