@@ -42,13 +42,9 @@ func (a *Analyzer) binderOver(in *resolved) *binder { return &binder{a: a, in: i
 func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
 	x, err := b.bindExpr(e)
 	if err == nil && !b.a.Options.TimeType && sqltypes.ContainsKind(x.Type(), sqltypes.Time) {
-		return nil, unsupportedTimeType()
+		return nil, expr.UnsupportedTimeType()
 	}
 	return x, err
-}
-
-func unsupportedTimeType() error {
-	return sparkerr.Analysis("UNSUPPORTED_TIME_TYPE", "0A000", "The data type TIME is not supported.")
 }
 
 func (b *binder) bindExpr(e plan.Expr) (expr.Expr, error) {

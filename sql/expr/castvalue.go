@@ -263,9 +263,10 @@ func castToIntegral(v any, from, to sqltypes.DataType, ansi bool) (any, bool, er
 	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Time:
 		n := toInt64(v)
 		if from.Kind == sqltypes.Time {
+			// Seconds since midnight; out of range is NULL even in legacy mode.
 			n /= sqltypes.NanosPerSecond
 		}
-		if (n < lo || n > hi) && ansi {
+		if (n < lo || n > hi) && (ansi || from.Kind == sqltypes.Time) {
 			return nil, false, nil
 		}
 		return narrow(n, to.Kind), true, nil

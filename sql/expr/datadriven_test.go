@@ -46,7 +46,7 @@ func TestDataDriven(t *testing.T) {
 			msg := d.HasArg("msg")
 			env.ctx.Now = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC).UnixMicro()
 			defer env.close()
-			opts := Options{ANSI: ansi, TimeZone: loc.String()}
+			opts := Options{ANSI: ansi, TimeZone: loc.String(), TimeType: true}
 			var out strings.Builder
 			for _, line := range strings.Split(d.Input, "\n") {
 				line = strings.TrimSpace(line)

@@ -57,7 +57,7 @@ func bindCurrent(name string, args []Expr, opts Options) (Expr, error) {
 // currentTimeFuncs are the functions that read the current time (Spark's CurrentTimestampLike,
 // CurrentDate and LocalTimestamp expressions; unix_timestamp() without arguments too).
 var currentTimeFuncs = map[string]bool{"current_date": true, "curdate": true, "current_timestamp": true,
-	"now": true, "localtimestamp": true, "unix_timestamp": true}
+	"now": true, "localtimestamp": true, "unix_timestamp": true, "current_time": true}
 
 // ReadsCurrentTime reports whether e calls a function that reads the current time (Spark
 // refuses them under continuous processing, whose epochs have no batch timestamp).

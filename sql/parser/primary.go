@@ -138,7 +138,7 @@ func (p *parser) wordPrimary(t token) plan.Expr {
 			}
 			return plan.Fn(name, stringLiteral(unit), a, b)
 		}
-	case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER":
+	case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURRENT_TIME":
 		if !next.isOp("(") {
 			p.pos++
 			return plan.Fn(strings.ToLower(kw))
