@@ -114,6 +114,9 @@ func bindDateDiff(name string, args []Expr, opts Options) (Expr, error) {
 
 func bindDateField(name string, args []Expr, opts Options) (Expr, error) {
 	timeField := name == "hour" || name == "minute" || name == "second"
+	if timeField && args[0].Type().Kind == sqltypes.Time {
+		return timeOfDayField(name, args), nil
+	}
 	var x Expr
 	var err error
 	if timeField {

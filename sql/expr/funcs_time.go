@@ -255,6 +255,22 @@ func bindCurrentTime(name string, args []Expr, opts Options) (Expr, error) {
 	}}, nil
 }
 
+// timeOfDayField is hour, minute or second of a TIME value.
+func timeOfDayField(name string, args []Expr) Expr {
+	unit, mod := sqltypes.NanosPerHour, int64(24)
+	switch name {
+	case "minute":
+		unit, mod = sqltypes.NanosPerMinute, 60
+	case "second":
+		unit, mod = sqltypes.NanosPerSecond, 60
+	}
+	f := strict(name, args, intType, func(_ *Context, a []any) (any, error) {
+		return int32(a[0].(int64) / unit % mod), nil
+	})
+	f.text = callText(name, args)
+	return f
+}
+
 // cannotParseTime is Spark's CANNOT_PARSE_TIME.
 func cannotParseTime(s, pattern string) *sparkerr.Error {
 	return sparkerr.Newf(sparkerr.DateTimeException, "CANNOT_PARSE_TIME", "22010",

@@ -123,3 +123,26 @@ def test_create_dataframe_with_time(time_on):
     df = time_on.createDataFrame([(datetime.time(1, 2, 3, 4000), 1), (None, 2)], schema)
     assert [tuple(r) for r in df.collect()] == [(datetime.time(1, 2, 3, 4000), 1), (None, 2)]
     assert df.select(F.time_to_micros("t")).collect()[0][0] == 3723004000
+
+
+def test_time_arithmetic_and_fields(time_on):
+    row = time_on.sql("SELECT TIME'12:34:56' - TIME'10:00', TIME'12:34:56' + INTERVAL '1' HOUR, "
+                      "TIME'12:34:56' - INTERVAL '90' MINUTE, hour(TIME'12:34:56'), minute(TIME'12:34:56'), "
+                      "second(TIME'12:34:56.5'), extract(SECOND FROM TIME'12:34:56.5')").collect()[0]
+    assert tuple(row) == (datetime.timedelta(seconds=9296), datetime.time(13, 34, 56), datetime.time(11, 4, 56),
+                          12, 34, 56, __import__("decimal").Decimal("56.500000"))
+    with pytest.raises(Exception) as e:
+        time_on.sql("SELECT TIME'23:34:56' + INTERVAL '1' HOUR").collect()
+    assert e.value.getCondition() == "DATETIME_OVERFLOW"
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "json"])
+def test_time_column_round_trips_through_files(time_on, tmp_path, fmt):
+    df = time_on.sql("SELECT cast(t AS TIME) AS t, v FROM VALUES ('12:00', 1), ('08:30:00.5', 2), (NULL, 3) AS x(t, v)")
+    path = str(tmp_path / fmt)
+    df.write.format(fmt).save(path)
+    back = [tuple(r) for r in time_on.read.format(fmt).load(path).collect()]
+    want = {"parquet": [(None, 3), (datetime.time(8, 30, 0, 500000), 2), (datetime.time(12, 0), 1)],
+            "csv": [(None, "3"), ("08:30:00.5", "2"), ("12:00:00", "1")],
+            "json": [(None, 3), ("08:30:00.5", 2), ("12:00:00", 1)]}[fmt]
+    assert sorted(back, key=str) == sorted(want, key=str)
