@@ -27,8 +27,6 @@ var notDone = []string{
 	"python_worker_logs",
 	// CALENDAR INTERVAL results (a type Weir does not have).
 	"make_interval", "try_make_interval",
-	// Timestamp bucketing (new in 4.2).
-	"time_bucket",
 	// Geospatial st_* over WKB.
 	"st_asbinary", "st_geogfromwkb", "st_geomfromwkb", "st_setsrid", "st_srid",
 }

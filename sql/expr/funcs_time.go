@@ -219,11 +219,7 @@ func bindCurrentTime(name string, args []Expr, opts Options) (Expr, error) {
 		if !implicitlyCastable(a.Type(), sqltypes.IntegerType) {
 			return nil, unexpectedInputType(quoteSQL(call), 0, `"INT"`, a)
 		}
-		c := a
-		if folded, ok := Fold(&Context{}, a); ok {
-			c = folded
-		}
-		v, ok := literalValue(c)
+		v, ok := constantOperand(a)
 		if !ok {
 			return nil, nonFoldable(call, "precision", `"INT"`, a)
 		}

@@ -146,3 +146,21 @@ def test_time_column_round_trips_through_files(time_on, tmp_path, fmt):
             "csv": [(None, "3"), ("08:30:00.5", "2"), ("12:00:00", "1")],
             "json": [(None, 3), ("08:30:00.5", 2), ("12:00:00", 1)]}[fmt]
     assert sorted(back, key=str) == sorted(want, key=str)
+
+
+def test_time_bucket(spark):
+    # time_bucket buckets TIMESTAMP and TIMESTAMP_NTZ (not TIME): no conf needed.
+    df = spark.range(1).select(
+        F.time_bucket(F.expr("INTERVAL '15' MINUTE"), F.lit(datetime.datetime(2024, 1, 1, 11, 27))).alias("m"),
+        F.time_bucket(F.expr("INTERVAL '1' MONTH"), F.expr("TIMESTAMP '2024-07-20 14:30:00'"),
+                      F.expr("TIMESTAMP '2024-06-15 09:00:00'")).alias("mo"),
+        F.time_bucket(F.expr("INTERVAL '1' DAY"), F.expr("TIMESTAMP_NTZ '2024-01-01 11:27:00'")).alias("ntz"))
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["timestamp", "timestamp", "timestamp_ntz"]
+    assert tuple(df.collect()[0]) == (datetime.datetime(2024, 1, 1, 11, 15), datetime.datetime(2024, 7, 15, 9, 0),
+                                      datetime.datetime(2024, 1, 1, 0, 0))
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT time_bucket(INTERVAL '0' MINUTE, TIMESTAMP '2024-01-01 11:27:00')").collect()
+    assert e.value.getCondition() == "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT time_bucket(INTERVAL '1' DAY, DATE '2024-01-01')").collect()
+    assert e.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
