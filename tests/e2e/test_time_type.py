@@ -2,6 +2,7 @@
 Spark 4.2), and with spark.sql.timeType.enabled the values Apache Spark 4.2's own Connect server
 gives for the same queries (checked side by side)."""
 import datetime
+import decimal
 
 import pytest
 from pyspark.errors import AnalysisException, DateTimeException, IllegalArgumentException
@@ -65,7 +66,7 @@ def test_time_functions(time_on):
         "bigint", "time(6)", "time(6)"]
     assert tuple(df.collect()[0]) == (
         datetime.time(6, 30, 45, 887000), datetime.time(14, 30, 0, 500000), datetime.time(14, 30, 0, 500000),
-        datetime.time(14, 30, 0, 500000), 52200500000, 86399999, __import__("decimal").Decimal("52200.500000"),
+        datetime.time(14, 30, 0, 500000), 52200500000, 86399999, decimal.Decimal("52200.500000"),
         datetime.time(9, 0), -510, datetime.time(12, 10, 5), None)
     names = time_on.sql("SELECT make_time(1, 2, 3), time_diff('HOUR', TIME'20:30:29', '12:00'), "
                         "current_time, current_time(3), try_to_time('1:00')").columns
@@ -130,7 +131,7 @@ def test_time_arithmetic_and_fields(time_on):
                       "TIME'12:34:56' - INTERVAL '90' MINUTE, hour(TIME'12:34:56'), minute(TIME'12:34:56'), "
                       "second(TIME'12:34:56.5'), extract(SECOND FROM TIME'12:34:56.5')").collect()[0]
     assert tuple(row) == (datetime.timedelta(seconds=9296), datetime.time(13, 34, 56), datetime.time(11, 4, 56),
-                          12, 34, 56, __import__("decimal").Decimal("56.500000"))
+                          12, 34, 56, decimal.Decimal("56.500000"))
     with pytest.raises(Exception) as e:
         time_on.sql("SELECT TIME'23:34:56' + INTERVAL '1' HOUR").collect()
     assert e.value.getCondition() == "DATETIME_OVERFLOW"
@@ -164,3 +165,16 @@ def test_time_bucket(spark):
     with pytest.raises(AnalysisException) as e:
         spark.sql("SELECT time_bucket(INTERVAL '1' DAY, DATE '2024-01-01')").collect()
     assert e.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+
+
+def test_streaming_aggregate_keyed_by_time(time_on, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.json").write_text("".join('{"v": %d}\n' % v for v in range(30)))
+    df = time_on.readStream.schema("v INT").json(str(src))
+    agg = df.select(F.time_from_seconds(F.col("v") % 3).alias("t")).groupBy("t").count()
+    q = (agg.writeStream.outputMode("complete").format("memory").queryName("time_keys")
+         .option("checkpointLocation", str(tmp_path / "cp")).trigger(availableNow=True).start())
+    q.awaitTermination(60)
+    rows = sorted(tuple(r) for r in time_on.sql("SELECT * FROM time_keys").collect())
+    assert rows == [(datetime.time(0, 0), 10), (datetime.time(0, 0, 1), 10), (datetime.time(0, 0, 2), 10)]
