@@ -84,7 +84,12 @@ func castValueOK(v any, from, to sqltypes.DataType, ansi bool, loc *time.Locatio
 		b, ok := castToDecimal(v, from, to)
 		if !ok {
 			if ansi && from.Kind != sqltypes.String && b != nil {
-				return nil, false, decimalOverflow(valueString(v, from, loc), to.Precision, to.Scale)
+				shown := valueString(v, from, loc)
+				if from.Kind == sqltypes.Time {
+					// Spark shows the seconds as the decimal it converts: nanoseconds at scale 9.
+					shown = formatDecimal(decimal128.FromI64(v.(int64)), 9)
+				}
+				return nil, false, decimalOverflow(shown, to.Precision, to.Scale)
 			}
 			return nil, false, nil
 		}
