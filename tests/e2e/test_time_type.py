@@ -7,7 +7,7 @@ import decimal
 import pytest
 from pyspark.errors import AnalysisException, DateTimeException, IllegalArgumentException
 from pyspark.sql import functions as F
-from pyspark.sql.types import LongType, StructField, StructType, TimeType
+from pyspark.sql.types import LongType, StringType, StructField, StructType, TimeType
 
 TIME_CONF = "spark.sql.timeType.enabled"
 
@@ -178,3 +178,15 @@ def test_streaming_aggregate_keyed_by_time(time_on, tmp_path):
     q.awaitTermination(60)
     rows = sorted(tuple(r) for r in time_on.sql("SELECT * FROM time_keys").collect())
     assert rows == [(datetime.time(0, 0), 10), (datetime.time(0, 0, 1), 10), (datetime.time(0, 0, 2), 10)]
+
+
+def test_python_udf_over_time(time_on):
+    # Python UDFs see datetime.time values and may return them (pickled as nanoseconds since
+    # midnight, TimeType's internal form), with and without Arrow.
+    df = time_on.sql("SELECT TIME'12:34:56.5' AS t")
+    shown = F.udf(lambda t: repr(t), StringType())
+    shifted = F.udf(lambda t: t.replace(hour=t.hour + 1), TimeType())
+    arrow_shown = F.udf(lambda t: repr(t), StringType(), useArrow=True)
+    row = df.select(shown("t"), shifted("t"), arrow_shown("t")).collect()[0]
+    assert tuple(row) == ("datetime.time(12, 34, 56, 500000)", datetime.time(13, 34, 56, 500000),
+                          "datetime.time(12, 34, 56, 500000)")
