@@ -29,6 +29,10 @@ def test_time_is_off_by_default(spark):
     with pytest.raises(AnalysisException) as e:
         spark.range(1).select(F.make_time(F.lit(1), F.lit(2), F.lit(3))).collect()
     assert e.value.getCondition() == "UNSUPPORTED_TIME_TYPE"
+    # A TIME column no expression makes (a local relation) is refused too.
+    with pytest.raises(AnalysisException) as e:
+        spark.createDataFrame([(datetime.time(1, 2, 3),)], StructType([StructField("t", TimeType())])).collect()
+    assert e.value.getCondition() == "UNSUPPORTED_TIME_TYPE"
 
 
 def test_collect_time_column(time_on):
