@@ -53,13 +53,25 @@ func timeOutOfBounds(msg string) *sparkerr.Error {
 		"%s. ", msg).WithParams("rangeMessage", msg)
 }
 
-// checkTimeNanos fails unless nanos is a time of day.
-func checkTimeNanos(nanos int64) (int64, error) {
-	if nanos < 0 || nanos >= sqltypes.NanosPerDay {
-		return 0, timeOutOfBounds(fmt.Sprintf(
-			"Invalid TIME value: must be between 00:00:00 and 23:59:59.999999999, but got %d nanoseconds", nanos))
+// notTimeOfDay is the error for a count of nanoseconds (shown as Spark computes it) outside the
+// day.
+func notTimeOfDay(shown string) error {
+	return timeOutOfBounds("Invalid TIME value: must be between 00:00:00 and 23:59:59.999999999, but got " +
+		shown + " nanoseconds")
+}
+
+// timeConversionOverflow is Spark's error for a count whose nanoseconds pass a long.
+var timeConversionOverflow = timeOutOfBounds("Overflow in TIME conversion")
+
+// unitsToTime is n units of nanoseconds as a TIME value, or notTimeOfDay when outside the day.
+func unitsToTime(n, unit int64) (any, error) {
+	if n > math.MaxInt64/unit || n < math.MinInt64/unit {
+		return nil, timeConversionOverflow
 	}
-	return nanos, nil
+	if n < 0 || n >= sqltypes.NanosPerDay/unit {
+		return nil, notTimeOfDay(fmt.Sprint(n * unit))
+	}
+	return n * unit, nil
 }
 
 // requireTime requires a TIME argument (Spark's time functions do not cast strings to TIME here).
@@ -71,7 +83,8 @@ func requireTime(name string, args []Expr, i int) error {
 }
 
 // bindMakeTime is make_time(hour, minute, second): hour and minute cast to INT, second to
-// DECIMAL(16,6) (numbers and strings only, as make_dt_interval's parts), each checked as java.time's LocalTime.of does.
+// DECIMAL(16,6) (numbers and strings only, as make_dt_interval's parts), each checked as
+// java.time's LocalTime.of does.
 func bindMakeTime(name string, args []Expr, opts Options) (Expr, error) {
 	if err := timeTypeEnabled(opts); err != nil {
 		return nil, err
@@ -121,11 +134,7 @@ func bindTimeFromEpoch(name string, args []Expr, opts Options) (Expr, error) {
 		return nil, err
 	}
 	f := nullableStrict(name, []Expr{x}, time6Type, func(_ *Context, v []any) (any, error) {
-		n := v[0].(int64)
-		if n < 0 || n >= sqltypes.NanosPerDay/unit {
-			return checkTimeNanos(n * unit)
-		}
-		return n * unit, nil
+		return unitsToTime(v[0].(int64), unit)
 	})
 	f.str = callString(name, args)
 	return f, nil
@@ -143,14 +152,9 @@ func bindTimeFromSeconds(name string, args []Expr, opts Options) (Expr, error) {
 		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `"NUMERIC"`, a)
 	}
 	f := nullableStrict(name, []Expr{a}, time6Type, func(_ *Context, v []any) (any, error) {
-		var nanos int64
 		switch {
 		case at.IsIntegral():
-			n := toInt64(v[0])
-			if n < 0 || n >= 86400 {
-				return checkTimeNanos(n * sqltypes.NanosPerSecond)
-			}
-			nanos = n * sqltypes.NanosPerSecond
+			return unitsToTime(toInt64(v[0]), sqltypes.NanosPerSecond)
 		case at.Kind == sqltypes.Decimal:
 			b := v[0].(decimal128.Num).BigInt()
 			if at.Scale > 6 {
@@ -159,20 +163,19 @@ func bindTimeFromSeconds(name string, args []Expr, opts Options) (Expr, error) {
 				b = rescale(b, at.Scale, 6)
 			}
 			if !b.IsInt64() {
-				return nil, timeOutOfBounds("Invalid TIME value: must be between 00:00:00 and 23:59:59.999999999, but got " + b.String() + "000 nanoseconds")
+				return nil, timeConversionOverflow
 			}
-			return checkTimeNanos(b.Int64() * sqltypes.NanosPerMicro)
-		default:
-			d := toFloat64(v[0])
-			if math.IsNaN(d) || math.IsInf(d, 0) {
-				return nil, timeOutOfBounds("Cannot convert NaN or Infinite value to TIME")
-			}
-			if d < 0 || d >= 86400 {
-				return checkTimeNanos(int64(d * 1e9))
-			}
-			nanos = int64(d*1e6) * sqltypes.NanosPerMicro
+			return unitsToTime(b.Int64(), sqltypes.NanosPerMicro)
 		}
-		return nanos, nil
+		d := toFloat64(v[0])
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, timeOutOfBounds("Cannot convert NaN or Infinite value to TIME")
+		}
+		if d < 0 || d >= 86400 {
+			// Java's (long) cast saturates.
+			return nil, notTimeOfDay(fmt.Sprint(saturate(d*1e9, math.MinInt64, math.MaxInt64)))
+		}
+		return int64(d*1e6) * sqltypes.NanosPerMicro, nil
 	})
 	f.str = callString(name, args)
 	return f, nil
