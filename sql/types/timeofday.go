@@ -16,12 +16,17 @@ const (
 )
 
 // ParseTime parses a time of day as Spark's string-to-TIME cast (SparkDateTimeUtils.stringToTime):
-// surrounding whitespace and one leading 'T' are ignored; the form is h[h]:m[m][:s[s][.f…]], hours
-// 0..23, minutes and seconds 0..59, the fraction's digits past the ninth ignored and the value
-// truncated to microseconds. ok is false for anything else.
+// a first character 'T', or else leading whitespace, and trailing whitespace are ignored; the
+// form is h[h]:m[m][:s[s][.f…]], hours 0..23, minutes and seconds 0..59, the fraction's digits
+// past the ninth ignored and the value truncated to microseconds. ok is false for anything else.
 func ParseTime(s string) (nanos int64, ok bool) {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	s = strings.TrimPrefix(s, "T")
+	space := func(r rune) bool { return r <= ' ' }
+	if rest, found := strings.CutPrefix(s, "T"); found {
+		s = rest
+	} else {
+		s = strings.TrimLeftFunc(s, space)
+	}
+	s = strings.TrimRightFunc(s, space)
 	i := 0
 	field := func(max int) (int64, bool) {
 		j := i
