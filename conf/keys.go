@@ -8,6 +8,8 @@ const (
 	TimeZoneKey      = "spark.sql.session.timeZone"
 	ANSIKey          = "spark.sql.ansi.enabled"
 	CaseSensitiveKey = "spark.sql.caseSensitive"
+	// TimeTypeKey enables the TIME type (off by default, as in Spark 4.2).
+	TimeTypeKey = "spark.sql.timeType.enabled"
 	// EnforceReservedKeywordsKey makes Spark's ANSI reserved keywords reserved (sql_keywords()
 	// reports them so).
 	EnforceReservedKeywordsKey = "spark.sql.ansi.enforceReservedKeywords"

@@ -71,6 +71,9 @@ var confEntries = []ConfEntry{
 	{Key: conf.EnforceReservedKeywordsKey, Kind: ConfBool, Default: "false",
 		Doc: "Whether Spark's ANSI reserved keywords are reserved: sql_keywords() reports them so " +
 			"(Weir's parser reserves its own set either way)."},
+	{Key: conf.TimeTypeKey, Kind: ConfBool, Default: "false",
+		Doc: "Whether the TIME type (TIME literals and casts, make_time, to_time and the other TIME functions) may be used; " +
+			"off, a query that uses it fails with UNSUPPORTED_TIME_TYPE, as in Spark 4.2."},
 	{Key: "spark.sql.timestampType", Kind: ConfEnum, Default: "TIMESTAMP_LTZ",
 		Values: []string{"TIMESTAMP_NTZ", "TIMESTAMP_LTZ"},
 		Doc: "Read by the client: TIMESTAMP_NTZ makes createDataFrame infer timestamp_ntz columns " +

@@ -142,7 +142,8 @@ func (s *Session) Conf() *Conf { return s.conf }
 func (s *Session) exprOptions() expr.Options {
 	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone(), User: s.sessionUser(),
 		Version: s.sparkVersion + " " + serverRevision(), Database: s.views.currentDatabase(),
-		EnforceReservedKeywords: s.conf.Bool(conf.EnforceReservedKeywordsKey, false), ReadFile: s.readQueryFile}
+		EnforceReservedKeywords: s.conf.Bool(conf.EnforceReservedKeywordsKey, false), ReadFile: s.readQueryFile,
+		TimeType: s.conf.Bool(conf.TimeTypeKey, false)}
 }
 
 // maxQueryFileBytes bounds a file a query reads whole while it is compiled (from_protobuf's

@@ -106,6 +106,8 @@ func encodeAt(buf []byte, a arrow.Array, i int) []byte {
 		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
 	case *array.Duration:
 		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
+	case *array.Time64:
+		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
 	case *array.MonthInterval:
 		return binary.BigEndian.AppendUint64(buf, uint64(x.Value(i)))
 	case *array.Float32, *array.Float64:
@@ -223,7 +225,7 @@ func (d *valueDecoder) value(t sqltypes.DataType) any {
 		return int16(d.u64())
 	case sqltypes.Integer, sqltypes.Date, sqltypes.YearMonthInterval:
 		return int32(d.u64())
-	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval:
+	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Time:
 		return int64(d.u64())
 	case sqltypes.Float:
 		return float32(math.Float64frombits(d.u64()))

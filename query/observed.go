@@ -55,6 +55,8 @@ func metricJSON(v any, t sqltypes.DataType) any {
 		return time.Unix(int64(v.(int32))*86400, 0).UTC().Format("2006-01-02")
 	case sqltypes.Timestamp, sqltypes.TimestampNTZ:
 		return time.UnixMicro(v.(int64)).UTC().Format("2006-01-02 15:04:05.999999")
+	case sqltypes.Time:
+		return sqltypes.FormatTime(v.(int64))
 	case sqltypes.Array:
 		elems := v.([]any)
 		out := make([]any, len(elems))

@@ -21,8 +21,8 @@ const (
 
 // DataTypeFromProto converts a Spark Connect DataType. char(n) and varchar(n) become string (as
 // Spark does when reading them outside a table schema); unparsed type strings go through
-// parser.ParseDataType. Calendar intervals, variants, geometry/geography, time and user-defined
-// types are unsupported.
+// parser.ParseDataType. Calendar intervals, geometry/geography and user-defined types are
+// unsupported.
 func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 	if t == nil || t.Kind == nil {
 		return sqltypes.DataType{}, invalidPlan("DataType is missing kind")
@@ -73,6 +73,8 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		return sqltypes.TimestampType, nil
 	case *pb.DataType_TimestampNtz:
 		return sqltypes.TimestampNTZType, nil
+	case *pb.DataType_Time_:
+		return timeType(k.Time != nil && k.Time.Precision != nil, k.Time.GetPrecision())
 	case *pb.DataType_YearMonthInterval_:
 		ym := k.YearMonthInterval
 		if ym == nil {
@@ -153,6 +155,20 @@ func udtName(u *pb.DataType_UDT) string {
 	return u.GetType()
 }
 
+// timeType is TIME(p), p 6 when not given; a p outside 0..6 is Spark's
+// UNSUPPORTED_TIME_PRECISION.
+func timeType(given bool, p int32) (sqltypes.DataType, error) {
+	if !given {
+		return sqltypes.TimeType(sqltypes.MaxTimePrecision), nil
+	}
+	if p < 0 || p > sqltypes.MaxTimePrecision {
+		return sqltypes.DataType{}, sparkerr.Analysis("UNSUPPORTED_TIME_PRECISION", "0A001",
+			"The seconds precision %d of the TIME data type is out of the supported range [0, 6].", p).
+			WithParams("precision", itoa(int64(p)))
+	}
+	return sqltypes.TimeType(p), nil
+}
+
 // decimalType validates a decimal's precision and scale like Spark's DecimalType.
 func decimalType(p, s int32) (sqltypes.DataType, error) {
 	if p > maxDecimalPrecision {
@@ -222,6 +238,9 @@ func DataTypeToProto(t sqltypes.DataType) *pb.DataType {
 		return &pb.DataType{Kind: &pb.DataType_Timestamp_{Timestamp: &pb.DataType_Timestamp{}}}
 	case sqltypes.TimestampNTZ:
 		return &pb.DataType{Kind: &pb.DataType_TimestampNtz{TimestampNtz: &pb.DataType_TimestampNTZ{}}}
+	case sqltypes.Time:
+		p := t.Precision
+		return &pb.DataType{Kind: &pb.DataType_Time_{Time: &pb.DataType_Time{Precision: &p}}}
 	case sqltypes.DayTimeInterval:
 		s, e := int32(t.StartField), int32(t.EndField)
 		return &pb.DataType{Kind: &pb.DataType_DayTimeInterval_{DayTimeInterval: &pb.DataType_DayTimeInterval{StartField: &s, EndField: &e}}}

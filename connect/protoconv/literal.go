@@ -61,6 +61,12 @@ func literalOf(l *pb.Expression_Literal, want *sqltypes.DataType) (plan.Literal,
 		return typed(v.Timestamp, sqltypes.TimestampType, want)
 	case *pb.Expression_Literal_TimestampNtz:
 		return typed(v.TimestampNtz, sqltypes.TimestampNTZType, want)
+	case *pb.Expression_Literal_Time_:
+		t, err := timeType(v.Time != nil && v.Time.Precision != nil, v.Time.GetPrecision())
+		if err != nil {
+			return plan.Literal{}, err
+		}
+		return typed(v.Time.GetNano(), t, want)
 	case *pb.Expression_Literal_YearMonthInterval:
 		return typed(v.YearMonthInterval, sqltypes.YearMonthIntervalType(intervalYear, intervalMonth), want)
 	case *pb.Expression_Literal_DayTimeInterval:

@@ -55,6 +55,9 @@ func literalToProto(v any, t sqltypes.DataType) (*pb.Expression_Literal, error) 
 		l.LiteralType = &pb.Expression_Literal_Timestamp{Timestamp: v.(int64)}
 	case sqltypes.TimestampNTZ:
 		l.LiteralType = &pb.Expression_Literal_TimestampNtz{TimestampNtz: v.(int64)}
+	case sqltypes.Time:
+		p := t.Precision
+		l.LiteralType = &pb.Expression_Literal_Time_{Time: &pb.Expression_Literal_Time{Nano: v.(int64), Precision: &p}}
 	case sqltypes.DayTimeInterval:
 		l.LiteralType = &pb.Expression_Literal_DayTimeInterval{DayTimeInterval: v.(int64)}
 	case sqltypes.YearMonthInterval:

@@ -161,6 +161,10 @@ func parseScalar(s string, t sqltypes.DataType, loc *time.Location) any {
 		if ts, ok := parseTimestamp(s2, time.UTC, false); ok {
 			return ts
 		}
+	case sqltypes.Time:
+		if nanos, ok := sqltypes.ParseTime(s2); ok {
+			return nanos
+		}
 	}
 	return nil
 }

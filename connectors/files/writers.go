@@ -230,6 +230,8 @@ func scalarText(v any, t sqltypes.DataType, loc *time.Location) string {
 		return time.UnixMicro(v.(int64)).In(loc).Format("2006-01-02T15:04:05.000Z07:00")
 	case sqltypes.TimestampNTZ:
 		return time.UnixMicro(v.(int64)).UTC().Format("2006-01-02T15:04:05.000")
+	case sqltypes.Time:
+		return sqltypes.FormatTime(v.(int64))
 	}
 	return ""
 }

@@ -77,6 +77,8 @@ func AppendFromJava(b array.Builder, t sqltypes.DataType, v any, budget *Budget)
 		b.(*array.TimestampBuilder).Append(arrow.Timestamp(v.(int64)))
 	case sqltypes.DayTimeInterval:
 		b.(*array.DurationBuilder).Append(arrow.Duration(v.(int64)))
+	case sqltypes.Time:
+		b.(*array.Time64Builder).Append(arrow.Time64(v.(int64)))
 	case sqltypes.String:
 		s, err := javaToString(v, budget)
 		if err != nil {
@@ -160,7 +162,7 @@ func accepts(t sqltypes.DataType, v any) bool {
 		// Only a Java Integer: Python pickles ints in int32 range with BININT*.
 		x, ok := v.(int64)
 		return ok && x == int64(int32(x))
-	case sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval:
+	case sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Time:
 		_, ok := v.(int64)
 		return ok
 	case sqltypes.String:

@@ -42,11 +42,12 @@ func UDFInputSchema(types []sqltypes.DataType) sqltypes.Schema {
 }
 
 // NeedConversionInPython is EvaluatePython.needConversionInPython: whether values of t are sent
-// through a Row converter so Python turns them into date, datetime, timedelta, VariantVal or Row
-// objects.
+// through a Row converter so Python turns them into date, datetime, timedelta, time, VariantVal or
+// Row objects.
 func NeedConversionInPython(t sqltypes.DataType) bool {
 	switch t.Kind {
-	case sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Struct, sqltypes.Variant:
+	case sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Time, sqltypes.Struct,
+		sqltypes.Variant:
 		return true
 	case sqltypes.Array:
 		return t.Elem != nil && NeedConversionInPython(*t.Elem)
@@ -183,6 +184,9 @@ func (w *writer) value(arr arrow.Array, i int, t sqltypes.DataType) error {
 	case *array.Duration:
 		w.long(micros(int64(a.Value(i)), a.DataType().(*arrow.DurationType).Unit))
 	case *array.MonthInterval:
+		w.long(int64(a.Value(i)))
+	case *array.Time64:
+		// TIME is nanoseconds since midnight (TimeType.fromInternal's input).
 		w.long(int64(a.Value(i)))
 	case *array.Map:
 		return w.mapValue(a, i, t)

@@ -112,6 +112,15 @@ func (a *Analyzer) Resolve(ctx context.Context, rel plan.Relation) (logical.Node
 	if err := checkInputFileSources(r.node); err != nil {
 		return nil, err
 	}
+	if !a.Options.TimeType {
+		// A TIME column that no expression bound (a local relation, a file's schema) is refused
+		// too, as Spark refuses it with spark.sql.timeType.enabled off.
+		for _, f := range r.node.Schema() {
+			if sqltypes.ContainsKind(f.Type, sqltypes.Time) {
+				return nil, expr.UnsupportedTimeType()
+			}
+		}
+	}
 	return r.node, nil
 }
 

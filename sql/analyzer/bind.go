@@ -37,8 +37,17 @@ type binder struct {
 
 func (a *Analyzer) binderOver(in *resolved) *binder { return &binder{a: a, in: in} }
 
-// bind binds e.
+// bind binds e. With spark.sql.timeType.enabled off (Options.TimeType), an expression of a type
+// that holds TIME is UNSUPPORTED_TIME_TYPE, as Spark refuses it.
 func (b *binder) bind(e plan.Expr) (expr.Expr, error) {
+	x, err := b.bindExpr(e)
+	if err == nil && !b.a.Options.TimeType && sqltypes.ContainsKind(x.Type(), sqltypes.Time) {
+		return nil, expr.UnsupportedTimeType()
+	}
+	return x, err
+}
+
+func (b *binder) bindExpr(e plan.Expr) (expr.Expr, error) {
 	if err := b.a.checkCancel(); err != nil {
 		return nil, err
 	}

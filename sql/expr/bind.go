@@ -27,6 +27,9 @@ type Options struct {
 	// ReadFile reads a file a query names (from_protobuf's descriptor file) through the server's
 	// file-access policy; nil refuses every path.
 	ReadFile func(path string) ([]byte, error)
+	// TimeType is spark.sql.timeType.enabled: whether the TIME type may be used (the analyzer
+	// refuses it otherwise).
+	TimeType bool
 }
 
 // NewLiteral returns a constant expression.

@@ -50,11 +50,15 @@ func (c *castExpr) Nullable() bool {
 	if c.child.Nullable() || c.try {
 		return true
 	}
+	from := c.child.Type()
+	if c.to.Kind == sqltypes.Time && from.Kind == sqltypes.String || from.Kind == sqltypes.Time && c.to.Kind == sqltypes.Decimal {
+		// Spark's Cast.nullable says so whatever the mode.
+		return true
+	}
 	if c.ansi {
 		// ANSI casts fail instead of producing NULL.
 		return false
 	}
-	from := c.child.Type()
 	switch {
 	case c.to.Kind == sqltypes.String, c.to.Kind == sqltypes.Binary && from.Kind == sqltypes.String:
 		return false
@@ -196,7 +200,8 @@ func canCast(from, to sqltypes.DataType) bool {
 	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Float, sqltypes.Double, sqltypes.Decimal:
 		return from.IsNumeric() || from.Kind == sqltypes.String || from.Kind == sqltypes.Boolean ||
 			from.Kind == sqltypes.Timestamp ||
-			(to.IsIntegral() && (from.Kind == sqltypes.DayTimeInterval || from.Kind == sqltypes.YearMonthInterval))
+			(to.IsIntegral() && (from.Kind == sqltypes.DayTimeInterval || from.Kind == sqltypes.YearMonthInterval)) ||
+			(from.Kind == sqltypes.Time && (to.IsIntegral() || to.Kind == sqltypes.Decimal))
 	case sqltypes.Binary:
 		return from.Kind == sqltypes.String || from.IsIntegral()
 	case sqltypes.Date:
@@ -208,6 +213,8 @@ func canCast(from, to sqltypes.DataType) bool {
 		return from.Kind == sqltypes.String || from.Kind == sqltypes.Date || from.Kind == sqltypes.Timestamp
 	case sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
 		return from.Kind == sqltypes.String || from.Kind == to.Kind || from.IsIntegral()
+	case sqltypes.Time:
+		return from.Kind == sqltypes.String || from.Kind == sqltypes.Time
 	case sqltypes.Array:
 		return from.Kind == sqltypes.Array && canCast(*from.Elem, *to.Elem)
 	case sqltypes.Map:

@@ -85,11 +85,24 @@ func castValueOK(v any, from, to sqltypes.DataType, ansi bool, loc *time.Locatio
 		b, ok := castToDecimal(v, from, to)
 		if !ok {
 			if ansi && from.Kind != sqltypes.String && b != nil {
-				return nil, false, decimalOverflow(valueString(v, from, loc), to.Precision, to.Scale)
+				shown := valueString(v, from, loc)
+				if from.Kind == sqltypes.Time {
+					// Spark shows the seconds as the decimal it converts: nanoseconds at scale 9.
+					shown = formatDecimal(decimal128.FromI64(v.(int64)), 9)
+				}
+				return nil, false, decimalOverflow(shown, to.Precision, to.Scale)
 			}
 			return nil, false, nil
 		}
 		return bigToNum(b), true, nil
+	case sqltypes.Time:
+		switch from.Kind {
+		case sqltypes.String:
+			t, ok := sqltypes.ParseTime(v.(string))
+			return t, ok, nil
+		case sqltypes.Time:
+			return sqltypes.TruncateTime(v.(int64), to.Precision), true, nil
+		}
 	case sqltypes.Date:
 		switch from.Kind {
 		case sqltypes.String:
@@ -253,9 +266,13 @@ func castToIntegral(v any, from, to sqltypes.DataType, ansi bool) (any, bool, er
 	switch from.Kind {
 	case sqltypes.Boolean:
 		return narrow(toInt64(v), to.Kind), true, nil
-	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long:
+	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Time:
 		n := toInt64(v)
-		if (n < lo || n > hi) && ansi {
+		if from.Kind == sqltypes.Time {
+			// Seconds since midnight; out of range is NULL even in legacy mode.
+			n /= sqltypes.NanosPerSecond
+		}
+		if (n < lo || n > hi) && (ansi || from.Kind == sqltypes.Time) {
 			return nil, false, nil
 		}
 		return narrow(n, to.Kind), true, nil
@@ -426,6 +443,8 @@ func castToDecimal(v any, from, to sqltypes.DataType) (*big.Int, bool) {
 		}
 	case sqltypes.Timestamp:
 		b = rescale(big.NewInt(v.(int64)), 6, to.Scale)
+	case sqltypes.Time:
+		b = rescale(big.NewInt(v.(int64)), 9, to.Scale)
 	default:
 		return nil, false
 	}

@@ -36,7 +36,7 @@ func Compare(a, b any, t sqltypes.DataType) int {
 		}
 		return 1
 	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Date,
-		sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
+		sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval, sqltypes.Time:
 		return cmp.Compare(toInt64(a), toInt64(b))
 	case sqltypes.Float, sqltypes.Double:
 		return CompareFloat(toFloat64(a), toFloat64(b))

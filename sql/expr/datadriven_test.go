@@ -17,7 +17,7 @@ import (
 
 // TestDataDriven runs testdata/*: each `eval [legacy] [tz=Zone] [maxbytes=N] [rows=N] [msg]`
 // block has one expression per line in a tiny call syntax (name(arg, …), operators as names,
-// literals 1 1L 1S 1Y 1.5 1.5F 1.5BD 'str' true null date'…' ts'…' ntz'…', cast(x, 'type'),
+// literals 1 1L 1S 1Y 1.5 1.5F 1.5BD 'str' true null date'…' ts'…' ntz'…' time'…', cast(x, 'type'),
 // try_cast(x, 'type'), agg:name(x, …) over array literals are not supported), and prints for each
 // line `<column name> : <type> = <value>` or `<column name> : error <CLASS>` (with msg, also the
 // error's message). maxbytes sets Context.MaxValueBytes; rows evaluates over a batch of that many
@@ -46,7 +46,7 @@ func TestDataDriven(t *testing.T) {
 			msg := d.HasArg("msg")
 			env.ctx.Now = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC).UnixMicro()
 			defer env.close()
-			opts := Options{ANSI: ansi, TimeZone: loc.String()}
+			opts := Options{ANSI: ansi, TimeZone: loc.String(), TimeType: true}
 			var out strings.Builder
 			for _, line := range strings.Split(d.Input, "\n") {
 				line = strings.TrimSpace(line)
@@ -135,6 +135,13 @@ func (p *exprParser) parse() (Expr, error) {
 		p.pos += 3
 		us, _ := parseTimestamp(p.quoted(), time.UTC, true)
 		return NewLiteral(us, sqltypes.TimestampNTZType), nil
+	case strings.HasPrefix(s, "time'"):
+		p.pos += 4
+		ns, ok := sqltypes.ParseTime(p.quoted())
+		if !ok {
+			return nil, fmt.Errorf("bad time literal")
+		}
+		return NewLiteral(ns, sqltypes.TimeType(sqltypes.MaxTimePrecision)), nil
 	}
 	// A name or number runs until '(' ',' ')' or space.
 	start := p.pos

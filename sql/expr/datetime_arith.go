@@ -18,6 +18,9 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 	if op == "-" {
 		sign = -1
 	}
+	if lt.Kind == sqltypes.Time || rt.Kind == sqltypes.Time {
+		return bindTimeArith(op, l, r, lt, rt)
+	}
 	switch {
 	case lt.Kind == sqltypes.Date && rt.IsIntegral(), op == "+" && rt.Kind == sqltypes.Date && lt.IsIntegral():
 		d, n := l, r

@@ -162,6 +162,8 @@ func valueString(v any, t sqltypes.DataType, loc *time.Location) string {
 		return formatTimestamp(v.(int64), loc)
 	case sqltypes.TimestampNTZ:
 		return formatTimestamp(v.(int64), time.UTC)
+	case sqltypes.Time:
+		return sqltypes.FormatTime(v.(int64))
 	case sqltypes.DayTimeInterval:
 		return formatDayTime(v.(int64), t)
 	case sqltypes.YearMonthInterval:
@@ -264,6 +266,8 @@ func literalSQL(v any, t sqltypes.DataType) string {
 		return "TIMESTAMP '" + formatTimestamp(v.(int64), time.UTC) + "'"
 	case sqltypes.TimestampNTZ:
 		return "TIMESTAMP_NTZ '" + formatTimestamp(v.(int64), time.UTC) + "'"
+	case sqltypes.Time:
+		return "TIME '" + sqltypes.FormatTime(v.(int64)) + "'"
 	case sqltypes.Binary:
 		return "X'" + strings.ToUpper(hex.EncodeToString(v.([]byte))) + "'"
 	case sqltypes.Array:

@@ -10,6 +10,7 @@ var castAliases = map[string]sqltypes.DataType{
 	"int": sqltypes.IntegerType, "bigint": sqltypes.LongType, "float": sqltypes.FloatType,
 	"double": sqltypes.DoubleType, "decimal": sqltypes.DecimalType(10, 0), "string": sqltypes.StringType,
 	"binary": sqltypes.BinaryType, "date": sqltypes.DateType, "timestamp": sqltypes.TimestampType,
+	"time": sqltypes.TimeType(sqltypes.MaxTimePrecision),
 }
 
 func init() {

@@ -57,7 +57,7 @@ func bindCurrent(name string, args []Expr, opts Options) (Expr, error) {
 // currentTimeFuncs are the functions that read the current time (Spark's CurrentTimestampLike,
 // CurrentDate and LocalTimestamp expressions; unix_timestamp() without arguments too).
 var currentTimeFuncs = map[string]bool{"current_date": true, "curdate": true, "current_timestamp": true,
-	"now": true, "localtimestamp": true, "unix_timestamp": true}
+	"now": true, "localtimestamp": true, "unix_timestamp": true, "current_time": true}
 
 // ReadsCurrentTime reports whether e calls a function that reads the current time (Spark
 // refuses them under continuous processing, whose epochs have no batch timestamp).
@@ -114,6 +114,9 @@ func bindDateDiff(name string, args []Expr, opts Options) (Expr, error) {
 
 func bindDateField(name string, args []Expr, opts Options) (Expr, error) {
 	timeField := name == "hour" || name == "minute" || name == "second"
+	if timeField && args[0].Type().Kind == sqltypes.Time {
+		return timeOfDayField(name, args), nil
+	}
 	var x Expr
 	var err error
 	if timeField {

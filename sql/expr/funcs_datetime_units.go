@@ -54,6 +54,13 @@ func bindExtract(name string, args []Expr, opts Options) (Expr, error) {
 		return callString(name, args)
 	}
 	if field == "SECOND" || field == "S" || field == "SEC" || field == "SECONDS" || field == "SECS" {
+		if args[1].Type().Kind == sqltypes.Time {
+			f := strict(name, args[1:], sqltypes.DecimalType(8, 6), func(_ *Context, a []any) (any, error) {
+				return bigToNum(big.NewInt(a[0].(int64) % sqltypes.NanosPerMinute / sqltypes.NanosPerMicro)), nil
+			})
+			f.str = render()
+			return f, nil
+		}
 		x, err := coerceArg(name, args, 1, sqltypes.TimestampType, opts)
 		if err != nil {
 			return nil, err

@@ -49,7 +49,7 @@ const (
 func setKindOf(t sqltypes.DataType) setKind {
 	switch t.Kind {
 	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Date,
-		sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
+		sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.YearMonthInterval, sqltypes.Time:
 		return setInts
 	case sqltypes.String:
 		if t.StringCollation != "" && !strings.EqualFold(t.StringCollation, "UTF8_BINARY") {

@@ -76,7 +76,7 @@ func fixedWidthKind(k sqltypes.Kind) bool {
 	switch k {
 	case sqltypes.Boolean, sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Float,
 		sqltypes.Double, sqltypes.Decimal, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ,
-		sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
+		sqltypes.DayTimeInterval, sqltypes.YearMonthInterval, sqltypes.Time:
 		return true
 	}
 	return false

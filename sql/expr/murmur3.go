@@ -95,7 +95,7 @@ func (x valueHasher[H]) hash(v any, t sqltypes.DataType, seed H) H {
 		return x.hashInt(0, seed)
 	case sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Date, sqltypes.YearMonthInterval:
 		return x.hashInt(int32(toInt64(v)), seed)
-	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval:
+	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Time:
 		return x.hashLong(toInt64(v), seed)
 	case sqltypes.Float:
 		f := v.(float32)

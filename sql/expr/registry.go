@@ -93,6 +93,8 @@ func normalizeValue(v any, t sqltypes.DataType) any {
 		return toInt64(v)
 	case sqltypes.YearMonthInterval:
 		return int32(toInt64(v))
+	case sqltypes.Time:
+		return toInt64(v)
 	case sqltypes.Decimal:
 		switch x := v.(type) {
 		case decimal128.Num:

@@ -86,6 +86,18 @@ func ValueAt(arr arrow.Array, i int, t sqltypes.DataType) any {
 		return v
 	case *array.MonthInterval:
 		return int32(a.Value(i))
+	case *array.Time64:
+		v := int64(a.Value(i))
+		if a.DataType().(*arrow.Time64Type).Unit == arrow.Microsecond {
+			v *= 1e3
+		}
+		return v
+	case *array.Time32:
+		v := int64(a.Value(i))
+		if a.DataType().(*arrow.Time32Type).Unit == arrow.Second {
+			return v * 1e9
+		}
+		return v * 1e6
 	case *array.Map:
 		kt, vt := sqltypes.StringType, sqltypes.StringType
 		if t.Kind == sqltypes.Map {
@@ -198,6 +210,8 @@ func appendValue(b array.Builder, t sqltypes.DataType, v any) {
 		bb.Append(arrow.Duration(toInt64(v)))
 	case *array.MonthIntervalBuilder:
 		bb.Append(arrow.MonthInterval(toInt64(v)))
+	case *array.Time64Builder:
+		bb.Append(arrow.Time64(toInt64(v)))
 	case *array.MapBuilder:
 		m := v.(*sqltypes.MapValue)
 		bb.Append(true)

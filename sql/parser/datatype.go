@@ -11,7 +11,7 @@ import (
 
 // dataType parses a Spark SQL type: primitive names and their synonyms, decimal(p,s),
 // char/varchar(n) (as string), array<…>, map<…,…>, struct<name[:] type [NOT NULL] [COMMENT
-// '…'], …> and ANSI interval types.
+// '…'], …>, ANSI interval types and TIME[(p)] [WITHOUT TIME ZONE].
 func (p *parser) dataType() sqltypes.DataType {
 	p.enter()
 	defer p.leave()
@@ -88,6 +88,18 @@ func (p *parser) dataType() sqltypes.DataType {
 		if t, ok := p.spatialType(name); ok {
 			return t
 		}
+	case "TIME":
+		prec := int64(sqltypes.MaxTimePrecision)
+		if p.peek().isOp("(") {
+			prec = p.typeParams(1)[0]
+			if prec < 0 || prec > sqltypes.MaxTimePrecision {
+				p.fail(sparkerr.Newf(sparkerr.AnalysisException, "UNSUPPORTED_TIME_PRECISION", "0A001",
+					"The seconds precision %d of the TIME data type is out of the supported range [0, 6].", prec).
+					WithParams("precision", strconv.FormatInt(prec, 10)))
+			}
+		}
+		p.acceptSeq("WITHOUT", "TIME", "ZONE")
+		return sqltypes.TimeType(int32(prec))
 	}
 	text := start.raw
 	if p.peek().isOp("(") {

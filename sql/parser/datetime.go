@@ -9,9 +9,9 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// typedLiteral builds DATE/TIMESTAMP/TIMESTAMP_NTZ/TIMESTAMP_LTZ 'value'.
+// typedLiteral builds DATE/TIMESTAMP/TIMESTAMP_NTZ/TIMESTAMP_LTZ/TIME 'value'.
 //
-// DATE becomes an int32 days literal and TIMESTAMP_NTZ an int64 microseconds literal. A
+// TIME becomes an int64 nanoseconds-since-midnight TIME(6) literal. DATE becomes an int32 days literal and TIMESTAMP_NTZ an int64 microseconds literal. A
 // TIMESTAMP (= TIMESTAMP_LTZ) whose text carries a zone offset (Z, +08:00, UTC+1) becomes an
 // int64 UTC-microseconds literal; without a zone (or with a region id such as
 // America/Los_Angeles) its interpretation depends on the session time zone, so it becomes
@@ -29,6 +29,12 @@ func (p *parser) typedLiteral(kw, value string) plan.Expr {
 			return bad()
 		}
 		return plan.Lit(int32(ts.days()), sqltypes.DateType)
+	case "TIME":
+		nanos, ok := sqltypes.ParseTime(value)
+		if !ok {
+			return bad()
+		}
+		return plan.Lit(nanos, sqltypes.TimeType(sqltypes.MaxTimePrecision))
 	case "TIMESTAMP_NTZ":
 		ts, ok := parseDateTime(value, false)
 		if !ok || ts.zone != "" {

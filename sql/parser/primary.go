@@ -61,7 +61,7 @@ func (p *parser) wordPrimary(t token) plan.Expr {
 	case "NULL":
 		p.pos++
 		return plan.Lit(nil, sqltypes.NullType)
-	case "DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
+	case "DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIME":
 		if next.kind == tokString {
 			p.pos++
 			return p.typedLiteral(kw, p.stringLit())
@@ -138,7 +138,7 @@ func (p *parser) wordPrimary(t token) plan.Expr {
 			}
 			return plan.Fn(name, stringLiteral(unit), a, b)
 		}
-	case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER":
+	case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURRENT_TIME":
 		if !next.isOp("(") {
 			p.pos++
 			return plan.Fn(strings.ToLower(kw))

@@ -53,6 +53,8 @@ func ToArrow(t DataType, tz string) arrow.DataType {
 		return arrow.FixedWidthTypes.Duration_us
 	case YearMonthInterval:
 		return arrow.FixedWidthTypes.MonthInterval
+	case Time:
+		return arrow.FixedWidthTypes.Time64ns
 	case Array:
 		return arrow.ListOfField(arrow.Field{Name: "element", Type: ToArrow(*t.Elem, tz), Nullable: t.ElemNullable})
 	case Map:
@@ -119,6 +121,8 @@ func FromArrow(t arrow.DataType) (DataType, error) {
 		return TimestampType, nil
 	case *arrow.DurationType:
 		return DayTimeIntervalType(0, 3), nil
+	case *arrow.Time64Type, *arrow.Time32Type:
+		return TimeType(MaxTimePrecision), nil
 	case *arrow.MonthIntervalType:
 		return YearMonthIntervalType(0, 1), nil
 	case *arrow.MapType:

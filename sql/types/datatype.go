@@ -35,6 +35,9 @@ const (
 	// Geometry and Geography are Spark 4.1's spatial types: WKB values with an SRID (geo.go).
 	Geometry
 	Geography
+	// Time is Spark's TIME(p): a time of day without a date or zone, p (Precision, 0..6)
+	// fractional digits of seconds.
+	Time
 )
 
 // DataType is a Spark data type. The zero value is the null (void) type.
@@ -85,6 +88,12 @@ var (
 	TimestampNTZType = DataType{Kind: TimestampNTZ}
 	VariantType      = DataType{Kind: Variant}
 )
+
+// MaxTimePrecision is TIME's largest (and default) precision: microseconds.
+const MaxTimePrecision = 6
+
+// TimeType returns time(p).
+func TimeType(p int32) DataType { return DataType{Kind: Time, Precision: p} }
 
 // DecimalType returns decimal(p,s).
 func DecimalType(p, s int32) DataType { return DataType{Kind: Decimal, Precision: p, Scale: s} }
@@ -141,6 +150,8 @@ func (t DataType) Equal(o DataType) bool {
 	switch t.Kind {
 	case Decimal:
 		return t.Precision == o.Precision && t.Scale == o.Scale
+	case Time:
+		return t.Precision == o.Precision
 	case Array:
 		return t.ElemNullable == o.ElemNullable && t.Elem.Equal(*o.Elem)
 	case Map:
@@ -247,6 +258,8 @@ func (t DataType) String() string {
 		return "variant"
 	case Geometry, Geography:
 		return geoString(t)
+	case Time:
+		return fmt.Sprintf("time(%d)", t.Precision)
 	}
 	return fmt.Sprintf("unknown(%d)", t.Kind)
 }
@@ -373,4 +386,24 @@ func MergeStructsByName(a, b DataType, merge func(x, y DataType) DataType) DataT
 		fields[i] = Field{Name: n, Type: byName[n], Nullable: true}
 	}
 	return StructType(fields...)
+}
+
+// ContainsKind reports whether t is of kind k or nests a type of kind k (in an array, map or
+// struct).
+func ContainsKind(t DataType, k Kind) bool {
+	switch {
+	case t.Kind == k:
+		return true
+	case t.Kind == Array:
+		return ContainsKind(*t.Elem, k)
+	case t.Kind == Map:
+		return ContainsKind(*t.Key, k) || ContainsKind(*t.Value, k)
+	case t.Kind == Struct:
+		for _, f := range t.Fields {
+			if ContainsKind(f.Type, k) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -24,6 +24,7 @@ func TestStringsAndArrowRoundTrip(t *testing.T) {
 		{BinaryType, "binary"},
 		{DayTimeIntervalType(0, 3), "interval day to second"},
 		{YearMonthIntervalType(0, 1), "interval year to month"},
+		{TimeType(6), "time(6)"},
 		{nested, "struct<a:int,tags:array<string>,m:map<string,decimal(10,2)>>"},
 	} {
 		if got := c.t.String(); got != c.simple {

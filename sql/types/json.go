@@ -143,6 +143,7 @@ func jsonField(raw json.RawMessage) (Field, error) {
 var (
 	decimalName  = regexp.MustCompile(`^decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)$`)
 	charName     = regexp.MustCompile(`^(?:var)?char\(\s*\d+\s*\)$`)
+	timeName     = regexp.MustCompile(`^time\(\s*(\d+)\s*\)$`)
 	intervalName = regexp.MustCompile(`^interval (year|month|day|hour|minute|second)(?: to (year|month|day|hour|minute|second))?$`)
 	simpleTypes  = map[string]DataType{
 		"void": NullType, "null": NullType,
@@ -175,6 +176,13 @@ func typeByName(name string) (DataType, error) {
 			return DataType{}, badJSONType(name, nil)
 		}
 		return jsonDecimalType(int32(p), int32(s))
+	}
+	if m := timeName.FindStringSubmatch(name); m != nil {
+		p, err := strconv.ParseInt(m[1], 10, 32)
+		if err != nil || p > MaxTimePrecision {
+			return DataType{}, badJSONType(name, nil)
+		}
+		return TimeType(int32(p)), nil
 	}
 	if charName.MatchString(name) {
 		return StringType, nil

@@ -4,7 +4,7 @@ import "testing"
 
 func TestJSONTypeRoundTrip(t *testing.T) {
 	for _, want := range []DataType{
-		IntegerType, DecimalType(12, 3), DayTimeIntervalType(1, 3),
+		IntegerType, DecimalType(12, 3), DayTimeIntervalType(1, 3), TimeType(3), TimeType(6),
 		StructType(Field{Name: "a", Type: ArrayType(LongType, true), Nullable: true},
 			Field{Name: "m", Type: MapType(StringType, StructType(Field{Name: "x", Type: DateType}), false)}),
 	} {
@@ -23,5 +23,8 @@ func TestJSONTypeRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseJSONType(`"decimal(40,2)"`); err == nil {
 		t.Fatal("decimal(40,2) parsed")
+	}
+	if _, err := ParseJSONType(`"time(7)"`); err == nil {
+		t.Fatal("time(7) parsed")
 	}
 }
