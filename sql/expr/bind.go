@@ -57,7 +57,15 @@ func Bind(name string, args []Expr, opts Options) (Expr, error) {
 	if b.minArgs >= 0 && (len(args) < b.minArgs || (b.maxArgs >= 0 && len(args) > b.maxArgs)) {
 		return nil, wrongNumArgs(lname, arityString(b.minArgs, b.maxArgs), len(args))
 	}
-	return b.bind(lname, args, opts)
+	args, coll, err := coerceCollations(lname, args)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.bind(lname, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	return collatedResult(lname, e, coll), nil
 }
 
 // BindAggregate resolves an aggregate function call.

@@ -119,9 +119,9 @@ func CommonType(a, b sqltypes.DataType) (sqltypes.DataType, bool) {
 		}
 		return sqltypes.TimestampNTZType, true
 	case a.Kind == sqltypes.String && isAtomic(b) && b.Kind != sqltypes.Binary:
-		return sqltypes.StringType, true
+		return sqltypes.DataType{Kind: sqltypes.String, StringCollation: a.StringCollation}, true
 	case b.Kind == sqltypes.String && isAtomic(a) && a.Kind != sqltypes.Binary:
-		return sqltypes.StringType, true
+		return sqltypes.DataType{Kind: sqltypes.String, StringCollation: b.StringCollation}, true
 	case a.Kind == sqltypes.Array && b.Kind == sqltypes.Array:
 		e, ok := CommonType(*a.Elem, *b.Elem)
 		if !ok {

@@ -245,7 +245,11 @@ func bindLike(name string, args []Expr, opts Options) (Expr, error) {
 		esc, _ = utf8.DecodeRuneInString(s)
 		args = args[:2]
 	}
-	ci := name == "ilike"
+	lcase, err := likeCollation(name, args)
+	if err != nil {
+		return nil, err
+	}
+	ci := name == "ilike" || lcase
 	if pat, ok := constPattern(args[1]); ok && args[0].Type().Kind == sqltypes.String {
 		pred, err := likePredicate(pat, esc, ci)
 		if err != nil {

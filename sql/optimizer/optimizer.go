@@ -45,6 +45,7 @@ var batches = []batch{
 	{name: "pushdown after reorder", rules: []rule{pushFilters, simplify}},
 	{name: "prune", rules: []rule{pruneColumns}, once: true},
 	{name: "broadcast build side", rules: []rule{broadcastBuildSide, autoBroadcast}, once: true},
+	{name: "collation keys", rules: []rule{collationKeys}, once: true},
 }
 
 // Optimize returns a plan equivalent to n (same schema, same rows) for the planner.

@@ -1,0 +1,306 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/collation"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// Collations: collate(s, name) and s COLLATE name, collation(s), and the collation of the
+// string arguments of every other function (Spark's CollationTypeCoercion): an explicit
+// collation (COLLATE) wins over an implicit one (a column's type), which wins over the
+// default (literals and other expressions); two different explicit collations are
+// COLLATION_MISMATCH.EXPLICIT, two different implicit ones with no explicit one are
+// INDETERMINATE_COLLATION_IN_EXPRESSION. The losing string arguments are retyped to the
+// winning collation, and a string result takes it too (upper(x COLLATE UTF8_LCASE) is
+// UTF8_LCASE).
+
+func init() {
+	registerScalar(2, 2, bindCollate, "collate")
+	registerScalar(1, 1, bindCollation, "collation")
+}
+
+// collated is child with a string type of another collation, same values: collate(), or an
+// argument or result retyped by collation coercion.
+type collated struct {
+	child Expr
+	t     sqltypes.DataType
+	// explicit: collate(); its rendering is the call's text.
+	explicit bool
+	text     sqlText
+}
+
+func (c *collated) Type() sqltypes.DataType { return c.t }
+func (c *collated) Nullable() bool          { return c.child.Nullable() }
+func (c *collated) Children() []Expr        { return []Expr{c.child} }
+func (c *collated) String() string          { return renderSQL(c) }
+
+// writeSQL renders collate() as its call, a retyped literal as Spark does ('a' collate
+// UTF8_LCASE), anything else as itself.
+func (c *collated) writeSQL(b *strings.Builder) {
+	switch l, ok := c.child.(*Literal); {
+	case c.text != nil:
+		c.text.write(b)
+	case ok && l.Value != nil:
+		b.WriteString(renderSQLValue(l.Value, l.T))
+		b.WriteString(" collate ")
+		b.WriteString(collation.Of(c.t.StringCollation).Name)
+	default:
+		writeSQL(b, c.child)
+	}
+}
+
+func (c *collated) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	return c.child.Eval(ctx, batch)
+}
+
+func bindCollate(name string, args []Expr, opts Options) (Expr, error) {
+	if args[0].Type().Kind != sqltypes.String {
+		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `"STRING"`, args[0])
+	}
+	n, ok := constantString(args[1])
+	if !ok {
+		return nil, sparkerr.DatatypeMismatch("NON_FOLDABLE_INPUT", quoteSQL(callString(name, args)),
+			"the input collation should be a foldable \"STRING\" expression; however, got %s.", quoteSQL(args[1].String())).
+			WithParams("inputName", "`collation`", "inputType", `"STRING"`, "inputExpr", quoteSQL(args[1].String()))
+	}
+	c, err := collation.Lookup(n)
+	if err != nil {
+		return nil, err
+	}
+	t := args[0].Type()
+	t.StringCollation = c.TypeName()
+	return &collated{child: args[0], t: t, explicit: true, text: callText(name, args)}, nil
+}
+
+func bindCollation(name string, args []Expr, opts Options) (Expr, error) {
+	t := args[0].Type()
+	if t.Kind != sqltypes.String {
+		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `"STRING"`, args[0])
+	}
+	return &renamed{Expr: NewLiteral(collation.Of(t.StringCollation).FullName(), strType), text: callText(name, args)}, nil
+}
+
+// constantString is the value of a non-null string literal.
+func constantString(e Expr) (string, bool) {
+	l, ok := e.(*Literal)
+	if !ok || l.Value == nil || l.T.Kind != sqltypes.String {
+		return "", false
+	}
+	s, ok := l.Value.(string)
+	return s, ok
+}
+
+// strength is how strongly an expression's collation holds (Spark's CollationStrength).
+type strength int8
+
+const (
+	strengthDefault strength = iota
+	strengthImplicit
+	strengthExplicit
+)
+
+// collationStrength: collate() is explicit, a column implicit, a literal default, anything
+// else the strongest of its string children.
+func collationStrength(e Expr) strength {
+	switch x := e.(type) {
+	case *collated:
+		if x.explicit {
+			return strengthExplicit
+		}
+	case *Column:
+		return strengthImplicit
+	case *Literal:
+		return strengthDefault
+	}
+	s := strengthDefault
+	for _, c := range e.Children() {
+		if c.Type().Kind == sqltypes.String {
+			s = max(s, collationStrength(c))
+		}
+	}
+	return s
+}
+
+// collationFree are the functions whose string arguments do not take part in collation
+// coercion and whose string result is UTF8_BINARY.
+var collationFree = map[string]bool{"collate": true, "collation": true, "typeof": true,
+	// patterns keep their type: LIKE takes its case from the string's collation.
+	"like": true, "ilike": true}
+
+// coerceCollations applies collation coercion to a call's string arguments: it returns the
+// arguments retyped to the winning collation and that collation, or nil when every string
+// argument is UTF8_BINARY.
+func coerceCollations(name string, args []Expr) ([]Expr, *collation.Collation, error) {
+	if collationFree[name] {
+		return args, nil, nil
+	}
+	win, winS, found, anyCollated, implicitClash := "", strengthDefault, false, false, false
+	var explicitTypes []string
+	for _, a := range args {
+		t := a.Type()
+		if t.Kind != sqltypes.String {
+			continue
+		}
+		c, s := t.StringCollation, collationStrength(a)
+		anyCollated = anyCollated || c != ""
+		switch {
+		case !found || s > winS:
+			win, winS, found, implicitClash = c, s, true, false
+			explicitTypes = []string{collatedTypeSQL(c)}
+		case s == winS && c != win && s == strengthExplicit:
+			explicitTypes = append(explicitTypes, collatedTypeSQL(c))
+		case s == winS && c != win && s == strengthImplicit:
+			implicitClash = true
+		}
+	}
+	if !anyCollated {
+		return args, nil, nil
+	}
+	if len(explicitTypes) > 1 {
+		list := `["` + strings.Join(explicitTypes, `", "`) + `"]`
+		return nil, nil, sparkerr.Analysis("COLLATION_MISMATCH.EXPLICIT", "42P21",
+			"Could not determine which collation to use for string functions and operators. Error occurred due to the mismatch between explicit collations: %s. Decide on a single explicit collation and remove others.", list).
+			WithParams("explicitTypes", list)
+	}
+	if implicitClash {
+		return nil, nil, sparkerr.Analysis("INDETERMINATE_COLLATION_IN_EXPRESSION", "42P22",
+			"Data type of %s has indeterminate collation. Use COLLATE clause to set the collation explicitly.",
+			quoteSQL(callString(name, args))).WithParams("expr", quoteSQL(callString(name, args)))
+	}
+	out := args
+	for i, a := range args {
+		t := a.Type()
+		if t.Kind != sqltypes.String || t.StringCollation == win {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]Expr(nil), args...)
+		}
+		t.StringCollation = win
+		out[i] = &collated{child: a, t: t}
+	}
+	return out, collation.Of(win), nil
+}
+
+// collatedResult gives a string result the collation of its call's arguments.
+func collatedResult(name string, e Expr, c *collation.Collation) Expr {
+	t := e.Type()
+	if c == nil || collationFree[name] || t.Kind != sqltypes.String || t.StringCollation == c.TypeName() {
+		return e
+	}
+	t.StringCollation = c.TypeName()
+	return &collated{child: e, t: t}
+}
+
+// collatedTypeSQL is a string type's SQL with its collation, UTF8_BINARY included.
+func collatedTypeSQL(c string) string {
+	return "STRING COLLATE " + collation.Of(c).Name
+}
+
+// CollationKey is e's collation key (BINARY): keys are byte-equal and byte-ordered as e's
+// values are equal and ordered by e's collation. The optimizer groups, joins, deduplicates
+// and sorts collated strings by it.
+func CollationKey(e Expr) Expr { return &collationKey{child: e} }
+
+// NeedsCollationKey reports whether values of t compare other than by their bytes.
+func NeedsCollationKey(t sqltypes.DataType) bool {
+	return t.Kind == sqltypes.String && !collation.Of(t.StringCollation).BinaryEquality()
+}
+
+type collationKey struct{ child Expr }
+
+func (k *collationKey) Type() sqltypes.DataType { return sqltypes.BinaryType }
+func (k *collationKey) Nullable() bool          { return k.child.Nullable() }
+func (k *collationKey) Children() []Expr        { return []Expr{k.child} }
+func (k *collationKey) String() string          { return "collationkey(" + k.child.String() + ")" }
+
+func (k *collationKey) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+	in, err := k.child.Eval(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	s := in.(*array.String)
+	c := collation.Of(k.child.Type().StringCollation)
+	b := array.NewBinaryBuilder(ctx.mem(), arrow.BinaryTypes.Binary)
+	defer b.Release()
+	b.Reserve(s.Len())
+	var key []byte
+	for i := 0; i < s.Len(); i++ {
+		if s.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		key = c.Key(key[:0], s.Value(i))
+		b.Append(key)
+	}
+	return b.NewArray(), nil
+}
+
+// collationOf is the collation of a string expression (UTF8_BINARY for other types).
+func collationOf(e Expr) *collation.Collation {
+	if t := e.Type(); t.Kind == sqltypes.String {
+		return collation.Of(t.StringCollation)
+	}
+	return collation.Default
+}
+
+// collatedPredicate is startswith, endswith or contains under c.
+func collatedPredicate(c *collation.Collation, name, s, p string) bool {
+	switch name {
+	case "startswith":
+		return c.HasPrefix(s, p)
+	case "endswith":
+		return c.HasSuffix(s, p)
+	}
+	i, _ := c.Index(s, p, 0)
+	return i >= 0
+}
+
+// replaceCollated replaces every match of search (non-empty) in s under c, left to right.
+func replaceCollated(c *collation.Collation, s, search, rep string) string {
+	var b strings.Builder
+	at := 0
+	for at <= len(s) {
+		i, j := c.Index(s, search, at)
+		if i < 0 || j == i {
+			break
+		}
+		b.WriteString(s[at:i])
+		b.WriteString(rep)
+		at = j
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// countCollated counts the non-overlapping matches of search (non-empty) in s under c.
+func countCollated(c *collation.Collation, s, search string) int {
+	n := 0
+	for at := 0; at <= len(s); n++ {
+		i, j := c.Index(s, search, at)
+		if i < 0 || j == i {
+			break
+		}
+		at = j
+	}
+	return n
+}
+
+// likeCollation checks LIKE's string under collation: UTF8_LCASE matches case-insensitively
+// (lcase true), the ICU collations are not accepted (Spark's DATATYPE_MISMATCH).
+func likeCollation(name string, args []Expr) (lcase bool, err error) {
+	c := collationOf(args[0])
+	switch c.Provider {
+	case collation.Lowercase:
+		return true, nil
+	case collation.ICU:
+		return false, unexpectedInputType(quoteSQL(sqlOf(args[0], " "+strings.ToUpper(name)+" ", args[1]).String()), 0, `"STRING"`, args[0])
+	}
+	return false, nil
+}
