@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -130,7 +131,7 @@ func collationStrength(e Expr) strength {
 // coercion and whose string result is UTF8_BINARY.
 var collationFree = map[string]bool{"collate": true, "collation": true, "typeof": true,
 	// patterns keep their type: LIKE takes its case from the string's collation.
-	"like": true, "ilike": true}
+	"like": true, "ilike": true, "rlike": true, "regexp": true, "regexp_like": true}
 
 // coerceCollations applies collation coercion to a call's string arguments: it returns the
 // arguments retyped to the winning collation and that collation, or nil when every string
@@ -168,9 +169,7 @@ func coerceCollations(name string, args []Expr) ([]Expr, *collation.Collation, e
 			WithParams("explicitTypes", list)
 	}
 	if implicitClash {
-		return nil, nil, sparkerr.Analysis("INDETERMINATE_COLLATION_IN_EXPRESSION", "42P22",
-			"Data type of %s has indeterminate collation. Use COLLATE clause to set the collation explicitly.",
-			quoteSQL(callString(name, args))).WithParams("expr", quoteSQL(callString(name, args)))
+		return args, nil, errIndeterminate
 	}
 	out := args
 	for i, a := range args {
@@ -185,6 +184,23 @@ func coerceCollations(name string, args []Expr) ([]Expr, *collation.Collation, e
 		out[i] = &collated{child: a, t: t}
 	}
 	return out, collation.Of(win), nil
+}
+
+// errIndeterminate is coerceCollations' answer to string arguments of two implicit
+// collations: Spark's result is a string of indeterminate collation, and anything that
+// compares by collation fails (indeterminateCollation), as a comparison does.
+var errIndeterminate = errors.New("indeterminate collation")
+
+// indeterminateCollation is INDETERMINATE_COLLATION_IN_EXPRESSION over e, a call whose string
+// arguments have two implicit collations: e's string result is UTF8_BINARY (Spark calls its
+// collation indeterminate), any other result fails as it does in Spark.
+func indeterminateCollation(e Expr) (Expr, error) {
+	if e.Type().Kind == sqltypes.String {
+		return e, nil
+	}
+	return nil, sparkerr.Analysis("INDETERMINATE_COLLATION_IN_EXPRESSION", "42P22",
+		"Data type of %s has indeterminate collation. Use COLLATE clause to set the collation explicitly.",
+		quoteSQL(e.String())).WithParams("expr", quoteSQL(e.String()))
 }
 
 // collatedResult gives a string result the collation of its call's arguments.
@@ -295,12 +311,28 @@ func countCollated(c *collation.Collation, s, search string) int {
 // likeCollation checks LIKE's string under collation: UTF8_LCASE matches case-insensitively
 // (lcase true), the ICU collations are not accepted (Spark's DATATYPE_MISMATCH).
 func likeCollation(name string, args []Expr) (lcase bool, err error) {
-	c := collationOf(args[0])
-	switch c.Provider {
+	return patternCollation(args, func() string {
+		return sqlOf(args[0], " "+strings.ToUpper(name)+" ", args[1]).String()
+	})
+}
+
+// regexCollation is likeCollation for rlike/regexp_like: the regex flags UTF8_LCASE adds.
+func regexCollation(name string, args []Expr) (string, error) {
+	lcase, err := patternCollation(args, func() string {
+		return sqlOf(strings.ToUpper(name)+"(", args[0], ", ", args[1], ")").String()
+	})
+	if lcase {
+		return "(?i)", err
+	}
+	return "", err
+}
+
+func patternCollation(args []Expr, call func() string) (lcase bool, err error) {
+	switch collationOf(args[0]).Provider {
 	case collation.Lowercase:
 		return true, nil
 	case collation.ICU:
-		return false, unexpectedInputType(quoteSQL(sqlOf(args[0], " "+strings.ToUpper(name)+" ", args[1]).String()), 0, `"STRING"`, args[0])
+		return false, unexpectedInputType(quoteSQL(call()), 0, `"STRING"`, args[0])
 	}
 	return false, nil
 }

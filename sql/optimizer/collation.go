@@ -12,41 +12,61 @@ import (
 // or deduplicated collated column keeps the first of the values that group together, as
 // Spark does.
 func collationKeys(n logical.Node, o *Options) logical.Node {
-	return transformUp(n, func(n logical.Node) logical.Node {
-		switch x := n.(type) {
-		case *logical.Sort:
-			if keys, ok := collatedSortKeys(x.Keys); ok {
-				c := *x
-				c.Keys = keys
-				return &c
-			}
-		case *logical.Window:
-			keys, ok1 := collatedSortKeys(x.OrderBy)
-			parts, ok2 := collatedExprs(x.PartitionBy)
-			if ok1 || ok2 {
-				c := *x
-				c.OrderBy, c.PartitionBy = keys, parts
-				return &c
-			}
-		case *logical.Join:
-			l, ok1 := collatedExprs(x.LeftKeys)
-			r, ok2 := collatedExprs(x.RightKeys)
-			if ok1 || ok2 {
-				c := *x
-				c.LeftKeys, c.RightKeys = l, r
-				return &c
-			}
-		case *logical.Aggregate:
-			return collatedAggregate(x)
-		case *logical.Distinct:
-			return collatedDistinct(x)
+	cs := n.Children()
+	if len(cs) > 0 {
+		ncs := make([]logical.Node, len(cs))
+		for i, c := range cs {
+			ncs[i] = collationKeys(c, o)
 		}
-		return n
-	})
+		rebuilt, ok := withChildren(n, ncs)
+		if w, isWindow := n.(*logical.Window); !ok && isWindow {
+			c := *w
+			c.Input, rebuilt, ok = ncs[0], &c, true
+		}
+		if !ok {
+			return n
+		}
+		n = rebuilt
+	}
+	return collationKeyed(n)
 }
 
-// collationKeyed is e's collation key when e is a collated string, else e.
-func collationKeyed(e expr.Expr) (expr.Expr, bool) {
+// collationKeyed rewrites one node's keys (its children already rewritten). Unlike the other
+// rules it also rewrites under Window, which transformUp does not enter.
+func collationKeyed(n logical.Node) logical.Node {
+	switch x := n.(type) {
+	case *logical.Sort:
+		if keys, ok := collatedSortKeys(x.Keys); ok {
+			c := *x
+			c.Keys = keys
+			return &c
+		}
+	case *logical.Window:
+		keys, ok1 := collatedSortKeys(x.OrderBy)
+		parts, ok2 := collatedExprs(x.PartitionBy)
+		if ok1 || ok2 {
+			c := *x
+			c.OrderBy, c.PartitionBy = keys, parts
+			return &c
+		}
+	case *logical.Join:
+		l, ok1 := collatedExprs(x.LeftKeys)
+		r, ok2 := collatedExprs(x.RightKeys)
+		if ok1 || ok2 {
+			c := *x
+			c.LeftKeys, c.RightKeys = l, r
+			return &c
+		}
+	case *logical.Aggregate:
+		return collatedAggregate(x)
+	case *logical.Distinct:
+		return collatedDistinct(x)
+	}
+	return n
+}
+
+// collationKeyOf is e's collation key when e is a collated string, else e.
+func collationKeyOf(e expr.Expr) (expr.Expr, bool) {
 	if expr.NeedsCollationKey(e.Type()) {
 		return expr.CollationKey(e), true
 	}
@@ -66,7 +86,7 @@ func collatedSortKeys(keys []logical.SortKey) ([]logical.SortKey, bool) {
 func keyed[T any](xs []T, at func(*T) *expr.Expr) ([]T, bool) {
 	var out []T
 	for i := range xs {
-		k, ok := collationKeyed(*at(&xs[i]))
+		k, ok := collationKeyOf(*at(&xs[i]))
 		if !ok {
 			continue
 		}
@@ -133,7 +153,7 @@ func collatedDistinct(d *logical.Distinct) logical.Node {
 	newKeys := make([]int, len(keys))
 	for i, k := range keys {
 		newKeys[i] = k
-		if key, ok := collationKeyed(cols[k]); ok {
+		if key, ok := collationKeyOf(cols[k]); ok {
 			newKeys[i] = len(wide)
 			wide = append(wide, key)
 		}
