@@ -116,6 +116,7 @@ func parse(upper string) *Collation {
 		c.Name += "_RTRIM"
 	}
 	if c.Provider == ICU {
+		c.upperFirst = upperFirstLocales[c.Locale]
 		c.collators = newCollators(icuTag(c.Locale), c.CaseInsensitive, c.AccentInsensitive)
 	}
 	return c
