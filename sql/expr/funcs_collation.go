@@ -30,8 +30,10 @@ func init() {
 type collated struct {
 	child Expr
 	t     sqltypes.DataType
-	// explicit: collate(); its rendering is the call's text.
-	explicit bool
+	// strength is the collation's: explicit for collate(), whose rendering is the call's
+	// text; for a retyped argument or result, the strength it had or won (kept, so that
+	// binding a chain of calls does not walk it again).
+	strength strength
 	text     sqlText
 }
 
@@ -75,7 +77,7 @@ func bindCollate(name string, args []Expr, opts Options) (Expr, error) {
 	}
 	t := args[0].Type()
 	t.StringCollation = c.TypeName()
-	return &collated{child: args[0], t: t, explicit: true, text: callText(name, args)}, nil
+	return &collated{child: args[0], t: t, strength: strengthExplicit, text: callText(name, args)}, nil
 }
 
 func bindCollation(name string, args []Expr, opts Options) (Expr, error) {
@@ -110,9 +112,7 @@ const (
 func collationStrength(e Expr) strength {
 	switch x := e.(type) {
 	case *collated:
-		if x.explicit {
-			return strengthExplicit
-		}
+		return x.strength
 	case *Column:
 		return strengthImplicit
 	case *Literal:
@@ -133,22 +133,30 @@ var collationFree = map[string]bool{"collate": true, "collation": true, "typeof"
 	// patterns keep their type: LIKE takes its case from the string's collation.
 	"like": true, "ilike": true, "rlike": true, "regexp": true, "regexp_like": true}
 
+// won is the collation a call's string arguments settled on, and its strength.
+type won struct {
+	c *collation.Collation
+	s strength
+}
+
 // coerceCollations applies collation coercion to a call's string arguments: it returns the
 // arguments retyped to the winning collation and that collation, or nil when every string
 // argument is UTF8_BINARY.
-func coerceCollations(name string, args []Expr) ([]Expr, *collation.Collation, error) {
-	if collationFree[name] {
+func coerceCollations(name string, args []Expr) ([]Expr, *won, error) {
+	if collationFree[name] || !anyCollatedString(args) {
+		// Binding stays linear: strengths (a walk of the argument) only for collated calls.
 		return args, nil, nil
 	}
-	win, winS, found, anyCollated, implicitClash := "", strengthDefault, false, false, false
+	win, winS, found, implicitClash := "", strengthDefault, false, false
 	var explicitTypes []string
-	for _, a := range args {
+	strengths := make([]strength, len(args))
+	for i, a := range args {
 		t := a.Type()
 		if t.Kind != sqltypes.String {
 			continue
 		}
 		c, s := t.StringCollation, collationStrength(a)
-		anyCollated = anyCollated || c != ""
+		strengths[i] = s
 		switch {
 		case !found || s > winS:
 			win, winS, found, implicitClash = c, s, true, false
@@ -158,9 +166,6 @@ func coerceCollations(name string, args []Expr) ([]Expr, *collation.Collation, e
 		case s == winS && c != win && s == strengthImplicit:
 			implicitClash = true
 		}
-	}
-	if !anyCollated {
-		return args, nil, nil
 	}
 	if len(explicitTypes) > 1 {
 		list := `["` + strings.Join(explicitTypes, `", "`) + `"]`
@@ -181,9 +186,9 @@ func coerceCollations(name string, args []Expr) ([]Expr, *collation.Collation, e
 			out = append([]Expr(nil), args...)
 		}
 		t.StringCollation = win
-		out[i] = &collated{child: a, t: t}
+		out[i] = &collated{child: a, t: t, strength: strengths[i]}
 	}
-	return out, collation.Of(win), nil
+	return out, &won{collation.Of(win), winS}, nil
 }
 
 // errIndeterminate is coerceCollations' answer to string arguments of two implicit
@@ -203,14 +208,23 @@ func indeterminateCollation(e Expr) (Expr, error) {
 		quoteSQL(e.String())).WithParams("expr", quoteSQL(e.String()))
 }
 
+func anyCollatedString(args []Expr) bool {
+	for _, a := range args {
+		if t := a.Type(); t.Kind == sqltypes.String && t.StringCollation != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // collatedResult gives a string result the collation of its call's arguments.
-func collatedResult(name string, e Expr, c *collation.Collation) Expr {
+func collatedResult(name string, e Expr, w *won) Expr {
 	t := e.Type()
-	if c == nil || collationFree[name] || t.Kind != sqltypes.String || t.StringCollation == c.TypeName() {
+	if w == nil || collationFree[name] || t.Kind != sqltypes.String || t.StringCollation == w.c.TypeName() {
 		return e
 	}
-	t.StringCollation = c.TypeName()
-	return &collated{child: e, t: t}
+	t.StringCollation = w.c.TypeName()
+	return &collated{child: e, t: t, strength: w.s}
 }
 
 // collatedTypeSQL is a string type's SQL with its collation, UTF8_BINARY included.
