@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -296,30 +297,77 @@ func collatedPredicate(c *collation.Collation, name, s, p string) bool {
 func replaceCollated(c *collation.Collation, s, search, rep string) string {
 	var b strings.Builder
 	at := 0
-	for at <= len(s) {
-		i, j := c.Index(s, search, at)
-		if i < 0 || j == i {
-			break
-		}
-		b.WriteString(s[at:i])
+	for _, m := range collatedMatches(c, s, search) {
+		b.WriteString(s[at:m[0]])
 		b.WriteString(rep)
-		at = j
+		at = m[1]
 	}
 	b.WriteString(s[at:])
 	return b.String()
 }
 
-// countCollated counts the non-overlapping matches of search (non-empty) in s under c.
-func countCollated(c *collation.Collation, s, search string) int {
-	n := 0
-	for at := 0; at <= len(s); n++ {
-		i, j := c.Index(s, search, at)
+// collatedMatches are the byte spans of the non-overlapping matches of pat (non-empty) in s
+// under c, left to right.
+func collatedMatches(c *collation.Collation, s, pat string) [][2]int {
+	var out [][2]int
+	for at := 0; at <= len(s); {
+		i, j := c.Index(s, pat, at)
 		if i < 0 || j == i {
 			break
 		}
+		out = append(out, [2]int{i, j})
 		at = j
 	}
-	return n
+	return out
+}
+
+// nthMatch is the span of the n-th match of pat (non-empty) in s under c, counting from the
+// left (n > 0) or from the right (n < 0); each search starts one character past (before) the
+// previous match's start, so matches may overlap, as in Spark's subStringIndex. ok is false
+// when there are fewer than |n| matches.
+func nthMatch(c *collation.Collation, s, pat string, n int) (span [2]int, ok bool) {
+	if n > 0 {
+		for from := 0; n > 0; n-- {
+			i, j := c.Index(s, pat, from)
+			if i < 0 || i == len(s) {
+				return span, false
+			}
+			span = [2]int{i, j}
+			_, w := utf8.DecodeRuneInString(s[i:])
+			from = i + w
+		}
+		return span, true
+	}
+	for pos := len(s); n < 0; n++ {
+		found := false
+		for i := pos; i >= 0 && !found; {
+			if st, e := c.Index(s, pat, i); st == i {
+				span, found = [2]int{st, e}, true
+			}
+			if i == 0 {
+				break
+			}
+			_, w := utf8.DecodeLastRuneInString(s[:i])
+			i -= w
+		}
+		if !found || span[0] == 0 && n < -1 {
+			return span, false
+		}
+		_, w := utf8.DecodeLastRuneInString(s[:span[0]])
+		pos = span[0] - w
+	}
+	return span, true
+}
+
+// splitCollated is strings.Split(s, sep) with sep (non-empty) matched under c.
+func splitCollated(c *collation.Collation, s, sep string) []string {
+	var parts []string
+	at := 0
+	for _, m := range collatedMatches(c, s, sep) {
+		parts = append(parts, s[at:m[0]])
+		at = m[1]
+	}
+	return append(parts, s[at:])
 }
 
 // likeCollation checks LIKE's string under collation: UTF8_LCASE matches case-insensitively

@@ -402,7 +402,7 @@ func bindReplace(name string, args []Expr, opts Options) (Expr, error) {
 		n := strings.Count(s, search)
 		if !c.BinaryEquality() {
 			// A collated match may be shorter than search: count its full length as growth.
-			n, grow = countCollated(c, s, search), int64(len(a[2].(string)))
+			n, grow = len(collatedMatches(c, s, search)), int64(len(a[2].(string)))
 		}
 		return addBytes(int64(len(s)), mulBytes(int64(n), grow)), nil
 	}), nil
@@ -640,26 +640,26 @@ func bindTranslate(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindSubstringIndex(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
 		s, delim, n := a[0].(string), a[1].(string), int(toInt64(a[2]))
 		if delim == "" || n == 0 {
 			return "", nil
 		}
-		parts := strings.Split(s, delim)
-		if n > 0 {
-			if n >= len(parts) {
-				return s, nil
-			}
-			return strings.Join(parts[:n], delim), nil
-		}
-		if -n >= len(parts) {
+		// The delimiters are the matches of delim (under the string's collation).
+		m, ok := nthMatch(c, s, delim, n)
+		switch {
+		case !ok:
 			return s, nil
+		case n > 0:
+			return s[:m[0]], nil
 		}
-		return strings.Join(parts[len(parts)+n:], delim), nil
+		return s[m[1]:], nil
 	})
 }
 
 func bindSplitPart(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
 		s, delim, n := a[0].(string), a[1].(string), int(toInt64(a[2]))
 		if n == 0 {
@@ -670,7 +670,7 @@ func bindSplitPart(name string, args []Expr, opts Options) (Expr, error) {
 		if delim == "" {
 			parts = []string{s}
 		} else {
-			parts = strings.Split(s, delim)
+			parts = splitCollated(c, s, delim)
 		}
 		if n < 0 {
 			n = len(parts) + n + 1
