@@ -100,6 +100,11 @@ func isAtomic(t sqltypes.DataType) bool {
 // CommonType is the type two inputs widen to for union, CASE, coalesce, IN and comparison
 // (Spark's findWiderTypeForTwo), and false when there is none.
 func CommonType(a, b sqltypes.DataType) (sqltypes.DataType, bool) {
+	if a.Kind == sqltypes.String && b.Kind == sqltypes.String && a.StringCollation != b.StringCollation {
+		// Strings of two collations have none (Spark's INCOMPATIBLE_COLUMN_TYPE in a union);
+		// a call's arguments settle theirs before binding (coerceCollations).
+		return sqltypes.DataType{}, false
+	}
 	if a.EqualIgnoreNullable(b) {
 		if a.Equal(b) {
 			return a, true

@@ -152,11 +152,11 @@ func coerceCollations(name string, args []Expr) ([]Expr, *won, error) {
 	var explicitTypes []string
 	strengths := make([]strength, len(args))
 	for i, a := range args {
-		t := a.Type()
-		if t.Kind != sqltypes.String {
+		c, ok := stringCollation(a.Type())
+		if !ok {
 			continue
 		}
-		c, s := t.StringCollation, collationStrength(a)
+		s := collationStrength(a)
 		strengths[i] = s
 		switch {
 		case !found || s > winS:
@@ -175,21 +175,44 @@ func coerceCollations(name string, args []Expr) ([]Expr, *won, error) {
 			WithParams("explicitTypes", list)
 	}
 	if implicitClash {
-		return args, nil, errIndeterminate
+		// Bound over UTF8_BINARY; indeterminateCollation then decides.
+		return retypeCollations(args, "", strengths), nil, errIndeterminate
 	}
+	return retypeCollations(args, win, strengths), &won{collation.Of(win), winS}, nil
+}
+
+// stringCollation is the collation of a string or an array of strings.
+func stringCollation(t sqltypes.DataType) (string, bool) {
+	switch {
+	case t.Kind == sqltypes.String:
+		return t.StringCollation, true
+	case t.Kind == sqltypes.Array && t.Elem.Kind == sqltypes.String:
+		return t.Elem.StringCollation, true
+	}
+	return "", false
+}
+
+// retypeCollations retypes the string (and array of string) arguments to collation c.
+func retypeCollations(args []Expr, c string, strengths []strength) []Expr {
 	out := args
 	for i, a := range args {
 		t := a.Type()
-		if t.Kind != sqltypes.String || t.StringCollation == win {
+		if cur, ok := stringCollation(t); !ok || cur == c {
 			continue
 		}
 		if &out[0] == &args[0] {
 			out = append([]Expr(nil), args...)
 		}
-		t.StringCollation = win
+		if t.Kind == sqltypes.Array {
+			e := *t.Elem
+			e.StringCollation = c
+			t.Elem = &e
+		} else {
+			t.StringCollation = c
+		}
 		out[i] = &collated{child: a, t: t, strength: strengths[i]}
 	}
-	return out, &won{collation.Of(win), winS}, nil
+	return out
 }
 
 // errIndeterminate is coerceCollations' answer to string arguments of two implicit
@@ -211,7 +234,7 @@ func indeterminateCollation(e Expr) (Expr, error) {
 
 func anyCollatedString(args []Expr) bool {
 	for _, a := range args {
-		if t := a.Type(); t.Kind == sqltypes.String && t.StringCollation != "" {
+		if c, ok := stringCollation(a.Type()); ok && c != "" {
 			return true
 		}
 	}
@@ -397,4 +420,30 @@ func patternCollation(args []Expr, call func() string) (lcase bool, err error) {
 		return false, unexpectedInputType(quoteSQL(call()), 0, `"STRING"`, args[0])
 	}
 	return false, nil
+}
+
+// distinctCollationKeys is the arguments of an aggregate over DISTINCT values with collated
+// strings replaced by their collation keys (args itself when there are none).
+func distinctCollationKeys(args []Expr) []Expr {
+	out := args
+	for i, a := range args {
+		if NeedsCollationKey(a.Type()) {
+			if &out[0] == &args[0] {
+				out = append([]Expr(nil), args...)
+			}
+			out[i] = CollationKey(a)
+		}
+	}
+	return out
+}
+
+// setOfCollated refuses collect_set over collated strings, as Spark does.
+func setOfCollated(name string, args []Expr) error {
+	if !NeedsCollationKey(args[0].Type()) {
+		return nil
+	}
+	sql := quoteSQL(callString(name, args))
+	return typeMismatch("UNSUPPORTED_INPUT_TYPE", sql,
+		"The input of `%s` can't be \"MAP\" or \"COLLATED STRING\" type data.", name).
+		WithParams("functionName", "`"+name+"`", "dataType", `"MAP" or "COLLATED STRING"`)
 }

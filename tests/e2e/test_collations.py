@@ -88,6 +88,10 @@ def test_order_group_distinct_join_window(spark, words, lcase):
     assert sorted(tuple(r) for r in joined.collect()) == [("B", "b"), ("a", "A")]
     k = spark.sql("select x collate utf8_lcase k, count(*) from values ('b'), ('a'), ('B'), ('A') t(x) group by 1 order by 1")
     assert [tuple(r) for r in k.collect()] == [("a", 2), ("b", 2)]
+    assert tuple(words.agg(F.count_distinct(F.collate("x", "UTF8_LCASE")), F.count_distinct("x")).first()) == (3, 6)
+    assert tuple(words.agg(F.min(F.collate("x", "UTF8_LCASE")), F.max(F.collate("x", "UNICODE"))).first()) == ("a", "B")
+    parts = spark.sql("select split_part('aXbxc' collate utf8_lcase, 'x', 2), substring_index('aXbxc' collate utf8_lcase, 'x', -2)")
+    assert tuple(parts.first()) == ("b", "bxc")
 
 
 def test_collation_mismatch_errors(spark, words, lcase):
@@ -100,3 +104,7 @@ def test_collation_mismatch_errors(spark, words, lcase):
         lcase.join(other, F.col("s") == F.col("t")).collect()
     with pytest.raises(AnalysisException, match="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"):
         spark.sql("select 'a' collate unicode_ci like 'A%'").collect()
+    with pytest.raises(AnalysisException, match="DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE"):
+        words.agg(F.collect_set(F.collate("x", "UTF8_LCASE"))).collect()
+    with pytest.raises(AnalysisException, match="INCOMPATIBLE_COLUMN_TYPE"):
+        spark.sql("select 'a' collate unicode_ci x union all select 'b'").collect()
