@@ -447,3 +447,23 @@ func setOfCollated(name string, args []Expr) error {
 		"The input of `%s` can't be \"MAP\" or \"COLLATED STRING\" type data.", name).
 		WithParams("functionName", "`"+name+"`", "dataType", `"MAP" or "COLLATED STRING"`)
 }
+
+// trimCollated is trim, ltrim or rtrim (btrim: trim) of the characters of cut from s, a
+// character of s matching one of cut under c.
+func trimCollated(c *collation.Collation, name, s, cut string) string {
+	in := func(r rune) bool {
+		for _, t := range cut {
+			if c.Equal(string(r), string(t)) {
+				return true
+			}
+		}
+		return false
+	}
+	if name != "rtrim" {
+		s = strings.TrimLeftFunc(s, in)
+	}
+	if name != "ltrim" {
+		s = strings.TrimRightFunc(s, in)
+	}
+	return s
+}

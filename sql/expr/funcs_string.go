@@ -159,11 +159,15 @@ func bindByteLength(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindTrim(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	e, err := strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
 		s := a[0].(string)
 		cut := " "
 		if len(a) == 2 {
 			cut = a[1].(string)
+		}
+		if !c.BinaryEquality() {
+			return trimCollated(c, name, s, cut), nil
 		}
 		switch name {
 		case "ltrim":
