@@ -467,3 +467,22 @@ func trimCollated(c *collation.Collation, name, s, cut string) string {
 	}
 	return s
 }
+
+// translateCollated is translate(s, from, to) with each character of s replaced by the to
+// character of the first from character it matches under c (dropped past the end of to).
+func translateCollated(c *collation.Collation, s string, from, to []rune) string {
+	var b strings.Builder
+	for _, r := range s {
+		i := 0
+		for i < len(from) && !c.Equal(string(r), string(from[i])) {
+			i++
+		}
+		switch {
+		case i == len(from):
+			b.WriteRune(r)
+		case i < len(to):
+			b.WriteRune(to[i])
+		}
+	}
+	return b.String()
+}

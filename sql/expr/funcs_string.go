@@ -616,8 +616,12 @@ func bindLeftRight(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindTranslate(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
 		from, to := []rune(a[1].(string)), []rune(a[2].(string))
+		if !c.BinaryEquality() {
+			return translateCollated(c, a[0].(string), from, to), nil
+		}
 		m := map[rune]rune{}
 		for i, c := range from {
 			if _, seen := m[c]; seen {
