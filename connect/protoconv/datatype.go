@@ -3,6 +3,7 @@ package protoconv
 import (
 	pb "github.com/weirhq/weir/connect/sparkconnectpb"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/collation"
 	"github.com/weirhq/weir/sql/parser"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
@@ -61,8 +62,12 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		return decimalType(p, s)
 	case *pb.DataType_String_:
 		st := sqltypes.StringType
-		if c := k.String_.GetCollation(); c != "" && c != "UTF8_BINARY" {
-			st.StringCollation = c
+		if name := k.String_.GetCollation(); name != "" {
+			c, err := collation.Lookup(name)
+			if err != nil {
+				return sqltypes.DataType{}, err
+			}
+			st.StringCollation = c.TypeName()
 		}
 		return st, nil
 	case *pb.DataType_Char_, *pb.DataType_VarChar_:

@@ -20,7 +20,7 @@ var notDone = []string{
 	// Aggregates.
 	"approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	// Collations and metric views.
-	"collate", "collation", "collations", "measure",
+	"measure",
 	// Session and environment.
 	"python_worker_logs",
 	// CALENDAR INTERVAL results (a type Weir does not have).

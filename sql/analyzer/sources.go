@@ -50,7 +50,9 @@ func (a *Analyzer) resolveLocalRelation(n *plan.LocalRelation) (*resolved, error
 	exprs := make([]expr.Expr, len(want))
 	for i, f := range want {
 		var e expr.Expr = in.ref(i)
-		cast := !data[i].Type.EqualIgnoreNullable(f.Type)
+		// Arrow carries no collation: a collated string of the schema is a cast (String
+		// renders it; EqualIgnoreNullable does not compare it).
+		cast := !data[i].Type.EqualIgnoreNullable(f.Type) || data[i].Type.String() != f.Type.String()
 		if cast {
 			c, err := expr.NewCast(e, f.Type, plan.CastLegacy, a.Options)
 			if err != nil {

@@ -91,9 +91,13 @@ func bindCount(name string, args []Expr, distinct bool, opts Options) (AggFunc, 
 	if len(args) > 1 && !distinct {
 		return nil, wrongNumArgs(name, "1", len(args))
 	}
-	a := args
-	return &aggFunc{name: name, args: a, distinct: distinct, t: sqltypes.LongType,
-		newAcc: func(*Context) GroupedAccumulator { return &countAcc{} }}, nil
+	f := &aggFunc{name: name, args: args, distinct: distinct, t: sqltypes.LongType,
+		newAcc: func(*Context) GroupedAccumulator { return &countAcc{} }}
+	if distinct {
+		// DISTINCT collated strings count once per collation key.
+		f.args, f.display = distinctCollationKeys(args), args
+	}
+	return f, nil
 }
 
 // numericAggArg casts a string argument to double, and rejects non-numeric types.
@@ -197,6 +201,9 @@ func bindCollect(name string, args []Expr, distinct bool, opts Options) (AggFunc
 	kind := valuesList
 	if name == "collect_set" {
 		kind = valuesSet
+		if err := setOfCollated(name, args); err != nil {
+			return nil, err
+		}
 	}
 	return &aggFunc{name: name, args: args, distinct: distinct, t: sqltypes.ArrayType(in, false),
 		newAcc: func(*Context) GroupedAccumulator { return newValuesAcc(kind, in, false, true) }}, nil

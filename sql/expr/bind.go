@@ -63,7 +63,18 @@ func Bind(name string, args []Expr, opts Options) (Expr, error) {
 	if b.minArgs >= 0 && (len(args) < b.minArgs || (b.maxArgs >= 0 && len(args) > b.maxArgs)) {
 		return nil, wrongNumArgs(lname, arityString(b.minArgs, b.maxArgs), len(args))
 	}
-	return b.bind(lname, args, opts)
+	args, coll, collErr := coerceCollations(lname, args)
+	if collErr != nil && collErr != errIndeterminate {
+		return nil, collErr
+	}
+	e, err := b.bind(lname, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	if collErr == errIndeterminate {
+		return indeterminateCollation(e)
+	}
+	return collatedResult(lname, e, coll), nil
 }
 
 // BindAggregate resolves an aggregate function call.

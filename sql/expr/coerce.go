@@ -100,6 +100,11 @@ func isAtomic(t sqltypes.DataType) bool {
 // CommonType is the type two inputs widen to for union, CASE, coalesce, IN and comparison
 // (Spark's findWiderTypeForTwo), and false when there is none.
 func CommonType(a, b sqltypes.DataType) (sqltypes.DataType, bool) {
+	if a.Kind == sqltypes.String && b.Kind == sqltypes.String && a.StringCollation != b.StringCollation {
+		// Strings of two collations have none (Spark's INCOMPATIBLE_COLUMN_TYPE in a union);
+		// a call's arguments settle theirs before binding (coerceCollations).
+		return sqltypes.DataType{}, false
+	}
 	if a.EqualIgnoreNullable(b) {
 		if a.Equal(b) {
 			return a, true
@@ -122,9 +127,9 @@ func CommonType(a, b sqltypes.DataType) (sqltypes.DataType, bool) {
 		}
 		return sqltypes.TimestampNTZType, true
 	case a.Kind == sqltypes.String && isAtomic(b) && b.Kind != sqltypes.Binary:
-		return sqltypes.StringType, true
+		return sqltypes.DataType{Kind: sqltypes.String, StringCollation: a.StringCollation}, true
 	case b.Kind == sqltypes.String && isAtomic(a) && a.Kind != sqltypes.Binary:
-		return sqltypes.StringType, true
+		return sqltypes.DataType{Kind: sqltypes.String, StringCollation: b.StringCollation}, true
 	case a.Kind == sqltypes.Array && b.Kind == sqltypes.Array:
 		e, ok := CommonType(*a.Elem, *b.Elem)
 		if !ok {

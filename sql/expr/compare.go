@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/weirhq/weir/sql/collation"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -43,6 +44,9 @@ func Compare(a, b any, t sqltypes.DataType) int {
 	case sqltypes.Decimal:
 		return a.(decimal128.Num).Cmp(b.(decimal128.Num))
 	case sqltypes.String:
+		if t.StringCollation != "" {
+			return collation.Of(t.StringCollation).Compare(a.(string), b.(string))
+		}
 		return strings.Compare(a.(string), b.(string))
 	case sqltypes.Binary:
 		return bytes.Compare(a.([]byte), b.([]byte))
@@ -158,6 +162,9 @@ func (c *comparison) evalArrays(ctx *Context, l, r arrow.Array) arrow.Array {
 				return out
 			}
 		case sqltypes.String:
+			if !binaryCollation(c.in) {
+				break
+			}
 			if out := compareStrings(ctx, c.op, l, r); out != nil {
 				return out
 			}

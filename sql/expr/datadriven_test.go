@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/collation"
 	"github.com/weirhq/weir/sql/parser"
 	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
@@ -254,6 +255,13 @@ func parseTestLiteral(tok string) (Expr, error) {
 // parseTestType parses simple type names for cast tests.
 func parseTestType(s string) (sqltypes.DataType, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
+	if name, ok := strings.CutPrefix(s, "string collate "); ok {
+		c, err := collation.Lookup(name)
+		if err != nil {
+			return sqltypes.DataType{}, err
+		}
+		return sqltypes.DataType{Kind: sqltypes.String, StringCollation: c.TypeName()}, nil
+	}
 	switch s {
 	case "boolean":
 		return sqltypes.BooleanType, nil

@@ -186,8 +186,12 @@ func bindRegexpExtract(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
+	flags, err := regexCollation(name, args)
+	if err != nil {
+		return nil, err
+	}
 	if pat, ok := constPattern(args[1]); ok && args[0].Type().Kind == sqltypes.String {
-		re, err := compileJavaRegex(pat)
+		re, err := compileJavaRegex(flags + pat)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +199,7 @@ func bindRegexpLike(name string, args []Expr, opts Options) (Expr, error) {
 			str: sqlOf(strings.ToUpper(name)+"(", args[0], ", ", args[1], ")")}, nil
 	}
 	e, err := strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
-		re, err := compileJavaRegex(a[1].(string))
+		re, err := compileJavaRegex(flags + a[1].(string))
 		if err != nil {
 			return nil, err
 		}
@@ -245,7 +249,11 @@ func bindLike(name string, args []Expr, opts Options) (Expr, error) {
 		esc, _ = utf8.DecodeRuneInString(s)
 		args = args[:2]
 	}
-	ci := name == "ilike"
+	lcase, err := likeCollation(name, args)
+	if err != nil {
+		return nil, err
+	}
+	ci := name == "ilike" || lcase
 	if pat, ok := constPattern(args[1]); ok && args[0].Type().Kind == sqltypes.String {
 		pred, err := likePredicate(pat, esc, ci)
 		if err != nil {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/base64"
+	"github.com/weirhq/weir/sql/collation"
 	"math"
 	"strings"
 	"unicode"
@@ -158,11 +159,15 @@ func bindByteLength(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindTrim(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	e, err := strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
 		s := a[0].(string)
 		cut := " "
 		if len(a) == 2 {
 			cut = a[1].(string)
+		}
+		if !c.BinaryEquality() {
+			return trimCollated(c, name, s, cut), nil
 		}
 		switch name {
 		case "ltrim":
@@ -374,6 +379,7 @@ func bindConcatWs(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindReplace(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	e, err := strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
 		s, search := a[0].(string), a[1].(string)
 		rep := ""
@@ -382,6 +388,9 @@ func bindReplace(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		if search == "" {
 			return s, nil
+		}
+		if !c.BinaryEquality() {
+			return replaceCollated(c, s, search, rep), nil
 		}
 		return strings.ReplaceAll(s, search, rep), nil
 	})
@@ -394,31 +403,40 @@ func bindReplace(name string, args []Expr, opts Options) (Expr, error) {
 			return int64(len(s)), nil
 		}
 		grow := int64(len(a[2].(string)) - len(search))
-		return addBytes(int64(len(s)), mulBytes(int64(strings.Count(s, search)), grow)), nil
+		n := strings.Count(s, search)
+		if !c.BinaryEquality() {
+			// A collated match may be shorter than search: count its full length as growth.
+			n, grow = len(collatedMatches(c, s, search)), int64(len(a[2].(string)))
+		}
+		return addBytes(int64(len(s)), mulBytes(int64(n), grow)), nil
 	}), nil
 }
 
-// runeIndex is the 0-based character index of sub in s at or after character from, or -1.
-func runeIndex(s, sub string, from int) int {
+// runeIndex is the 0-based character index of sub in s at or after character from, or -1,
+// matching by collation c.
+func runeIndex(c *collation.Collation, s, sub string, from int) int {
 	r := []rune(s)
 	if from > len(r) {
 		return -1
 	}
-	i := strings.Index(string(r[from:]), sub)
+	rest := string(r[from:])
+	i, _ := c.Index(rest, sub, 0)
 	if i < 0 {
 		return -1
 	}
-	return from + utf8.RuneCountInString(string(r[from:])[:i])
+	return from + utf8.RuneCountInString(rest[:i])
 }
 
 func bindInstr(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	return strFunc(name, args, opts, intType, nil, func(a []any) (any, error) {
-		return int32(runeIndex(a[0].(string), a[1].(string), 0) + 1), nil
+		return int32(runeIndex(c, a[0].(string), a[1].(string), 0) + 1), nil
 	})
 }
 
 func bindLocate(name string, args []Expr, opts Options) (Expr, error) {
 	types := []sqltypes.DataType{strType, strType, intType}
+	c := collationOf(args[1])
 	cs, err := coerceArgs(name, args, opts, types...)
 	if err != nil {
 		return nil, err
@@ -438,7 +456,7 @@ func bindLocate(name string, args []Expr, opts Options) (Expr, error) {
 			if pos < 1 {
 				return int32(0), nil
 			}
-			return int32(runeIndex(a[1].(string), a[0].(string), int(pos-1)) + 1), nil
+			return int32(runeIndex(c, a[1].(string), a[0].(string), int(pos-1)) + 1), nil
 		}}
 	return f, nil
 }
@@ -542,6 +560,11 @@ func bindSpace(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindStringPredicate(name string, args []Expr, opts Options) (Expr, error) {
+	if c := collationOf(args[0]); !c.BinaryEquality() {
+		return strFunc(name, args, opts, sqltypes.BooleanType, nil, func(a []any) (any, error) {
+			return collatedPredicate(c, name, a[0].(string), a[1].(string)), nil
+		})
+	}
 	if p, ok := constPattern(args[1]); ok && args[0].Type().Kind == sqltypes.String {
 		pred := func(s string) bool { return strings.Contains(s, p) }
 		switch name {
@@ -593,8 +616,12 @@ func bindLeftRight(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindTranslate(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	return strFunc(name, args, opts, strType, nil, func(a []any) (any, error) {
 		from, to := []rune(a[1].(string)), []rune(a[2].(string))
+		if !c.BinaryEquality() {
+			return translateCollated(c, a[0].(string), from, to), nil
+		}
 		m := map[rune]rune{}
 		for i, c := range from {
 			if _, seen := m[c]; seen {
@@ -621,26 +648,26 @@ func bindTranslate(name string, args []Expr, opts Options) (Expr, error) {
 }
 
 func bindSubstringIndex(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
 		s, delim, n := a[0].(string), a[1].(string), int(toInt64(a[2]))
 		if delim == "" || n == 0 {
 			return "", nil
 		}
-		parts := strings.Split(s, delim)
-		if n > 0 {
-			if n >= len(parts) {
-				return s, nil
-			}
-			return strings.Join(parts[:n], delim), nil
-		}
-		if -n >= len(parts) {
+		// The delimiters are the matches of delim (under the string's collation).
+		m, ok := nthMatch(c, s, delim, n)
+		switch {
+		case !ok:
 			return s, nil
+		case n > 0:
+			return s[:m[0]], nil
 		}
-		return strings.Join(parts[len(parts)+n:], delim), nil
+		return s[m[1]:], nil
 	})
 }
 
 func bindSplitPart(name string, args []Expr, opts Options) (Expr, error) {
+	c := collationOf(args[0])
 	return strFunc(name, args, opts, strType, []sqltypes.DataType{strType, strType, intType}, func(a []any) (any, error) {
 		s, delim, n := a[0].(string), a[1].(string), int(toInt64(a[2]))
 		if n == 0 {
@@ -651,7 +678,7 @@ func bindSplitPart(name string, args []Expr, opts Options) (Expr, error) {
 		if delim == "" {
 			parts = []string{s}
 		} else {
-			parts = strings.Split(s, delim)
+			parts = splitCollated(c, s, delim)
 		}
 		if n < 0 {
 			n = len(parts) + n + 1

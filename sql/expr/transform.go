@@ -155,6 +155,12 @@ func rebuild(e Expr, cs []Expr) (Expr, bool) {
 		return x.withChildren(cs), true
 	case *inputFileExpr:
 		return x, true // a leaf
+	case *collated:
+		c := *x
+		c.child = cs[0]
+		return &c, true
+	case *collationKey:
+		return &collationKey{child: cs[0]}, true
 	case Rebuilder:
 		return x.WithChildren(cs), true
 	}

@@ -50,6 +50,9 @@
 //     a batch LEFT SEMI / ANTI equi-join whose left side is estimated at most a quarter of its
 //     right side, which is too large to broadcast, is marked Join.BuildLeft (its hash table
 //     holds the left side; the right side streams past it).
+//  8. collation keys (once): grouping, join, distinct, partition and sort keys over collated
+//     strings (UTF8_LCASE, UNICODE_CI, …) become their collation keys (collation.go), so the
+//     operators, which compare bytes, group and order them as the collation does.
 //
 // Estimates: a SourceScan's rows come from Options.Stats (Parquet footers) or a default; a
 // Filter keeps a fixed fraction per conjunct (an equality 1/10, another comparison 1/3);

@@ -46,6 +46,7 @@ var batches = []batch{
 	{name: "semi joins into aggregates", rules: []rule{semiJoinAggregates}, once: true},
 	{name: "prune", rules: []rule{pruneColumns}, once: true},
 	{name: "broadcast build side", rules: []rule{broadcastBuildSide, buildSemiLeft, autoBroadcast}, once: true},
+	{name: "collation keys", rules: []rule{collationKeys}, once: true},
 }
 
 // Optimize returns a plan equivalent to n (same schema, same rows) for the planner.

@@ -28,10 +28,7 @@ func (p *parser) dataType() sqltypes.DataType {
 	case "STRING":
 		t := sqltypes.StringType
 		if p.accept("COLLATE") {
-			c := strings.ToUpper(p.anyIdentifier())
-			if c != "UTF8_BINARY" {
-				t.StringCollation = c
-			}
+			t.StringCollation = p.collationName().TypeName()
 		}
 		return t
 	case "CHAR", "CHARACTER", "VARCHAR":

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"github.com/weirhq/weir/sql/collation"
 	"strings"
 
 	"github.com/weirhq/weir/sql/plan"
@@ -251,7 +252,11 @@ func (p *parser) postfix(e plan.Expr) plan.Expr {
 			e = c
 		case p.peek().is("COLLATE") && (p.peekAt(1).kind == tokWord || p.peekAt(1).kind == tokQuotedIdent):
 			p.pos++
-			e = plan.Fn("collate", e, stringLiteral(p.anyIdentifier()))
+			full, last := p.collationWords()
+			if _, err := collation.Lookup(full); err != nil {
+				p.fail(collation.InvalidName(full))
+			}
+			e = plan.Fn("collate", e, stringLiteral(last))
 		default:
 			return e
 		}

@@ -56,7 +56,8 @@ type DataType struct {
 	// StartField and EndField of an interval (Spark's DayTimeIntervalType fields 0..3 =
 	// DAY, HOUR, MINUTE, SECOND; YearMonthIntervalType 0..1 = YEAR, MONTH).
 	StartField, EndField int8
-	// StringCollation is reserved for collated strings; empty means UTF8_BINARY.
+	// StringCollation is a string's collation by its canonical name (package sql/collation:
+	// "UTF8_LCASE", "UNICODE_CI", "de_CI_AI"); empty means UTF8_BINARY.
 	StringCollation string
 	// SRID of a geometry or geography type; MixedSRID for GEOMETRY(ANY) / GEOGRAPHY(ANY).
 	SRID int32
@@ -231,6 +232,9 @@ func (t DataType) String() string {
 	case Decimal:
 		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
 	case String:
+		if t.StringCollation != "" {
+			return "string collate " + t.StringCollation
+		}
 		return "string"
 	case Binary:
 		return "binary"
@@ -304,6 +308,10 @@ func (t DataType) SQL() string {
 		return "ARRAY<" + t.Elem.SQL() + ">"
 	case Map:
 		return "MAP<" + t.Key.SQL() + ", " + t.Value.SQL() + ">"
+	case String:
+		if t.StringCollation != "" {
+			return "STRING COLLATE " + t.StringCollation
+		}
 	}
 	return strings.ToUpper(t.String())
 }

@@ -3,6 +3,7 @@ package sqltypes
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/weirhq/weir/sql/collation"
 	"regexp"
 	"strconv"
 	"strings"
@@ -137,6 +138,10 @@ func jsonField(raw json.RawMessage) (Field, error) {
 		}
 		md = buf.String()
 	}
+	t, md, err = fieldCollations(*f.Name, t, md)
+	if err != nil {
+		return Field{}, err
+	}
 	return Field{Name: *f.Name, Type: t, Nullable: *f.Nullable, Metadata: md}, nil
 }
 
@@ -164,9 +169,11 @@ func typeByName(name string) (DataType, error) {
 	}
 	if strings.HasPrefix(name, "string collate ") {
 		st := StringType
-		if c := strings.TrimPrefix(name, "string collate "); c != "UTF8_BINARY" {
-			st.StringCollation = c
+		c, err := collation.Lookup(strings.TrimPrefix(name, "string collate "))
+		if err != nil {
+			return DataType{}, err
 		}
+		st.StringCollation = c.TypeName()
 		return st, nil
 	}
 	if m := decimalName.FindStringSubmatch(name); m != nil {
@@ -241,10 +248,11 @@ func writeJSONType(b *strings.Builder, t DataType) {
 			}
 			b.WriteString(`{"name":`)
 			writeJSONString(b, f.Name)
+			paths := map[string]string{}
 			b.WriteString(`,"type":`)
-			writeJSONType(b, f.Type)
+			writeJSONType(b, collationPaths(f.Name, f.Type, paths))
 			b.WriteString(`,"nullable":` + strconv.FormatBool(f.Nullable) + `,"metadata":`)
-			b.WriteString(jsonMetadata(f.Metadata))
+			b.WriteString(jsonMetadata(withCollationMetadata(f.Metadata, paths)))
 			b.WriteByte('}')
 		}
 		b.WriteString(`]}`)
