@@ -122,6 +122,8 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		return sqltypes.StructType(fields...), nil
 	case *pb.DataType_Variant_:
 		return sqltypes.VariantType, nil
+	case *pb.DataType_CalendarInterval_:
+		return sqltypes.CalendarIntervalType, nil
 	case *pb.DataType_Unparsed_:
 		return parser.ParseDataType(k.Unparsed.GetDataTypeString())
 	case *pb.DataType_Udt:
@@ -225,8 +227,11 @@ func DataTypeToProto(t sqltypes.DataType) *pb.DataType {
 	case sqltypes.Struct:
 		return SchemaToProto(t.Fields)
 	}
-	if t.Kind == sqltypes.Variant {
+	switch t.Kind {
+	case sqltypes.Variant:
 		return &pb.DataType{Kind: &pb.DataType_Variant_{Variant: &pb.DataType_Variant{}}}
+	case sqltypes.CalendarInterval:
+		return &pb.DataType{Kind: &pb.DataType_CalendarInterval_{CalendarInterval: &pb.DataType_CalendarInterval{}}}
 	}
 	return &pb.DataType{Kind: &pb.DataType_Unparsed_{Unparsed: &pb.DataType_Unparsed{DataTypeString: t.String()}}}
 }

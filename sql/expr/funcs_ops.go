@@ -159,7 +159,7 @@ func bindComparison(name string, args []Expr, opts Options) (Expr, error) {
 	if !ok {
 		return nil, diffTypes(op, l, r)
 	}
-	if t.Kind == sqltypes.Map {
+	if t.Kind == sqltypes.Map || t.Kind == sqltypes.CalendarInterval {
 		return nil, typeMismatch("INVALID_ORDERING_TYPE", quoteSQL(binaryOpString(op, l, r)),
 			"the %s does not support ordering on type \"%s\".", op, t.SQL())
 	}

@@ -86,6 +86,9 @@ func ValueAt(arr arrow.Array, i int, t sqltypes.DataType) any {
 		return v
 	case *array.MonthInterval:
 		return int32(a.Value(i))
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return sqltypes.CalendarIntervalValue{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
 	case *array.Map:
 		kt, vt := sqltypes.StringType, sqltypes.StringType
 		if t.Kind == sqltypes.Map {
@@ -195,6 +198,11 @@ func appendValue(b array.Builder, t sqltypes.DataType, v any) {
 		bb.Append(arrow.Duration(toInt64(v)))
 	case *array.MonthIntervalBuilder:
 		bb.Append(arrow.MonthInterval(toInt64(v)))
+	case *array.MonthDayNanoIntervalBuilder:
+		// make_interval and the interval arithmetic refuse a microsecond part whose nanoseconds
+		// overflow (calendarIntervalNanos), so the product fits.
+		c := v.(sqltypes.CalendarIntervalValue)
+		bb.Append(arrow.MonthDayNanoInterval{Months: c.Months, Days: c.Days, Nanoseconds: c.Micros * 1000})
 	case *array.MapBuilder:
 		m := v.(*sqltypes.MapValue)
 		bb.Append(true)

@@ -53,6 +53,8 @@ func ToArrow(t DataType, tz string) arrow.DataType {
 		return arrow.FixedWidthTypes.Duration_us
 	case YearMonthInterval:
 		return arrow.FixedWidthTypes.MonthInterval
+	case CalendarInterval:
+		return arrow.FixedWidthTypes.MonthDayNanoInterval
 	case Array:
 		return arrow.ListOfField(arrow.Field{Name: "element", Type: ToArrow(*t.Elem, tz), Nullable: t.ElemNullable})
 	case Map:
@@ -119,6 +121,8 @@ func FromArrow(t arrow.DataType) (DataType, error) {
 		return DayTimeIntervalType(0, 3), nil
 	case *arrow.MonthIntervalType:
 		return YearMonthIntervalType(0, 1), nil
+	case *arrow.MonthDayNanoIntervalType:
+		return CalendarIntervalType, nil
 	case *arrow.MapType:
 		k, err := FromArrow(t.KeyType())
 		if err != nil {

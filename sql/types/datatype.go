@@ -32,6 +32,10 @@ const (
 	Struct
 	// Variant is Spark's VARIANT (semi-structured values, package sql/types/variant).
 	Variant
+	// CalendarInterval is Spark's CalendarIntervalType ("interval"): months, days and
+	// microseconds apart (Go value CalendarIntervalValue). Spark neither orders nor stores it;
+	// make_interval builds it and it adds to dates and timestamps.
+	CalendarInterval
 )
 
 // DataType is a Spark data type. The zero value is the null (void) type.
@@ -79,7 +83,15 @@ var (
 	TimestampType    = DataType{Kind: Timestamp}
 	TimestampNTZType = DataType{Kind: TimestampNTZ}
 	VariantType      = DataType{Kind: Variant}
+	// CalendarIntervalType is Spark's CalendarIntervalType.
+	CalendarIntervalType = DataType{Kind: CalendarInterval}
 )
+
+// CalendarIntervalValue is the Go value of a CALENDAR INTERVAL (Spark's CalendarInterval).
+type CalendarIntervalValue struct {
+	Months, Days int32
+	Micros       int64
+}
 
 // DecimalType returns decimal(p,s).
 func DecimalType(p, s int32) DataType { return DataType{Kind: Decimal, Precision: p, Scale: s} }
@@ -238,6 +250,8 @@ func (t DataType) String() string {
 		return "struct<" + strings.Join(parts, ",") + ">"
 	case Variant:
 		return "variant"
+	case CalendarInterval:
+		return "interval"
 	}
 	return fmt.Sprintf("unknown(%d)", t.Kind)
 }

@@ -1,0 +1,160 @@
+package expr
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weirhq/weir/sparkerr"
+	sqltypes "github.com/weirhq/weir/sql/types"
+)
+
+// Spark's CALENDAR INTERVAL (sqltypes.CalendarInterval, built by make_interval): its string form
+// (CalendarInterval.toString), its sum and negation, and its addition to timestamps
+// (DateTimeUtils.timestampAddInterval) and dates (DateAddInterval). Spark neither compares nor
+// orders it (INVALID_ORDERING_TYPE, bindComparison).
+
+// formatCalendarInterval is CalendarInterval.toString: "1 years 2 months 3 days 4 hours 5
+// minutes 6.5 seconds", zero units left out, "0 seconds" for the zero interval.
+func formatCalendarInterval(c sqltypes.CalendarIntervalValue) string {
+	if c.Months == 0 && c.Days == 0 && c.Micros == 0 {
+		return "0 seconds"
+	}
+	var parts []string
+	unit := func(n int64, name string) {
+		if n != 0 {
+			parts = append(parts, strconv.FormatInt(n, 10)+" "+name)
+		}
+	}
+	unit(int64(c.Months/12), "years")
+	unit(int64(c.Months%12), "months")
+	unit(int64(c.Days), "days")
+	rest := c.Micros
+	unit(rest/3_600_000_000, "hours")
+	rest %= 3_600_000_000
+	unit(rest/60_000_000, "minutes")
+	if rest %= 60_000_000; rest != 0 {
+		parts = append(parts, secondsPlain(rest)+" seconds")
+	}
+	return strings.Join(parts, " ")
+}
+
+// secondsPlain renders micros as seconds without trailing zeros (BigDecimal.valueOf(micros, 6)
+// .stripTrailingZeros().toPlainString()).
+func secondsPlain(micros int64) string {
+	sign := ""
+	if micros < 0 {
+		sign, micros = "-", -micros
+	}
+	s := strconv.FormatInt(micros/1e6, 10)
+	if frac := micros % 1e6; frac != 0 {
+		s += "." + strings.TrimRight(strconv.FormatInt(1e6+frac, 10)[1:], "0")
+	}
+	return sign + s
+}
+
+// bindCalendarArith handles + and - where the right operand is a CALENDAR INTERVAL and the left
+// one a timestamp, date or interval; ok=false otherwise.
+func bindCalendarArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Options) (Expr, bool, error) {
+	if rt.Kind != sqltypes.CalendarInterval {
+		return nil, false, nil
+	}
+	sign := int64(1)
+	if op == "-" {
+		sign = -1
+	}
+	ansi := opts.ANSI
+	var f *rowFunc
+	switch lt.Kind {
+	case sqltypes.Timestamp, sqltypes.TimestampNTZ:
+		f = strict("time_add", []Expr{l, r}, lt, func(ctx *Context, a []any) (any, error) {
+			c, ok := scaleCalendar(a[1].(sqltypes.CalendarIntervalValue), sign)
+			if !ok {
+				return nil, calendarOverflow()
+			}
+			return timestampAddCalendar(a[0].(int64), c, calendarZone(lt, ctx))
+		})
+	case sqltypes.Date:
+		f = strict("date_add_interval", []Expr{l, r}, lt, func(ctx *Context, a []any) (any, error) {
+			c, ok := scaleCalendar(a[1].(sqltypes.CalendarIntervalValue), sign)
+			if !ok {
+				return nil, calendarOverflow()
+			}
+			return dateAddCalendar(a[0].(int32), c, ansi, ctx.loc())
+		})
+	case sqltypes.CalendarInterval:
+		f = nullableStrict("interval_add", []Expr{l, r}, lt, func(_ *Context, a []any) (any, error) {
+			x := a[0].(sqltypes.CalendarIntervalValue)
+			y, okY := scaleCalendar(a[1].(sqltypes.CalendarIntervalValue), sign)
+			v, ok := makeCalendarInterval(0, int64(x.Months)+int64(y.Months), 0, int64(x.Days)+int64(y.Days), 0, 0, x.Micros)
+			var okU bool
+			v.Micros, okU = addExact(v.Micros, y.Micros)
+			return calendarResult(v, ok && okY && okU, ansi)
+		})
+	default:
+		return nil, false, nil
+	}
+	f.text = binaryOpText(op, l, r)
+	return f, true, nil
+}
+
+// scaleCalendar is the interval times sign (±1): negation overflows only at the minimum values.
+func scaleCalendar(c sqltypes.CalendarIntervalValue, sign int64) (sqltypes.CalendarIntervalValue, bool) {
+	if sign == 1 {
+		return c, true
+	}
+	ok := c.Months != math.MinInt32 && c.Days != math.MinInt32 && c.Micros != math.MinInt64
+	return sqltypes.CalendarIntervalValue{Months: -c.Months, Days: -c.Days, Micros: -c.Micros}, ok
+}
+
+func calendarZone(t sqltypes.DataType, ctx *Context) *time.Location {
+	if t.Kind == sqltypes.TimestampNTZ {
+		return time.UTC
+	}
+	return ctx.loc()
+}
+
+// timestampAddCalendar is DateTimeUtils.timestampAddInterval: without months and days the
+// microseconds add exactly; otherwise the local date-time in loc moves by the months (the day
+// clamped to the month's end), the days and the microseconds, and is read back in loc.
+func timestampAddCalendar(us int64, c sqltypes.CalendarIntervalValue, loc *time.Location) (any, error) {
+	if c.Months == 0 && c.Days == 0 {
+		r, ok := addExact(us, c.Micros)
+		if !ok {
+			return nil, longOverflow()
+		}
+		return r, nil
+	}
+	t := time.UnixMicro(us).In(loc)
+	y, m, d := addMonthsYMD(t.Year(), int(t.Month()), t.Day(), int(c.Months))
+	wall := time.Date(y, time.Month(m), d+int(c.Days), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixMicro()
+	wall, ok := addExact(wall, c.Micros)
+	if !ok {
+		return nil, longOverflow()
+	}
+	w := time.UnixMicro(wall).UTC()
+	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc).UnixMicro(), nil
+}
+
+// dateAddCalendar is DateAddInterval: months (day clamped) then days; an interval with
+// microseconds is INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION under ANSI, and otherwise adds
+// through the date's midnight in loc.
+func dateAddCalendar(days int32, c sqltypes.CalendarIntervalValue, ansi bool, loc *time.Location) (any, error) {
+	if c.Micros != 0 {
+		if ansi {
+			return nil, sparkerr.New(sparkerr.SparkIllegalArgumentException, "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION", "22006",
+				"Cannot add an interval to a date because its microseconds part is not 0. To resolve this, cast the input date to a timestamp, which supports the addition of intervals with non-zero microseconds.")
+		}
+		d := time.Unix(int64(days)*86400, 0).UTC()
+		us, err := timestampAddCalendar(time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc).UnixMicro(), c, loc)
+		if err != nil {
+			return nil, err
+		}
+		return timestampToDate(us.(int64), loc), nil
+	}
+	d := time.Unix(int64(days)*86400, 0).UTC()
+	y, m, dd := addMonthsYMD(d.Year(), int(d.Month()), d.Day(), int(c.Months))
+	r, _ := daysFromCivil(y, m, dd)
+	return r + c.Days, nil
+}

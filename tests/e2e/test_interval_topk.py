@@ -1,0 +1,55 @@
+"""make_interval / try_make_interval (CALENDAR INTERVAL), the approx_top_k sketch functions and
+python_worker_logs / measure through PySpark, with the answers Apache Spark 4.2's own Connect
+server gives for the same DataFrames (compared side by side once; SQL-level cases are in
+sql/expr/testdata/calendar_interval and sql/expr/testdata/approx_top_k_sketch)."""
+import datetime
+
+import pytest
+from pyspark.errors import AnalysisException, ArithmeticException, PySparkTypeError
+from pyspark.sql import functions as F
+from pyspark.sql.types import CalendarIntervalType, StructField, StructType
+
+
+def test_make_interval_schema_show_and_cast(spark):
+    df = spark.range(1).select(F.make_interval(
+        F.lit(1), F.lit(2), F.lit(3), F.lit(4), F.lit(5), F.lit(6), F.lit(7.5)).alias("i"))
+    assert df.schema == StructType([StructField("i", CalendarIntervalType(), True)])
+    assert df._show_string(truncate=False).splitlines()[3] == \
+        "|1 years 2 months 25 days 5 hours 6 minutes 7.5 seconds|"
+    # Spark's server sends the interval as Arrow month_day_nano, which PySpark cannot convert.
+    with pytest.raises(PySparkTypeError) as e:
+        df.collect()
+    assert e.value.getCondition() == "UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION"
+    r = spark.range(1).select(F.make_interval(years=F.lit(1)).cast("string"), F.make_interval().cast("string"))
+    assert r.columns == ["CAST(make_interval(1, 0, 0, 0, 0, 0, 0) AS STRING)",
+                         "CAST(make_interval(0, 0, 0, 0, 0, 0, 0) AS STRING)"]
+    assert tuple(r.first()) == ("1 years", "0 seconds")
+    t = spark.sql("select typeof(make_interval(1)) a, cast(make_interval(-1, 13, 0, 0, 25, 61, 61.000001) as string) b")
+    assert tuple(t.first()) == ("interval", "1 months 26 hours 2 minutes 1.000001 seconds")
+
+
+def test_try_make_interval_and_overflow(spark):
+    df = spark.range(1).select(F.try_make_interval(F.lit(2147483647), F.lit(1)).alias("i"))
+    assert df._show_string().splitlines()[3] == "|NULL|"
+    with pytest.raises(ArithmeticException) as e:
+        spark.sql("select cast(make_interval(2147483647, 1) as string)").collect()
+    assert e.value.getCondition() == "ARITHMETIC_OVERFLOW"
+    days = spark.sql("select cast(try_make_interval(0, 0, 0, 2147483647) as string)").first()[0]
+    assert days == "2147483647 days"
+
+
+def test_calendar_interval_arithmetic(spark):
+    ts = F.lit("2024-01-31 10:00:00").cast("timestamp")
+    r = spark.range(1).select((ts + F.make_interval(months=F.lit(1))).alias("t"))
+    assert r.first().t == datetime.datetime(2024, 2, 29, 10, 0)
+    q = spark.sql("select timestamp'2024-01-31 10:00:00' + make_interval(0,1,0,1,2,0,0.5) a, "
+                  "date'2024-01-31' + make_interval(0,1,0,1,0,0,0) b, "
+                  "timestamp_ntz'2024-01-31 10:00:00' - make_interval(0,1) c")
+    assert tuple(q.first()) == (datetime.datetime(2024, 3, 1, 12, 0, 0, 500000), datetime.date(2024, 3, 1),
+                                datetime.datetime(2023, 12, 31, 10, 0))
+    with pytest.raises(Exception) as e:
+        spark.sql("select date'2024-01-31' + make_interval(0,1,0,1,1,0,0)").collect()
+    assert e.value.getCondition() == "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION"
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("select make_interval(1) = make_interval(1)").schema
+    assert e.value.getCondition() == "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE"
