@@ -200,7 +200,7 @@ func appendValue(b array.Builder, t sqltypes.DataType, v any) {
 		bb.Append(arrow.MonthInterval(toInt64(v)))
 	case *array.MonthDayNanoIntervalBuilder:
 		// make_interval and the interval arithmetic refuse a microsecond part whose nanoseconds
-		// overflow (calendarIntervalNanos), so the product fits.
+		// overflow (calendarResult), so the product fits.
 		c := v.(sqltypes.CalendarIntervalValue)
 		bb.Append(arrow.MonthDayNanoInterval{Months: c.Months, Days: c.Days, Nanoseconds: c.Micros * 1000})
 	case *array.MapBuilder:
