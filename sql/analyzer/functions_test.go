@@ -19,8 +19,6 @@ var notDone = []string{
 	"java_method", "reflect", "try_reflect",
 	// Avro and Protobuf need their schema languages.
 	"from_avro", "to_avro", "schema_of_avro", "from_protobuf", "to_protobuf",
-	// Aggregates.
-	"approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
 	// Collations and metric views.
 	"collate", "collation", "collations", "measure",
 	// Session and environment.

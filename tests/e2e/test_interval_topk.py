@@ -5,7 +5,7 @@ sql/expr/testdata/calendar_interval and sql/expr/testdata/approx_top_k_sketch)."
 import datetime
 
 import pytest
-from pyspark.errors import AnalysisException, ArithmeticException, PySparkTypeError
+from pyspark.errors import AnalysisException, ArithmeticException, PySparkTypeError, SparkRuntimeException
 from pyspark.sql import functions as F
 from pyspark.sql.types import CalendarIntervalType, StructField, StructType
 
@@ -53,3 +53,41 @@ def test_calendar_interval_arithmetic(spark):
     with pytest.raises(AnalysisException) as e:
         spark.sql("select make_interval(1) = make_interval(1)").schema
     assert e.value.getCondition() == "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE"
+
+
+def test_approx_top_k_accumulate_combine_estimate(spark):
+    # pyspark 4.2 has no wrappers: call_function sends the functions by name, as wrappers do.
+    df = spark.createDataFrame([(1,), (1,), (2,), (3,), (3,), (3,), (None,)], "x int")
+    acc = df.select(F.call_function("approx_top_k_accumulate", "x").alias("s"))
+    assert acc.schema.simpleString() == \
+        "struct<s:struct<sketch:binary,maxItemsTracked:int,itemDataType:int,itemDataTypeDDL:string>>"
+    s = acc.first().s
+    assert (s.sketch.hex(), s.maxItemsTracked, s.itemDataType, s.itemDataTypeDDL) == (
+        "04010a0e030000000300000000000000060000000000000000000000000000000200000000000000030000000000000001"
+        "000000000000000901000000090300000009020000000000000000000001", 10000, None, "item INT NOT NULL")
+    est = acc.select(F.call_function("approx_top_k_estimate", "s", F.lit(3)).alias("t"))
+    assert [(r.item, r["count"]) for r in est.first().t] == [(3, 3), (1, 2), (2, 1)]
+    parts = [spark.createDataFrame([(v,) for v in vs], "x int").select(
+        F.call_function("approx_top_k_accumulate", "x").alias("s")) for vs in ([1, 1, 2], [2, 2, 3])]
+    comb = parts[0].union(parts[1]).select(F.call_function("approx_top_k_combine", "s").alias("c"))
+    assert comb.columns == ["c"]
+    c = comb.first().c
+    assert c.sketch.hex().startswith("04010a15") and c.maxItemsTracked == 10000
+    top = comb.select(F.call_function("approx_top_k_estimate", "c").alias("t")).first().t
+    assert [(r.item, r["count"]) for r in top] == [(2, 3), (1, 2), (3, 1)]
+    named = spark.range(1).select(F.call_function("approx_top_k_accumulate", "id"))
+    assert named.columns == ["approx_top_k_accumulate(id, 10000)"]
+
+
+def test_approx_top_k_sketch_errors(spark):
+    sized = [spark.range(1).select(F.call_function("approx_top_k_accumulate", "id", F.lit(n)).alias("s"))
+             for n in (100, 200)]
+    with pytest.raises(SparkRuntimeException) as e:
+        sized[0].union(sized[1]).select(F.call_function("approx_top_k_combine", "s")).collect()
+    assert e.value.getCondition() == "APPROX_TOP_K_SKETCH_SIZE_NOT_MATCH"
+    with pytest.raises(SparkRuntimeException) as e:
+        sized[0].select(F.call_function("approx_top_k_estimate", "s", F.lit(0))).collect()
+    assert e.value.getCondition() == "APPROX_TOP_K_NON_POSITIVE_ARG"
+    with pytest.raises(AnalysisException) as e:
+        spark.range(1).select(F.call_function("approx_top_k_estimate", F.lit(1))).schema
+    assert e.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
