@@ -20,7 +20,7 @@ var notDone = []string{
 	// Avro and Protobuf need their schema languages.
 	"from_avro", "to_avro", "schema_of_avro", "from_protobuf", "to_protobuf",
 	// Collations and metric views.
-	"collate", "collation", "collations", "measure",
+	"collate", "collation", "collations",
 	// Session and environment.
 	"python_worker_logs",
 	// The TIME type.

@@ -1,11 +1,13 @@
 """make_interval / try_make_interval (CALENDAR INTERVAL), the approx_top_k sketch functions and
 python_worker_logs / measure through PySpark, with the answers Apache Spark 4.2's own Connect
 server gives for the same DataFrames (compared side by side once; SQL-level cases are in
-sql/expr/testdata/calendar_interval and sql/expr/testdata/approx_top_k_sketch)."""
+sql/expr/testdata/calendar_interval, sql/expr/agg_approx_top_k_sketch_test.go and
+sql/expr/agg_measure_test.go)."""
 import datetime
 
 import pytest
-from pyspark.errors import AnalysisException, ArithmeticException, PySparkTypeError, SparkRuntimeException
+from pyspark.errors import (AnalysisException, ArithmeticException, PySparkException, PySparkTypeError,
+                             SparkRuntimeException)
 from pyspark.sql import functions as F
 from pyspark.sql.types import CalendarIntervalType, StructField, StructType
 
@@ -91,3 +93,11 @@ def test_approx_top_k_sketch_errors(spark):
     with pytest.raises(AnalysisException) as e:
         spark.range(1).select(F.call_function("approx_top_k_estimate", F.lit(1))).schema
     assert e.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+
+
+def test_measure_outside_a_metric_view(spark):
+    df = spark.range(3).select(F.call_function("measure", "id"))
+    assert df.schema.simpleString() == "struct<measure(id):bigint>"
+    with pytest.raises(PySparkException) as e:
+        df.collect()
+    assert e.value.getCondition() == "INTERNAL_ERROR"
