@@ -141,7 +141,8 @@ func (s *Session) Conf() *Conf { return s.conf }
 func (s *Session) exprOptions() expr.Options {
 	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone(), User: s.sessionUser(),
 		Version: s.sparkVersion + " " + serverRevision(), Database: s.views.currentDatabase(),
-		EnforceReservedKeywords: s.conf.Bool(conf.EnforceReservedKeywordsKey, false)}
+		EnforceReservedKeywords: s.conf.Bool(conf.EnforceReservedKeywordsKey, false),
+		PythonWorkerLogs:        s.pythonWorkerLogsOption()}
 }
 
 // shufflePartitions is spark.sql.shuffle.partitions: the partitions of a batch query's

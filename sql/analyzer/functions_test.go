@@ -21,8 +21,6 @@ var notDone = []string{
 	"from_avro", "to_avro", "schema_of_avro", "from_protobuf", "to_protobuf",
 	// Collations and metric views.
 	"collate", "collation", "collations",
-	// Session and environment.
-	"python_worker_logs",
 	// The TIME type.
 	"current_time", "make_time", "time", "time_bucket", "time_diff", "time_from_micros",
 	"time_from_millis", "time_from_seconds", "time_to_micros", "time_to_millis", "time_to_seconds",

@@ -24,6 +24,9 @@ type Options struct {
 	Database string
 	// EnforceReservedKeywords is spark.sql.ansi.enforceReservedKeywords (sql_keywords()).
 	EnforceReservedKeywords bool
+	// PythonWorkerLogs returns the session's Python worker log records as python_worker_logs()
+	// rows (PythonWorkerLogSchema); nil when spark.sql.pyspark.worker.logging.enabled is off.
+	PythonWorkerLogs func() [][]any
 }
 
 // NewLiteral returns a constant expression.

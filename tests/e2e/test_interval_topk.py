@@ -11,6 +11,8 @@ from pyspark.errors import (AnalysisException, ArithmeticException, PySparkExcep
 from pyspark.sql import functions as F
 from pyspark.sql.types import CalendarIntervalType, StructField, StructType
 
+from conftest import session_of
+
 
 def test_make_interval_schema_show_and_cast(spark):
     df = spark.range(1).select(F.make_interval(
@@ -101,3 +103,51 @@ def test_measure_outside_a_metric_view(spark):
     with pytest.raises(PySparkException) as e:
         df.collect()
     assert e.value.getCondition() == "INTERNAL_ERROR"
+
+
+@pytest.fixture
+def own_session(server):
+    yield from session_of(server)
+
+
+def test_python_worker_logs(own_session):
+    spark = own_session
+    with pytest.raises(AnalysisException) as e:
+        spark.tvf.python_worker_logs().collect()
+    assert e.value.getCondition() == "FEATURE_NOT_ENABLED"
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("select python_worker_logs()").collect()
+    assert e.value.getCondition() == "NOT_A_SCALAR_FUNCTION"
+    spark.conf.set("spark.sql.pyspark.worker.logging.enabled", "true")
+    logs = spark.sql("select * from python_worker_logs()")
+    assert logs.schema.simpleString() == (
+        "struct<ts:timestamp,level:string,msg:string,context:map<string,string>,exception:struct<class:string,"
+        "msg:string,stacktrace:array<struct<class:string,method:string,file:string,line:string>>>,logger:string>")
+    assert logs.collect() == []
+    # (Spark's server here has no pyarrow for Arrow-optimized UDFs: the comparison ran pickled.)
+    spark.conf.set("spark.sql.execution.pythonUDF.arrow.enabled", "false")
+
+    @F.udf("int")
+    def logged(x):
+        import logging
+        logging.getLogger("mylog").warning("hello %s", x)
+        print("printed", x)
+        if x == 0:
+            try:
+                1 / 0
+            except ZeroDivisionError:
+                logging.getLogger("exc").exception("boom")
+        return x + 1
+
+    assert spark.range(1).select(logged("id")).collect()[0][0] == 1
+    rows = spark.tvf.python_worker_logs().select(
+        "level", "msg", "context", "logger", "exception.class", "exception.msg", F.col("ts").isNotNull()).collect()
+    # Apache Spark 4.2's server gives these rows for the same UDF.
+    assert [tuple(r) for r in rows] == [
+        ("WARNING", "hello 0", {"func_name": "logged"}, "mylog", None, None, True),
+        ("INFO", "printed", {"func_name": "logged"}, "stdout", None, None, True),
+        ("INFO", "0", {"func_name": "logged"}, "stdout", None, None, True),
+        ("ERROR", "boom", {"func_name": "logged"}, "exc", "ZeroDivisionError", "division by zero", True)]
+    spark.conf.set("spark.sql.pyspark.worker.logging.enabled", "false")
+    with pytest.raises(AnalysisException):
+        spark.tvf.python_worker_logs().collect()
