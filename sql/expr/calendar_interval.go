@@ -13,7 +13,21 @@ import (
 // Spark's CALENDAR INTERVAL (sqltypes.CalendarInterval, built by make_interval): its string form
 // (CalendarInterval.toString), its sum and negation, and its addition to timestamps
 // (DateTimeUtils.timestampAddInterval) and dates (DateAddInterval). Spark neither compares nor
-// orders it (INVALID_ORDERING_TYPE, bindComparison).
+// orders it (INVALID_ORDERING_TYPE: comparisons, IN, min/max, ORDER BY); it groups by it.
+
+// Unorderable reports whether Spark refuses to compare or order values of type t
+// (INVALID_ORDERING_TYPE): maps and calendar intervals.
+func Unorderable(t sqltypes.DataType) bool {
+	return t.Kind == sqltypes.Map || t.Kind == sqltypes.CalendarInterval
+}
+
+// InvalidOrdering is DATATYPE_MISMATCH.INVALID_ORDERING_TYPE for fn (`=`, `max`, `sortorder`)
+// over the expression sqlExpr (unquoted) of type t.
+func InvalidOrdering(sqlExpr, fn string, t sqltypes.DataType) error {
+	return typeMismatch("INVALID_ORDERING_TYPE", quoteSQL(sqlExpr),
+		"The `%s` does not support ordering on type \"%s\".", fn, t.SQL()).
+		WithParams("functionName", "`"+fn+"`", "dataType", `"`+t.SQL()+`"`)
+}
 
 // formatCalendarInterval is CalendarInterval.toString: "1 years 2 months 3 days 4 hours 5
 // minutes 6.5 seconds", zero units left out, "0 seconds" for the zero interval.

@@ -32,6 +32,18 @@ def test_make_interval_schema_show_and_cast(spark):
     assert tuple(t.first()) == ("interval", "1 months 26 hours 2 minutes 1.000001 seconds")
 
 
+def test_calendar_interval_grouping_and_ordering(spark):
+    df = spark.range(3).select(F.make_interval(F.col("id").cast("int")).alias("x"))
+    assert sorted(r[0] for r in df.groupBy("x").count().select("count").collect()) == [1, 1, 1]
+    assert spark.sql("select hash(make_interval(1, 2, 3, 4, 5, 6, 7.5))").first()[0] == -504672070
+    for bad, fn in [(lambda: df.orderBy("x"), "sortorder"), (lambda: df.select(F.max("x")), "max"),
+                    (lambda: df.where(F.col("x").isin(F.col("x"))), "in")]:
+        with pytest.raises(AnalysisException) as e:
+            bad().schema
+        assert e.value.getCondition() == "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE"
+        assert f"The `{fn}` does not support ordering on type \"INTERVAL\"" in str(e.value)
+
+
 def test_try_make_interval_and_overflow(spark):
     df = spark.range(1).select(F.try_make_interval(F.lit(2147483647), F.lit(1)).alias("i"))
     assert df._show_string().splitlines()[3] == "|NULL|"
