@@ -44,6 +44,22 @@ def test_calendar_interval_grouping_and_ordering(spark):
         assert f"The `{fn}` does not support ordering on type \"INTERVAL\"" in str(e.value)
 
 
+def test_calendar_interval_refused_where_spark_refuses_it(spark, tmp_path):
+    df = spark.range(3).select("id", F.make_interval(F.col("id").cast("int")).alias("x"))
+    for fmt in ("parquet", "json", "csv"):
+        with pytest.raises(AnalysisException) as e:
+            df.write.format(fmt).save(str(tmp_path / fmt))
+        assert e.value.getCondition() == "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE"
+    with pytest.raises(AnalysisException) as e:
+        df.join(df, "x").schema
+    assert e.value.getCondition() == "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE"
+    from pyspark.sql.window import Window
+    with pytest.raises(AnalysisException) as e:
+        df.select(F.count("*").over(Window.partitionBy("x"))).schema
+    assert e.value.getCondition() == "EXPRESSION_TYPE_IS_NOT_ORDERABLE"
+    assert df.union(df).select("x").distinct().count() == 3
+
+
 def test_try_make_interval_and_overflow(spark):
     df = spark.range(1).select(F.try_make_interval(F.lit(2147483647), F.lit(1)).alias("i"))
     assert df._show_string().splitlines()[3] == "|NULL|"
