@@ -68,6 +68,82 @@ func secondsPlain(micros int64) string {
 	return sign + s
 }
 
+// calendarUnits are the units a string interval names (IntervalUtils.stringToInterval), in
+// months, days or microseconds.
+var calendarUnits = map[string]struct{ months, days, micros int64 }{
+	"year": {months: 12}, "month": {months: 1}, "week": {days: 7}, "day": {days: 1},
+	"hour": {micros: 3_600_000_000}, "minute": {micros: 60_000_000}, "second": {micros: 1_000_000},
+	"millisecond": {micros: 1000}, "microsecond": {micros: 1},
+}
+
+// parseCalendarInterval is CAST(string AS INTERVAL) (IntervalUtils.safeStringToInterval):
+// "[interval] [+|-]n unit[s] ...", a fraction only with seconds (up to nine digits, truncated to
+// microseconds); anything else, or an overflow, is not an interval (the cast gives NULL).
+func parseCalendarInterval(s string) (sqltypes.CalendarIntervalValue, bool) {
+	var c sqltypes.CalendarIntervalValue
+	words := strings.Fields(strings.ToLower(s))
+	if len(words) > 0 && words[0] == "interval" {
+		words = words[1:]
+	}
+	if len(words) == 0 || len(words)%2 != 0 {
+		return c, false
+	}
+	var months, days int64
+	for i := 0; i < len(words); i += 2 {
+		num, unit := words[i], strings.TrimSuffix(words[i+1], "s")
+		u, ok := calendarUnits[unit]
+		if !ok {
+			return c, false
+		}
+		neg := strings.HasPrefix(num, "-")
+		if neg || strings.HasPrefix(num, "+") {
+			num = num[1:]
+		}
+		whole, frac, hasFrac := strings.Cut(num, ".")
+		n, err := strconv.ParseInt(whole, 10, 64)
+		if err != nil || strings.ContainsAny(whole, "+-") || (hasFrac && (unit != "second" || len(frac) > 9)) {
+			return c, false
+		}
+		var fracMicros int64
+		if hasFrac && frac != "" {
+			f, err := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+			if err != nil || strings.ContainsAny(frac, "+-") {
+				return c, false
+			}
+			fracMicros = f / 1000
+		}
+		if neg {
+			n, fracMicros = -n, -fracMicros
+		}
+		switch {
+		case u.months != 0:
+			if n > math.MaxInt32 || n < math.MinInt32 {
+				return c, false
+			}
+			months += n * u.months
+		case u.days != 0:
+			if n > math.MaxInt32 || n < math.MinInt32 {
+				return c, false
+			}
+			days += n * u.days
+		default:
+			if n > math.MaxInt64/u.micros || n < math.MinInt64/u.micros {
+				return c, false
+			}
+			var okA, okB bool
+			c.Micros, okA = addExact(c.Micros, n*u.micros)
+			c.Micros, okB = addExact(c.Micros, fracMicros)
+			if !okA || !okB {
+				return c, false
+			}
+		}
+	}
+	var okM, okD bool
+	c.Months, okM = int32Exact(months)
+	c.Days, okD = int32Exact(days)
+	return c, okM && okD && c.Micros <= math.MaxInt64/1000 && c.Micros >= math.MinInt64/1000
+}
+
 // bindCalendarArith handles + and - where the right operand is a CALENDAR INTERVAL and the left
 // one a timestamp, date or interval; ok=false otherwise.
 func bindCalendarArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Options) (Expr, bool, error) {

@@ -199,6 +199,8 @@ func canCast(from, to sqltypes.DataType) bool {
 		return from.Kind == sqltypes.String || from.Kind == sqltypes.Date || from.Kind == sqltypes.Timestamp
 	case sqltypes.DayTimeInterval, sqltypes.YearMonthInterval:
 		return from.Kind == sqltypes.String || from.Kind == to.Kind || from.IsIntegral()
+	case sqltypes.CalendarInterval:
+		return from.Kind == sqltypes.String
 	case sqltypes.Array:
 		return from.Kind == sqltypes.Array && canCast(*from.Elem, *to.Elem)
 	case sqltypes.Map:
