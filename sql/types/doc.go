@@ -5,7 +5,8 @@
 // Mapping (Spark → Arrow): boolean→bool, byte→int8, short→int16, int→int32, long→int64,
 // float→float32, double→float64, decimal(p,s)→decimal128(p,s), string→utf8, binary→binary,
 // date→date32, timestamp→timestamp[us, tz=session zone], timestamp_ntz→timestamp[us],
-// interval day to second→duration[us], interval year to month→month_interval, array→list,
+// interval day to second→duration[us], interval year to month→month_interval, interval (Spark's
+// CalendarIntervalType)→month_day_nano_interval, array→list,
 // map→map, struct→struct, void→null, variant→struct<value: binary, metadata: binary> with the
 // metadata field tagged variant=true (as Spark Connect sends it; FromArrow reads that struct back
 // as VARIANT).
@@ -13,8 +14,8 @@
 // Go values (literals and row-wise evaluation) use: nil for NULL, bool, int8, int16, int32,
 // int64, float32, float64, decimal128.Num (scale from the type), string, []byte, int32 days for
 // date, int64 microseconds for timestamps and day-time intervals, int32 months for year-month
-// intervals, []any for arrays and structs, *MapValue for maps, VariantValue for variants (the
-// encoding is package sql/types/variant).
+// intervals, CalendarIntervalValue for calendar intervals, []any for arrays and structs,
+// *MapValue for maps, VariantValue for variants (the encoding is package sql/types/variant).
 //
 // ParseJSONType and JSONType read and write Spark's JSON form of a type (DataType.json()).
 package sqltypes
