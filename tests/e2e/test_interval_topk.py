@@ -30,6 +30,9 @@ def test_make_interval_schema_show_and_cast(spark):
     assert tuple(r.first()) == ("1 years", "0 seconds")
     t = spark.sql("select typeof(make_interval(1)) a, cast(make_interval(-1, 13, 0, 0, 25, 61, 61.000001) as string) b")
     assert tuple(t.first()) == ("interval", "1 months 26 hours 2 minutes 1.000001 seconds")
+    parsed = spark.range(1).select(F.lit("interval -1 week 1.5 seconds").cast("interval").cast("string"),
+                                   F.lit("1.5 days").cast("interval").cast("string"))
+    assert tuple(parsed.first()) == ("-7 days 1.5 seconds", None)
 
 
 def test_calendar_interval_grouping_and_ordering(spark):
