@@ -144,6 +144,57 @@ func parseCalendarInterval(s string) (sqltypes.CalendarIntervalValue, bool) {
 	return c, okM && okD && c.Micros <= math.MaxInt64/1000 && c.Micros >= math.MinInt64/1000
 }
 
+// bindCalendarScale handles interval * number, number * interval and interval / number
+// (MultiplyInterval, DivideInterval: "multiply_interval(i, n)"): the number as a DOUBLE, then
+// IntervalUtils.fromDoubles: months and days truncated, the days' fraction carried into the
+// microseconds, which round (ARITHMETIC_OVERFLOW past their range; INTERVAL_DIVIDED_BY_ZERO).
+func bindCalendarScale(op string, l, r Expr, opts Options) (Expr, bool, error) {
+	lt, rt := l.Type(), r.Type()
+	if op == "*" && rt.Kind == sqltypes.CalendarInterval && lt.Kind != sqltypes.CalendarInterval {
+		l, r, lt, rt = r, l, rt, lt
+	}
+	if (op != "*" && op != "/") || lt.Kind != sqltypes.CalendarInterval ||
+		!(rt.IsNumeric() || rt.Kind == sqltypes.Null || isStringLike(rt)) {
+		return nil, false, nil
+	}
+	n, err := implicitCast(r, sqltypes.DoubleType, opts)
+	if err != nil {
+		return nil, true, err
+	}
+	name := "multiply_interval"
+	if op == "/" {
+		name = "divide_interval"
+	}
+	ansi := opts.ANSI
+	f := nullableStrict(name, []Expr{l, n}, sqltypes.CalendarIntervalType, func(_ *Context, a []any) (any, error) {
+		c, x := a[0].(sqltypes.CalendarIntervalValue), a[1].(float64)
+		if op == "/" {
+			if x == 0 {
+				return nil, sparkerr.New(sparkerr.ArithmeticException, "INTERVAL_DIVIDED_BY_ZERO", "22012",
+					"Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.")
+			}
+			return calendarFromDoubles(float64(c.Months)/x, float64(c.Days)/x, float64(c.Micros)/x, ansi)
+		}
+		return calendarFromDoubles(float64(c.Months)*x, float64(c.Days)*x, float64(c.Micros)*x, ansi)
+	})
+	f.str = callString(name, []Expr{l, r})
+	return f, true, nil
+}
+
+// calendarFromDoubles is IntervalUtils.fromDoubles with its overflow checks.
+func calendarFromDoubles(months, days, micros float64, ansi bool) (any, error) {
+	m, okM := doubleToInt32(months)
+	d, okD := doubleToInt32(days)
+	us := math.Floor(micros + 86_400_000_000*(days-math.Trunc(days)) + 0.5) // Math.round
+	ok := okM && okD && !math.IsNaN(us) && us >= math.MinInt64 && us < math.MaxInt64
+	return calendarResult(sqltypes.CalendarIntervalValue{Months: m, Days: d, Micros: int64(us)}, ok, ansi)
+}
+
+func doubleToInt32(f float64) (int32, bool) {
+	t := math.Trunc(f)
+	return int32(t), !math.IsNaN(f) && t >= math.MinInt32 && t <= math.MaxInt32
+}
+
 // bindCalendarArith handles + and - where the right operand is a CALENDAR INTERVAL and the left
 // one a timestamp, date or interval; ok=false otherwise.
 func bindCalendarArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Options) (Expr, bool, error) {

@@ -41,6 +41,9 @@ func bindArith(name string, args []Expr, opts Options) (Expr, error) {
 		return &renamed{Expr: e, text: callText("mod", args)}, nil
 	}
 	l, r := args[0], args[1]
+	if f, ok, err := bindCalendarScale(op, l, r, opts); ok || err != nil {
+		return f, err
+	}
 	lt, rt := l.Type(), r.Type()
 	if lt.Kind == sqltypes.Null && rt.Kind == sqltypes.Null {
 		lt, rt = sqltypes.DoubleType, sqltypes.DoubleType
