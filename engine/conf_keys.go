@@ -147,6 +147,8 @@ var confEntries = []ConfEntry{
 	{Key: PythonMaxWorkersConf, Kind: ConfInt, Default: strconv.Itoa(defaultPythonWorkers()),
 		DocDefault: "eight per core, at least 32", Valid: positive, Invalid: "The value of " + PythonMaxWorkersConf + " must be positive",
 		Doc: "Most Python workers one session runs at once (UDFs, mapInPandas, applyInPandas: one per partition and Python operator); a plan needing more is refused."},
+	{Key: PythonWorkerLoggingConf, Kind: ConfBool, Default: "false",
+		Doc: "Whether the Python workers' log records, prints and stderr are kept for python_worker_logs() (the newest 10000 of the session)."},
 	{Key: arrowSafeConversionConf, Kind: ConfBool, Default: "false",
 		Doc: "Whether Python workers check for unsafe (overflowing, truncating) conversions of pandas results to Arrow."},
 	{Key: assignColumnsByNameConf, Kind: ConfBool, Default: defaultAssignColumnsByName,

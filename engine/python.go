@@ -40,6 +40,8 @@ type pythonState struct {
 	poolSize int
 	// analyzePool runs UDTF analyze methods (python_udtf_analyze.go), made at the first use.
 	analyzePool *pyworker.Pool
+	// logs are the records the pools' workers logged (python_worker_logs.go).
+	logs pythonWorkerLogs
 }
 
 // defaultPythonWorkers is spark.weir.python.maxWorkers' default: room for several Python
@@ -79,7 +81,7 @@ func (s *Session) pythonRunner() (operators.PythonRunner, int) {
 	defer s.python.mu.Unlock()
 	if s.python.pool == nil {
 		s.python.poolSize = int(s.conf.Int(PythonMaxWorkersConf, int64(defaultPythonWorkers())))
-		s.python.pool = pyworker.NewPool(pyworker.PoolConfig{Python: s.python.path, MaxWorkers: s.python.poolSize})
+		s.python.pool = pyworker.NewPool(s.loggingPool(pyworker.PoolConfig{Python: s.python.path, MaxWorkers: s.python.poolSize}))
 	}
 	return poolRunner{s.python.pool.NewReservation()}, s.python.poolSize
 }

@@ -31,8 +31,8 @@ func (s *Session) analyzePool() *pyworker.Pool {
 	s.python.mu.Lock()
 	defer s.python.mu.Unlock()
 	if s.python.analyzePool == nil {
-		s.python.analyzePool = pyworker.NewPool(pyworker.PoolConfig{Python: s.python.path,
-			MaxWorkers: analyzeWorkers, Module: pyworker.AnalyzeUDTFModule})
+		s.python.analyzePool = pyworker.NewPool(s.loggingPool(pyworker.PoolConfig{Python: s.python.path,
+			MaxWorkers: analyzeWorkers, Module: pyworker.AnalyzeUDTFModule}))
 	}
 	return s.python.analyzePool
 }

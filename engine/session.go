@@ -143,7 +143,7 @@ func (s *Session) exprOptions() expr.Options {
 	return expr.Options{ANSI: s.conf.Bool(conf.ANSIKey, true), TimeZone: s.timeZone(), User: s.sessionUser(),
 		Version: s.sparkVersion + " " + serverRevision(), Database: s.views.currentDatabase(),
 		EnforceReservedKeywords: s.conf.Bool(conf.EnforceReservedKeywordsKey, false), ReadFile: s.readQueryFile,
-		TimeType: s.conf.Bool(conf.TimeTypeKey, false)}
+		TimeType: s.conf.Bool(conf.TimeTypeKey, false), PythonWorkerLogs: s.pythonWorkerLogsOption()}
 }
 
 // maxQueryFileBytes bounds a file a query reads whole while it is compiled (from_protobuf's

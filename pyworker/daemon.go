@@ -111,7 +111,11 @@ func startDaemon(ctx context.Context, cfg PoolConfig) (*daemon, error) {
 		d.port = int(p)
 		portc <- err
 		if err == nil {
-			_, _ = io.Copy(out, stdout)
+			dst := out
+			if cfg.Stdout != nil {
+				dst = cfg.Stdout
+			}
+			_, _ = io.Copy(dst, stdout)
 		}
 	}()
 	stop := context.AfterFunc(ctx, d.killGroup)

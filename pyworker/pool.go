@@ -27,6 +27,9 @@ type PoolConfig struct {
 	// Output receives the daemon's and the workers' stdout and stderr; the server's stderr when
 	// nil.
 	Output io.Writer
+	// Stdout, when set, receives their stdout instead of Output (the lines PySpark's worker_io
+	// writes there when PYSPARK_SPARK_SESSION_UUID is set: the workers' log records).
+	Stdout io.Writer
 	// Env is added to the server's environment for the daemon and its workers.
 	Env []string
 	// Module is the worker main the daemon runs in each forked worker (Spark's

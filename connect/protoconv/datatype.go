@@ -133,6 +133,8 @@ func DataTypeFromProto(t *pb.DataType) (sqltypes.DataType, error) {
 		return spatialFromProto(sqltypes.Geometry, k.Geometry.GetSrid())
 	case *pb.DataType_Geography_:
 		return spatialFromProto(sqltypes.Geography, k.Geography.GetSrid())
+	case *pb.DataType_CalendarInterval_:
+		return sqltypes.CalendarIntervalType, nil
 	case *pb.DataType_Unparsed_:
 		return parser.ParseDataType(k.Unparsed.GetDataTypeString())
 	case *pb.DataType_Udt:
@@ -269,6 +271,8 @@ func DataTypeToProto(t sqltypes.DataType) *pb.DataType {
 		return &pb.DataType{Kind: &pb.DataType_Geometry_{Geometry: &pb.DataType_Geometry{Srid: t.SRID}}}
 	case sqltypes.Geography:
 		return &pb.DataType{Kind: &pb.DataType_Geography_{Geography: &pb.DataType_Geography{Srid: t.SRID}}}
+	case sqltypes.CalendarInterval:
+		return &pb.DataType{Kind: &pb.DataType_CalendarInterval_{CalendarInterval: &pb.DataType_CalendarInterval{}}}
 	}
 	return &pb.DataType{Kind: &pb.DataType_Unparsed_{Unparsed: &pb.DataType_Unparsed{DataTypeString: t.String()}}}
 }

@@ -82,7 +82,9 @@ func literalOf(l *pb.Expression_Literal, want *sqltypes.DataType) (plan.Literal,
 	case *pb.Expression_Literal_SpecializedArray_:
 		return specializedArrayLiteral(v.SpecializedArray, want)
 	case *pb.Expression_Literal_CalendarInterval_:
-		return plan.Literal{}, sparkerr.Unsupported("calendar interval literals are not supported")
+		c := v.CalendarInterval
+		return typed(sqltypes.CalendarIntervalValue{Months: c.GetMonths(), Days: c.GetDays(), Micros: c.GetMicroseconds()},
+			sqltypes.CalendarIntervalType, want)
 	}
 	return plan.Literal{}, sparkerr.Unsupported("literal type %s is not supported", oneofCase(l, "literal_type"))
 }

@@ -62,6 +62,10 @@ func literalToProto(v any, t sqltypes.DataType) (*pb.Expression_Literal, error) 
 		l.LiteralType = &pb.Expression_Literal_DayTimeInterval{DayTimeInterval: v.(int64)}
 	case sqltypes.YearMonthInterval:
 		l.LiteralType = &pb.Expression_Literal_YearMonthInterval{YearMonthInterval: v.(int32)}
+	case sqltypes.CalendarInterval:
+		c := v.(sqltypes.CalendarIntervalValue)
+		l.LiteralType = &pb.Expression_Literal_CalendarInterval_{CalendarInterval: &pb.Expression_Literal_CalendarInterval{
+			Months: c.Months, Days: c.Days, Microseconds: c.Micros}}
 	case sqltypes.Decimal:
 		p, s := t.Precision, t.Scale
 		l.LiteralType = &pb.Expression_Literal_Decimal_{Decimal: &pb.Expression_Literal_Decimal{

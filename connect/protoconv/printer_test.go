@@ -375,7 +375,7 @@ func formatGoValue(v any, t sqltypes.DataType) string {
 			sqltypes.Boolean: "bool", sqltypes.Byte: "int8", sqltypes.Short: "int16", sqltypes.Integer: "int32",
 			sqltypes.Long: "int64", sqltypes.Float: "float32", sqltypes.Double: "float64", sqltypes.Date: "int32",
 			sqltypes.Timestamp: "int64", sqltypes.TimestampNTZ: "int64", sqltypes.DayTimeInterval: "int64",
-			sqltypes.YearMonthInterval: "int32", sqltypes.Time: "int64",
+			sqltypes.YearMonthInterval: "int32", sqltypes.Time: "int64", sqltypes.CalendarInterval: "sqltypes.CalendarIntervalValue",
 		}[t.Kind]
 		if got := fmt.Sprintf("%T", v); got == want {
 			return fmt.Sprint(v)

@@ -40,6 +40,7 @@ func (f fileFormat) checkWritable(schema sqltypes.Schema) error {
 	}
 	for _, c := range schema {
 		if hasKind(c.Type, sqltypes.DayTimeInterval) || hasKind(c.Type, sqltypes.YearMonthInterval) ||
+			hasKind(c.Type, sqltypes.CalendarInterval) ||
 			(f.name == "csv" && (c.Type.Kind == sqltypes.Array || c.Type.Kind == sqltypes.Map || c.Type.Kind == sqltypes.Struct)) {
 			name := strings.ToUpper(f.name)
 			col := sparkerr.Quote(c.Name)

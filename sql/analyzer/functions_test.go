@@ -17,14 +17,6 @@ const sparkFunctionsFile = "../expr/testdata/coverage/spark-4.2.0-functions.txt"
 var notDone = []string{
 	// Exist only to call JVM code (issue 14 leaves them out).
 	"java_method", "reflect", "try_reflect",
-	// Aggregates.
-	"approx_top_k_accumulate", "approx_top_k_combine", "approx_top_k_estimate",
-	// Collations and metric views.
-	"measure",
-	// Session and environment.
-	"python_worker_logs",
-	// CALENDAR INTERVAL results (a type Weir does not have).
-	"make_interval", "try_make_interval",
 }
 
 // sparkFunctions reads sparkFunctionsFile: one name a line, # comments.

@@ -269,6 +269,10 @@ func (a *Analyzer) resolveUsingJoin(left, right *resolved, n *plan.Join) (*resol
 		}
 		li[k], ri[k] = l, r
 		var lk, rk expr.Expr = left.ref(l), right.ref(r)
+		if lk.Type().Kind == sqltypes.CalendarInterval {
+			_, err := expr.Bind("==", []expr.Expr{lk, rk}, a.Options) // INVALID_ORDERING_TYPE
+			return nil, err
+		}
 		if !lk.Type().Equal(rk.Type()) {
 			t, ok := expr.CommonType(lk.Type(), rk.Type())
 			if !ok {

@@ -90,9 +90,24 @@ func (a *Analyzer) bindSortKeys(in *resolved, order []plan.SortOrder, bind func(
 				return nil, err
 			}
 		}
+		if x.Type().Kind == sqltypes.CalendarInterval {
+			return nil, expr.InvalidOrdering(sortOrderSQL(x, o), "sortorder", x.Type())
+		}
 		keys[i] = logical.SortKey{Expr: x, Descending: o.Descending, NullsFirst: o.NullsFirst}
 	}
 	return keys, nil
+}
+
+// sortOrderSQL is Spark's SQL of a sort order over x: "x ASC NULLS FIRST".
+func sortOrderSQL(x expr.Expr, o plan.SortOrder) string {
+	s := x.String() + " ASC"
+	if o.Descending {
+		s = x.String() + " DESC"
+	}
+	if o.NullsFirst {
+		return s + " NULLS FIRST"
+	}
+	return s + " NULLS LAST"
 }
 
 // sortOverProject adds the input columns the sort keys need to the Project, sorts, and

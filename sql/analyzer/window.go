@@ -176,6 +176,14 @@ func (b *binder) bindWindow(w plan.Window) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range partition {
+		if t := p.Type(); t.Kind == sqltypes.CalendarInterval {
+			e, ty := `"`+p.String()+`"`, `"`+t.SQL()+`"`
+			return nil, sparkerr.Analysis("EXPRESSION_TYPE_IS_NOT_ORDERABLE", "42822",
+				"Column expression %s cannot be sorted because its type %s is not orderable.", e, ty).
+				WithParams("expr", e, "exprType", ty)
+		}
+	}
 	order := make([]logical.SortKey, len(w.OrderBy))
 	for i, o := range w.OrderBy {
 		k, err := inner.bind(o.Child)

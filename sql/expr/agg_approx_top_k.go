@@ -47,18 +47,8 @@ func bindApproxTopK(name string, args []Expr, distinct bool, opts Options) (AggF
 		shown[i] = c
 	}
 	x := args[0]
-	switch x.Type().Kind {
-	case sqltypes.Boolean, sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Float,
-		sqltypes.Double, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ:
-	case sqltypes.String:
-		if !binaryCollation(x.Type()) {
-			return nil, sparkerr.Unsupported("approx_top_k over collated strings is not supported by Weir")
-		}
-	case sqltypes.Decimal:
-		return nil, sparkerr.Unsupported("approx_top_k over DECIMAL is not supported by Weir yet")
-	default:
-		typeName, _, _ := strings.Cut(strings.ToLower(x.Type().SQL()), "<") // Spark's typeName
-		return nil, typeCheckFailure(call, typeName+" columns are not supported")
+	if err := approxTopKItemType(call, x.Type()); err != nil {
+		return nil, err
 	}
 	kv, kConst := constantOperand(shown[1])
 	if !kConst {
@@ -74,8 +64,27 @@ func bindApproxTopK(name string, args []Expr, distinct bool, opts Options) (AggF
 		sqltypes.Field{Name: "count", Type: sqltypes.LongType, Nullable: false}), false)
 	return &aggFunc{name: name, args: args[:1], display: shown, distinct: distinct, t: t, opts: opts, noRetract: true, countsNulls: true,
 		newAcc: func(*Context) GroupedAccumulator {
-			return &approxTopKAcc{k: k, maxMapSize: approxTopKMapSize(maxItems), xt: x.Type(), t: t, err: runErr}
+			return &approxTopKAcc{maxMapSize: approxTopKMapSize(maxItems), xt: x.Type(), t: t, err: runErr,
+				out: func(s *freqItems, nulls int64) any { return approxTopKRows(s.frequent(), nulls, k) }}
 		}}, nil
+}
+
+// approxTopKItemType checks that the sketches take items of type t (ApproxTopK.isDataTypeSupported).
+func approxTopKItemType(call string, t sqltypes.DataType) error {
+	switch t.Kind {
+	case sqltypes.Boolean, sqltypes.Byte, sqltypes.Short, sqltypes.Integer, sqltypes.Long, sqltypes.Float,
+		sqltypes.Double, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampNTZ:
+	case sqltypes.String:
+		if !binaryCollation(t) {
+			return sparkerr.Unsupported("approx_top_k over collated strings is not supported by Weir")
+		}
+	case sqltypes.Decimal:
+		return sparkerr.Unsupported("approx_top_k over DECIMAL is not supported by Weir yet")
+	default:
+		typeName, _, _ := strings.Cut(strings.ToLower(t.SQL()), "<") // Spark's typeName
+		return typeCheckFailure(call, typeName+" columns are not supported")
+	}
+	return nil
 }
 
 func typeCheckFailure(call, msg string) *sparkerr.Error {
@@ -92,21 +101,36 @@ func approxTopKParams(fn string, kv, mv any) (k, maxItems int, err error) {
 		return 0, 0, approxTopKNull(fn, "k")
 	}
 	k, maxItems = int(toInt64(kv)), int(toInt64(mv))
+	if k <= 0 {
+		return 0, 0, approxTopKNonPositive(fn, "k", k)
+	}
+	if err = approxTopKMaxItems(fn, maxItems); err == nil {
+		err = approxTopKLessThanK(fn, maxItems, k)
+	}
+	return k, maxItems, err
+}
+
+// approxTopKMaxItems checks a maxItemsTracked (ApproxTopK.checkMaxItemsTracked): at most the
+// limit, positive.
+func approxTopKMaxItems(fn string, maxItems int) error {
 	switch {
-	case k <= 0:
-		err = approxTopKNonPositive(fn, "k", k)
 	case maxItems > approxTopKMaxLimit:
-		err = sparkerr.Newf(sparkerr.SparkRuntimeException, "APPROX_TOP_K_MAX_ITEMS_TRACKED_EXCEEDS_LIMIT", "22023",
+		return sparkerr.Newf(sparkerr.SparkRuntimeException, "APPROX_TOP_K_MAX_ITEMS_TRACKED_EXCEEDS_LIMIT", "22023",
 			"The max items tracked `maxItemsTracked`(%d) of `%s` should be less than or equal to %d.", maxItems, fn, approxTopKMaxLimit).
 			WithParams("maxItemsTracked", strconv.Itoa(maxItems), "limit", strconv.Itoa(approxTopKMaxLimit))
 	case maxItems <= 0:
-		err = approxTopKNonPositive(fn, "maxItemsTracked", maxItems)
-	case maxItems < k:
-		err = sparkerr.Newf(sparkerr.SparkRuntimeException, "APPROX_TOP_K_MAX_ITEMS_TRACKED_LESS_THAN_K", "22023",
-			"The max items tracked `maxItemsTracked`(%d) of `%s` should be greater than or equal to `k`(%d).", maxItems, fn, k).
-			WithParams("maxItemsTracked", strconv.Itoa(maxItems), "k", strconv.Itoa(k))
+		return approxTopKNonPositive(fn, "maxItemsTracked", maxItems)
 	}
-	return k, maxItems, err
+	return nil
+}
+
+func approxTopKLessThanK(fn string, maxItems, k int) error {
+	if maxItems >= k {
+		return nil
+	}
+	return sparkerr.Newf(sparkerr.SparkRuntimeException, "APPROX_TOP_K_MAX_ITEMS_TRACKED_LESS_THAN_K", "22023",
+		"The max items tracked `maxItemsTracked`(%d) of `%s` should be greater than or equal to `k`(%d).", maxItems, fn, k).
+		WithParams("maxItemsTracked", strconv.Itoa(maxItems), "k", strconv.Itoa(k))
 }
 
 func approxTopKNull(fn, arg string) *sparkerr.Error {
@@ -130,13 +154,15 @@ func approxTopKMapSize(maxItems int) int {
 	return int(math.Pow(2, math.Ceil(math.Log(c)/math.Log(2))))
 }
 
-// approxTopKAcc keeps one sketch and NULL count per group.
+// approxTopKAcc keeps one sketch and NULL count per group; out makes a group's result from its
+// final sketch (approx_top_k's rows, approx_top_k_accumulate's state).
 type approxTopKAcc struct {
-	k, maxMapSize int
-	xt, t         sqltypes.DataType
-	err           error
-	sketches      []*freqItems
-	nulls         []int64
+	maxMapSize int
+	xt, t      sqltypes.DataType
+	err        error
+	out        func(final *freqItems, nulls int64) any
+	sketches   []*freqItems
+	nulls      []int64
 }
 
 func (a *approxTopKAcc) Grow(n int) {
@@ -179,16 +205,14 @@ func (a *approxTopKAcc) Result(ctx *Context, groups []uint32) (arrow.Array, erro
 	}
 	out := make([]any, len(groups))
 	for i, g := range groups {
-		var rows []freqRow
+		// Spark's final aggregation merges the partial sketch into a new one: the slots, and so
+		// the order of equal counts, are that sketch's. (Over an inline VALUES table Spark keeps
+		// the one sketch, and equal counts can come in another order.)
+		final := newFreqItems(a.maxMapSize)
 		if s := a.sketches[g]; s != nil {
-			// Spark's final aggregation merges the partial sketch into a new one: the slots,
-			// and so the order of equal counts, are that sketch's. (Over an inline VALUES
-			// table Spark keeps the one sketch, and equal counts can come in another order.)
-			final := newFreqItems(a.maxMapSize)
 			final.merge(s)
-			rows = final.frequent()
 		}
-		out[i] = approxTopKRows(rows, a.nulls[g], a.k)
+		out[i] = a.out(final, a.nulls[g])
 	}
 	return BuildArray(ctx.mem(), a.t, ctx.tz(), out), nil
 }

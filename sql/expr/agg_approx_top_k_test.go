@@ -15,11 +15,7 @@ import (
 // "item:count ..." (NULL for a NULL item).
 func topKOf(t *testing.T, env *testEnv, xt sqltypes.DataType, xs []any, extra ...int32) string {
 	t.Helper()
-	args := []Expr{col(0, "x", xt)}
-	for _, e := range extra {
-		args = append(args, NewLiteral(e, sqltypes.IntegerType))
-	}
-	f, err := BindAggregate("approx_top_k", args, false, Options{ANSI: true})
+	f, err := BindAggregate("approx_top_k", withInts(col(0, "x", xt), extra), false, Options{ANSI: true})
 	if err != nil {
 		t.Fatal(err)
 	}

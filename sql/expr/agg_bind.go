@@ -162,9 +162,8 @@ func bindAvg(name string, args []Expr, distinct bool, opts Options) (AggFunc, er
 
 func bindMinMax(name string, args []Expr, distinct bool, opts Options) (AggFunc, error) {
 	x := args[0]
-	if x.Type().Kind == sqltypes.Map || isSpatial(x.Type()) {
-		return nil, typeMismatch("INVALID_ORDERING_TYPE", quoteSQL(callString(name, args)),
-			"the %s does not support ordering on type \"%s\".", name, x.Type().SQL())
+	if Unorderable(x.Type()) {
+		return nil, InvalidOrdering(callString(name, args), name, x.Type())
 	}
 	t := x.Type()
 	isMax := name == "max"

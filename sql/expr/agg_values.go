@@ -23,7 +23,7 @@ const (
 // valueKey maps a value to a comparable Go key with Spark's equality (NaN = NaN, -0.0 = 0.0).
 func valueKey(v any, t sqltypes.DataType) any {
 	switch x := v.(type) {
-	case nil, bool, int8, int16, int32, int64, string, decimal128.Num:
+	case nil, bool, int8, int16, int32, int64, string, decimal128.Num, sqltypes.CalendarIntervalValue:
 		return x
 	case float64:
 		if math.IsNaN(x) {

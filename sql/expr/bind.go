@@ -30,6 +30,9 @@ type Options struct {
 	// TimeType is spark.sql.timeType.enabled: whether the TIME type may be used (the analyzer
 	// refuses it otherwise).
 	TimeType bool
+	// PythonWorkerLogs returns the session's Python worker log records as python_worker_logs()
+	// rows (PythonWorkerLogSchema); nil when spark.sql.pyspark.worker.logging.enabled is off.
+	PythonWorkerLogs func() [][]any
 }
 
 // NewLiteral returns a constant expression.

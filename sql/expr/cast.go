@@ -215,6 +215,8 @@ func canCast(from, to sqltypes.DataType) bool {
 		return from.Kind == sqltypes.String || from.Kind == to.Kind || from.IsIntegral()
 	case sqltypes.Time:
 		return from.Kind == sqltypes.String || from.Kind == sqltypes.Time
+	case sqltypes.CalendarInterval:
+		return from.Kind == sqltypes.String
 	case sqltypes.Array:
 		return from.Kind == sqltypes.Array && canCast(*from.Elem, *to.Elem)
 	case sqltypes.Map:

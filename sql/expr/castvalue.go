@@ -54,6 +54,11 @@ func castValueOK(v any, from, to sqltypes.DataType, ansi bool, loc *time.Locatio
 	switch to.Kind {
 	case sqltypes.String:
 		return valueString(v, from, loc), true, nil
+	case sqltypes.CalendarInterval:
+		if c, ok := parseCalendarInterval(v.(string)); ok {
+			return c, true, nil
+		}
+		return nil, true, nil
 	case sqltypes.Binary:
 		switch from.Kind {
 		case sqltypes.String:

@@ -13,6 +13,9 @@ func bindDatetimeArith(op string, l, r Expr, lt, rt sqltypes.DataType, opts Opti
 	if op != "+" && op != "-" {
 		return nil, false, nil
 	}
+	if f, ok, err := bindCalendarArith(op, l, r, lt, rt, opts); ok || err != nil {
+		return f, ok, err
+	}
 	str := binaryOpText(op, l, r)
 	sign := int64(1)
 	if op == "-" {

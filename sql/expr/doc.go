@@ -13,11 +13,11 @@
 // DISTINCT over one fixed-width argument dedups through a typed (group, value) hash set. A few
 // aggregates keep only a running value and cannot retract (collect_frequent_items, vector_sum,
 // vector_avg, bitmap_construct_agg, bitmap_or_agg, bitmap_and_agg, histogram_numeric, the theta,
-// KLL, tuple and HLL sketch aggregates, approx_top_k): Retract fails with an internal error,
-// and Retracts tells a sliding window frame to recompute them. The sketches keep Apache
+// KLL, tuple and HLL sketch aggregates, approx_top_k and its accumulate/combine): Retract fails
+// with an internal error, and Retracts tells a sliding window frame to recompute them. The sketches keep Apache
 // DataSketches' binary layouts (sketch_theta.go, sketch_kll.go, sketch_tuple.go; HLL_8 in
-// hll_*.go, agg_hll.go, funcs_hll.go), so Spark reads the sketches Weir writes and Weir reads
-// Spark's.
+// hll_*.go, agg_hll.go, funcs_hll.go; the frequent-items sketch of approx_top_k_accumulate in
+// frequent_items_format.go), so Spark reads the sketches Weir writes and Weir reads Spark's.
 //
 // Errors are *sparkerr.Error: binding errors are AnalysisException (UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH.*, WRONG_NUM_ARGS…); run-time errors (ANSI casts, division by zero) carry

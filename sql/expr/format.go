@@ -168,6 +168,8 @@ func valueString(v any, t sqltypes.DataType, loc *time.Location) string {
 		return formatDayTime(v.(int64), t)
 	case sqltypes.YearMonthInterval:
 		return formatYearMonth(v.(int32), t)
+	case sqltypes.CalendarInterval:
+		return formatCalendarInterval(v.(sqltypes.CalendarIntervalValue))
 	case sqltypes.Array:
 		var b strings.Builder
 		b.WriteByte('[')

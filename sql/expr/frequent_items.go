@@ -16,6 +16,8 @@ type freqItems struct {
 	lgMaxMapSize int
 	m            freqMap
 	offset       int64
+	// stream is the stream weight: the sum of the counts given to update.
+	stream int64
 }
 
 // freqMap is ReversePurgeItemHashMap: keys are comparable Go values (floats by their Java
@@ -54,6 +56,7 @@ func (m *freqMap) capacity() int { return int(float64(len(m.keys)) * 0.75) }
 
 // update counts n occurrences of item (a non-NULL value).
 func (f *freqItems) update(item any, n int64) {
+	f.stream += n
 	f.m.adjust(freqKey(item), item, javaHashCode(item), n)
 	if f.m.numActive <= f.m.capacity() {
 		return
@@ -212,10 +215,13 @@ func (f *freqItems) frequent() []freqRow {
 	return rows
 }
 
-// merge adds other's items in its iterator order, then its error offset (ItemsSketch.merge).
+// merge adds other's items in its iterator order, then its error offset and stream weight
+// (ItemsSketch.merge).
 func (f *freqItems) merge(other *freqItems) {
+	stream := f.stream + other.stream
 	other.m.each(func(i int) { f.update(other.m.items[i], other.m.values[i]) })
 	f.offset += other.offset
+	f.stream = stream
 }
 
 func sortStableDesc(rows []freqRow) {

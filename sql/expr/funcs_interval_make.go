@@ -13,19 +13,26 @@ import (
 // intervals as Spark's MakeDTInterval / MakeYMInterval: missing arguments are 0 (shown in the
 // column name, secs as 0.000000), the parts are cast to INT (secs to DECIMAL(18,6)), a NULL part
 // gives NULL, and a total past the interval's range is INTERVAL_ARITHMETIC_OVERFLOW.
-// (make_interval and try_make_interval build Spark's CALENDAR INTERVAL, a type Weir does not
-// have.)
+//
+// make_interval(years, months, weeks, days, hours, mins, secs) and try_make_interval build
+// Spark's CALENDAR INTERVAL as MakeInterval: the same casts and defaults, months = years*12 +
+// months, days = weeks*7 + days, microseconds = secs + hours + mins, each step overflow-checked
+// (ARITHMETIC_OVERFLOW; NULL for try_make_interval, whose casts are try_casts, and without ANSI).
+// Spark fails when it writes a microsecond part past ±2^63 nanoseconds to Arrow (a "long
+// overflow"); Weir's values are Arrow's month-day-nano, so make_interval refuses it when it
+// builds the interval (try_make_interval too, as Spark's TryEval does not reach the Arrow write).
 
 func init() {
 	registerScalar(0, 4, bindMakeDTInterval, "make_dt_interval")
 	registerScalar(0, 2, bindMakeYMInterval, "make_ym_interval")
+	registerScalar(0, 7, bindMakeInterval, "make_interval", "try_make_interval")
 }
 
 var makeDTSecsType = sqltypes.DecimalType(18, 6)
 
 // intervalParts casts args to types, filling missing trailing arguments with defaults; shown
 // are the arguments as the column name shows them.
-func intervalParts(name string, args []Expr, types []sqltypes.DataType, defaults []Expr, opts Options) (cs, shown []Expr, err error) {
+func intervalParts(name string, args []Expr, types []sqltypes.DataType, defaults []Expr, mode plan.CastMode, opts Options) (cs, shown []Expr, err error) {
 	shown = append(append([]Expr(nil), args...), defaults[len(args):]...)
 	cs = make([]Expr, len(shown))
 	for i, a := range shown {
@@ -37,7 +44,7 @@ func intervalParts(name string, args []Expr, types []sqltypes.DataType, defaults
 			cs[i] = a
 			continue
 		}
-		if cs[i], err = NewCast(a, types[i], plan.CastDefault, opts); err != nil {
+		if cs[i], err = NewCast(a, types[i], mode, opts); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -53,7 +60,7 @@ func bindMakeDTInterval(name string, args []Expr, opts Options) (Expr, error) {
 	zero := NewLiteral(int32(0), sqltypes.IntegerType)
 	cs, shown, err := intervalParts(name, args,
 		[]sqltypes.DataType{sqltypes.IntegerType, sqltypes.IntegerType, sqltypes.IntegerType, makeDTSecsType},
-		[]Expr{zero, zero, zero, NewLiteral(decimal128.FromI64(0), makeDTSecsType)}, opts)
+		[]Expr{zero, zero, zero, NewLiteral(decimal128.FromI64(0), makeDTSecsType)}, plan.CastDefault, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +87,7 @@ func bindMakeDTInterval(name string, args []Expr, opts Options) (Expr, error) {
 func bindMakeYMInterval(name string, args []Expr, opts Options) (Expr, error) {
 	zero := NewLiteral(int32(0), sqltypes.IntegerType)
 	cs, shown, err := intervalParts(name, args, []sqltypes.DataType{sqltypes.IntegerType, sqltypes.IntegerType},
-		[]Expr{zero, zero}, opts)
+		[]Expr{zero, zero}, plan.CastDefault, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -93,4 +100,76 @@ func bindMakeYMInterval(name string, args []Expr, opts Options) (Expr, error) {
 	})
 	f.str = callString(name, shown)
 	return f, nil
+}
+
+func bindMakeInterval(name string, args []Expr, opts Options) (Expr, error) {
+	zero := NewLiteral(int32(0), sqltypes.IntegerType)
+	types := []sqltypes.DataType{sqltypes.IntegerType, sqltypes.IntegerType, sqltypes.IntegerType,
+		sqltypes.IntegerType, sqltypes.IntegerType, sqltypes.IntegerType, makeDTSecsType}
+	defaults := []Expr{zero, zero, zero, zero, zero, zero, NewLiteral(decimal128.FromI64(0), makeDTSecsType)}
+	try := name == "try_make_interval"
+	mode := plan.CastDefault
+	if try {
+		mode = plan.CastTry
+	}
+	cs, shown, err := intervalParts(name, args, types, defaults, mode, opts)
+	if err != nil {
+		return nil, err
+	}
+	fail := opts.ANSI && !try
+	f := nullableStrict(name, cs, sqltypes.CalendarIntervalType, func(_ *Context, a []any) (any, error) {
+		p := make([]int64, 6)
+		for i := range p {
+			p[i] = int64(a[i].(int32))
+		}
+		v, ok := makeCalendarInterval(p[0], p[1], p[2], p[3], p[4], p[5], int64(a[6].(decimal128.Num).LowBits()))
+		return calendarResult(v, ok, fail)
+	})
+	f.str = callString(name, shown)
+	return f, nil
+}
+
+// makeCalendarInterval is Spark's IntervalUtils.makeInterval with Math.*Exact: ok=false on an
+// int (months, days) or long (microseconds) overflow.
+func makeCalendarInterval(years, months, weeks, days, hours, mins, secsMicros int64) (sqltypes.CalendarIntervalValue, bool) {
+	m, okM := int32Exact(years*12 + months)
+	d, okD := int32Exact(weeks*7 + days)
+	micros, okH := addExact(secsMicros, hours*3_600_000_000)
+	micros, okMin := addExact(micros, mins*60_000_000)
+	return sqltypes.CalendarIntervalValue{Months: m, Days: d, Micros: micros}, okM && okD && okH && okMin
+}
+
+func int32Exact(n int64) (int32, bool) {
+	return int32(n), n >= math.MinInt32 && n <= math.MaxInt32
+}
+
+func addExact(a, b int64) (int64, bool) {
+	return a + b, !overflowed(a, b, a+b, "+", math.MinInt64, math.MaxInt64)
+}
+
+// calendarResult is an interval computed with overflow checks (ok=false on an overflow): the
+// overflow is ARITHMETIC_OVERFLOW when fail and NULL otherwise; a microsecond part past Arrow's
+// int64 nanoseconds is the "long overflow" Spark's Arrow writer fails with.
+func calendarResult(v sqltypes.CalendarIntervalValue, ok, fail bool) (any, error) {
+	switch {
+	case !ok && fail:
+		return nil, calendarOverflow()
+	case !ok:
+		return nil, nil
+	case v.Micros > math.MaxInt64/1000 || v.Micros < math.MinInt64/1000:
+		return nil, longOverflow()
+	}
+	return v, nil
+}
+
+// calendarOverflow is Spark's ARITHMETIC_OVERFLOW from Math.*Exact ("overflow", no suggestion).
+func calendarOverflow() *sparkerr.Error {
+	return sparkerr.New(sparkerr.ArithmeticException, "ARITHMETIC_OVERFLOW", "22003",
+		`overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.`).
+		WithParams("message", "overflow", "alternative", "", "config", `"spark.sql.ansi.enabled"`)
+}
+
+// longOverflow is the java.lang.ArithmeticException Spark's task fails with (no error class).
+func longOverflow() *sparkerr.Error {
+	return sparkerr.New(sparkerr.ArithmeticException, "", "", "long overflow")
 }

@@ -643,6 +643,16 @@ func bindTryArith(name string, args []Expr, opts Options) (Expr, error) {
 	if a, ok := e.(*arith); ok {
 		a.ansi, a.try = true, true
 	}
+	if f, ok := e.(*rowFunc); ok && f.t.Kind == sqltypes.CalendarInterval {
+		// Spark evaluates the interval arithmetic inside TryEval: its failures are NULL.
+		fn := f.fn
+		f.null, f.fn = true, func(ctx *Context, a []any) (any, error) {
+			if v, err := fn(ctx, a); err == nil {
+				return v, nil
+			}
+			return nil, nil
+		}
+	}
 	return &renamed{Expr: e, text: callText(name, args)}, nil
 }
 

@@ -41,6 +41,9 @@ func bindArith(name string, args []Expr, opts Options) (Expr, error) {
 		return &renamed{Expr: e, text: callText("mod", args)}, nil
 	}
 	l, r := args[0], args[1]
+	if f, ok, err := bindCalendarScale(op, l, r, opts); ok || err != nil {
+		return f, err
+	}
 	lt, rt := l.Type(), r.Type()
 	if lt.Kind == sqltypes.Null && rt.Kind == sqltypes.Null {
 		lt, rt = sqltypes.DoubleType, sqltypes.DoubleType
@@ -159,9 +162,8 @@ func bindComparison(name string, args []Expr, opts Options) (Expr, error) {
 	if !ok {
 		return nil, diffTypes(op, l, r)
 	}
-	if t.Kind == sqltypes.Map || isSpatial(t) {
-		return nil, typeMismatch("INVALID_ORDERING_TYPE", quoteSQL(binaryOpString(op, l, r)),
-			"the %s does not support ordering on type \"%s\".", op, t.SQL())
+	if Unorderable(t) {
+		return nil, InvalidOrdering(binaryOpString(op, l, r), op, t)
 	}
 	lc, err := implicitCast(l, t, opts)
 	if err != nil {
@@ -255,6 +257,9 @@ func bindIn(_ string, args []Expr, opts Options) (Expr, error) {
 		}
 		t = nt
 	}
+	if t.Kind == sqltypes.CalendarInterval {
+		return nil, InvalidOrdering((&inList{value: args[0], list: args[1:]}).String(), "in", t)
+	}
 	cs, err := castAll(args, t, opts)
 	if err != nil {
 		return nil, err
@@ -300,7 +305,7 @@ func bindNegative(name string, args []Expr, opts Options) (Expr, error) {
 		}
 		t = sqltypes.DoubleType
 	}
-	if !t.IsNumeric() && t.Kind != sqltypes.DayTimeInterval && t.Kind != sqltypes.YearMonthInterval {
+	if !t.IsNumeric() && t.Kind != sqltypes.DayTimeInterval && t.Kind != sqltypes.YearMonthInterval && t.Kind != sqltypes.CalendarInterval {
 		return nil, unexpectedInputType(quoteSQL(callString(name, args)), 0, `("NUMERIC" or "INTERVAL DAY TO SECOND" or "INTERVAL YEAR TO MONTH" or "INTERVAL")`, c)
 	}
 	if name == "positive" {
@@ -334,6 +339,9 @@ func negate(v any, t sqltypes.DataType, ansi bool) (any, error) {
 		return -v.(int64), nil
 	case sqltypes.YearMonthInterval:
 		return -v.(int32), nil
+	case sqltypes.CalendarInterval:
+		c, ok := scaleCalendar(v.(sqltypes.CalendarIntervalValue), -1)
+		return calendarResult(c, ok, ansi)
 	}
 	return nil, sparkerr.Internal("negate %s", t)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/weirhq/weir/sparkerr"
+	"github.com/weirhq/weir/sql/plan"
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
@@ -90,7 +91,7 @@ func bindMakeTime(name string, args []Expr, opts Options) (Expr, error) {
 		return nil, err
 	}
 	cs, _, err := intervalParts(name, args, []sqltypes.DataType{sqltypes.IntegerType, sqltypes.IntegerType, makeTimeSecsType},
-		make([]Expr, 3), opts)
+		make([]Expr, 3), plan.CastDefault, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,10 @@ func (x valueHasher[H]) hash(v any, t sqltypes.DataType, seed H) H {
 		return x.hashInt(int32(toInt64(v)), seed)
 	case sqltypes.Long, sqltypes.Timestamp, sqltypes.TimestampNTZ, sqltypes.DayTimeInterval, sqltypes.Time:
 		return x.hashLong(toInt64(v), seed)
+	case sqltypes.CalendarInterval:
+		// HashExpression: hashInt(months, hashInt(days, hashLong(microseconds, seed))).
+		c := v.(sqltypes.CalendarIntervalValue)
+		return x.hashInt(c.Months, x.hashInt(c.Days, x.hashLong(c.Micros, seed)))
 	case sqltypes.Float:
 		f := v.(float32)
 		if f == 0 {

@@ -98,6 +98,9 @@ func ValueAt(arr arrow.Array, i int, t sqltypes.DataType) any {
 			return v * 1e9
 		}
 		return v * 1e6
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return sqltypes.CalendarIntervalValue{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
 	case *array.Map:
 		kt, vt := sqltypes.StringType, sqltypes.StringType
 		if t.Kind == sqltypes.Map {
@@ -212,6 +215,11 @@ func appendValue(b array.Builder, t sqltypes.DataType, v any) {
 		bb.Append(arrow.MonthInterval(toInt64(v)))
 	case *array.Time64Builder:
 		bb.Append(arrow.Time64(toInt64(v)))
+	case *array.MonthDayNanoIntervalBuilder:
+		// make_interval and the interval arithmetic refuse a microsecond part whose nanoseconds
+		// overflow (calendarResult), so the product fits.
+		c := v.(sqltypes.CalendarIntervalValue)
+		bb.Append(arrow.MonthDayNanoInterval{Months: c.Months, Days: c.Days, Nanoseconds: c.Micros * 1000})
 	case *array.MapBuilder:
 		m := v.(*sqltypes.MapValue)
 		bb.Append(true)

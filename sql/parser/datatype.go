@@ -172,6 +172,9 @@ func (p *parser) typeParams(max int) []int64 {
 func (p *parser) intervalType(at token) sqltypes.DataType {
 	unitTok := p.peek()
 	from, fu, ok := lookupUnit(unitTok)
+	if !ok && (unitTok.isOp(")") || unitTok.isOp(",") || unitTok.isOp(">") || unitTok.kind == tokEOF) {
+		return sqltypes.CalendarIntervalType // INTERVAL alone: Spark's CalendarIntervalType
+	}
 	if !ok || strings.HasSuffix(strings.ToUpper(unitTok.text), "S") || from == "WEEK" || from == "MILLISECOND" || from == "MICROSECOND" {
 		p.fail(unsupported("the calendar interval type (INTERVAL without fields) is not supported"))
 	}

@@ -55,6 +55,8 @@ func ToArrow(t DataType, tz string) arrow.DataType {
 		return arrow.FixedWidthTypes.MonthInterval
 	case Time:
 		return arrow.FixedWidthTypes.Time64ns
+	case CalendarInterval:
+		return arrow.FixedWidthTypes.MonthDayNanoInterval
 	case Array:
 		return arrow.ListOfField(arrow.Field{Name: "element", Type: ToArrow(*t.Elem, tz), Nullable: t.ElemNullable})
 	case Map:
@@ -125,6 +127,8 @@ func FromArrow(t arrow.DataType) (DataType, error) {
 		return TimeType(MaxTimePrecision), nil
 	case *arrow.MonthIntervalType:
 		return YearMonthIntervalType(0, 1), nil
+	case *arrow.MonthDayNanoIntervalType:
+		return CalendarIntervalType, nil
 	case *arrow.MapType:
 		k, err := FromArrow(t.KeyType())
 		if err != nil {

@@ -38,6 +38,10 @@ const (
 	// Time is Spark's TIME(p): a time of day without a date or zone, p (Precision, 0..6)
 	// fractional digits of seconds.
 	Time
+	// CalendarInterval is Spark's CalendarIntervalType ("interval"): months, days and
+	// microseconds apart (Go value CalendarIntervalValue). Spark neither orders nor stores it;
+	// make_interval builds it and it adds to dates and timestamps.
+	CalendarInterval
 )
 
 // DataType is a Spark data type. The zero value is the null (void) type.
@@ -88,6 +92,8 @@ var (
 	TimestampType    = DataType{Kind: Timestamp}
 	TimestampNTZType = DataType{Kind: TimestampNTZ}
 	VariantType      = DataType{Kind: Variant}
+	// CalendarIntervalType is Spark's CalendarIntervalType.
+	CalendarIntervalType = DataType{Kind: CalendarInterval}
 )
 
 // MaxTimePrecision is TIME's largest (and default) precision: microseconds.
@@ -95,6 +101,11 @@ const MaxTimePrecision = 6
 
 // TimeType returns time(p).
 func TimeType(p int32) DataType { return DataType{Kind: Time, Precision: p} }
+// CalendarIntervalValue is the Go value of a CALENDAR INTERVAL (Spark's CalendarInterval).
+type CalendarIntervalValue struct {
+	Months, Days int32
+	Micros       int64
+}
 
 // DecimalType returns decimal(p,s).
 func DecimalType(p, s int32) DataType { return DataType{Kind: Decimal, Precision: p, Scale: s} }
@@ -264,6 +275,8 @@ func (t DataType) String() string {
 		return geoString(t)
 	case Time:
 		return fmt.Sprintf("time(%d)", t.Precision)
+	case CalendarInterval:
+		return "interval"
 	}
 	return fmt.Sprintf("unknown(%d)", t.Kind)
 }

@@ -157,6 +157,7 @@ var (
 		"double": DoubleType, "string": StringType, "binary": BinaryType,
 		"date": DateType, "timestamp": TimestampType, "timestamp_ltz": TimestampType,
 		"timestamp_ntz": TimestampNTZType, "decimal": DecimalType(10, 0), "variant": VariantType,
+		"interval": CalendarIntervalType,
 	}
 	intervalFields = map[string]int8{"year": 0, "month": 1,
 		"day": 0, "hour": 1, "minute": 2, "second": 3}
