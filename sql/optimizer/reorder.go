@@ -1,6 +1,8 @@
 package optimizer
 
 import (
+	"math"
+
 	"github.com/weirhq/weir/sql/expr"
 	"github.com/weirhq/weir/sql/logical"
 	"github.com/weirhq/weir/sql/plan"
@@ -207,7 +209,17 @@ func condSelectivity(c joinCond, ins []joinInput, o *Options) (float64, bool) {
 	if !ok {
 		return 1.0 / 3, false
 	}
-	return 1 / max(sideDistinct(l, ins, o), sideDistinct(r, ins, o)), true
+	return 1 / equiDistinct(sideDistinct(l, ins, o), sideBase(l, ins, o),
+		sideDistinct(r, ins, o), sideBase(r, ins, o)), true
+}
+
+// sideBase is baseOf one side of an equality over the flattened inputs.
+func sideBase(e expr.Expr, ins []joinInput, o *Options) base {
+	if c, ok := stripAlias(e).(*expr.Column); ok {
+		k := inputOf(ins, c.Index)
+		return baseOf(ins[k].node, c.Index-ins[k].offset, o)
+	}
+	return base{math.Inf(1), math.Inf(1)}
 }
 
 // sideDistinct is the distinct count of one side of an equality over the flattened inputs.
