@@ -81,6 +81,9 @@ func fuzzSeeds(f *testing.F) []string {
 			f.Fatal(err)
 		}
 		for _, file := range files {
+			if st, err := os.Stat(file); err == nil && st.IsDir() {
+				continue // testdata/fuzz: the fuzzer's own corpus, which it reads itself
+			}
 			b, err := os.ReadFile(file)
 			if err != nil {
 				f.Fatal(err)

@@ -101,6 +101,7 @@ const MaxTimePrecision = 6
 
 // TimeType returns time(p).
 func TimeType(p int32) DataType { return DataType{Kind: Time, Precision: p} }
+
 // CalendarIntervalValue is the Go value of a CALENDAR INTERVAL (Spark's CalendarInterval).
 type CalendarIntervalValue struct {
 	Months, Days int32
