@@ -101,6 +101,7 @@ func widenInts[T int8 | int16 | int32](vs []T) []int64 {
 	return out
 }
 
+// fixedHash hashes a key row (fixedJoinTable.probe inlines it for one-word rows).
 func fixedHash(row []int64) uint64 {
 	h := uint64(0x243f6a8885a308d3)
 	for _, v := range row {

@@ -203,6 +203,26 @@ func (t *fixedJoinTable) probe(keys []arrow.Array, firstOnly bool, li, ri []int6
 		}
 		return li, ri, true
 	}
+	if t.keys == 1 {
+		// One key: its word compares in place, hashed as fixedHash hashes a one-word row.
+		for i, v := range cols[0] {
+			if nulls && keys[0].IsNull(i) {
+				continue
+			}
+			h := (uint64(0x243f6a8885a308d3) ^ uint64(v)) * 0x9e3779b97f4a7c15
+			for s := (h ^ h>>32) & t.mask; ; s = (s + 1) & t.mask {
+				r := t.heads[s]
+				if r < 0 {
+					break
+				}
+				if t.slotKeys[s] == v {
+					emit(i, r)
+					break
+				}
+			}
+		}
+		return li, ri, true
+	}
 	row := make([]int64, t.keys)
 	n := keys[0].Len()
 	for i := 0; i < n; i++ {

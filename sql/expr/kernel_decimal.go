@@ -92,6 +92,9 @@ func decimalSlice(o operand, n int) ([]int64, arrow.Array, bool) {
 }
 
 func decimalKernel(ctx *Context, a *arith, p *decPlan, l, r operand, n int) (arrow.Array, bool, error) {
+	if a.op != "/" {
+		return decimalAddMul(ctx, a, p, l, r, n)
+	}
 	xs, la, ok1 := decimalSlice(l, n)
 	ys, ra, ok2 := decimalSlice(r, n)
 	if !ok1 || !ok2 {
@@ -150,4 +153,74 @@ func decimalKernel(ctx *Context, a *arith, p *decPlan, l, r operand, n int) (arr
 		vals[i] = decimal128.FromI64(z)
 	}
 	return makeArray(sqltypes.ToArrow(a.t, ""), n, valid, buf), true, nil
+}
+
+// decimalAddMul is decimalKernel's + - and *: each operand's unscaled 64-bit values read in
+// place from its Decimal128 column (or a constant's held in a register), the results written
+// straight into the output's values.
+func decimalAddMul(ctx *Context, a *arith, p *decPlan, l, r operand, n int) (arrow.Array, bool, error) {
+	xd, xk, la, ok1 := decimalOperand(l)
+	yd, yk, ra, ok2 := decimalOperand(r)
+	if !ok1 || !ok2 {
+		return nil, false, nil
+	}
+	lm, rm := p.lmul, p.rmul
+	if a.op == "-" {
+		rm = -rm
+	}
+	mem := ctx.mem()
+	valid := andValidity(mem, n, la, ra)
+	buf, vals := newDecimalValues(mem, n)
+	switch {
+	case a.op == "*" && xd != nil && yd != nil:
+		for i := range vals {
+			vals[i] = decimal128.FromI64(int64(xd[i].LowBits()) * int64(yd[i].LowBits()))
+		}
+	case a.op == "*" && xd != nil:
+		for i := range vals {
+			vals[i] = decimal128.FromI64(int64(xd[i].LowBits()) * yk)
+		}
+	case a.op == "*" && yd != nil:
+		for i := range vals {
+			vals[i] = decimal128.FromI64(xk * int64(yd[i].LowBits()))
+		}
+	case a.op == "*":
+		z := decimal128.FromI64(xk * yk)
+		for i := range vals {
+			vals[i] = z
+		}
+	case xd != nil && yd != nil:
+		for i := range vals {
+			vals[i] = decimal128.FromI64(int64(xd[i].LowBits())*lm + int64(yd[i].LowBits())*rm)
+		}
+	case xd != nil:
+		c := yk * rm
+		for i := range vals {
+			vals[i] = decimal128.FromI64(int64(xd[i].LowBits())*lm + c)
+		}
+	case yd != nil:
+		c := xk * lm
+		for i := range vals {
+			vals[i] = decimal128.FromI64(c + int64(yd[i].LowBits())*rm)
+		}
+	default:
+		z := decimal128.FromI64(xk*lm + yk*rm)
+		for i := range vals {
+			vals[i] = z
+		}
+	}
+	return makeArray(sqltypes.ToArrow(a.t, ""), n, valid, buf), true, nil
+}
+
+// decimalOperand is a DECIMAL(p <= 18) operand's values: a column's Decimal128 values (vals)
+// or a constant's unscaled value (k, vals nil); ok false for another layout.
+func decimalOperand(o operand) (vals []decimal128.Num, k int64, arr arrow.Array, ok bool) {
+	if o.isConst {
+		return nil, int64(o.k.(decimal128.Num).LowBits()), nil, true
+	}
+	d, isDec := o.arr.(*array.Decimal128)
+	if !isDec {
+		return nil, 0, nil, false
+	}
+	return d.Values(), 0, o.arr, true
 }

@@ -107,27 +107,34 @@ func distinctValues(n logical.Node, col int, o *Options) float64 {
 }
 
 func distinctOf(n logical.Node, col int, o *Options) (float64, bool) {
+	scan, c := scanColumn(n, col)
+	if scan == nil || o.Distinct == nil {
+		return 0, false
+	}
+	d, ok := o.Distinct(scan, c)
+	return float64(d), ok
+}
+
+// scanColumn traces column col of n to the scan it is read from and its column there,
+// through Filters, Projects of columns and joins; nil when it does not trace to one.
+func scanColumn(n logical.Node, col int) (*logical.SourceScan, int) {
 	switch x := n.(type) {
 	case *logical.SourceScan:
-		if o.Distinct == nil {
-			return 0, false
-		}
-		d, ok := o.Distinct(x, col)
-		return float64(d), ok
+		return x, col
 	case *logical.Filter:
-		return distinctOf(x.Input, col, o)
+		return scanColumn(x.Input, col)
 	case *logical.Project:
 		if c, ok := stripAlias(x.Exprs[col]).(*expr.Column); ok {
-			return distinctOf(x.Input, c.Index, o)
+			return scanColumn(x.Input, c.Index)
 		}
 	case *logical.Join:
 		nl := len(x.Left.Schema())
 		if col < nl {
-			return distinctOf(x.Left, col, o)
+			return scanColumn(x.Left, col)
 		}
-		return distinctOf(x.Right, col-nl, o)
+		return scanColumn(x.Right, col-nl)
 	}
-	return 0, false
+	return nil, 0
 }
 
 // keySelectivity is the fraction of pairs an equi-join key keeps: 1 / the larger number of
@@ -169,31 +176,18 @@ func keyBase(n logical.Node, k expr.Expr, o *Options) base {
 	return base{math.Inf(1), math.Inf(1)}
 }
 
-// baseOf traces column col of n to the scan it is read from, through Filters, Projects of
-// columns and joins.
+// baseOf is what the scan column col of n is read from says of it (scanColumn).
 func baseOf(n logical.Node, col int, o *Options) base {
-	switch x := n.(type) {
-	case *logical.SourceScan:
-		rows := estimateRows(x, o)
-		d := rows
-		if b, ok := distinctOf(x, col, o); ok {
-			d = min(d, b)
-		}
-		return base{distinct: max(1, d), rows: rows}
-	case *logical.Filter:
-		return baseOf(x.Input, col, o)
-	case *logical.Project:
-		if c, ok := stripAlias(x.Exprs[col]).(*expr.Column); ok {
-			return baseOf(x.Input, c.Index, o)
-		}
-	case *logical.Join:
-		nl := len(x.Left.Schema())
-		if col < nl {
-			return baseOf(x.Left, col, o)
-		}
-		return baseOf(x.Right, col-nl, o)
+	scan, c := scanColumn(n, col)
+	if scan == nil {
+		return base{math.Inf(1), math.Inf(1)}
 	}
-	return base{math.Inf(1), math.Inf(1)}
+	rows := estimateRows(scan, o)
+	d := rows
+	if b, ok := distinctOf(scan, c, o); ok {
+		d = min(d, b)
+	}
+	return base{distinct: max(1, d), rows: rows}
 }
 
 func keyDistinct(n logical.Node, k expr.Expr, o *Options) float64 {
