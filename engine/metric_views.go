@@ -11,7 +11,7 @@ import (
 	sqltypes "github.com/weirhq/weir/sql/types"
 )
 
-// createMetricView is CREATE [OR REPLACE] VIEW name WITH METRICS LANGUAGE YAML AS $$…$$: the
+// createMetricView is CREATE [OR REPLACE] VIEW name [(cols)] WITH METRICS LANGUAGE YAML AS $$…$$: the
 // YAML is read and checked (its source, dimensions and measures resolve), and the view is kept
 // in the catalog by its YAML with its columns: the dimensions, then the measures' result types.
 func (s *Session) createMetricView(ctx context.Context, c *plan.CreatePersistentView) (*Result, error) {
@@ -38,11 +38,6 @@ func (s *Session) createMetricView(ctx context.Context, c *plan.CreatePersistent
 			schema[i].Name = c.Columns[i]
 		}
 	}
-	if existing, ok := s.tables.Table(db, name); ok && c.Replace && !existing.IsView() {
-		return nil, sparkerr.Analysis("EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE", "42809",
-			"The table %s does not support CREATE OR REPLACE VIEW.", existing.QualifiedName()).
-			WithParams("tableName", existing.QualifiedName(), "operation", "CREATE OR REPLACE VIEW")
-	}
 	props := map[string]string{}
 	if v.SourceIsQuery {
 		props["metric_view.from.type"], props["metric_view.from.sql"] = "SQL", v.SourceText
@@ -54,7 +49,8 @@ func (s *Session) createMetricView(ctx context.Context, c *plan.CreatePersistent
 	}
 	t := metastore.Table{Database: db, Name: name, Kind: metastore.MetricView, ViewText: c.Text,
 		ViewDatabase: s.views.currentDatabase(), Columns: columnsOf(schema, false), Comment: c.Comment, Properties: props}
-	if _, _, err := s.tables.CreateTable(t, c.Replace, c.IfNotExists); err != nil {
+	// Spark 4.2 replaces nothing: OR REPLACE over an existing name is TABLE_OR_VIEW_ALREADY_EXISTS.
+	if _, _, err := s.tables.CreateTable(t, false, c.IfNotExists); err != nil {
 		return nil, err
 	}
 	return s.empty()
