@@ -168,3 +168,12 @@ def test_create_replace_and_drop(spark):
     with pytest.raises(ParseException) as e:  # a metric view is never temporary
         spark.sql("CREATE TEMP VIEW t_mv WITH METRICS LANGUAGE YAML AS $$\nversion: 0.1\nsource: mv_sales\n$$")
     assert e.value.getCondition() == "PARSE_SYNTAX_ERROR"
+
+
+def test_catalog_api(spark):
+    t = spark.catalog.getTable("sales_mv")
+    assert (t.name, t.tableType, t.isTemporary) == ("sales_mv", "VIEW", False)
+    assert [(t.name, t.tableType) for t in spark.catalog.listTables() if t.name == "filtered_mv"] == [("filtered_mv", "VIEW")]
+    assert spark.catalog.tableExists("sales_mv")
+    assert [(c.name, c.dataType) for c in spark.catalog.listColumns("filtered_mv")] == [
+        ("region", "string"), ("total", "bigint"), ("maxq", "int")]
