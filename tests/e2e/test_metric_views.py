@@ -177,3 +177,20 @@ def test_catalog_api(spark):
     assert spark.catalog.tableExists("sales_mv")
     assert [(c.name, c.dataType) for c in spark.catalog.listColumns("filtered_mv")] == [
         ("region", "string"), ("total", "bigint"), ("maxq", "int")]
+
+
+def test_metric_view_survives_restart(tmp_path):
+    state = str(tmp_path / "state")
+    for query_only in (False, True):
+        server = start_server(["--state-dir", state])
+        try:
+            s = SparkSession.builder.remote(server.url).create()
+            if not query_only:
+                s.sql("CREATE TABLE kept (k STRING, v INT) USING parquet")
+                s.sql("INSERT INTO kept VALUES ('a', 1), ('a', 2), ('b', 3)")
+                s.sql("CREATE VIEW kept_mv WITH METRICS LANGUAGE YAML AS $$\nversion: 0.1\nsource: kept\n"
+                      "dimensions:\n  - name: k\n    expr: k\nmeasures:\n  - name: total\n    expr: sum(v)\n$$")
+            assert rows(s.sql("SELECT k, measure(total) FROM kept_mv GROUP BY k")) == [("a", 3), ("b", 3)]
+            s.stop()
+        finally:
+            stop_server(server)
