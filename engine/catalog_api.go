@@ -211,6 +211,7 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 		return one(ok && err == nil)
 	case "listColumns":
 		var partitions []string
+		var schema sqltypes.Schema
 		_, global := globalViewName(tableName(c))
 		if _, ok := s.tempView(c.Name, c.Database); !ok && !global {
 			t, ok, err := s.catalogTable(ctx, c)
@@ -221,13 +222,21 @@ func (s *Session) catalogRows(ctx context.Context, c *plan.CatalogCall) ([][]any
 				return nil, sparkerr.TableNotFound(tableName(c))
 			}
 			partitions = t.PartitionBy
+			if t.IsMetricView() { // its columns are its dimensions and measures, not a read's
+				if schema, err = schemaOfTable(t); err != nil {
+					return nil, err
+				}
+			}
 		}
-		n, err := s.Analyze(ctx, &plan.NamedTable{Name: tableName(c)})
-		if err != nil {
-			return nil, err
+		if schema == nil {
+			n, err := s.Analyze(ctx, &plan.NamedTable{Name: tableName(c)})
+			if err != nil {
+				return nil, err
+			}
+			schema = n.Schema()
 		}
 		var rows [][]any
-		for _, f := range n.Schema() {
+		for _, f := range schema {
 			rows = append(rows, []any{f.Name, nullIfEmpty(fieldComment(f)), f.Type.String(), f.Nullable,
 				containsFold(partitions, f.Name), false, false})
 		}
@@ -326,7 +335,11 @@ func (s *Session) databaseRow(db metastore.Database) []any {
 }
 
 func tableRow(t metastore.Table) []any {
-	return []any{t.Name, catalogName, []any{t.Database}, nullIfEmpty(t.Comment), t.Kind, false}
+	kind := t.Kind
+	if t.IsMetricView() {
+		kind = metastore.View // Spark's catalog API lists a metric view as a VIEW
+	}
+	return []any{t.Name, catalogName, []any{t.Database}, nullIfEmpty(t.Comment), kind, false}
 }
 
 // functionNames are the built-in functions and the session's Python functions, sorted.

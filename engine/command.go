@@ -212,6 +212,12 @@ func (s *Session) describe(ctx context.Context, c *plan.Describe) (*Result, erro
 			return nil, err
 		}
 		schema = n.Schema()
+	} else if t, ok := s.metricViewNamed(ctx, c.Table); ok {
+		var err error
+		if schema, err = schemaOfTable(t); err != nil {
+			return nil, err
+		}
+		table = &t
 	} else {
 		n, err := s.Analyze(ctx, &plan.NamedTable{Name: c.Table})
 		if err != nil {
@@ -282,12 +288,20 @@ func (s *Session) showFunctions(c *plan.ShowFunctions) (*Result, error) {
 }
 
 func (s *Session) showColumns(ctx context.Context, c *plan.ShowColumns) (*Result, error) {
-	n, err := s.Analyze(ctx, &plan.NamedTable{Name: c.Table})
-	if err != nil {
-		return nil, err
+	var names []string
+	if t, ok := s.metricViewNamed(ctx, c.Table); ok {
+		for _, col := range t.Columns {
+			names = append(names, col.Name)
+		}
+	} else {
+		n, err := s.Analyze(ctx, &plan.NamedTable{Name: c.Table})
+		if err != nil {
+			return nil, err
+		}
+		names = n.Schema().Names()
 	}
 	var rows [][]any
-	for _, name := range n.Schema().Names() {
+	for _, name := range names {
 		rows = append(rows, []any{name})
 	}
 	return s.rowsResult(sqltypes.Schema{stringField("col_name")}, rows)

@@ -305,6 +305,9 @@ func withOption(opts map[string]string, k, v string) map[string]string {
 }
 
 func (s *Session) createPersistentView(ctx context.Context, c *plan.CreatePersistentView) (*Result, error) {
+	if c.Language != "" {
+		return s.createMetricView(ctx, c)
+	}
 	db, name, err := s.qualify(c.Name)
 	if err != nil {
 		return nil, err
@@ -539,6 +542,11 @@ func (s *Session) showCreateTable(ctx context.Context, c *plan.ShowCreateTable) 
 	if err != nil {
 		return nil, err
 	}
+	if t.IsMetricView() {
+		return nil, sparkerr.Analysis("UNSUPPORTED_SHOW_CREATE_TABLE.ON_METRIC_VIEW", "0A000",
+			"Unsupported a SHOW CREATE TABLE command. The command is not supported on a metric view %s.", sparkerr.Quote(t.Name)).
+			WithParams("tableName", sparkerr.Quote(t.Name))
+	}
 	var b strings.Builder
 	full := catalogName + "." + t.Database + "." + t.Name
 	if t.IsView() {
@@ -640,18 +648,16 @@ func describeTableRows(t *metastore.Table, schema sqltypes.Schema, extended bool
 	}
 	rows = append(rows, []any{"Created Time", t.Created.Format("Mon Jan 02 15:04:05 MST 2006"), ""},
 		[]any{"Last Access", "UNKNOWN", ""}, []any{"Created By", "Weir", ""}, []any{"Type", t.Kind, ""})
+	if t.IsMetricView() {
+		rows = append(rows, []any{"View Text", t.ViewText, ""}, []any{"Language", "YAML", ""})
+		return append(rows, tablePropertiesRow(t)...)
+	}
 	if t.IsView() {
 		rows = append(rows, []any{"View Text", t.ViewText, ""})
 		return rows
 	}
 	rows = append(rows, []any{"Provider", t.Format, ""})
-	if len(t.Properties) > 0 {
-		props := make([]string, 0, len(t.Properties))
-		for _, k := range sortedKeys(t.Properties) {
-			props = append(props, k+"="+t.Properties[k])
-		}
-		rows = append(rows, []any{"Table Properties", "[" + strings.Join(props, ", ") + "]", ""})
-	}
+	rows = append(rows, tablePropertiesRow(t)...)
 	rows = append(rows, []any{"Location", fileaccess.HadoopPath(t.Location), ""})
 	if len(t.PartitionBy) > 0 {
 		rows = append(rows, []any{"Partition Provider", "Catalog", ""})
@@ -664,4 +670,16 @@ func nullIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// tablePropertiesRow is DESCRIBE EXTENDED's "Table Properties" row, none without properties.
+func tablePropertiesRow(t *metastore.Table) [][]any {
+	if len(t.Properties) == 0 {
+		return nil
+	}
+	props := make([]string, 0, len(t.Properties))
+	for _, k := range sortedKeys(t.Properties) {
+		props = append(props, k+"="+t.Properties[k])
+	}
+	return [][]any{{"Table Properties", "[" + strings.Join(props, ", ") + "]", ""}}
 }

@@ -176,6 +176,9 @@ func (c sessionCatalog) resolveTable(ctx context.Context, n *plan.NamedTable, t 
 	}
 	a := c.s.analyzer()
 	var rel plan.Relation
+	if t.IsMetricView() {
+		return nil, false, metricViewRead(t)
+	}
 	if t.IsView() {
 		if streaming {
 			return nil, false, sparkerr.Unsupported("streaming reads of a persistent view (%s) are not supported", t.QualifiedName())

@@ -25,6 +25,8 @@ const (
 	Managed  = "MANAGED"
 	External = "EXTERNAL"
 	View     = "VIEW"
+	// MetricView is a metric view: ViewText holds its YAML definition.
+	MetricView = "METRIC_VIEW"
 )
 
 // fileName is the catalog document's name inside the store's directory.
@@ -86,8 +88,11 @@ func (t *Table) QualifiedName() string {
 	return sparkerr.Quote(CatalogName, t.Database, t.Name)
 }
 
-// IsView reports whether t is a persistent view.
-func (t *Table) IsView() bool { return t.Kind == View }
+// IsView reports whether t is a persistent view (a metric view included).
+func (t *Table) IsView() bool { return t.Kind == View || t.Kind == MetricView }
+
+// IsMetricView reports whether t is a metric view.
+func (t *Table) IsMetricView() bool { return t.Kind == MetricView }
 
 // clone copies t deeply enough that the store's copy is not shared.
 func (t Table) clone() Table {

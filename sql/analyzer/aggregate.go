@@ -53,6 +53,10 @@ type aggBuild struct {
 }
 
 func (a *Analyzer) resolveAggregate(ctx context.Context, n *plan.Aggregate) (*resolved, error) {
+	n, err := a.expandMetricView(ctx, n)
+	if err != nil {
+		return nil, err
+	}
 	in, err := a.resolve(ctx, n.Input)
 	if err != nil {
 		return nil, err

@@ -330,6 +330,9 @@ func limitError(kind string, n int64) *sparkerr.Error {
 }
 
 func (a *Analyzer) resolveProject(ctx context.Context, n *plan.Project) (*resolved, error) {
+	if agg, ok, err := a.metricViewProject(ctx, n); ok || err != nil {
+		return agg, err
+	}
 	var in *resolved
 	if n.Input == nil {
 		in = newResolved(&logical.LocalData{Out: sqltypes.Schema{}, Records: oneEmptyRow()})

@@ -25,6 +25,11 @@
 //     runs that query eagerly; so does df.stat.crosstab, a pivot); ordered-set aggregates f(p) WITHIN GROUP (ORDER BY x [DESC]) (percentile_cont,
 //     percentile_disc; within_group.go) bind through expr.BindOrderedSet, grouped and over
 //     windows;
+//   - metric views (metric_view.go; CREATE VIEW … WITH METRICS, package metricview): an
+//     aggregate over one, through WHERE filters and an alias, reads its filtered source
+//     projected to its dimensions and the source row, and measure(m) becomes m's aggregate
+//     expression over that row (the item keeps Spark's name, measure(m)); the catalog refuses
+//     any other read of a metric view;
 //   - ORDER BY keys and filter conditions that read columns a projection drops are added to it
 //     and projected away afterwards (ResolveMissingReferences); ORDER BY ordinals; ORDER BY ALL
 //     (every output column, unless one is named all);

@@ -6,8 +6,9 @@ import (
 )
 
 // measure(expr): Spark 4.2's Measure, the aggregate a metric view's query uses to name one of
-// its measures. Outside a metric view (Weir has none) it is unevaluable: the call resolves with
-// its argument's type, so a schema is answered, and running it fails with Spark's INTERNAL_ERROR
+// its measures; the analyzer replaces measure(m) over a metric view with m's aggregate
+// (sql/analyzer/metric_view.go). Anywhere else it is unevaluable: the call resolves with its
+// argument's type, so a schema is answered, and running it fails with Spark's INTERNAL_ERROR
 // (UnevaluableAggregateFunc.aggBufferAttributes).
 
 func init() {

@@ -23,6 +23,7 @@ func init() {
 		"kll_merge_agg_bigint", "kll_merge_agg_float", "kll_merge_agg_double",
 		"tuple_sketch_agg_double", "tuple_sketch_agg_integer", "tuple_union_agg_double",
 		"tuple_union_agg_integer", "tuple_intersection_agg_double", "tuple_intersection_agg_integer",
+		"measure",
 	} {
 		aggregateNames[n] = true
 	}

@@ -80,8 +80,12 @@ func FormatCommand(c plan.Command) string {
 			strings.Join(x.Name, "."), strings.Join(cols, ", "), q(x.Format), x.PartitionBy, q(x.Location),
 			formatProperties(x.Options), formatProperties(x.Properties), x.IfNotExists, x.Replace), x.Query)
 	case plan.CreatePersistentView:
-		return withRel(fmt.Sprintf("CreatePersistentView %s columns=%v text=%s replace=%t ifNotExists=%t",
-			strings.Join(x.Name, "."), x.Columns, q(x.Text), x.Replace, x.IfNotExists), x.Query)
+		head := fmt.Sprintf("CreatePersistentView %s columns=%v text=%s replace=%t ifNotExists=%t",
+			strings.Join(x.Name, "."), x.Columns, q(x.Text), x.Replace, x.IfNotExists)
+		if x.Language != "" {
+			head += " language=" + x.Language
+		}
+		return withRel(head, x.Query)
 	case plan.AlterTable:
 		head := "AlterTable " + strings.Join(x.Name, ".")
 		switch {

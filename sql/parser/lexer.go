@@ -152,6 +152,16 @@ func (l *lexer) next() (token, error) {
 		hex := l.src[l.pos : l.pos+end]
 		l.pos += end + 1
 		return mk(tokBinary, hex), nil
+	case c == '$' && l.peekByte(1) == '$':
+		// $$…$$: a dollar-quoted body (a metric view's YAML), taken verbatim.
+		end := strings.Index(l.src[l.pos+2:], "$$")
+		if end < 0 {
+			l.pos = len(l.src)
+			return token{}, sparkerr.Parse("'"+l.src[start:]+"'", "")
+		}
+		body := l.src[l.pos+2 : l.pos+2+end]
+		l.pos += end + 4
+		return mk(tokString, body), nil
 	case c == '`':
 		l.pos++
 		var b strings.Builder

@@ -106,6 +106,14 @@ func (p *parser) createPersistentView(replace bool) plan.Command {
 		}
 		break
 	}
+	if p.acceptSeq("WITH", "METRICS") {
+		// CREATE VIEW … WITH METRICS LANGUAGE YAML AS $$yaml$$: a metric view.
+		p.expect("LANGUAGE")
+		p.expect("YAML")
+		p.expect("AS")
+		v.Language, v.Text = "YAML", p.stringLit()
+		return v
+	}
 	p.expect("AS")
 	start := p.peek().pos
 	v.Query = p.query()

@@ -147,3 +147,9 @@ func containsCall(e plan.Expr, names map[string]bool) bool {
 	})
 	return found
 }
+
+// RewriteExpr is rewriteExpr for other packages: it rewrites e top-down, f returning
+// (replacement, true) to replace a node or (nil, false) to visit its children.
+func RewriteExpr(e plan.Expr, f func(plan.Expr) (plan.Expr, bool)) plan.Expr {
+	return rewriteExpr(e, f)
+}

@@ -43,11 +43,13 @@ type CreateTable struct {
 }
 
 // CreatePersistentView is CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(cols)] AS query:
-// a view kept in the catalog by its SQL text.
+// a view kept in the catalog by its SQL text. With Language "YAML" it is CREATE VIEW … WITH
+// METRICS LANGUAGE YAML AS $$…$$, a metric view whose Text is its YAML definition (no Query).
 type CreatePersistentView struct {
 	Name        []string
 	Columns     []string
 	Text        string
+	Language    string
 	Query       Relation
 	Replace     bool
 	IfNotExists bool
