@@ -345,12 +345,9 @@ func TestSumNoNullMatchesPerRow(t *testing.T) {
 	}
 }
 
-// runAccumulator feeds the rows of cols (columns of fields) to one group of f and returns its
-// result.
-func runAccumulator(t *testing.T, env *testEnv, f AggFunc, fields []sqltypes.Field, cols ...[]any) any {
+// feedAccumulator feeds the rows of cols (columns of fields) to group 0 of acc, f's accumulator.
+func feedAccumulator(t *testing.T, env *testEnv, f AggFunc, acc GroupedAccumulator, fields []sqltypes.Field, cols ...[]any) {
 	t.Helper()
-	acc := f.NewAccumulator(env.ctx)
-	acc.Grow(1)
 	b := env.batch(fields, cols...)
 	defer b.Release()
 	arrs, err := evalAll(env.ctx, f.Args(), b)
@@ -361,6 +358,15 @@ func runAccumulator(t *testing.T, env *testEnv, f AggFunc, fields []sqltypes.Fie
 	if err := acc.Update(make([]uint32, len(cols[0])), arrs); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runAccumulator feeds the rows of cols (columns of fields) to one group of f and returns its
+// result.
+func runAccumulator(t *testing.T, env *testEnv, f AggFunc, fields []sqltypes.Field, cols ...[]any) any {
+	t.Helper()
+	acc := f.NewAccumulator(env.ctx)
+	acc.Grow(1)
+	feedAccumulator(t, env, f, acc, fields, cols...)
 	r, err := acc.Result(env.ctx, []uint32{0})
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 // half their CPU on that column and the constant's broadcast). The results are the unfused
 // kernels' bit for bit: the randomized test compares them with the row-wise path.
 
-// widenedToDouble returns x when e is CAST(x AS DOUBLE) (not try_cast) of an integral x.
-func widenedToDouble(e Expr) (*castExpr, bool) {
+// doubleOfIntegral returns x when e is CAST(x AS DOUBLE) (not try_cast) of an integral x.
+func doubleOfIntegral(e Expr) (*castExpr, bool) {
 	c, ok := e.(*castExpr)
 	if !ok || c.try || c.to.Kind != sqltypes.Double {
 		return nil, false
@@ -36,16 +36,16 @@ type widened struct {
 }
 
 // evalWidened evaluates left and right, in that order, when one is a widening cast of a
-// column (widenedToDouble) and the other a constant; ok is false otherwise (nothing is
+// column (doubleOfIntegral) and the other a constant; ok is false otherwise (nothing is
 // evaluated then).
 func evalWidened(ctx *Context, left, right Expr, batch arrow.RecordBatch) (w widened, ok bool, err error) {
 	if batch.NumRows() == 0 {
 		return w, false, nil
 	}
-	c, isCast := widenedToDouble(left)
+	c, isCast := doubleOfIntegral(left)
 	k := right
 	if !isCast {
-		c, isCast = widenedToDouble(right)
+		c, isCast = doubleOfIntegral(right)
 		k, w.constLeft = left, true
 	}
 	if !isCast || !isConstantExpr(k) {

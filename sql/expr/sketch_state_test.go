@@ -58,18 +58,7 @@ func TestSketchStateRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		feed := func(acc GroupedAccumulator, cols [][]any) {
-			b := env.batch(c.fields, cols...)
-			defer b.Release()
-			arrs, err := evalAll(env.ctx, f.Args(), b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer releaseAll(arrs)
-			if err := acc.Update(make([]uint32, len(cols[0])), arrs); err != nil {
-				t.Fatal(err)
-			}
-		}
+		feed := func(acc GroupedAccumulator, cols [][]any) { feedAccumulator(t, env, f, acc, c.fields, cols...) }
 		result := func(acc GroupedAccumulator) []byte {
 			r, err := acc.Result(env.ctx, []uint32{0})
 			if err != nil {
